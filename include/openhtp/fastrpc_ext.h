@@ -1,0 +1,48 @@
+/* openhtp extensions to libcdsprpc (not part of the FastRPC API).
+ *
+ * Copy accounting: every remote call records how many bytes it copied through
+ * the transport buffer and how many it passed by reference (rpcmem or
+ * fastrpc_mmap memory that the DSP process maps in place). libQnnHtp reads
+ * these after each graphExecute and reports them as profile events; tests and
+ * benchmarks read them directly. */
+#ifndef OPENHTP_FASTRPC_EXT_H
+#define OPENHTP_FASTRPC_EXT_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define OPENHTP_FASTRPC_API __attribute__((visibility("default")))
+#else
+#define OPENHTP_FASTRPC_API
+#endif
+
+typedef struct {
+  uint64_t bytesCopiedIn;    /* client → DSP through the transport buffer */
+  uint64_t bytesCopiedOut;   /* DSP → client through the transport buffer */
+  uint64_t bytesByReference; /* buffer arguments passed in place */
+  uint32_t fdsSent;          /* file descriptors that crossed the socket */
+  uint32_t reserved;
+} openhtp_fastrpc_call_stats;
+
+/* Statistics of the calling thread's most recent remote_handle64_invoke. */
+OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_stats* out);
+
+/* 1 when `fd` (or a buffer with the same identity) is currently mapped with
+ * fastrpc_mmap, else 0. */
+OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd);
+
+/* Process id of this client's DSP process, or -1 when none is running. */
+OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void);
+
+/* "dma_heap" or "memfd": what rpcmem allocations are backed by. */
+OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OPENHTP_FASTRPC_EXT_H */

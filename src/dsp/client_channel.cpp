@@ -1,0 +1,165 @@
+#include "dsp/client_channel.h"
+
+#include <unistd.h>
+
+#include <cstring>
+
+#include "common/log.h"
+#include "ipc/fd_socket.h"
+#include "remote.h"
+
+namespace openhtp::dsp {
+
+int ClientChannel::handshake() {
+  ipc::HelloMsg hello{};
+  std::vector<int> fds;
+  long n = ipc::recv_with_fds(control_fd_, &hello, sizeof hello, &fds);
+  if (n != static_cast<long>(sizeof hello) || hello.op != ipc::ControlOp::kHello || hello.magic != ipc::kProtocolMagic ||
+      hello.version != ipc::kProtocolVersion || hello.num_slots != ipc::kNumSlots ||
+      fds.size() != 1 + ipc::kNumSlots) {
+    log(LogLevel::kError, "cdsp", "bad hello from client");
+    for (int fd : fds) close(fd);
+    return 1;
+  }
+  if (doorbell_.adopt(fds[0]) != 0 || doorbell_.size() < sizeof(ipc::DoorbellPage)) {
+    log(LogLevel::kError, "cdsp", "cannot map the doorbell page");
+    return 1;
+  }
+  page_ = reinterpret_cast<ipc::DoorbellPage*>(doorbell_.data());
+  slots_.resize(ipc::kNumSlots);
+  for (uint32_t i = 0; i < ipc::kNumSlots; ++i) slots_[i].sock = fds[1 + i];
+  ipc::HelloAck ack;
+  ack.pid = getpid();
+  return ipc::send_with_fds(control_fd_, &ack, sizeof ack, nullptr, 0) == 0 ? 0 : 1;
+}
+
+int ClientChannel::run() {
+  if (handshake() != 0) return 1;
+  for (uint32_t i = 0; i < ipc::kNumSlots; ++i) {
+    std::thread([this, i] { slot_loop(static_cast<int>(i)); }).detach();
+  }
+  // The control socket: releases, and EOF when the client process is gone.
+  for (;;) {
+    ipc::ReleaseMsg msg;
+    long n = ipc::recv_with_fds(control_fd_, &msg, sizeof msg, nullptr);
+    if (n <= 0) {
+      log(LogLevel::kInfo, "cdsp", "client gone; exiting");
+      // _exit: slot threads may be in the middle of a call; nothing they hold
+      // needs an orderly shutdown and waiting for them could take forever.
+      _exit(0);
+    }
+    if (static_cast<size_t>(n) >= sizeof(uint32_t) * 2 && msg.op == ipc::ControlOp::kReleaseMappings) {
+      for (uint32_t i = 0; i < msg.count && i < ipc::kMaxReleasePerMsg; ++i) mappings_.release(msg.keys[i]);
+    }
+  }
+}
+
+void ClientChannel::slot_loop(int index) {
+  Slot& slot = slots_[static_cast<size_t>(index)];
+  ipc::SlotControl& ctl = page_->slots[index];
+  uint32_t seen = 0;  // both sides start counting at 0; the client may post before we run
+  const int spins = ipc::default_spin_iterations();
+  for (;;) {
+    uint32_t v = ipc::futex_wait_change(ctl.request, seen, spins, 0);
+    if (v == seen) continue;
+    seen = v;
+    ctl.result = serve_call(slot, ctl);
+    ipc::futex_publish(ctl.response, seen);
+  }
+}
+
+int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
+  std::vector<int> fds;
+  if (ctl.num_fds > 0) {
+    char tag;
+    long n = ipc::recv_with_fds(slot.sock, &tag, 1, &fds);
+    if (n <= 0 || fds.size() != ctl.num_fds) {
+      for (int fd : fds) close(fd);
+      log(LogLevel::kError, "cdsp", "expected %u fds with the call, got %zu", ctl.num_fds, fds.size());
+      return AEE_EFAILED;
+    }
+  }
+  // Every received fd is closed on the way out unless something adopted it.
+  struct FdGuard {
+    std::vector<int>& fds;
+    ~FdGuard() {
+      for (int fd : fds) {
+        if (fd >= 0) close(fd);
+      }
+    }
+  } guard{fds};
+
+  if (ctl.transport_fd_index != ipc::kNoFd) {
+    if (ctl.transport_fd_index >= fds.size() || slot.transport.adopt(fds[ctl.transport_fd_index]) != 0) {
+      fds[ctl.transport_fd_index < fds.size() ? ctl.transport_fd_index : 0] = -1;
+      return AEE_EFAILED;
+    }
+    fds[ctl.transport_fd_index] = -1;
+  }
+  if (!slot.transport.valid() || slot.transport.size() < sizeof(ipc::CallHeader)) return AEE_EFAILED;
+
+  uint8_t* t = slot.transport.data();
+  const size_t tsize = slot.transport.size();
+  auto* hdr = reinterpret_cast<ipc::CallHeader*>(t);
+  const uint32_t n_args = hdr->num_args;
+  if (n_args > 255 + 255 + 15 || sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc) > tsize) return AEE_EBADPARM;
+  auto* descs = reinterpret_cast<ipc::ArgDesc*>(t + sizeof(ipc::CallHeader));
+
+  std::vector<remote_arg> args(n_args);
+  for (uint32_t i = 0; i < n_args; ++i) {
+    const ipc::ArgDesc& d = descs[i];
+    switch (d.kind) {
+      case ipc::ArgKind::kCopy:
+        if (d.offset > tsize || d.len > tsize - d.offset) return AEE_EBADPARM;
+        args[i].buf.pv = t + d.offset;
+        args[i].buf.nLen = d.len;
+        break;
+      case ipc::ArgKind::kRef: {
+        if (d.fd_index != ipc::kNoFd) {
+          if (d.fd_index >= fds.size() || fds[d.fd_index] < 0) return AEE_EBADPARM;
+          bool ok = mappings_.add(d.key, fds[d.fd_index]);
+          fds[d.fd_index] = -1;
+          if (!ok) return AEE_EFAILED;
+        }
+        uint8_t* base = nullptr;
+        size_t size = 0;
+        if (!mappings_.lookup(d.key, &base, &size) || d.offset > size || d.len > size - d.offset) {
+          log(LogLevel::kError, "cdsp", "by-reference argument %u is not mapped or out of bounds", i);
+          return AEE_EBADPARM;
+        }
+        args[i].buf.pv = base + d.offset;
+        args[i].buf.nLen = d.len;
+        break;
+      }
+      case ipc::ArgKind::kDma:
+        if (d.fd_index >= fds.size() || d.offset > UINT32_MAX) return AEE_EBADPARM;
+        args[i].dma.fd = fds[d.fd_index];
+        args[i].dma.offset = static_cast<uint32_t>(d.offset);
+        break;
+      default:
+        return AEE_EBADPARM;
+    }
+  }
+
+  switch (hdr->op) {
+    case ipc::CallOp::kPing:
+      return AEE_SUCCESS;
+    case ipc::CallOp::kOpen: {
+      if (n_args != 1 || args[0].buf.nLen == 0) return AEE_EBADPARM;
+      const char* s = static_cast<const char*>(args[0].buf.pv);
+      std::string uri(s, strnlen(s, args[0].buf.nLen));
+      uint64_t h = 0;
+      int rc = modules_.open(uri, &h);
+      hdr->out_handle = h;
+      return rc;
+    }
+    case ipc::CallOp::kInvoke:
+      if (REMOTE_SCALARS_LENGTH(hdr->scalars) != n_args) return AEE_EBADPARM;
+      return modules_.invoke(hdr->handle, hdr->scalars, args.data());
+    case ipc::CallOp::kClose:
+      return modules_.close(hdr->handle);
+  }
+  return AEE_EBADPARM;
+}
+
+}  // namespace openhtp::dsp

@@ -1,0 +1,39 @@
+// The DSP end of the FastRPC channel: one per DSP process, since there is one
+// DSP process per client. Receives the Hello, runs one thread per call slot
+// and watches the control socket; when the client goes away the process ends.
+#pragma once
+
+#include <thread>
+#include <vector>
+
+#include "dsp/mapping_table.h"
+#include "dsp/module_table.h"
+#include "ipc/call_protocol.h"
+#include "ipc/shared_region.h"
+
+namespace openhtp::dsp {
+
+class ClientChannel {
+ public:
+  explicit ClientChannel(int control_fd) : control_fd_(control_fd) {}
+  // Runs until the client disconnects; returns the process exit code.
+  int run();
+
+ private:
+  struct Slot {
+    int sock = -1;
+    ipc::SharedRegion transport;
+  };
+  int handshake();
+  void slot_loop(int index);
+  int serve_call(Slot& slot, ipc::SlotControl& ctl);
+
+  int control_fd_;
+  ipc::SharedRegion doorbell_;
+  ipc::DoorbellPage* page_ = nullptr;
+  std::vector<Slot> slots_;
+  MappingTable mappings_;
+  ModuleTable modules_;
+};
+
+}  // namespace openhtp::dsp

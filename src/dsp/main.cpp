@@ -1,0 +1,23 @@
+// openhtp-cdsp: the emulated compute DSP. One process per client process,
+// started by libcdsprpc on first use; see src/ipc/call_protocol.h.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "dsp/client_channel.h"
+#include "ipc/call_protocol.h"
+
+int main(int argc, char** argv) {
+  int control_fd = openhtp::ipc::kDspControlFd;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--control-fd") == 0) control_fd = std::atoi(argv[i + 1]);
+  }
+  // A terminal's Ctrl-C reaches the whole process group; the client decides
+  // when we stop (by going away), so ignore it and let EOF end us.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGPIPE, SIG_IGN);
+  openhtp::dsp::ClientChannel channel(control_fd);
+  return channel.run();
+}

@@ -1,0 +1,36 @@
+// The DSP process's mappings of client buffers passed by reference (rpcmem
+// and fastrpc_mmap memory): mapped once, on first use, and kept until the
+// client frees the buffer. Keyed by buffer identity, so the same pages are
+// never mapped twice however many calls use them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <shared_mutex>
+
+#include "ipc/call_protocol.h"
+
+namespace openhtp::dsp {
+
+class MappingTable {
+ public:
+  ~MappingTable();
+  // Maps `fd` under `key` unless already mapped; always consumes `fd`.
+  // Returns false if the fd cannot be mapped.
+  bool add(const ipc::BufferKey& key, int fd);
+  // Base and size of the mapping of `key`; false if unknown.
+  bool lookup(const ipc::BufferKey& key, uint8_t** base, size_t* size) const;
+  void release(const ipc::BufferKey& key);
+  size_t count() const;
+
+ private:
+  struct Mapping {
+    uint8_t* base;
+    size_t size;
+  };
+  mutable std::shared_mutex mu_;
+  std::map<ipc::BufferKey, Mapping> maps_;
+};
+
+}  // namespace openhtp::dsp

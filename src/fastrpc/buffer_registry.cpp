@@ -1,0 +1,80 @@
+#include "fastrpc/buffer_registry.h"
+
+#include <sys/stat.h>
+
+#include <mutex>
+
+namespace openhtp::fastrpc {
+
+BufferRegistry& BufferRegistry::instance() {
+  // Never destroyed: rpcmem_free may run from other libraries' destructors at
+  // exit, after this library's statics would have been torn down.
+  static BufferRegistry* r = new BufferRegistry;
+  return *r;
+}
+
+bool BufferRegistry::add(const ClientBuffer& buf) {
+  std::unique_lock lock(mu_);
+  return by_base_.emplace(reinterpret_cast<uintptr_t>(buf.base), buf).second;
+}
+
+std::optional<ClientBuffer> BufferRegistry::remove(const void* base) {
+  std::unique_lock lock(mu_);
+  auto it = by_base_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == by_base_.end()) return std::nullopt;
+  ClientBuffer b = it->second;
+  by_base_.erase(it);
+  return b;
+}
+
+std::optional<ClientBuffer> BufferRegistry::find_containing(const void* p, size_t len) const {
+  const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  std::shared_lock lock(mu_);
+  auto it = by_base_.upper_bound(a);
+  if (it == by_base_.begin()) return std::nullopt;
+  --it;
+  const ClientBuffer& b = it->second;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(b.base);
+  if (a >= base && a - base <= b.size && len <= b.size - (a - base)) return b;
+  return std::nullopt;
+}
+
+std::optional<ClientBuffer> BufferRegistry::find_mapped_fd(const ipc::BufferKey& key) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [base, b] : by_base_) {
+    if (b.origin == BufferOrigin::kFastrpcMmap && b.key == key) return b;
+  }
+  return std::nullopt;
+}
+
+void BufferRegistry::mark_dsp_mapped(const ipc::BufferKey& key) {
+  // The DSP maps by identity, so every region of that buffer is now mapped.
+  std::unique_lock lock(mu_);
+  for (auto& [base, b] : by_base_) {
+    if (b.key == key) b.dsp_mapped = true;
+  }
+}
+
+bool BufferRegistry::key_in_use(const ipc::BufferKey& key) const {
+  std::shared_lock lock(mu_);
+  for (const auto& [base, b] : by_base_) {
+    if (b.key == key) return true;
+  }
+  return false;
+}
+
+void BufferRegistry::clear_dsp_mapped() {
+  std::unique_lock lock(mu_);
+  for (auto& [base, b] : by_base_) b.dsp_mapped = false;
+}
+
+bool key_of_fd(int fd, ipc::BufferKey* key, uint64_t* size) {
+  struct stat st {};
+  if (fd < 0 || fstat(fd, &st) != 0) return false;
+  key->dev = st.st_dev;
+  key->ino = st.st_ino;
+  if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
+  return true;
+}
+
+}  // namespace openhtp::fastrpc

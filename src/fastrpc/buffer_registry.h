@@ -1,0 +1,56 @@
+// Every client buffer the DSP may use in place: rpcmem allocations and
+// regions mapped with fastrpc_mmap. remote calls look their buffer arguments
+// up here to decide between passing by reference and copying.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <shared_mutex>
+
+#include "ipc/call_protocol.h"
+
+namespace openhtp::fastrpc {
+
+enum class BufferOrigin { kRpcmem, kFastrpcMmap };
+
+struct ClientBuffer {
+  uint8_t* base = nullptr;   // client address of byte 0 of the region
+  size_t size = 0;
+  int fd = -1;               // rpcmem: owned; fastrpc_mmap: the caller's
+  uint64_t fd_offset = 0;    // offset of `base` within the fd
+  ipc::BufferKey key;
+  BufferOrigin origin = BufferOrigin::kRpcmem;
+  bool dsp_mapped = false;   // the DSP process holds a mapping of `key`
+};
+
+class BufferRegistry {
+ public:
+  static BufferRegistry& instance();
+
+  // Returns false if a region already starts at buf.base.
+  bool add(const ClientBuffer& buf);
+  // Removes the region starting exactly at `base`.
+  std::optional<ClientBuffer> remove(const void* base);
+  // The region that contains [p, p + len), if any.
+  std::optional<ClientBuffer> find_containing(const void* p, size_t len) const;
+  // The fastrpc_mmap region of `fd` (by identity), if any.
+  std::optional<ClientBuffer> find_mapped_fd(const ipc::BufferKey& key) const;
+  // Records that the DSP now maps the buffer `key`.
+  void mark_dsp_mapped(const ipc::BufferKey& key);
+  // True while another live region still refers to `key` (so the DSP mapping
+  // must stay).
+  bool key_in_use(const ipc::BufferKey& key) const;
+  // Forgets DSP mappings (after the DSP process went away).
+  void clear_dsp_mapped();
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::map<uintptr_t, ClientBuffer> by_base_;
+};
+
+// fstat identity of an fd; false if fd is not valid.
+bool key_of_fd(int fd, ipc::BufferKey* key, uint64_t* size);
+
+}  // namespace openhtp::fastrpc

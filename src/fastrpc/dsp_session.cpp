@@ -1,0 +1,351 @@
+#include "fastrpc/dsp_session.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "common/log.h"
+#include "fastrpc/buffer_registry.h"
+#include "ipc/fd_socket.h"
+
+extern char** environ;
+
+namespace openhtp::fastrpc {
+namespace {
+
+std::mutex g_mu;
+std::shared_ptr<DspSession>* g_session = nullptr;  // leaked on purpose: see instance()
+uint32_t g_generation = 0;
+std::once_flag g_atfork_once;
+
+// How long a caller sleeps between liveness checks of the DSP process while it
+// waits for a call to finish. Calls may legitimately run for minutes.
+constexpr int64_t kLivenessCheckNs = 100'000'000;
+
+std::string dsp_executable_path() {
+  if (const char* env = getenv("OPENHTP_CDSP_EXE"); env != nullptr && *env != '\0') return env;
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&remote_handle64_open), &info) != 0 && info.dli_fname != nullptr) {
+    std::string lib = info.dli_fname;
+    auto slash = lib.rfind('/');
+    std::string dir = slash == std::string::npos ? std::string(".") : lib.substr(0, slash);
+    return dir + "/dsp/openhtp-cdsp";
+  }
+  return "openhtp-cdsp";
+}
+
+}  // namespace
+
+void fork_child_handler() {
+  // The child of a fork must not share the parent's DSP process: close our
+  // ends (so the DSP still sees EOF when the parent dies) and start afresh.
+  if (g_session != nullptr && *g_session) (*g_session)->forget_after_fork();
+  if (g_session != nullptr) {
+    new (g_session) std::shared_ptr<DspSession>();  // drop without destroying
+  }
+  new (&g_mu) std::mutex();
+}
+
+std::shared_ptr<DspSession> DspSession::current() {
+  std::lock_guard lock(g_mu);
+  return g_session != nullptr ? *g_session : nullptr;
+}
+
+std::shared_ptr<DspSession> DspSession::get(int* err) {
+  std::call_once(g_atfork_once, [] { pthread_atfork(nullptr, nullptr, fork_child_handler); });
+  std::lock_guard lock(g_mu);
+  if (g_session == nullptr) g_session = new std::shared_ptr<DspSession>();
+  if (*g_session && !(*g_session)->alive()) {
+    log(LogLevel::kWarn, "fastrpc", "DSP process %d is gone; starting a new one", static_cast<int>((*g_session)->pid_));
+    g_session->reset();
+    BufferRegistry::instance().clear_dsp_mapped();
+  }
+  if (!*g_session) {
+    std::shared_ptr<DspSession> s(new DspSession);
+    s->generation_ = ++g_generation;
+    int rc = s->start();
+    if (rc != 0) {
+      *err = rc;
+      return nullptr;
+    }
+    *g_session = std::move(s);
+  }
+  return *g_session;
+}
+
+void DspSession::close_current() {
+  std::shared_ptr<DspSession> s;
+  {
+    std::lock_guard lock(g_mu);
+    if (g_session != nullptr) s = std::move(*g_session);
+  }
+  if (s) {
+    s->kill_and_reap();
+    BufferRegistry::instance().clear_dsp_mapped();
+  }
+}
+
+DspSession::~DspSession() {
+  kill_and_reap();
+  for (Slot& s : slots_) {
+    if (s.sock >= 0) close(s.sock);
+  }
+  if (control_sock_ >= 0) close(control_sock_);
+}
+
+void DspSession::forget_after_fork() {
+  for (Slot& s : slots_) {
+    if (s.sock >= 0) close(s.sock);
+    s.sock = -1;
+  }
+  if (control_sock_ >= 0) close(control_sock_);
+  control_sock_ = -1;
+  pid_ = -1;
+}
+
+void DspSession::kill_and_reap() {
+  std::lock_guard lock(life_mu_);
+  if (pid_ > 0 && !dead_) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    dead_ = true;
+  }
+}
+
+bool DspSession::alive() {
+  std::lock_guard lock(life_mu_);
+  if (dead_ || pid_ <= 0) return false;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) {
+    dead_ = true;
+    if (WIFSIGNALED(status)) {
+      log(LogLevel::kError, "fastrpc", "DSP process %d was killed by signal %d", static_cast<int>(pid_),
+          WTERMSIG(status));
+    } else {
+      log(LogLevel::kError, "fastrpc", "DSP process %d exited with status %d", static_cast<int>(pid_),
+          WEXITSTATUS(status));
+    }
+    return false;
+  }
+  return true;
+}
+
+int DspSession::start() {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return AEE_EFAILED;
+  control_sock_ = sv[0];
+  // Move the child's end above the low fds so that dup2 onto kDspControlFd is
+  // a real dup (which clears close-on-exec) and not a no-op.
+  int child_end = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+  close(sv[1]);
+  if (child_end < 0) return AEE_EFAILED;
+
+  const std::string exe = dsp_executable_path();
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, child_end, ipc::kDspControlFd);
+  posix_spawn_file_actions_addclosefrom_np(&fa, ipc::kDspControlFd + 1);
+  std::string fd_arg = std::to_string(ipc::kDspControlFd);
+  char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("--control-fd"), fd_arg.data(), nullptr};
+  int rc = posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(child_end);
+  if (rc != 0) {
+    log(LogLevel::kError, "fastrpc", "cannot start the DSP process %s: %s", exe.c_str(), strerror(rc));
+    pid_ = -1;
+    return AEE_EUNSUPPORTED;
+  }
+
+  if (doorbell_.create("openhtp-doorbell", sizeof(ipc::DoorbellPage)) != 0) return AEE_ENOMEMORY;
+  page_ = new (doorbell_.data()) ipc::DoorbellPage{ipc::kProtocolMagic, ipc::kProtocolVersion, ipc::kNumSlots, 0, {}};
+
+  std::vector<int> send_fds{doorbell_.fd()};
+  std::vector<int> dsp_ends;
+  for (Slot& s : slots_) {
+    int p[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, p) != 0) return AEE_EFAILED;
+    s.sock = p[0];
+    dsp_ends.push_back(p[1]);
+    send_fds.push_back(p[1]);
+  }
+  ipc::HelloMsg hello;
+  rc = ipc::send_with_fds(control_sock_, &hello, sizeof hello, send_fds.data(), send_fds.size());
+  for (int fd : dsp_ends) close(fd);
+  ipc::HelloAck ack{};
+  long n = rc == 0 ? ipc::recv_with_fds(control_sock_, &ack, sizeof ack, nullptr) : -1;
+  if (n != static_cast<long>(sizeof ack) || ack.magic != ipc::kProtocolMagic || ack.version != ipc::kProtocolVersion) {
+    log(LogLevel::kError, "fastrpc", "the DSP process %s (pid %d) did not come up", exe.c_str(), static_cast<int>(pid_));
+    kill_and_reap();
+    return AEE_EFAILED;
+  }
+  log(LogLevel::kInfo, "fastrpc", "DSP process %d started (%s)", static_cast<int>(pid_), exe.c_str());
+  return 0;
+}
+
+int DspSession::acquire_slot() {
+  std::unique_lock lock(slot_mu_);
+  slot_cv_.wait(lock, [&] { return free_mask_ != 0; });
+  int i = __builtin_ctz(free_mask_);
+  free_mask_ &= ~(1u << i);
+  return i;
+}
+
+void DspSession::release_slot(int index) {
+  {
+    std::lock_guard lock(slot_mu_);
+    free_mask_ |= 1u << index;
+  }
+  slot_cv_.notify_one();
+}
+
+void DspSession::release_mappings(std::span<const ipc::BufferKey> keys) {
+  std::lock_guard lock(control_mu_);
+  if (control_sock_ < 0) return;
+  while (!keys.empty()) {
+    ipc::ReleaseMsg msg;
+    msg.count = static_cast<uint32_t>(std::min<size_t>(keys.size(), ipc::kMaxReleasePerMsg));
+    for (uint32_t i = 0; i < msg.count; ++i) msg.keys[i] = keys[i];
+    ipc::send_with_fds(control_sock_, &msg, sizeof msg, nullptr, 0);
+    keys = keys.subspan(msg.count);
+  }
+}
+
+int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_arg* args, uint64_t* out_handle,
+                     CallStats* stats) {
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(scalars);
+  const uint32_t n_out = REMOTE_SCALARS_OUTBUFS(scalars);
+  const uint32_t n_hin = REMOTE_SCALARS_INHANDLES(scalars);
+  if (REMOTE_SCALARS_OUTHANDLES(scalars) != 0) {
+    log(LogLevel::kError, "fastrpc", "output handles are not supported (scalars 0x%08x)", scalars);
+    return AEE_EUNSUPPORTED;
+  }
+  const uint32_t n_args = n_in + n_out + n_hin;
+  if (n_args > 0 && args == nullptr) return AEE_EBADPARM;
+
+  // Decide, per argument, copy or reference, and which fds must travel.
+  std::vector<ipc::ArgDesc> descs(n_args);
+  std::vector<int> fds;
+  std::vector<ipc::BufferKey> newly_mapped;
+  const uint64_t header_bytes = ipc::align_up(sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc), 64);
+  uint64_t cursor = header_bytes;
+  for (uint32_t i = 0; i < n_in + n_out; ++i) {
+    const remote_buf& b = args[i].buf;
+    ipc::ArgDesc& d = descs[i];
+    d.fd_index = ipc::kNoFd;
+    d.len = b.nLen;
+    if (b.nLen > 0 && b.pv == nullptr) return AEE_EBADPARM;
+    std::optional<ClientBuffer> shared;
+    if (b.nLen > 0) shared = BufferRegistry::instance().find_containing(b.pv, b.nLen);
+    if (shared) {
+      d.kind = ipc::ArgKind::kRef;
+      d.key = shared->key;
+      d.offset = shared->fd_offset + static_cast<uint64_t>(static_cast<uint8_t*>(b.pv) - shared->base);
+      if (!shared->dsp_mapped) {
+        bool already = false;
+        for (const auto& k : newly_mapped) already |= (k == shared->key);
+        if (!already) {
+          d.fd_index = static_cast<uint32_t>(fds.size());
+          fds.push_back(shared->fd);
+          newly_mapped.push_back(shared->key);
+        }
+      }
+      if (stats) stats->bytes_by_reference += b.nLen;
+    } else {
+      d.kind = ipc::ArgKind::kCopy;
+      d.offset = cursor;
+      cursor = ipc::align_up(cursor + b.nLen, 64);
+      if (stats) (i < n_in ? stats->bytes_copied_in : stats->bytes_copied_out) += b.nLen;
+    }
+  }
+  for (uint32_t i = n_in + n_out; i < n_args; ++i) {
+    const remote_dma_handle& h = args[i].dma;
+    ipc::ArgDesc& d = descs[i];
+    d.kind = ipc::ArgKind::kDma;
+    d.offset = h.offset;
+    d.len = 0;
+    if (h.fd < 0) return AEE_EBADPARM;
+    d.fd_index = static_cast<uint32_t>(fds.size());
+    fds.push_back(h.fd);
+  }
+  if (fds.size() + 1 > ipc::kMaxFdsPerMessage) return AEE_EBADPARM;
+
+  const int si = acquire_slot();
+  Slot& slot = slots_[si];
+  ipc::SlotControl& ctl = page_->slots[si];
+  uint32_t transport_index = ipc::kNoFd;
+  if (slot.transport.size() < cursor) {
+    size_t want = std::max<size_t>(cursor, std::max<size_t>(64 * 1024, slot.transport.size() * 2));
+    ipc::SharedRegion bigger;
+    if (bigger.create("openhtp-transport", want) != 0) {
+      release_slot(si);
+      return AEE_ENOMEMORY;
+    }
+    slot.transport = std::move(bigger);
+    transport_index = static_cast<uint32_t>(fds.size());
+    fds.push_back(slot.transport.fd());
+  }
+
+  uint8_t* t = slot.transport.data();
+  auto* hdr = reinterpret_cast<ipc::CallHeader*>(t);
+  *hdr = ipc::CallHeader{op, scalars, handle, 0, n_args, 0};
+  auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(t + sizeof(ipc::CallHeader));
+  for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
+  for (uint32_t i = 0; i < n_in; ++i) {
+    if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
+      std::memcpy(t + descs[i].offset, args[i].buf.pv, descs[i].len);
+    }
+  }
+
+  if (!fds.empty()) {
+    char tag = 'F';
+    if (ipc::send_with_fds(slot.sock, &tag, 1, fds.data(), fds.size()) != 0) {
+      release_slot(si);
+      alive();
+      return AEE_EFAILED;
+    }
+    if (stats) stats->fds_sent += static_cast<uint32_t>(fds.size());
+  }
+  ctl.num_fds = static_cast<uint32_t>(fds.size());
+  ctl.transport_fd_index = transport_index;
+  ctl.result = AEE_EFAILED;
+  const uint32_t seq = ++slot.seq;
+  ipc::futex_publish(ctl.request, seq);
+
+  const int spins = ipc::default_spin_iterations();
+  for (;;) {
+    uint32_t v = ipc::futex_wait_change(ctl.response, seq - 1, spins, kLivenessCheckNs);
+    if (v == seq) break;
+    if (!alive()) {
+      // Leave the slot out of the pool: its state is unknown.
+      return AEE_EFAILED;
+    }
+  }
+  const int result = ctl.result;
+  if (result == AEE_SUCCESS) {
+    for (uint32_t i = n_in; i < n_in + n_out; ++i) {
+      if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
+        std::memcpy(args[i].buf.pv, t + descs[i].offset, descs[i].len);
+      }
+    }
+    if (out_handle) *out_handle = hdr->out_handle;
+    for (const auto& k : newly_mapped) BufferRegistry::instance().mark_dsp_mapped(k);
+  }
+  release_slot(si);
+  return result;
+}
+
+}  // namespace openhtp::fastrpc

@@ -1,0 +1,90 @@
+// The client end of the FastRPC channel: starts this process's DSP process on
+// first use, owns the doorbell page, the call slots and their transport
+// buffers, and turns one remote call into one round trip.
+//
+// One DSP process per client process. It is a child started with posix_spawn
+// that can only be reached through the socket it inherits, and it exits when
+// that socket reports EOF, so it never outlives the client.
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+
+#include "ipc/call_protocol.h"
+#include "ipc/shared_region.h"
+#include "remote.h"
+
+namespace openhtp::fastrpc {
+
+struct CallStats {
+  uint64_t bytes_copied_in = 0;
+  uint64_t bytes_copied_out = 0;
+  uint64_t bytes_by_reference = 0;
+  uint32_t fds_sent = 0;
+};
+
+class DspSession {
+ public:
+  // The running session, starting the DSP process if needed. On failure
+  // returns nullptr and sets *err (an AEE code).
+  static std::shared_ptr<DspSession> get(int* err);
+  // The running session or nullptr; never starts one.
+  static std::shared_ptr<DspSession> current();
+  // Ends the DSP process (FASTRPC_SESSION_CLOSE / REMOTE_PROCESS_KILL).
+  static void close_current();
+
+  ~DspSession();
+
+  // One call. `args` follows the remote_arg convention of `scalars` (for
+  // kOpen: one input buffer holding the URI). Returns an AEE code.
+  int call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_arg* args, uint64_t* out_handle,
+           CallStats* stats);
+
+  // Tells the DSP process to drop its mappings of these buffers.
+  void release_mappings(std::span<const ipc::BufferKey> keys);
+
+  pid_t pid() const { return pid_; }
+  // Session generation: remote handles carry it so that a handle from a
+  // closed session is refused instead of reaching a new DSP process.
+  uint32_t generation() const { return generation_; }
+
+ private:
+  struct Slot {
+    int sock = -1;
+    ipc::SharedRegion transport;
+    uint32_t seq = 0;
+  };
+
+  DspSession() = default;
+  int start();
+  int acquire_slot();
+  void release_slot(int index);
+  bool alive();
+  void kill_and_reap();
+  void forget_after_fork();
+  friend void fork_child_handler();
+
+  pid_t pid_ = -1;
+  uint32_t generation_ = 0;
+  int control_sock_ = -1;
+  ipc::SharedRegion doorbell_;
+  ipc::DoorbellPage* page_ = nullptr;
+  Slot slots_[ipc::kNumSlots];
+
+  std::mutex slot_mu_;
+  std::condition_variable slot_cv_;
+  uint32_t free_mask_ = (1u << ipc::kNumSlots) - 1;
+
+  std::mutex life_mu_;
+  bool dead_ = false;
+  std::mutex control_mu_;
+};
+
+void fork_child_handler();
+
+}  // namespace openhtp::fastrpc

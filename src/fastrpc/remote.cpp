@@ -1,0 +1,173 @@
+// remote_handle64_*, fastrpc_mmap/munmap and remote_session_control: the
+// FastRPC API on top of DspSession.
+#include "remote.h"
+
+#include <cstring>
+#include <string>
+
+#include "common/log.h"
+#include "fastrpc/buffer_registry.h"
+#include "fastrpc/dsp_session.h"
+#include "openhtp/fastrpc_ext.h"
+
+using openhtp::LogLevel;
+using openhtp::log;
+using namespace openhtp::fastrpc;
+
+namespace {
+
+thread_local openhtp_fastrpc_call_stats t_last_stats{};
+
+// A remote handle carries the session generation in its upper half, so a
+// handle that outlived its DSP process is refused, never misrouted.
+remote_handle64 make_handle(uint32_t generation, uint64_t dsp_handle) {
+  return (static_cast<uint64_t>(generation) << 32) | (dsp_handle & 0xffffffffu);
+}
+
+std::shared_ptr<DspSession> session_for(remote_handle64 h, int* err) {
+  auto s = DspSession::current();
+  if (!s || static_cast<uint32_t>(h >> 32) != s->generation()) {
+    *err = AEE_EBADHANDLE;
+    return nullptr;
+  }
+  return s;
+}
+
+bool domain_is_cdsp(const std::string& uri) {
+  auto pos = uri.find("_dom=");
+  if (pos == std::string::npos) return true;  // default domain: the compute DSP
+  std::string dom = uri.substr(pos + 5);
+  dom = dom.substr(0, dom.find_first_of("&;"));
+  return dom == CDSP_DOMAIN_NAME;
+}
+
+}  // namespace
+
+extern "C" {
+
+REMOTE_API int remote_handle64_open(const char* name, remote_handle64* ph) {
+  if (name == nullptr || ph == nullptr) return AEE_EBADPARM;
+  std::string uri = name;
+  if (!domain_is_cdsp(uri)) {
+    log(LogLevel::kError, "fastrpc", "remote_handle64_open(%s): only the cdsp domain is emulated", name);
+    return AEE_EUNSUPPORTED;
+  }
+  int err = 0;
+  auto s = DspSession::get(&err);
+  if (!s) return err;
+  remote_arg arg;
+  arg.buf.pv = uri.data();
+  arg.buf.nLen = uri.size() + 1;
+  uint64_t dsp_handle = 0;
+  int rc = s->call(openhtp::ipc::CallOp::kOpen, 0, REMOTE_SCALARS_MAKE(0, 1, 0), &arg, &dsp_handle, nullptr);
+  if (rc != 0) return rc;
+  *ph = make_handle(s->generation(), dsp_handle);
+  return AEE_SUCCESS;
+}
+
+REMOTE_API int remote_handle64_invoke(remote_handle64 h, uint32_t scalars, remote_arg* pra) {
+  int err = 0;
+  auto s = session_for(h, &err);
+  if (!s) return err;
+  CallStats stats;
+  int rc = s->call(openhtp::ipc::CallOp::kInvoke, h & 0xffffffffu, scalars, pra, nullptr, &stats);
+  t_last_stats = openhtp_fastrpc_call_stats{stats.bytes_copied_in, stats.bytes_copied_out, stats.bytes_by_reference,
+                                            stats.fds_sent, 0};
+  return rc;
+}
+
+REMOTE_API int remote_handle64_close(remote_handle64 h) {
+  int err = 0;
+  auto s = session_for(h, &err);
+  if (!s) return err;
+  return s->call(openhtp::ipc::CallOp::kClose, h & 0xffffffffu, 0, nullptr, nullptr, nullptr);
+}
+
+REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t length, enum fastrpc_map_flags flags) {
+  if (domain != CDSP_DOMAIN_ID && domain != -1) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: domain %d is not emulated (only cdsp, %d)", domain, CDSP_DOMAIN_ID);
+    return AEE_EUNSUPPORTED;
+  }
+  if (flags != FASTRPC_MAP_STATIC && flags != FASTRPC_MAP_FD && flags != FASTRPC_MAP_FD_DELAYED) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: flags %d not supported", static_cast<int>(flags));
+    return AEE_EUNSUPPORTED;
+  }
+  ClientBuffer buf;
+  uint64_t fd_size = 0;
+  if (addr == nullptr || length == 0 || offset < 0 || !key_of_fd(fd, &buf.key, &fd_size)) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: bad arguments (fd %d, addr %p, offset %d, length %zu)", fd, addr,
+        offset, length);
+    return AEE_EBADPARM;
+  }
+  if (static_cast<uint64_t>(offset) + length > fd_size) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: offset %d + length %zu exceeds fd %d's size %llu", offset, length,
+        fd, static_cast<unsigned long long>(fd_size));
+    return AEE_EBADPARM;
+  }
+  buf.base = static_cast<uint8_t*>(addr);
+  buf.size = length;
+  buf.fd = fd;
+  buf.fd_offset = static_cast<uint64_t>(offset);
+  buf.origin = BufferOrigin::kFastrpcMmap;
+  if (BufferRegistry::instance().find_mapped_fd(buf.key)) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: fd %d is already mapped", fd);
+    return AEE_EBADPARM;
+  }
+  if (!BufferRegistry::instance().add(buf)) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: address %p is already mapped", addr);
+    return AEE_EBADPARM;
+  }
+  return AEE_SUCCESS;
+}
+
+REMOTE_API int fastrpc_munmap(int domain, int fd, void* addr, size_t length) {
+  (void)length;
+  if (domain != CDSP_DOMAIN_ID && domain != -1) return AEE_EUNSUPPORTED;
+  openhtp::ipc::BufferKey key;
+  if (!key_of_fd(fd, &key, nullptr)) return AEE_EBADPARM;
+  auto mapped = BufferRegistry::instance().find_mapped_fd(key);
+  if (!mapped || (addr != nullptr && mapped->base != addr)) {
+    log(LogLevel::kError, "fastrpc", "fastrpc_munmap: fd %d is not mapped", fd);
+    return AEE_EBADPARM;
+  }
+  auto removed = BufferRegistry::instance().remove(mapped->base);
+  if (removed && removed->dsp_mapped && !BufferRegistry::instance().key_in_use(key)) {
+    if (auto s = DspSession::current()) s->release_mappings({&key, 1});
+  }
+  return AEE_SUCCESS;
+}
+
+REMOTE_API int remote_session_control(uint32_t req, void* data, uint32_t datalen) {
+  switch (req) {
+    case DSPRPC_CONTROL_UNSIGNED_MODULE:
+    case FASTRPC_THREAD_PARAMS:
+      // The emulated DSP has one kind of process; accepted so clients that
+      // ask for an unsigned PD or thread settings run unchanged.
+      if (data == nullptr || datalen == 0) return AEE_EBADPARM;
+      return AEE_SUCCESS;
+    case FASTRPC_REMOTE_PROCESS_KILL:
+    case FASTRPC_SESSION_CLOSE:
+      DspSession::close_current();
+      return AEE_SUCCESS;
+    default:
+      log(LogLevel::kWarn, "fastrpc", "remote_session_control: request %u not supported", req);
+      return AEE_EUNSUPPORTED;
+  }
+}
+
+OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_stats* out) {
+  if (out != nullptr) *out = t_last_stats;
+}
+
+OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd) {
+  openhtp::ipc::BufferKey key;
+  if (!key_of_fd(fd, &key, nullptr)) return 0;
+  return BufferRegistry::instance().find_mapped_fd(key) ? 1 : 0;
+}
+
+OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void) {
+  auto s = DspSession::current();
+  return s ? static_cast<int>(s->pid()) : -1;
+}
+
+}  // extern "C"

@@ -1,0 +1,92 @@
+// rpcmem_*: allocations that the DSP process can use in place.
+#include "rpcmem.h"
+
+#include <cerrno>
+#include <climits>
+
+#include "common/log.h"
+#include "fastrpc/buffer_registry.h"
+#include "fastrpc/dsp_session.h"
+#include "fastrpc/shareable_memory.h"
+#include "openhtp/fastrpc_ext.h"
+
+using openhtp::LogLevel;
+using openhtp::log;
+using namespace openhtp::fastrpc;
+
+namespace {
+
+void* allocate(int heapid, uint32_t flags, size_t size) {
+  // Heap ids and flags only steer placement on a phone; here every heap is the
+  // same shareable memory. They are accepted, as the Linux FastRPC library does.
+  (void)heapid;
+  (void)flags;
+  ShareableMemory mem;
+  int rc = allocate_shareable(size, &mem);
+  if (rc != 0) {
+    log(LogLevel::kError, "rpcmem", "allocation of %zu bytes failed: errno %d", size, -rc);
+    return nullptr;
+  }
+  ClientBuffer buf;
+  buf.base = mem.base;
+  buf.size = mem.size;  // the whole mapping: its tail is as usable as the rest
+  buf.fd = mem.fd;
+  buf.origin = BufferOrigin::kRpcmem;
+  if (!key_of_fd(mem.fd, &buf.key, nullptr) || !BufferRegistry::instance().add(buf)) {
+    release_shareable(mem);
+    return nullptr;
+  }
+  return mem.base;
+}
+
+}  // namespace
+
+extern "C" {
+
+RPCMEM_API void rpcmem_init(void) {}
+RPCMEM_API void rpcmem_deinit(void) {}
+
+RPCMEM_API void* rpcmem_alloc(int heapid, uint32_t flags, int size) {
+  if (size <= 0) {
+    log(LogLevel::kError, "rpcmem", "rpcmem_alloc: size must be > 0 (got %d); use rpcmem_alloc2 above 2 GiB", size);
+    return nullptr;
+  }
+  return allocate(heapid, flags, static_cast<size_t>(size));
+}
+
+RPCMEM_API void* rpcmem_alloc2(int heapid, uint32_t flags, size_t size) {
+  if (size == 0) {
+    log(LogLevel::kError, "rpcmem", "rpcmem_alloc2: size must be > 0");
+    return nullptr;
+  }
+  return allocate(heapid, flags, size);
+}
+
+RPCMEM_API void rpcmem_free(void* po) {
+  if (po == nullptr) return;
+  auto found = BufferRegistry::instance().find_containing(po, 0);
+  std::optional<ClientBuffer> buf;
+  if (found && found->base == po && found->origin == BufferOrigin::kRpcmem) {
+    buf = BufferRegistry::instance().remove(po);
+  }
+  if (!buf) {
+    log(LogLevel::kWarn, "rpcmem", "rpcmem_free: %p is not the start of an rpcmem allocation; ignored", po);
+    return;
+  }
+  if (buf->dsp_mapped && !BufferRegistry::instance().key_in_use(buf->key)) {
+    if (auto s = DspSession::current()) s->release_mappings({&buf->key, 1});
+  }
+  ShareableMemory mem{buf->fd, buf->base, buf->size};
+  release_shareable(mem);
+}
+
+RPCMEM_API int rpcmem_to_fd(void* po) {
+  if (po == nullptr) return -1;
+  auto buf = BufferRegistry::instance().find_containing(po, 0);
+  if (!buf) return -1;
+  return buf->fd;
+}
+
+OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void) { return shareable_backing(); }
+
+}  // extern "C"

@@ -1,0 +1,109 @@
+// The FastRPC channel between libcdsprpc (client) and the DSP process.
+//
+// Setup: the client creates a SOCK_SEQPACKET socketpair, starts the DSP
+// process with one end as fd 3 and sends it a Hello carrying the doorbell page
+// and one socket per call slot. Nobody else can reach the DSP process: there
+// is no path in the file system, only the inherited socket.
+//
+// A call: the client takes a free slot, writes a CallHeader + ArgDescs + the
+// bytes of copied input buffers into the slot's transport buffer (a memfd both
+// sides map), sends any file descriptors the call needs over the slot's socket
+// in one message, then bumps slot.request. The DSP's slot thread wakes, picks
+// up the fds, runs the call and bumps slot.response. The control path is
+// shared memory + futex; sockets carry only fds.
+//
+// The DSP process exits as soon as the control socket reports EOF, i.e. when
+// the client process is gone however it died.
+#pragma once
+
+#include <cstdint>
+
+#include "ipc/futex_word.h"
+
+namespace openhtp::ipc {
+
+inline constexpr uint32_t kProtocolMagic = 0x4f485450;  // "OHTP"
+inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kNumSlots = 8;
+inline constexpr uint32_t kNoFd = 0xffffffffu;
+inline constexpr int kDspControlFd = 3;  // where the DSP process finds its socket
+
+// Identity of a shareable buffer that both processes can compute from their
+// own fd (fstat): stable while either side keeps the buffer alive.
+struct BufferKey {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool operator==(const BufferKey& o) const { return dev == o.dev && ino == o.ino; }
+  bool operator<(const BufferKey& o) const { return dev != o.dev ? dev < o.dev : ino < o.ino; }
+};
+
+// Control-socket messages, client → DSP.
+enum class ControlOp : uint32_t { kHello = 1, kReleaseMappings = 2 };
+
+struct HelloMsg {  // fds: doorbell page, then one socket per slot
+  ControlOp op = ControlOp::kHello;
+  uint32_t magic = kProtocolMagic;
+  uint32_t version = kProtocolVersion;
+  uint32_t num_slots = kNumSlots;
+};
+
+struct HelloAck {  // DSP → client
+  uint32_t magic = kProtocolMagic;
+  uint32_t version = kProtocolVersion;
+  int32_t pid = 0;
+  uint32_t reserved = 0;
+};
+
+inline constexpr uint32_t kMaxReleasePerMsg = 32;
+struct ReleaseMsg {  // the client freed these buffers; drop the DSP's mappings
+  ControlOp op = ControlOp::kReleaseMappings;
+  uint32_t count = 0;
+  BufferKey keys[kMaxReleasePerMsg];
+};
+
+struct alignas(64) SlotControl {
+  FutexWord request;   // bumped by the client to post a call
+  FutexWord response;  // set to the request's value by the DSP when done
+  uint32_t num_fds = 0;                  // fds sent on the slot socket for this call
+  uint32_t transport_fd_index = kNoFd;   // which of them replaces the transport buffer
+  int32_t result = 0;                    // AEE status of the call
+  uint32_t reserved = 0;
+};
+
+struct DoorbellPage {
+  uint32_t magic;
+  uint32_t version;
+  uint32_t num_slots;
+  uint32_t reserved;
+  SlotControl slots[kNumSlots];
+};
+
+enum class CallOp : uint32_t { kPing = 0, kOpen = 1, kInvoke = 2, kClose = 3 };
+
+enum class ArgKind : uint32_t {
+  kCopy = 0,  // bytes live in the transport buffer at `offset`
+  kRef = 1,   // bytes live in a shared buffer (key) at `offset`; fd_index set on first use
+  kDma = 2,   // a remote_dma_handle: fds[fd_index] at `offset`
+};
+
+struct ArgDesc {
+  ArgKind kind;
+  uint32_t fd_index;
+  uint64_t len;
+  uint64_t offset;
+  BufferKey key;
+};
+
+struct CallHeader {
+  CallOp op;
+  uint32_t scalars;     // REMOTE_SCALARS of an invoke
+  uint64_t handle;      // remote handle of an invoke/close
+  uint64_t out_handle;  // result of an open
+  uint32_t num_args;
+  uint32_t reserved;
+  // ArgDesc args[num_args] follow, then copied data.
+};
+
+inline constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+}  // namespace openhtp::ipc

@@ -1,0 +1,80 @@
+#include "ipc/futex_word.h"
+
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <thread>
+
+namespace openhtp::ipc {
+namespace {
+
+long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts) {
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, ts, nullptr, 0);
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+int64_t now_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+}  // namespace
+
+void futex_publish(FutexWord& word, uint32_t new_value) {
+  word.value.store(new_value, std::memory_order_seq_cst);
+  if (word.waiters.load(std::memory_order_seq_cst) != 0) {
+    futex(&word.value, FUTEX_WAKE, INT32_MAX, nullptr);
+  }
+}
+
+uint32_t futex_wait_change(FutexWord& word, uint32_t old, int spin_iterations, int64_t timeout_ns) {
+  for (int i = 0; i < spin_iterations; ++i) {
+    uint32_t v = word.value.load(std::memory_order_acquire);
+    if (v != old) return v;
+    cpu_relax();
+  }
+  const int64_t deadline = timeout_ns > 0 ? now_ns() + timeout_ns : 0;
+  for (;;) {
+    word.waiters.fetch_add(1, std::memory_order_seq_cst);
+    uint32_t v = word.value.load(std::memory_order_seq_cst);
+    if (v != old) {
+      word.waiters.fetch_sub(1, std::memory_order_seq_cst);
+      return v;
+    }
+    timespec ts{};
+    const timespec* tsp = nullptr;
+    if (timeout_ns > 0) {
+      int64_t left = deadline - now_ns();
+      if (left <= 0) {
+        word.waiters.fetch_sub(1, std::memory_order_seq_cst);
+        return word.value.load(std::memory_order_acquire);
+      }
+      ts.tv_sec = left / 1000000000;
+      ts.tv_nsec = left % 1000000000;
+      tsp = &ts;
+    }
+    futex(&word.value, FUTEX_WAIT, old, tsp);  // EAGAIN/EINTR/ETIMEDOUT: re-check
+    word.waiters.fetch_sub(1, std::memory_order_seq_cst);
+    v = word.value.load(std::memory_order_acquire);
+    if (v != old) return v;
+    if (timeout_ns > 0 && now_ns() >= deadline) return v;
+  }
+}
+
+int default_spin_iterations() {
+  static const int spins = std::thread::hardware_concurrency() > 1 ? 20000 : 0;
+  return spins;
+}
+
+}  // namespace openhtp::ipc

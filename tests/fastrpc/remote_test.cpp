@@ -1,0 +1,281 @@
+// libcdsprpc ↔ DSP process, across the real process boundary: calls,
+// copy-vs-reference decisions (and their accounting), fd passing, the DSP
+// process's lifetime, and failures.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+#include "openhtp/fastrpc_ext.h"
+#include "remote.h"
+#include "rpcmem.h"
+#include "test_skel_methods.h"
+
+namespace {
+
+remote_handle64 open_test_skel() {
+  remote_handle64 h = 0;
+  EXPECT_EQ(remote_handle64_open(kTestSkelUri, &h), 0);
+  return h;
+}
+
+int echo(remote_handle64 h, void* in, void* out, size_t len, TestEchoInfo* info) {
+  remote_arg a[3];
+  a[0].buf = {in, len};
+  a[1].buf = {out, len};
+  a[2].buf = {info, sizeof *info};
+  return remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestEcho, 1, 2), a);
+}
+
+openhtp_fastrpc_call_stats last_stats() {
+  openhtp_fastrpc_call_stats s{};
+  openhtp_fastrpc_last_call_stats(&s);
+  return s;
+}
+
+bool process_exited_within(pid_t pid, std::chrono::milliseconds limit) {
+  auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    int st;
+    pid_t r = waitpid(pid, &st, WNOHANG);
+    if (r == pid || (r < 0 && errno == ECHILD && kill(pid, 0) != 0)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST(Remote, RunsInASeparateDspProcess) {
+  remote_handle64 h = open_test_skel();
+  char in[16] = "hello dsp", out[16] = {};
+  TestEchoInfo info{};
+  ASSERT_EQ(echo(h, in, out, sizeof in, &info), 0);
+  EXPECT_STREQ(out, "hello dsp");
+  EXPECT_NE(info.dsp_pid, getpid());
+  EXPECT_EQ(info.dsp_pid, openhtp_fastrpc_dsp_pid());
+  // The DSP process is our child, reachable only through inherited sockets.
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/stat", info.dsp_pid);
+  FILE* f = fopen(path, "r");
+  ASSERT_NE(f, nullptr);
+  int pid = 0, ppid = 0;
+  char comm[64], state;
+  ASSERT_EQ(fscanf(f, "%d %63s %c %d", &pid, comm, &state, &ppid), 4);
+  fclose(f);
+  EXPECT_EQ(ppid, getpid());
+  EXPECT_EQ(remote_handle64_close(h), 0);
+}
+
+TEST(Remote, PlainBuffersAreCopiedRpcmemBuffersAreNot) {
+  remote_handle64 h = open_test_skel();
+  const size_t len = 1 << 16;
+  std::vector<uint8_t> in(len), out(len);
+  for (size_t i = 0; i < len; ++i) in[i] = static_cast<uint8_t>(i * 31);
+  TestEchoInfo info{};
+  ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0);
+  EXPECT_EQ(in, out);
+  auto s = last_stats();
+  // Both buffers and the info struct travel through the transport.
+  EXPECT_EQ(s.bytesCopiedIn, len);
+  EXPECT_EQ(s.bytesCopiedOut, len + sizeof(TestEchoInfo));
+  EXPECT_EQ(s.bytesByReference, 0u);
+
+  auto* rin = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, len));
+  auto* rout = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, len));
+  std::memcpy(rin, in.data(), len);
+  ASSERT_EQ(echo(h, rin, rout, len, &info), 0);
+  EXPECT_EQ(std::memcmp(rout, in.data(), len), 0);
+  s = last_stats();
+  EXPECT_EQ(s.bytesCopiedIn, 0u);
+  EXPECT_EQ(s.bytesCopiedOut, sizeof(TestEchoInfo));
+  EXPECT_EQ(s.bytesByReference, 2 * len);
+  EXPECT_EQ(s.fdsSent, 2u);  // first use: each buffer's fd crosses once
+
+  // Second call with the same buffers: mapped once, no fds travel again.
+  rin[0] = 0x77;
+  ASSERT_EQ(echo(h, rin, rout, len, &info), 0);
+  EXPECT_EQ(rout[0], 0x77);
+  const uint64_t first_dsp_address = info.dsp_address;
+  ASSERT_EQ(echo(h, rin, rout, len, &info), 0);
+  EXPECT_EQ(last_stats().fdsSent, 0u);
+  EXPECT_EQ(info.dsp_address, first_dsp_address);
+
+  // An interior slice of an rpcmem buffer is passed by reference too.
+  ASSERT_EQ(echo(h, rin + 100, rout + 200, 1000, &info), 0);
+  EXPECT_EQ(std::memcmp(rout + 200, rin + 100, 1000), 0);
+  EXPECT_EQ(last_stats().bytesByReference, 2000u);
+  EXPECT_EQ(info.dsp_address, first_dsp_address + 100);
+
+  rpcmem_free(rin);
+  rpcmem_free(rout);
+  remote_handle64_close(h);
+}
+
+TEST(Remote, DspWritesAreVisibleToTheClientInPlace) {
+  remote_handle64 h = open_test_skel();
+  const size_t len = 4096 * 5;
+  auto* buf = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, len));
+  uint8_t byte = 0x5a;
+  remote_arg a[2];
+  a[0].buf = {&byte, 1};
+  a[1].buf = {buf, len};
+  ASSERT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestFill, 1, 1), a), 0);
+  for (size_t i = 0; i < len; i += 511) ASSERT_EQ(buf[i], 0x5a);
+  EXPECT_EQ(last_stats().bytesCopiedOut, 0u);
+  rpcmem_free(buf);
+  remote_handle64_close(h);
+}
+
+TEST(Remote, DmaHandlesPassFileDescriptors) {
+  remote_handle64 h = open_test_skel();
+  const int fd = memfd_create("foreign", MFD_CLOEXEC);  // not from rpcmem
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, 8192), 0);
+  auto* p = static_cast<uint8_t*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  uint64_t expect = 0;
+  for (int i = 0; i < 100; ++i) {
+    p[4096 + i] = static_cast<uint8_t>(i);
+    expect += static_cast<uint8_t>(i);
+  }
+  uint64_t len = 100, sum = 0;
+  remote_arg a[3];
+  a[0].buf = {&len, sizeof len};
+  a[1].buf = {&sum, sizeof sum};
+  a[2].dma = {fd, 4096};
+  ASSERT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKEX(0, kTestDmaSum, 1, 1, 1, 0), a), 0);
+  EXPECT_EQ(sum, expect);
+  EXPECT_EQ(p[4096 + 10], 11);  // the DSP incremented every byte in place
+  munmap(p, 8192);
+  close(fd);
+  remote_handle64_close(h);
+}
+
+TEST(Remote, FastrpcMmapMakesForeignMemoryPassByReference) {
+  remote_handle64 h = open_test_skel();
+  const int fd = memfd_create("mapped", MFD_CLOEXEC);
+  ASSERT_EQ(ftruncate(fd, 16384), 0);
+  auto* p = static_cast<uint8_t*>(mmap(nullptr, 16384, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 0);
+  ASSERT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, fd, p, 0, 16384, FASTRPC_MAP_FD), 0);
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 1);
+  EXPECT_NE(fastrpc_mmap(CDSP_DOMAIN_ID, fd, p, 0, 16384, FASTRPC_MAP_FD), 0) << "double map";
+  EXPECT_NE(fastrpc_mmap(ADSP_DOMAIN_ID, fd, p, 0, 16384, FASTRPC_MAP_FD), 0) << "domain not emulated";
+  std::memset(p, 3, 1024);
+  TestEchoInfo info{};
+  ASSERT_EQ(echo(h, p, p + 8192, 1024, &info), 0);
+  EXPECT_EQ(p[8192 + 1023], 3);
+  EXPECT_EQ(last_stats().bytesByReference, 2048u);
+  ASSERT_EQ(fastrpc_munmap(CDSP_DOMAIN_ID, fd, p, 16384), 0);
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 0);
+  EXPECT_NE(fastrpc_munmap(CDSP_DOMAIN_ID, fd, p, 16384), 0);
+  ASSERT_EQ(echo(h, p, p + 8192, 1024, &info), 0);
+  EXPECT_EQ(last_stats().bytesByReference, 0u);  // copied again once unmapped
+  munmap(p, 16384);
+  close(fd);
+  remote_handle64_close(h);
+}
+
+TEST(Remote, BadUrisAndHandlesAreRefused) {
+  remote_handle64 h = 0;
+  EXPECT_NE(remote_handle64_open("file:///libdoesnotexist.so?x_skel_handle_invoke&_dom=cdsp", &h), 0);
+  EXPECT_NE(remote_handle64_open("file:///libopenhtp_test_skel.so?missing_fn&_dom=cdsp", &h), 0);
+  EXPECT_NE(remote_handle64_open("http://x", &h), 0);
+  EXPECT_EQ(remote_handle64_open(kTestSkelUri, nullptr), AEE_EBADPARM);
+  EXPECT_EQ(remote_handle64_open("file:///libopenhtp_test_skel.so?openhtp_test_skel_handle_invoke&_dom=adsp", &h),
+            AEE_EUNSUPPORTED);
+  remote_arg a[1];
+  EXPECT_NE(remote_handle64_invoke(0xdeadbeef, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), a), 0);
+  h = open_test_skel();
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+  EXPECT_EQ(remote_handle64_close(h), 0);
+  EXPECT_NE(remote_handle64_close(h), 0);
+  EXPECT_NE(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+}
+
+TEST(Remote, SessionCloseEndsTheDspProcessAndInvalidatesHandles) {
+  remote_handle64 h = open_test_skel();
+  ASSERT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+  const int old_pid = openhtp_fastrpc_dsp_pid();
+  ASSERT_GT(old_pid, 0);
+  remote_rpc_session_close req{CDSP_DOMAIN_ID};
+  ASSERT_EQ(remote_session_control(FASTRPC_SESSION_CLOSE, &req, sizeof req), 0);
+  EXPECT_EQ(kill(old_pid, 0), -1);  // reaped
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), AEE_EBADHANDLE);
+  remote_handle64 h2 = open_test_skel();
+  EXPECT_EQ(remote_handle64_invoke(h2, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+  EXPECT_NE(openhtp_fastrpc_dsp_pid(), old_pid);
+  remote_handle64_close(h2);
+}
+
+TEST(Remote, DspCrashIsReportedNotHung) {
+  remote_handle64 h = open_test_skel();
+  const int pid = openhtp_fastrpc_dsp_pid();
+  EXPECT_NE(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestCrash, 0, 0), nullptr), 0);
+  EXPECT_EQ(kill(pid, 0), -1);
+  // The next open starts a fresh DSP process.
+  remote_handle64 h2 = open_test_skel();
+  EXPECT_EQ(remote_handle64_invoke(h2, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+  EXPECT_NE(openhtp_fastrpc_dsp_pid(), pid);
+  remote_handle64_close(h2);
+}
+
+TEST(Remote, ConcurrentCallsFromManyThreads) {
+  remote_handle64 h = open_test_skel();
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 12; ++t) {  // more threads than call slots
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 100; ++i) {
+        uint32_t in[8], out[8] = {};
+        for (auto& v : in) v = static_cast<uint32_t>(t * 1000 + i);
+        TestEchoInfo info{};
+        if (echo(h, in, out, sizeof in, &info) != 0 || std::memcmp(in, out, sizeof in) != 0) ++failures;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(failures.load(), 0);
+  remote_handle64_close(h);
+}
+
+TEST(Remote, KilledClientLeavesNoDspProcessBehind) {
+  // Become a subreaper so the orphaned DSP process is reparented to us and we
+  // can observe its exit.
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t client = fork();
+  ASSERT_GE(client, 0);
+  if (client == 0) {
+    close(pipefd[0]);
+    remote_handle64 h = 0;
+    if (remote_handle64_open(kTestSkelUri, &h) != 0) _exit(2);
+    int dsp = openhtp_fastrpc_dsp_pid();
+    if (write(pipefd[1], &dsp, sizeof dsp) != sizeof dsp) _exit(3);
+    uint32_t ms = 60000;  // mid-call when killed
+    remote_arg a[1];
+    a[0].buf = {&ms, sizeof ms};
+    remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 0), a);
+    _exit(0);
+  }
+  close(pipefd[1]);
+  int dsp_pid = -1;
+  ASSERT_EQ(read(pipefd[0], &dsp_pid, sizeof dsp_pid), static_cast<ssize_t>(sizeof dsp_pid));
+  close(pipefd[0]);
+  ASSERT_GT(dsp_pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(kill(dsp_pid, 0), 0) << "DSP process should be running the call";
+  kill(client, SIGKILL);
+  int st;
+  waitpid(client, &st, 0);
+  EXPECT_TRUE(process_exited_within(dsp_pid, std::chrono::seconds(5)));
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
