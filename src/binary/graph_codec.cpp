@@ -1,0 +1,121 @@
+#include "binary/graph_codec.h"
+
+#include <set>
+
+#include "graph_generated.h"
+
+namespace openhtp::binary {
+namespace {
+
+template <typename T>
+std::vector<T> to_vector(const flatbuffers::Vector<T>* v) {
+  return v == nullptr ? std::vector<T>{} : std::vector<T>(v->begin(), v->end());
+}
+
+std::string to_string(const flatbuffers::String* s) { return s == nullptr ? std::string() : s->str(); }
+
+}  // namespace
+
+std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
+  flatbuffers::FlatBufferBuilder b(1024);
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  tensors.reserve(graph.tensors.size());
+  for (const auto& t : graph.tensors) {
+    auto name = b.CreateString(t.name);
+    auto dims = b.CreateVector(t.dims);
+    auto data = t.static_data.empty() ? flatbuffers::Offset<flatbuffers::Vector<uint8_t>>() : b.CreateVector(t.static_data);
+    fb::ScaleOffset q(t.quant.scale, t.quant.offset);
+    fb::TensorBuilder tb(b);
+    tb.add_id(t.id);
+    tb.add_name(name);
+    tb.add_type(t.type);
+    tb.add_dtype(t.dtype);
+    tb.add_dims(dims);
+    if (t.quant.present) tb.add_quant(&q);
+    if (!t.static_data.empty()) tb.add_data(data);
+    tensors.push_back(tb.Finish());
+  }
+  std::vector<flatbuffers::Offset<fb::Node>> nodes;
+  nodes.reserve(graph.nodes.size());
+  for (const auto& n : graph.nodes) {
+    std::vector<flatbuffers::Offset<fb::Param>> params;
+    for (const auto& p : n.params) {
+      params.push_back(fb::CreateParam(b, b.CreateString(p.name), p.is_tensor, p.dtype, p.i, p.f, b.CreateVector(p.dims),
+                                       b.CreateVector(p.data)));
+    }
+    nodes.push_back(fb::CreateNode(b, b.CreateString(n.name), b.CreateString(n.package), b.CreateString(n.type),
+                                   b.CreateVector(params), b.CreateVector(n.inputs), b.CreateVector(n.outputs)));
+  }
+  auto root = fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes));
+  b.Finish(root, fb::GraphIdentifier());
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+bool decode_graph(const uint8_t* data, size_t size, htp::GraphSpec* graph, std::string* error) {
+  flatbuffers::Verifier verifier(data, size);
+  if (data == nullptr || !fb::VerifyGraphBuffer(verifier)) {
+    *error = "graph blob failed FlatBuffers verification (" + std::to_string(size) + " bytes)";
+    return false;
+  }
+  const fb::Graph* g = fb::GetGraph(data);
+  htp::GraphSpec out;
+  out.name = to_string(g->name());
+  std::set<uint32_t> ids;
+  if (g->tensors() != nullptr) {
+    for (const fb::Tensor* t : *g->tensors()) {
+      htp::TensorSpec ts;
+      ts.id = t->id();
+      ts.name = to_string(t->name());
+      ts.type = t->type();
+      ts.dtype = t->dtype();
+      ts.dims = to_vector(t->dims());
+      if (t->quant() != nullptr) ts.quant = ops::Quant{true, t->quant()->scale(), t->quant()->offset()};
+      ts.static_data = to_vector(t->data());
+      if (!ids.insert(ts.id).second) {
+        *error = "graph blob: tensor id " + std::to_string(ts.id) + " appears twice";
+        return false;
+      }
+      out.tensors.push_back(std::move(ts));
+    }
+  }
+  if (g->nodes() != nullptr) {
+    for (const fb::Node* n : *g->nodes()) {
+      htp::NodeSpec ns;
+      ns.name = to_string(n->name());
+      ns.package = to_string(n->package());
+      ns.type = to_string(n->type());
+      ns.inputs = to_vector(n->inputs());
+      ns.outputs = to_vector(n->outputs());
+      if (n->params() != nullptr) {
+        for (const fb::Param* p : *n->params()) {
+          ops::Param op;
+          op.name = to_string(p->name());
+          op.is_tensor = p->is_tensor();
+          op.dtype = p->dtype();
+          op.i = p->i();
+          op.f = p->f();
+          op.dims = to_vector(p->dims());
+          op.data = to_vector(p->data());
+          ns.params.push_back(std::move(op));
+        }
+      }
+      for (uint32_t id : ns.inputs) {
+        if (id != htp::kNoTensor && ids.count(id) == 0) {
+          *error = "graph blob: node '" + ns.name + "' uses unknown tensor id " + std::to_string(id);
+          return false;
+        }
+      }
+      for (uint32_t id : ns.outputs) {
+        if (ids.count(id) == 0) {
+          *error = "graph blob: node '" + ns.name + "' produces unknown tensor id " + std::to_string(id);
+          return false;
+        }
+      }
+      out.nodes.push_back(std::move(ns));
+    }
+  }
+  *graph = std::move(out);
+  return true;
+}
+
+}  // namespace openhtp::binary

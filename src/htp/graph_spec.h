@@ -1,0 +1,58 @@
+// The HTP runtime's description of a graph: what libQnnHtp builds from
+// graphCreate/tensorCreateGraphTensor/graphAddNode and ships to the runtime at
+// graphFinalize (serialized by src/binary/graph_codec). Plain data, no QNN
+// headers, so both sides and the tests share it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ops/op.h"
+
+namespace openhtp::htp {
+
+// Qnn_TensorType_t values the runtime distinguishes.
+namespace tensor_type {
+inline constexpr uint32_t kAppWrite = 0;
+inline constexpr uint32_t kAppRead = 1;
+inline constexpr uint32_t kAppReadWrite = 2;
+inline constexpr uint32_t kNative = 3;
+inline constexpr uint32_t kStatic = 4;
+inline constexpr uint32_t kNull = 5;
+}  // namespace tensor_type
+
+inline constexpr uint32_t kNoTensor = 0xffffffffu;
+
+struct TensorSpec {
+  uint32_t id = 0;
+  std::string name;
+  uint32_t type = tensor_type::kNative;
+  uint32_t dtype = 0;
+  std::vector<uint32_t> dims;
+  ops::Quant quant;
+  std::vector<uint8_t> static_data;  // STATIC only
+
+  size_t num_bytes() const;
+  bool is_graph_input() const { return type == tensor_type::kAppWrite || type == tensor_type::kAppReadWrite; }
+  bool is_graph_output() const { return type == tensor_type::kAppRead || type == tensor_type::kAppReadWrite; }
+};
+
+struct NodeSpec {
+  std::string name;
+  std::string package;
+  std::string type;
+  std::vector<ops::Param> params;
+  std::vector<uint32_t> inputs;   // tensor ids (kNoTensor: omitted optional input)
+  std::vector<uint32_t> outputs;
+};
+
+struct GraphSpec {
+  std::string name;
+  std::vector<TensorSpec> tensors;  // in creation order
+  std::vector<NodeSpec> nodes;      // in execution (dependency) order
+
+  const TensorSpec* find_tensor(uint32_t id) const;
+};
+
+}  // namespace openhtp::htp

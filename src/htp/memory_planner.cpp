@@ -1,0 +1,67 @@
+#include "htp/memory_planner.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace openhtp::htp {
+namespace {
+
+size_t align_up(size_t v, size_t a) { return (v + a - 1) / a * a; }
+
+bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
+  return a.first_use <= b.last_use && b.first_use <= a.last_use;
+}
+
+}  // namespace
+
+MemoryPlan plan_memory(std::span<const BufferRequest> requests, size_t alignment) {
+  MemoryPlan plan;
+  plan.offsets.assign(requests.size(), 0);
+  std::vector<size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  // Largest first; ties broken by earlier first use, then index, for a
+  // deterministic plan.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if (requests[a].size != requests[b].size) return requests[a].size > requests[b].size;
+    return requests[a].first_use < requests[b].first_use;
+  });
+  std::vector<size_t> placed;
+  for (size_t idx : order) {
+    const BufferRequest& r = requests[idx];
+    const size_t need = align_up(r.size, alignment);
+    // Collect the address ranges of placed buffers alive at the same time,
+    // sorted by offset, and take the first gap big enough.
+    std::vector<std::pair<size_t, size_t>> busy;
+    for (size_t p : placed) {
+      if (lifetimes_overlap(r, requests[p])) {
+        busy.emplace_back(plan.offsets[p], plan.offsets[p] + align_up(requests[p].size, alignment));
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    size_t candidate = 0;
+    for (const auto& [start, end] : busy) {
+      if (candidate + need <= start) break;
+      candidate = std::max(candidate, end);
+    }
+    plan.offsets[idx] = candidate;
+    plan.total_size = std::max(plan.total_size, candidate + need);
+    placed.push_back(idx);
+  }
+  return plan;
+}
+
+size_t peak_live_bytes(std::span<const BufferRequest> requests, size_t alignment) {
+  int last_op = -1;
+  for (const auto& r : requests) last_op = std::max(last_op, r.last_use);
+  size_t peak = 0;
+  for (int op = 0; op <= last_op; ++op) {
+    size_t live = 0;
+    for (const auto& r : requests) {
+      if (r.first_use <= op && op <= r.last_use) live += align_up(r.size, alignment);
+    }
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+}  // namespace openhtp::htp

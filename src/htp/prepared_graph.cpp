@@ -1,0 +1,197 @@
+#include "htp/prepared_graph.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "htp/memory_planner.h"
+
+namespace openhtp::htp {
+namespace {
+
+constexpr size_t kArenaAlignment = 64;  // a cache line; what vector kernels want
+
+ops::TensorDesc desc_of(const TensorSpec& t) {
+  ops::TensorDesc d;
+  d.present = true;
+  d.dtype = t.dtype;
+  d.dims = t.dims;
+  d.quant = t.quant;
+  d.static_data = t.type == tensor_type::kStatic ? t.static_data.data() : nullptr;
+  return d;
+}
+
+}  // namespace
+
+const char* graph_error_name(GraphError e) {
+  switch (e) {
+    case GraphError::kNone: return "none";
+    case GraphError::kInvalidGraph: return "invalid graph";
+    case GraphError::kInvalidOp: return "invalid op config";
+    case GraphError::kUnsupportedOp: return "unsupported op";
+    case GraphError::kBadBinding: return "bad tensor binding";
+  }
+  return "?";
+}
+
+std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError* err, std::string* message) {
+  std::unique_ptr<PreparedGraph> g(new PreparedGraph);
+  g->spec_ = std::move(spec);
+  const auto& tensors = g->spec_.tensors;
+  const int n_tensors = static_cast<int>(tensors.size());
+  auto fail = [&](GraphError e, std::string m) {
+    *err = e;
+    *message = std::move(m);
+    return nullptr;
+  };
+  for (int i = 0; i < n_tensors; ++i) {
+    g->slot_of_id_[tensors[i].id] = i;
+    if (tensors[i].is_graph_input()) g->input_ids_.push_back(tensors[i].id);
+    if (tensors[i].is_graph_output()) g->output_ids_.push_back(tensors[i].id);
+    if (tensors[i].type == tensor_type::kStatic && tensors[i].static_data.size() != tensors[i].num_bytes()) {
+      return fail(GraphError::kInvalidGraph, "static tensor '" + tensors[i].name + "' has " +
+                                                 std::to_string(tensors[i].static_data.size()) + " bytes of data, needs " +
+                                                 std::to_string(tensors[i].num_bytes()));
+    }
+  }
+
+  // Producers and lifetimes, in node order: a tensor must exist before it is
+  // read, and only NATIVE / APP_READ tensors may be written, once.
+  const int n_nodes = static_cast<int>(g->spec_.nodes.size());
+  std::vector<int> first_use(n_tensors, -1), last_use(n_tensors, -1);
+  std::vector<bool> produced(n_tensors, false);
+  for (int i = 0; i < n_tensors; ++i) {
+    const uint32_t ty = tensors[i].type;
+    produced[i] = ty == tensor_type::kStatic || ty == tensor_type::kAppWrite || ty == tensor_type::kAppReadWrite;
+  }
+  for (int n = 0; n < n_nodes; ++n) {
+    const NodeSpec& node = g->spec_.nodes[n];
+    Step step;
+    std::vector<ops::TensorDesc> in_descs, out_descs;
+    for (uint32_t id : node.inputs) {
+      if (id == kNoTensor) {
+        step.in_slots.push_back(-1);
+        ops::TensorDesc absent;
+        absent.present = false;
+        in_descs.push_back(absent);
+        continue;
+      }
+      auto it = g->slot_of_id_.find(id);
+      if (it == g->slot_of_id_.end()) {
+        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads unknown tensor id " + std::to_string(id));
+      }
+      const int s = it->second;
+      if (!produced[s]) {
+        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads tensor '" + tensors[s].name +
+                                                   "' before any node produces it (nodes must be added in dependency order)");
+      }
+      if (first_use[s] < 0) first_use[s] = n;
+      last_use[s] = n;
+      step.in_slots.push_back(s);
+      in_descs.push_back(desc_of(tensors[s]));
+    }
+    for (uint32_t id : node.outputs) {
+      auto it = g->slot_of_id_.find(id);
+      if (it == g->slot_of_id_.end()) {
+        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes unknown tensor id " + std::to_string(id));
+      }
+      const int s = it->second;
+      const uint32_t ty = tensors[s].type;
+      if (ty != tensor_type::kNative && ty != tensor_type::kAppRead) {
+        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes tensor '" + tensors[s].name +
+                                                   "' of type " + std::to_string(ty) + "; outputs must be NATIVE or APP_READ");
+      }
+      if (produced[s]) {
+        return fail(GraphError::kInvalidGraph, "tensor '" + tensors[s].name + "' is produced twice (again by node '" +
+                                                   node.name + "')");
+      }
+      produced[s] = true;
+      if (first_use[s] < 0) first_use[s] = n;
+      last_use[s] = n;
+      step.out_slots.push_back(s);
+      out_descs.push_back(desc_of(tensors[s]));
+    }
+    const ops::OpDef* def = ops::find_op(node.type);
+    if (def == nullptr || (!node.package.empty() && node.package != ops::kPackageName)) {
+      return fail(GraphError::kUnsupportedOp,
+                  "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
+    }
+    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params};
+    ops::Status st = def->prepare(nd, &step.kernel);
+    if (!st.ok()) {
+      return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
+                  st.message);
+    }
+    g->steps_.push_back(std::move(step));
+  }
+  for (int i = 0; i < n_tensors; ++i) {
+    if (tensors[i].is_graph_output() && !produced[i]) {
+      return fail(GraphError::kInvalidGraph, "graph output '" + tensors[i].name + "' is not produced by any node");
+    }
+  }
+
+  // Plan the arena for NATIVE tensors.
+  std::vector<BufferRequest> requests;
+  std::vector<int> request_slot;
+  for (int i = 0; i < n_tensors; ++i) {
+    if (tensors[i].type == tensor_type::kNative && first_use[i] >= 0) {
+      requests.push_back({tensors[i].num_bytes(), first_use[i], last_use[i]});
+      request_slot.push_back(i);
+    }
+  }
+  MemoryPlan plan = plan_memory(requests, kArenaAlignment);
+  g->arena_.assign(plan.total_size, 0);
+  g->pointers_.assign(n_tensors, nullptr);
+  for (size_t r = 0; r < requests.size(); ++r) g->pointers_[request_slot[r]] = g->arena_.data() + plan.offsets[r];
+  for (int i = 0; i < n_tensors; ++i) {
+    if (tensors[i].type == tensor_type::kStatic) {
+      g->pointers_[i] = const_cast<uint8_t*>(g->spec_.tensors[i].static_data.data());
+    }
+  }
+  *err = GraphError::kNone;
+  return g;
+}
+
+GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message) {
+  const auto& want = outputs ? output_ids_ : input_ids_;
+  if (bindings.size() != want.size()) {
+    *message = std::string("graph '") + spec_.name + "' has " + std::to_string(want.size()) +
+               (outputs ? " outputs" : " inputs") + ", execute passed " + std::to_string(bindings.size());
+    return GraphError::kBadBinding;
+  }
+  for (const TensorBinding& b : bindings) {
+    auto it = slot_of_id_.find(b.tensor_id);
+    const TensorSpec* t = it == slot_of_id_.end() ? nullptr : &spec_.tensors[it->second];
+    if (t == nullptr || (outputs ? !t->is_graph_output() : !t->is_graph_input())) {
+      *message = std::string("tensor id ") + std::to_string(b.tensor_id) + " is not a graph " +
+                 (outputs ? "output" : "input") + " of '" + spec_.name + "'";
+      return GraphError::kBadBinding;
+    }
+    if (b.data == nullptr || b.bytes < t->num_bytes()) {
+      *message = "tensor '" + t->name + "' needs " + std::to_string(t->num_bytes()) + " bytes, buffer has " +
+                 std::to_string(b.bytes);
+      return GraphError::kBadBinding;
+    }
+    pointers_[it->second] = b.data;
+  }
+  return GraphError::kNone;
+}
+
+GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                                  std::string* message) {
+  std::lock_guard lock(run_mu_);
+  GraphError e = bind(inputs, false, message);
+  if (e == GraphError::kNone) e = bind(outputs, true, message);
+  if (e != GraphError::kNone) return e;
+  for (Step& step : steps_) {
+    const_in_.resize(step.in_slots.size());
+    out_.resize(step.out_slots.size());
+    for (size_t i = 0; i < step.in_slots.size(); ++i) {
+      const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
+    }
+    for (size_t i = 0; i < step.out_slots.size(); ++i) out_[i] = pointers_[step.out_slots[i]];
+    step.kernel->run(const_in_, out_);
+  }
+  return GraphError::kNone;
+}
+
+}  // namespace openhtp::htp

@@ -1,0 +1,226 @@
+// Log, backend, device, property and error entry points.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "HTP/QnnHtpCommon.h"
+#include "HTP/QnnHtpDevice.h"
+#include "QnnBackend.h"
+#include "QnnDevice.h"
+#include "QnnError.h"
+#include "QnnLog.h"
+#include "QnnProperty.h"
+#include "QnnSdkBuildId.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+#include "qnn/op_config.h"
+
+using namespace openhtp::qnn;
+
+extern "C" {
+
+// ---- log --------------------------------------------------------------------
+
+QNN_API Qnn_ErrorHandle_t QnnLog_create(QnnLog_Callback_t callback, QnnLog_Level_t maxLogLevel,
+                                        Qnn_LogHandle_t* logger) {
+  return log_create(callback, maxLogLevel, logger);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnLog_setLogLevel(Qnn_LogHandle_t logger, QnnLog_Level_t maxLogLevel) {
+  return log_set_level(logger, maxLogLevel);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnLog_free(Qnn_LogHandle_t logger) { return log_free(logger); }
+
+// ---- backend ----------------------------------------------------------------
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_getApiVersion(Qnn_ApiVersion_t* pVersion) {
+  if (pVersion == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  *pVersion = Qnn_ApiVersion_t QNN_HTP_API_VERSION_INIT;
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_getBuildId(const char** id) {
+  if (id == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  *id = QNN_SDK_BUILD_ID;
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBackend_Config_t** config,
+                                            Qnn_BackendHandle_t* backend) {
+  if (backend == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  if (logger != nullptr && !log_handle_valid(logger)) {
+    QNN_LOG_ERROR("backendCreate: log handle %p is not a live QnnLog handle", logger);
+    return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  }
+  for (const QnnBackend_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    if ((*c)->option != QNN_BACKEND_CONFIG_OPTION_PLATFORM && (*c)->option != QNN_BACKEND_CONFIG_OPTION_CUSTOM &&
+        (*c)->option != QNN_BACKEND_CONFIG_OPTION_ERROR_REPORTING) {
+      QNN_LOG_ERROR("backendCreate: config option %d is unknown", static_cast<int>((*c)->option));
+      return QNN_BACKEND_ERROR_INVALID_CONFIG;
+    }
+  }
+  Qnn_ErrorHandle_t err = QNN_SUCCESS;
+  auto b = std::make_shared<Backend>();
+  b->logger = logger;
+  b->stub = HtpStub::get(&err);
+  if (!b->stub) return err;
+  *backend = ObjectTable::instance().add(ObjectKind::kBackend, b);
+  QNN_LOG_INFO("HTP backend created (%s transport)", b->stub->in_process() ? "in-process" : "FastRPC");
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_setConfig(Qnn_BackendHandle_t backend, const QnnBackend_Config_t** config) {
+  (void)config;
+  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_free(Qnn_BackendHandle_t backend) {
+  if (!ObjectTable::instance().remove(ObjectKind::kBackend, backend)) {
+    QNN_LOG_ERROR("backendFree: %p is not a live backend handle", backend);
+    return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  }
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_getSupportedOperations(Qnn_BackendHandle_t backend, uint32_t* numOperations,
+                                                            const QnnBackend_OperationName_t** operations) {
+  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  if (numOperations == nullptr || operations == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  // Built once from the kernel registry, so the list cannot drift from what
+  // graphAddNode accepts. Strings point into the registry's static names.
+  static const std::vector<std::string>* names = [] {
+    auto* v = new std::vector<std::string>;
+    for (const auto& def : openhtp::ops::all_ops()) v->emplace_back(def.type_name);
+    return v;
+  }();
+  static const std::vector<QnnBackend_OperationName_t>* list = [] {
+    auto* v = new std::vector<QnnBackend_OperationName_t>;
+    for (const auto& n : *names) v->push_back({"qti.aisw", n.c_str(), "HTP"});
+    return v;
+  }();
+  *numOperations = static_cast<uint32_t>(list->size());
+  *operations = list->data();
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backend, Qnn_OpConfig_t opConfig) {
+  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  std::string why;
+  if (!check_op_identity(opConfig, &why)) {
+    QNN_LOG_ERROR("validateOpConfig: %s", why.c_str());
+    return opConfig.version == QNN_OPCONFIG_VERSION_1 && opConfig.v1.packageName != nullptr &&
+                   std::strcmp(opConfig.v1.packageName, "qti.aisw") != 0
+               ? QNN_BACKEND_ERROR_OP_PACKAGE_NOT_FOUND
+               : QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  }
+  const Qnn_OpConfigV1_t& v = opConfig.v1;
+  std::vector<openhtp::ops::Param> params;
+  std::vector<openhtp::ops::TensorDesc> ins(v.numOfInputs), outs(v.numOfOutputs);
+  bool ok = convert_params(v, &params, &why);
+  for (uint32_t i = 0; ok && i < v.numOfInputs; ++i) ok = describe_tensor(v.inputTensors[i], &ins[i], &why);
+  for (uint32_t i = 0; ok && i < v.numOfOutputs; ++i) ok = describe_tensor(v.outputTensors[i], &outs[i], &why);
+  if (!ok) {
+    QNN_LOG_ERROR("validateOpConfig: %s", why.c_str());
+    return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  }
+  openhtp::ops::NodeDesc node{v.name ? v.name : "", v.typeName, ins, outs, params};
+  return validate_node(node, QNN_BACKEND_ERROR_INVALID_ARGUMENT, QNN_BACKEND_ERROR_NOT_SUPPORTED);
+}
+
+// ---- property ---------------------------------------------------------------
+
+QNN_API Qnn_ErrorHandle_t QnnProperty_hasCapability(QnnProperty_Key_t key) {
+  switch (key) {
+    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_ION:
+    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_CUSTOM:
+    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_DMA_BUF:
+    case QNN_PROPERTY_GROUP_MEMORY:
+      return QNN_PROPERTY_SUPPORTED;
+    default:
+      // Keys we know but do not implement yet, and keys we do not know.
+      return key >= QNN_PROPERTY_GROUP_CORE && key < QNN_PROPERTY_GROUP_CORE + 2000 ? QNN_PROPERTY_NOT_SUPPORTED
+                                                                                    : QNN_PROPERTY_ERROR_UNKNOWN_KEY;
+  }
+}
+
+// ---- device -----------------------------------------------------------------
+
+namespace {
+// One emulated on-chip HTP: V73-class, 8 MiB of VTCM, one core.
+QnnHtpDevice_DeviceInfoExtension_t g_dev_ext = [] {
+  QnnHtpDevice_DeviceInfoExtension_t e{};
+  e.devType = QNN_HTP_DEVICE_TYPE_ON_CHIP;
+  e.onChipDevice.vtcmSize = 8;
+  e.onChipDevice.socModel = 43;  // SM8550
+  e.onChipDevice.signedPdSupport = false;
+  e.onChipDevice.dlbcSupport = false;
+  e.onChipDevice.arch = QNN_HTP_DEVICE_ARCH_V73;
+  return e;
+}();
+QnnDevice_CoreInfo_t g_core = [] {
+  QnnDevice_CoreInfo_t c{};
+  c.version = QNN_DEVICE_CORE_INFO_VERSION_1;
+  c.v1.coreId = 0;
+  c.v1.coreType = 0;
+  c.v1.coreInfoExtension = nullptr;
+  return c;
+}();
+QnnDevice_HardwareDeviceInfo_t g_hw = [] {
+  QnnDevice_HardwareDeviceInfo_t h{};
+  h.version = QNN_DEVICE_HARDWARE_DEVICE_INFO_VERSION_1;
+  h.v1.deviceId = 0;
+  h.v1.deviceType = 0;
+  h.v1.numCores = 1;
+  h.v1.cores = &g_core;
+  h.v1.deviceInfoExtension = reinterpret_cast<QnnDevice_DeviceInfoExtension_t>(&g_dev_ext);
+  return h;
+}();
+QnnDevice_PlatformInfo_t g_platform = [] {
+  QnnDevice_PlatformInfo_t p{};
+  p.version = QNN_DEVICE_PLATFORM_INFO_VERSION_1;
+  p.v1.numHwDevices = 1;
+  p.v1.hwDevices = &g_hw;
+  return p;
+}();
+}  // namespace
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_getPlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t** platformInfo) {
+  (void)logger;
+  if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  *platformInfo = &g_platform;
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_freePlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t* platformInfo) {
+  (void)logger;
+  return platformInfo == &g_platform ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const QnnDevice_PlatformInfo_t** platformInfo) {
+  if (!find_object<Device>(ObjectKind::kDevice, device)) return QNN_DEVICE_ERROR_INVALID_HANDLE;
+  if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  *platformInfo = &g_platform;
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevice_Config_t** config,
+                                           Qnn_DeviceHandle_t* device) {
+  (void)logger;
+  (void)config;  // SOC/ARCH custom configs describe a real chip; the emulator has one shape.
+  if (device == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  *device = ObjectTable::instance().add(ObjectKind::kDevice, std::make_shared<Device>());
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_setConfig(Qnn_DeviceHandle_t device, const QnnDevice_Config_t** config) {
+  (void)config;
+  return find_object<Device>(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnDevice_free(Qnn_DeviceHandle_t device) {
+  return ObjectTable::instance().remove(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+}
+
+}  // extern "C"

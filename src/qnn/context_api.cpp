@@ -1,0 +1,101 @@
+// Context entry points: create, free (which releases everything registered on
+// the context), set config, context tensors.
+#include <algorithm>
+#include <cstring>
+
+#include "QnnContext.h"
+#include "QnnTensor.h"
+#include "qnn/context_ops.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+#include "qnn/tensor_view.h"
+
+using namespace openhtp::qnn;
+
+namespace openhtp::qnn {
+
+void release_context_contents(Context& ctx) {
+  // Graphs and memory handles die with their context: clients (Genie, probes
+  // that free rpcmem right after contextFree) rely on this.
+  std::lock_guard lock(ctx.mu);
+  for (uint64_t g : ctx.graphs) ObjectTable::instance().remove(ObjectKind::kGraph, as_handle(g));
+  for (uint64_t m : ctx.mem_handles) ObjectTable::instance().remove(ObjectKind::kMem, as_handle(m));
+  ctx.graphs.clear();
+  ctx.mem_handles.clear();
+  ctx.regions.clear();
+}
+
+}  // namespace openhtp::qnn
+
+extern "C" {
+
+QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                            const QnnContext_Config_t** config, Qnn_ContextHandle_t* context) {
+  auto b = find_object<Backend>(ObjectKind::kBackend, backend);
+  if (!b) {
+    QNN_LOG_ERROR("contextCreate: %p is not a live backend handle", backend);
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (device != nullptr && !ObjectTable::instance().find(ObjectKind::kDevice, device)) {
+    QNN_LOG_ERROR("contextCreate: %p is not a live device handle", device);
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  uint32_t priority = QNN_PRIORITY_DEFAULT;
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
+      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM:
+      case QNN_CONTEXT_CONFIG_OPTION_ERROR_REPORTING:
+      case QNN_CONTEXT_CONFIG_ASYNC_EXECUTION_QUEUE_DEPTH:
+      case QNN_CONTEXT_CONFIG_OPTION_OEM_STRING:
+        break;
+      default:
+        QNN_LOG_ERROR("contextCreate: config option %d is not supported for contexts created online",
+                      static_cast<int>((*c)->option));
+        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    }
+  }
+  auto ctx = std::make_shared<Context>();
+  ctx->backend = b;
+  Qnn_ErrorHandle_t e = b->stub->context_create(priority, &ctx->remote_id);
+  if (e != QNN_SUCCESS) return e;
+  *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, const QnnContext_Config_t** config) {
+  (void)config;
+  return find_object<Context>(ObjectKind::kContext, context) ? QNN_SUCCESS : QNN_CONTEXT_ERROR_INVALID_HANDLE;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) {
+  (void)profile;
+  auto obj = ObjectTable::instance().remove(ObjectKind::kContext, context);
+  if (!obj) {
+    QNN_LOG_ERROR("contextFree: %p is not a live context handle", context);
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  auto ctx = std::static_pointer_cast<Context>(obj);
+  release_context_contents(*ctx);
+  return ctx->backend->stub->context_free(ctx->remote_id);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t context, Qnn_Tensor_t* tensor) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) return QNN_TENSOR_ERROR_INVALID_HANDLE;
+  openhtp::htp::TensorSpec spec;
+  Qnn_ErrorHandle_t e = tensor_spec_from_client(tensor, &spec);
+  if (e != QNN_SUCCESS) return e;
+  std::lock_guard lock(ctx->mu);
+  if (!ctx->context_tensor_names.insert(spec.name).second) {
+    QNN_LOG_ERROR("createContextTensor: name '%s' already exists in this context", spec.name.c_str());
+    return QNN_TENSOR_ERROR_ALREADY_EXISTS;
+  }
+  spec.id = ctx->next_tensor_id++;
+  set_tensor_id(tensor, spec.id);
+  ctx->context_tensors.push_back(std::move(spec));
+  return QNN_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,507 @@
+// Graph and graph-tensor entry points: build the GraphSpec as the client adds
+// tensors and nodes (validating each against the op definitions), ship it to
+// the HTP runtime at finalize, and execute.
+#include <chrono>
+#include <cstring>
+
+#include "QnnGraph.h"
+#include "QnnTensor.h"
+#include "binary/graph_codec.h"
+#include "dsp/htp_skel/skel_interface.h"
+#include "openhtp/qnn_ext.h"
+#include "qnn/context_ops.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+#include "qnn/op_config.h"
+#include "qnn/profile_events.h"
+#include "qnn/tensor_view.h"
+
+using namespace openhtp;
+using namespace openhtp::qnn;
+
+namespace openhtp::qnn {
+
+Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::TensorSpec* spec) {
+  if (tensor == nullptr) return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  TensorView v(tensor);
+  if (!v.version_known()) {
+    QNN_LOG_ERROR("create tensor: tensor struct version %u is unknown (1 or 2)", static_cast<unsigned>(tensor->version));
+    return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  }
+  if (v.name() == nullptr || v.name()[0] == '\0') {
+    QNN_LOG_ERROR("create tensor: every tensor needs a non-empty name");
+    return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  }
+  const std::string nm = v.display_name();
+  switch (v.type()) {
+    case QNN_TENSOR_TYPE_APP_WRITE:
+    case QNN_TENSOR_TYPE_APP_READ:
+    case QNN_TENSOR_TYPE_APP_READWRITE:
+    case QNN_TENSOR_TYPE_NATIVE:
+    case QNN_TENSOR_TYPE_STATIC:
+    case QNN_TENSOR_TYPE_NULL:
+      break;
+    default:
+      QNN_LOG_ERROR("create tensor %s: tensor type %d is not supported", nm.c_str(), static_cast<int>(v.type()));
+      return QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+  }
+  if (v.type() != QNN_TENSOR_TYPE_NULL && v.num_bytes() == 0) {
+    QNN_LOG_ERROR("create tensor %s: data type 0x%04x with rank %u has no valid size (unknown type or a zero dimension)",
+                  nm.c_str(), static_cast<unsigned>(v.data_type()), v.rank());
+    return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  }
+  const Qnn_QuantizeParams_t& q = v.quant();
+  if (q.encodingDefinition == QNN_DEFINITION_DEFINED && q.quantizationEncoding != QNN_QUANTIZATION_ENCODING_SCALE_OFFSET) {
+    QNN_LOG_ERROR("create tensor %s: quantization encoding %d is not supported yet (SCALE_OFFSET only)", nm.c_str(),
+                  static_cast<int>(q.quantizationEncoding));
+    return QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+  }
+  spec->name = v.name();
+  spec->type = static_cast<uint32_t>(v.type());
+  spec->dtype = static_cast<uint32_t>(v.data_type());
+  spec->dims.assign(v.dims(), v.dims() + v.rank());
+  if (q.encodingDefinition == QNN_DEFINITION_DEFINED) {
+    spec->quant = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
+  }
+  if (v.type() == QNN_TENSOR_TYPE_STATIC) {
+    if (v.mem_type() != QNN_TENSORMEMTYPE_RAW || v.client_buf().data == nullptr ||
+        v.client_buf().dataSize != v.num_bytes()) {
+      QNN_LOG_ERROR("create tensor %s: a STATIC tensor needs RAW data of exactly %zu bytes (clientBuf has %u)",
+                    nm.c_str(), v.num_bytes(), v.client_buf().dataSize);
+      return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+    }
+    const auto* d = static_cast<const uint8_t*>(v.client_buf().data);
+    spec->static_data.assign(d, d + v.num_bytes());
+  } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW && v.client_buf().data != nullptr) {
+    // Data for non-static tensors is given at execute; QNN refuses it here.
+    QNN_LOG_ERROR("create tensor %s: clientBuf must be empty for a non-STATIC tensor (data is given at execute)",
+                  nm.c_str());
+    return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  }
+  return QNN_SUCCESS;
+}
+
+}  // namespace openhtp::qnn
+
+namespace {
+
+std::shared_ptr<Graph> graph_of(Qnn_GraphHandle_t h) { return find_object<Graph>(ObjectKind::kGraph, h); }
+
+uint64_t now_us() {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+// Finds the graph tensor a client tensor refers to (by id), pulling in a
+// context tensor on first use. Caller holds g.mu.
+const htp::TensorSpec* resolve_tensor(Graph& g, Context& ctx, const Qnn_Tensor_t& t) {
+  TensorView v(&t);
+  if (!v.version_known()) return nullptr;
+  auto it = g.tensor_index.find(v.id());
+  if (it != g.tensor_index.end()) return &g.spec.tensors[it->second];
+  std::lock_guard lock(ctx.mu);
+  for (const auto& ct : ctx.context_tensors) {
+    if (ct.id == v.id()) {
+      g.tensor_index[ct.id] = g.spec.tensors.size();
+      g.spec.tensors.push_back(ct);
+      return &g.spec.tensors.back();
+    }
+  }
+  return nullptr;
+}
+
+Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config) {
+  for (const QnnGraph_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    switch ((*c)->option) {
+      case QNN_GRAPH_CONFIG_OPTION_CUSTOM:
+      case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
+      case QNN_GRAPH_CONFIG_OPTION_PROFILE_HANDLE:
+      case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_STATE:
+      case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_NUM_EXECUTIONS:
+        break;  // accepted; VTCM size and HVX threads take effect with the planner (issue 3/4)
+      default:
+        QNN_LOG_ERROR("graph config option %d is not supported", static_cast<int>((*c)->option));
+        return QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, const char* graphName,
+                                          const QnnGraph_Config_t** config, Qnn_GraphHandle_t* graphHandle) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
+  if (!ctx) {
+    QNN_LOG_ERROR("graphCreate: %p is not a live context handle", contextHandle);
+    return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+  }
+  if (graphName == nullptr || graphName[0] == '\0' || graphHandle == nullptr) {
+    QNN_LOG_ERROR("graphCreate: a graph needs a non-empty name and an output handle pointer");
+    return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+  }
+  if (Qnn_ErrorHandle_t e = apply_graph_configs(config); e != QNN_SUCCESS) return e;
+  std::lock_guard lock(ctx->mu);
+  for (uint64_t gh : ctx->graphs) {
+    auto other = graph_of(as_handle(gh));
+    if (other && other->spec.name == graphName) {
+      QNN_LOG_ERROR("graphCreate: context already has a graph named '%s'", graphName);
+      return QNN_GRAPH_ERROR_INVALID_NAME;
+    }
+  }
+  auto g = std::make_shared<Graph>();
+  g->context = ctx;
+  g->context_handle = ctx->handle;
+  g->spec.name = graphName;
+  *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
+  ctx->graphs.push_back(g->handle);
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, const QnnGraph_Config_t** config) {
+  if (!graph_of(graphHandle)) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  return apply_graph_configs(config);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Qnn_Tensor_t* tensor) {
+  auto g = graph_of(graph);
+  if (!g) {
+    QNN_LOG_ERROR("createGraphTensor: %p is not a live graph handle", graph);
+    return QNN_TENSOR_ERROR_INVALID_HANDLE;
+  }
+  auto ctx = g->context.lock();
+  if (!ctx) return QNN_TENSOR_ERROR_INVALID_HANDLE;
+  htp::TensorSpec spec;
+  if (Qnn_ErrorHandle_t e = tensor_spec_from_client(tensor, &spec); e != QNN_SUCCESS) return e;
+  std::lock_guard lock(g->mu);
+  if (g->finalized) {
+    QNN_LOG_ERROR("createGraphTensor: graph '%s' is already finalized", g->spec.name.c_str());
+    return QNN_TENSOR_ERROR_INVALID_HANDLE;
+  }
+  if (!g->tensor_names.insert(spec.name).second) {
+    QNN_LOG_ERROR("createGraphTensor: graph '%s' already has a tensor named '%s'", g->spec.name.c_str(),
+                  spec.name.c_str());
+    return QNN_TENSOR_ERROR_ALREADY_EXISTS;
+  }
+  {
+    std::lock_guard clock(ctx->mu);
+    spec.id = ctx->next_tensor_id++;
+  }
+  set_tensor_id(tensor, spec.id);
+  g->tensor_index[spec.id] = g->spec.tensors.size();
+  g->spec.tensors.push_back(std::move(spec));
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_OpConfig_t opConfig) {
+  auto g = graph_of(graphHandle);
+  if (!g) {
+    QNN_LOG_ERROR("graphAddNode: %p is not a live graph handle", graphHandle);
+    return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  }
+  auto ctx = g->context.lock();
+  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  std::string why;
+  if (!check_op_identity(opConfig, &why)) {
+    QNN_LOG_ERROR("graphAddNode: %s", why.c_str());
+    return QNN_GRAPH_ERROR_INVALID_OP_CONFIG;
+  }
+  const Qnn_OpConfigV1_t& op = opConfig.v1;
+  const std::string node_name = op.name != nullptr ? op.name : "";
+  std::lock_guard lock(g->mu);
+  if (g->finalized) {
+    QNN_LOG_ERROR("graphAddNode '%s': graph '%s' is already finalized", node_name.c_str(), g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
+  }
+  htp::NodeSpec node;
+  node.name = node_name;
+  node.package = op.packageName;
+  node.type = op.typeName;
+  if (!convert_params(op, &node.params, &why)) {
+    QNN_LOG_ERROR("graphAddNode: %s", why.c_str());
+    return QNN_GRAPH_ERROR_INVALID_OP_CONFIG;
+  }
+  std::vector<ops::TensorDesc> ins, outs;
+  for (uint32_t i = 0; i < op.numOfInputs; ++i) {
+    TensorView v(&op.inputTensors[i]);
+    if (v.version_known() && v.type() == QNN_TENSOR_TYPE_NULL) {
+      node.inputs.push_back(htp::kNoTensor);
+      ops::TensorDesc absent;
+      absent.present = false;
+      ins.push_back(absent);
+      continue;
+    }
+    const htp::TensorSpec* t = resolve_tensor(*g, *ctx, op.inputTensors[i]);
+    if (t == nullptr) {
+      QNN_LOG_ERROR("graphAddNode '%s': input %u (%s) was not created in graph '%s'", node_name.c_str(), i,
+                    v.version_known() ? v.display_name().c_str() : "?", g->spec.name.c_str());
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    node.inputs.push_back(t->id);
+    ops::TensorDesc d;
+    d.dtype = t->dtype;
+    d.dims = t->dims;
+    d.quant = t->quant;
+    d.static_data = t->type == htp::tensor_type::kStatic ? t->static_data.data() : nullptr;
+    ins.push_back(std::move(d));
+  }
+  for (uint32_t i = 0; i < op.numOfOutputs; ++i) {
+    TensorView v(&op.outputTensors[i]);
+    const htp::TensorSpec* t = resolve_tensor(*g, *ctx, op.outputTensors[i]);
+    if (t == nullptr) {
+      QNN_LOG_ERROR("graphAddNode '%s': output %u (%s) was not created in graph '%s'", node_name.c_str(), i,
+                    v.version_known() ? v.display_name().c_str() : "?", g->spec.name.c_str());
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    if (t->type != htp::tensor_type::kNative && t->type != htp::tensor_type::kAppRead) {
+      QNN_LOG_ERROR("graphAddNode '%s': output '%s' has tensor type %u; node outputs must be NATIVE or APP_READ",
+                    node_name.c_str(), t->name.c_str(), t->type);
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    if (g->produced.count(t->id) != 0) {
+      QNN_LOG_ERROR("graphAddNode '%s': output '%s' is already produced by another node", node_name.c_str(),
+                    t->name.c_str());
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    node.outputs.push_back(t->id);
+    ops::TensorDesc d;
+    d.dtype = t->dtype;
+    d.dims = t->dims;
+    d.quant = t->quant;
+    outs.push_back(std::move(d));
+  }
+  ops::NodeDesc nd{node.name, node.type, ins, outs, node.params};
+  if (Qnn_ErrorHandle_t e = validate_node(nd, QNN_GRAPH_ERROR_INVALID_OP_CONFIG, QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE);
+      e != QNN_SUCCESS) {
+    return e;
+  }
+  for (uint32_t id : node.outputs) g->produced.insert(id);
+  g->spec.nodes.push_back(std::move(node));
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_ProfileHandle_t profileHandle,
+                                            Qnn_SignalHandle_t signalHandle) {
+  (void)signalHandle;
+  auto g = graph_of(graphHandle);
+  if (!g) {
+    QNN_LOG_ERROR("graphFinalize: %p is not a live graph handle", graphHandle);
+    return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  }
+  auto ctx = g->context.lock();
+  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  std::lock_guard lock(g->mu);
+  if (g->finalized) {
+    QNN_LOG_ERROR("graphFinalize: graph '%s' is already finalized", g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
+  }
+  if (g->spec.nodes.empty()) {
+    QNN_LOG_ERROR("graphFinalize: graph '%s' has no nodes", g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_FINALIZE_FAILED;
+  }
+  const uint64_t t0 = now_us();
+  const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
+  Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, blob, &g->remote_id, &g->arena_bytes);
+  if (e != QNN_SUCCESS) return e;
+  g->finalized = true;
+  ProfileEvent ev;
+  ev.type = QNN_PROFILE_EVENTTYPE_FINALIZE;
+  ev.unit = QNN_PROFILE_EVENTUNIT_MICROSEC;
+  ev.value = now_us() - t0;
+  ev.identifier = "graph finalize: " + g->spec.name;
+  profile_record(profileHandle, std::move(ev), {});
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, const char* graphName,
+                                            Qnn_GraphHandle_t* graphHandle) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
+  if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+  if (graphName == nullptr || graphHandle == nullptr) return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+  std::lock_guard lock(ctx->mu);
+  for (uint64_t gh : ctx->graphs) {
+    auto g = graph_of(as_handle(gh));
+    if (g && g->spec.name == graphName) {
+      *graphHandle = as_handle(gh);
+      return QNN_SUCCESS;
+    }
+  }
+  QNN_LOG_ERROR("graphRetrieve: context has no graph named '%s'", graphName);
+  return QNN_GRAPH_ERROR_GRAPH_DOES_NOT_EXIST;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs, uint32_t numInputs,
+                                           Qnn_Tensor_t* outputs, uint32_t numOutputs, Qnn_ProfileHandle_t profileHandle,
+                                           Qnn_SignalHandle_t signalHandle) {
+  (void)signalHandle;
+  const uint64_t t0 = now_us();
+  auto g = graph_of(graphHandle);
+  if (!g) {
+    QNN_LOG_ERROR("graphExecute: %p is not a live graph handle", graphHandle);
+    return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  }
+  auto ctx = g->context.lock();
+  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  if ((numInputs > 0 && inputs == nullptr) || (numOutputs > 0 && outputs == nullptr)) {
+    QNN_LOG_ERROR("graphExecute '%s': tensor arrays are NULL", g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+  }
+  if (!g->finalized) {
+    QNN_LOG_ERROR("graphExecute: graph '%s' is not finalized", g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_GRAPH_NOT_FINALIZED;
+  }
+
+  // Bind every tensor: a memhandle names registered memory the DSP already
+  // maps (zero copy); a client buffer becomes a FastRPC buffer argument.
+  std::vector<skel::ExecBinding> binds;
+  std::vector<remote_arg> in_args, out_args;
+  uint64_t memhandle_bytes = 0;
+  auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
+    TensorView v(&t);
+    const char* dir = is_input ? "input" : "output";
+    if (!v.version_known()) {
+      QNN_LOG_ERROR("graphExecute '%s': %s %u has unknown tensor version %u", g->spec.name.c_str(), dir, index,
+                    static_cast<unsigned>(t.version));
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    auto it = g->tensor_index.find(v.id());
+    const htp::TensorSpec* spec = it == g->tensor_index.end() ? nullptr : &g->spec.tensors[it->second];
+    if (spec == nullptr || (is_input ? !spec->is_graph_input() : !spec->is_graph_output())) {
+      QNN_LOG_ERROR("graphExecute '%s': %s %u (%s) is not a graph %s", g->spec.name.c_str(), dir, index,
+                    v.display_name().c_str(), dir);
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    for (const auto& b : binds) {
+      if (b.tensor_id == spec->id && (&b - binds.data() < static_cast<long>(binds.size()))) {
+        bool same_dir = is_input ? (&b - binds.data()) < static_cast<long>(numInputs) : true;
+        if (same_dir && !(spec->is_graph_input() && spec->is_graph_output())) {
+          QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
+          return QNN_GRAPH_ERROR_INVALID_TENSOR;
+        }
+      }
+    }
+    skel::ExecBinding b;
+    b.tensor_id = spec->id;
+    b.bytes = spec->num_bytes();
+    if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
+      auto m = find_object<MemHandle>(ObjectKind::kMem, v.mem_handle());
+      if (!m) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p, which is not registered (never, or deregistered)",
+                      g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      if (m->context_handle != ctx->handle) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p registered on another context",
+                      g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      if (m->bytes < b.bytes) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs %llu bytes but memHandle %p covers only %llu",
+                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(b.bytes),
+                      v.mem_handle(), static_cast<unsigned long long>(m->bytes));
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      b.kind = skel::kBindMemHandle;
+      b.mem_id = m->remote_id;
+      memhandle_bytes += b.bytes;
+    } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
+      if (v.client_buf().data == nullptr || v.client_buf().dataSize < b.bytes) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs a client buffer of %llu bytes, got %u bytes at %p",
+                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(b.bytes),
+                      v.client_buf().dataSize, v.client_buf().data);
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      b.kind = skel::kBindBuffer;
+      remote_arg a;
+      a.buf = {v.client_buf().data, static_cast<size_t>(b.bytes)};
+      (is_input ? in_args : out_args).push_back(a);
+    } else {
+      QNN_LOG_ERROR("graphExecute '%s': %s '%s' has memType %d (RAW or MEMHANDLE)", g->spec.name.c_str(), dir,
+                    spec->name.c_str(), static_cast<int>(v.mem_type()));
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    binds.push_back(b);
+    return QNN_SUCCESS;
+  };
+  for (uint32_t i = 0; i < numInputs; ++i) {
+    if (Qnn_ErrorHandle_t e = bind(inputs[i], true, i); e != QNN_SUCCESS) return e;
+  }
+  for (uint32_t i = 0; i < numOutputs; ++i) {
+    if (Qnn_ErrorHandle_t e = bind(outputs[i], false, i); e != QNN_SUCCESS) return e;
+  }
+  // Buffer arguments: in0 is the request, then raw inputs, then raw outputs.
+  uint32_t next_in = 1, next_out = 1 + static_cast<uint32_t>(in_args.size());
+  for (uint32_t i = 0; i < binds.size(); ++i) {
+    if (binds[i].kind == skel::kBindBuffer) binds[i].arg_index = i < numInputs ? next_in++ : next_out++;
+  }
+  std::vector<uint8_t> request(sizeof(skel::ExecRequest) + binds.size() * sizeof(skel::ExecBinding));
+  skel::ExecRequest hdr{g->remote_id, numInputs, numOutputs};
+  std::memcpy(request.data(), &hdr, sizeof hdr);
+  std::memcpy(request.data() + sizeof hdr, binds.data(), binds.size() * sizeof(skel::ExecBinding));
+  std::vector<remote_arg> args;
+  args.reserve(2 + in_args.size() + out_args.size());
+  remote_arg req_arg;
+  req_arg.buf = {request.data(), request.size()};
+  args.push_back(req_arg);
+  args.insert(args.end(), in_args.begin(), in_args.end());
+  args.insert(args.end(), out_args.begin(), out_args.end());
+
+  uint64_t exec_ns = 0;
+  TransferStats ts;
+  Qnn_ErrorHandle_t e = ctx->backend->stub->execute(args, 1 + static_cast<uint32_t>(in_args.size()),
+                                                    static_cast<uint32_t>(out_args.size()), &exec_ns, &ts);
+  if (e != QNN_SUCCESS) return e;
+  for (uint32_t i = 0; i < numOutputs; ++i) {
+    TensorView v(&outputs[i]);
+    if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
+      set_client_buf_size(&outputs[i], static_cast<uint32_t>(g->spec.tensors[g->tensor_index[v.id()]].num_bytes()));
+    }
+  }
+  // The request block is call overhead, not tensor data.
+  const uint64_t copied_in = ts.bytes_copied_in >= request.size() ? ts.bytes_copied_in - request.size() : 0;
+  {
+    std::lock_guard lock(g->mu);
+    g->last_bytes_copied_in = copied_in;
+    g->last_bytes_copied_out = ts.bytes_copied_out;
+    g->last_bytes_by_reference = ts.bytes_by_reference + memhandle_bytes;
+    g->last_exec_ns = exec_ns;
+  }
+  if (profileHandle != nullptr) {
+    ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0,
+                    "graph execute: " + g->spec.name, {}};
+    std::vector<ProfileEvent> sub = {
+        {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copied_in, "bytes copied in", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_copied_out, "bytes copied out", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_by_reference + memhandle_bytes,
+         "bytes by reference", {}},
+    };
+    profile_record(profileHandle, std::move(ev), std::move(sub));
+  }
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnGraph_executeAsync(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs,
+                                                uint32_t numInputs, Qnn_Tensor_t* outputs, uint32_t numOutputs,
+                                                Qnn_ProfileHandle_t profileHandle, Qnn_SignalHandle_t signalHandle,
+                                                Qnn_NotifyFn_t notifyFn, void* notifyParam) {
+  // Runs to completion before returning, then notifies: a valid (if
+  // conservative) implementation of the asynchronous contract.
+  Qnn_ErrorHandle_t e =
+      QnnGraph_execute(graphHandle, inputs, numInputs, outputs, numOutputs, profileHandle, signalHandle);
+  if (notifyFn != nullptr) notifyFn(notifyParam, Qnn_NotifyStatus_t{e});
+  return e;
+}
+
+QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats) {
+  auto g = graph_of(graph);
+  if (!g || stats == nullptr) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  std::lock_guard lock(g->mu);
+  *stats = OpenHtp_ExecuteStats_t{g->last_bytes_copied_in, g->last_bytes_copied_out, g->last_bytes_by_reference,
+                                  g->last_exec_ns};
+  return QNN_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,273 @@
+// QnnMem_register / QnnMem_deRegister for ION, DMA_BUF and the HTP custom
+// SHARED_BUFFER type: the rules of DESIGN.md §5 and what real clients rely on
+// (reference/clients.md §0). A call either registers every descriptor or none.
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "HTP/QnnHtpMem.h"
+#include "QnnMem.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+
+using namespace openhtp::qnn;
+
+namespace {
+
+constexpr long kTmpfsMagic = 0x01021994;   // memfd and POSIX shm live here
+constexpr long kDmaBufMagic = 0x444d4142;  // "DMAB"
+
+const char* mem_type_name(Qnn_MemType_t t) {
+  switch (t) {
+    case QNN_MEM_TYPE_ION: return "QNN_MEM_TYPE_ION";
+    case QNN_MEM_TYPE_CUSTOM: return "QNN_MEM_TYPE_CUSTOM";
+    case QNN_MEM_TYPE_DMA_BUF: return "QNN_MEM_TYPE_DMA_BUF";
+    default: return "unknown memType";
+  }
+}
+
+const char* htp_type_name(uint32_t t) {
+  switch (t) {
+    case QNN_HTP_MEM_QURT: return "QNN_HTP_MEM_QURT";
+    case QNN_HTP_MEM_SHARED_BUFFER: return "QNN_HTP_MEM_SHARED_BUFFER";
+    case QNN_HTP_MEM_WEIGHTS_BUFFER: return "QNN_HTP_MEM_WEIGHTS_BUFFER";
+    case QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: return "QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER";
+    case QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER: return "QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER";
+    default: return "unknown QnnHtpMem_Type_t";
+  }
+}
+
+struct FdInfo {
+  uint64_t dev = 0, ino = 0, size = 0;
+};
+
+// The fd must name shareable memory the DSP process can map: a memfd (or
+// other tmpfs/shm file) or a DMA-BUF. A regular file or socket is refused.
+Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
+  struct stat st {};
+  struct statfs sfs {};
+  if (fd < 0 || fstat(fd, &st) != 0) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is not an open file descriptor", index, fd);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (fstatfs(fd, &sfs) != 0 || (sfs.f_type != kTmpfsMagic && sfs.f_type != kDmaBufMagic)) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is not shareable memory (needs rpcmem, memfd or DMA-BUF)", index,
+                  fd);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  info->dev = st.st_dev;
+  info->ino = st.st_ino;
+  info->size = static_cast<uint64_t>(st.st_size);
+  if (sfs.f_type == kDmaBufMagic) {
+    // A DMA-BUF's size comes from lseek, not fstat.
+    off_t end = lseek(fd, 0, SEEK_END);
+    if (end > 0) info->size = static_cast<uint64_t>(end);
+    lseek(fd, 0, SEEK_SET);
+  }
+  return QNN_SUCCESS;
+}
+
+// Bytes the descriptor's shape and type describe; 0 when they describe none.
+uint64_t described_bytes(const Qnn_MemDescriptor_t& d) {
+  uint64_t bytes = openhtp::ops::dtype::element_size(static_cast<uint32_t>(d.dataType));
+  if (bytes == 0 || d.memShape.numDim == 0 || d.memShape.dimSize == nullptr) return 0;
+  for (uint32_t i = 0; i < d.memShape.numDim; ++i) {
+    if (d.memShape.dimSize[i] == 0 || bytes > UINT64_MAX / d.memShape.dimSize[i]) return 0;
+    bytes *= d.memShape.dimSize[i];
+  }
+  return bytes;
+}
+
+struct Pending {
+  int fd;
+  FdInfo info;
+  uint64_t offset;
+  uint64_t bytes;
+  Qnn_MemType_t mem_type;
+  uint32_t htp_type;
+};
+
+Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Pending* p) {
+  p->mem_type = d.memType;
+  p->htp_type = 0;
+  p->offset = 0;
+  uint64_t limit = 0;  // bytes usable from the start of the fd
+  switch (d.memType) {
+    case QNN_MEM_TYPE_ION:
+    case QNN_MEM_TYPE_DMA_BUF: {
+      p->fd = d.memType == QNN_MEM_TYPE_ION ? d.ionInfo.fd : d.dmaBufInfo.fd;
+      if (Qnn_ErrorHandle_t e = inspect_fd(p->fd, i, &p->info); e != QNN_SUCCESS) return e;
+      limit = p->info.size;
+      break;
+    }
+    case QNN_MEM_TYPE_CUSTOM: {
+      const auto* h = static_cast<const QnnMemHtp_Descriptor_t*>(d.customInfo);
+      if (h == nullptr) {
+        QNN_LOG_ERROR("memRegister: descriptor %d: QNN_MEM_TYPE_CUSTOM needs customInfo -> QnnMemHtp_Descriptor_t", i);
+        return QNN_MEM_ERROR_INVALID_ARGUMENT;
+      }
+      p->htp_type = static_cast<uint32_t>(h->type);
+      if (h->type != QNN_HTP_MEM_SHARED_BUFFER) {
+        if (h->type == QNN_HTP_MEM_WEIGHTS_BUFFER || h->type == QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER) {
+          QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
+                        "DEFER_GRAPH_INIT, before contextFinalize",
+                        i, htp_type_name(p->htp_type));
+          return QNN_MEM_ERROR_NOT_SUPPORTED;
+        }
+        QNN_LOG_ERROR("memRegister: descriptor %d: %s is not supported in the FastRPC domain", i,
+                      htp_type_name(p->htp_type));
+        return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
+      }
+      p->fd = h->sharedBufferConfig.fd;
+      p->offset = h->sharedBufferConfig.offset;
+      if (Qnn_ErrorHandle_t e = inspect_fd(p->fd, i, &p->info); e != QNN_SUCCESS) return e;
+      // `size` is the whole buffer (what clients pass), so it bounds offsets;
+      // it may not claim more than the fd really has.
+      if (h->size == 0 || h->size > p->info.size) {
+        QNN_LOG_ERROR("memRegister: descriptor %d: QNN_HTP_MEM_SHARED_BUFFER size %llu must be > 0 and at most the "
+                      "fd's real size %llu",
+                      i, static_cast<unsigned long long>(h->size), static_cast<unsigned long long>(p->info.size));
+        return QNN_MEM_ERROR_INVALID_ARGUMENT;
+      }
+      limit = h->size;
+      break;
+    }
+    default:
+      QNN_LOG_ERROR("memRegister: descriptor %d: memType %d is not supported by the HTP backend", i,
+                    static_cast<int>(d.memType));
+      return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
+  }
+  p->bytes = described_bytes(d);
+  if (p->bytes == 0) {
+    QNN_LOG_ERROR("memRegister: descriptor %d (%s): memShape/dataType describe no bytes (numDim %u, dataType 0x%04x)",
+                  i, mem_type_name(d.memType), d.memShape.numDim, static_cast<unsigned>(d.dataType));
+    return QNN_MEM_ERROR_INVALID_SHAPE;
+  }
+  if (p->offset > limit || p->bytes > limit - p->offset) {
+    QNN_LOG_ERROR("memRegister: descriptor %d (%s): offset %llu + %llu described bytes exceed the buffer's %llu bytes "
+                  "(fd %d)",
+                  i, mem_type_name(d.memType), static_cast<unsigned long long>(p->offset),
+                  static_cast<unsigned long long>(p->bytes), static_cast<unsigned long long>(limit), p->fd);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (d.memType == QNN_MEM_TYPE_DMA_BUF && d.dmaBufInfo.data == nullptr) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: QNN_MEM_TYPE_DMA_BUF needs dmaBufInfo.data (the client mapping)", i);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  return QNN_SUCCESS;
+}
+
+void deregister_one(MemHandle& m) {
+  auto ctx = m.context.lock();
+  if (!ctx) return;
+  {
+    std::lock_guard lock(ctx->mu);
+    ctx->mem_handles.erase(m.handle);
+    ctx->regions.erase({m.dev, m.ino, m.offset});
+  }
+  ctx->backend->stub->mem_deregister(m.remote_id);
+}
+
+}  // namespace
+
+extern "C" {
+
+QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn_MemDescriptor_t* memDescriptors,
+                                          uint32_t numDescriptors, Qnn_MemHandle_t* memHandles) {
+  if (memHandles != nullptr) {
+    for (uint32_t i = 0; i < numDescriptors; ++i) memHandles[i] = nullptr;
+  }
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) {
+    QNN_LOG_ERROR("memRegister: %p is not a live context handle", context);
+    return QNN_MEM_ERROR_INVALID_HANDLE;
+  }
+  if (memDescriptors == nullptr || memHandles == nullptr || numDescriptors == 0) {
+    QNN_LOG_ERROR("memRegister: needs descriptors, output handles and a count > 0 (count %u)", numDescriptors);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  std::vector<Pending> pending(numDescriptors);
+  for (uint32_t i = 0; i < numDescriptors; ++i) {
+    if (Qnn_ErrorHandle_t e = check_descriptor(memDescriptors[i], static_cast<int>(i), &pending[i]); e != QNN_SUCCESS) {
+      return e;
+    }
+  }
+  std::vector<std::shared_ptr<MemHandle>> done;
+  auto undo = [&] {
+    for (auto& m : done) {
+      ObjectTable::instance().remove(ObjectKind::kMem, as_handle(m->handle));
+      deregister_one(*m);
+    }
+    for (uint32_t i = 0; i < numDescriptors; ++i) memHandles[i] = nullptr;
+  };
+  for (uint32_t i = 0; i < numDescriptors; ++i) {
+    const Pending& p = pending[i];
+    const auto key = std::make_tuple(p.info.dev, p.info.ino, p.offset);
+    {
+      std::lock_guard lock(ctx->mu);
+      if (ctx->regions.count(key) != 0) {
+        QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
+                      "(one handle per (context, fd, offset))",
+                      i, p.fd, static_cast<unsigned long long>(p.offset));
+        undo();
+        return QNN_MEM_ERROR_ALREADY_REGISTERED;
+      }
+    }
+    auto m = std::make_shared<MemHandle>();
+    m->context = ctx;
+    m->context_handle = ctx->handle;
+    m->mem_type = p.mem_type;
+    m->htp_type = p.htp_type;
+    m->dev = p.info.dev;
+    m->ino = p.info.ino;
+    m->offset = p.offset;
+    m->bytes = p.bytes;
+    m->fd = p.fd;
+    Qnn_ErrorHandle_t e = ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, &m->remote_id);
+    if (e != QNN_SUCCESS) {
+      undo();
+      return e;
+    }
+    memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
+    {
+      std::lock_guard lock(ctx->mu);
+      ctx->regions[key] = m->handle;
+      ctx->mem_handles.insert(m->handle);
+    }
+    done.push_back(m);
+  }
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, uint32_t numHandles) {
+  if (memHandles == nullptr || numHandles == 0) {
+    QNN_LOG_ERROR("memDeRegister: needs handles and a count > 0 (count %u)", numHandles);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  // Check them all first: a failed call changes nothing.
+  for (uint32_t i = 0; i < numHandles; ++i) {
+    if (!ObjectTable::instance().find(ObjectKind::kMem, memHandles[i])) {
+      QNN_LOG_ERROR("memDeRegister: handle %u (%p) is not registered (never registered, already deregistered, or its "
+                    "context was freed)",
+                    i, memHandles[i]);
+      return QNN_MEM_ERROR_INVALID_HANDLE;
+    }
+    for (uint32_t j = 0; j < i; ++j) {
+      if (memHandles[j] == memHandles[i]) {
+        QNN_LOG_ERROR("memDeRegister: handle %p appears twice in one call", memHandles[i]);
+        return QNN_MEM_ERROR_INVALID_HANDLE;
+      }
+    }
+  }
+  for (uint32_t i = 0; i < numHandles; ++i) {
+    auto obj = ObjectTable::instance().remove(ObjectKind::kMem, memHandles[i]);
+    if (obj) deregister_one(static_cast<MemHandle&>(*obj));
+  }
+  return QNN_SUCCESS;
+}
+
+}  // extern "C"

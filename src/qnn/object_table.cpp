@@ -1,0 +1,44 @@
+#include "qnn/object_table.h"
+
+namespace openhtp::qnn {
+
+ObjectTable& ObjectTable::instance() {
+  static auto* t = new ObjectTable;  // outlives static destructors of clients
+  return *t;
+}
+
+void* ObjectTable::add(ObjectKind kind, std::shared_ptr<Object> obj) {
+  std::lock_guard lock(mu_);
+  const uint64_t h = (static_cast<uint64_t>(kind) << 56) | ++next_;
+  obj->handle = h;
+  objects_[h] = std::move(obj);
+  return reinterpret_cast<void*>(static_cast<uintptr_t>(h));
+}
+
+std::shared_ptr<Object> ObjectTable::find(ObjectKind kind, const void* handle) const {
+  const uint64_t h = reinterpret_cast<uintptr_t>(handle);
+  if ((h >> 56) != static_cast<uint64_t>(kind)) return nullptr;
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(h);
+  return it == objects_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<Object> ObjectTable::remove(ObjectKind kind, const void* handle) {
+  const uint64_t h = reinterpret_cast<uintptr_t>(handle);
+  if ((h >> 56) != static_cast<uint64_t>(kind)) return nullptr;
+  std::lock_guard lock(mu_);
+  auto it = objects_.find(h);
+  if (it == objects_.end()) return nullptr;
+  auto obj = std::move(it->second);
+  objects_.erase(it);
+  return obj;
+}
+
+size_t ObjectTable::count(ObjectKind kind) const {
+  std::lock_guard lock(mu_);
+  size_t n = 0;
+  for (const auto& [h, o] : objects_) n += (h >> 56) == static_cast<uint64_t>(kind) ? 1 : 0;
+  return n;
+}
+
+}  // namespace openhtp::qnn

@@ -1,0 +1,95 @@
+// The client-side objects behind QNN handles. Each is plain state; the rules
+// and behaviour live in the *_api.cpp file of its concern. Lock order, where
+// several are held: Context::mu before Graph::mu.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "QnnContext.h"
+#include "QnnGraph.h"
+#include "QnnMem.h"
+#include "QnnProfile.h"
+#include "htp/graph_spec.h"
+#include "qnn/htp_stub.h"
+#include "qnn/object_table.h"
+
+namespace openhtp::qnn {
+
+struct Backend : Object {
+  Qnn_LogHandle_t logger = nullptr;
+  std::shared_ptr<HtpStub> stub;
+};
+
+struct Device : Object {};
+
+struct Context;
+
+// One registered region of shared memory, as the DSP sees it.
+struct MemHandle : Object {
+  std::weak_ptr<Context> context;
+  uint64_t context_handle = 0;
+  uint64_t remote_id = 0;          // id in the HTP runtime
+  Qnn_MemType_t mem_type = QNN_MEM_TYPE_UNDEFINED;
+  uint32_t htp_type = 0;           // QnnHtpMem_Type_t for CUSTOM
+  uint64_t dev = 0, ino = 0;       // identity of the registered fd
+  uint64_t offset = 0;             // of the region within the fd
+  uint64_t bytes = 0;              // bytes the handle covers (from the descriptor)
+  int fd = -1;                     // the client's fd number at registration (for messages)
+};
+
+struct Graph : Object {
+  std::weak_ptr<Context> context;
+  uint64_t context_handle = 0;
+  std::mutex mu;
+  htp::GraphSpec spec;
+  std::unordered_map<uint32_t, size_t> tensor_index;  // id → index in spec.tensors
+  std::set<std::string> tensor_names;
+  std::set<uint32_t> produced;   // tensor ids some node writes
+  bool finalized = false;
+  uint64_t remote_id = 0;
+  uint64_t arena_bytes = 0;
+  // Copy accounting of the most recent execute (see include/openhtp/qnn_ext.h).
+  uint64_t last_bytes_copied_in = 0, last_bytes_copied_out = 0, last_bytes_by_reference = 0;
+  uint64_t last_exec_ns = 0;
+};
+
+struct Context : Object {
+  std::shared_ptr<Backend> backend;
+  uint64_t remote_id = 0;
+  std::mutex mu;
+  uint32_t next_tensor_id = 1;
+  std::vector<uint64_t> graphs;      // graph handles
+  std::set<uint64_t> mem_handles;    // live mem handles registered here
+  // (dev, ino, offset) → mem handle: one handle per region (8002 otherwise).
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> regions;
+  // Context tensors (tensorCreateContextTensor), visible to all its graphs.
+  std::vector<htp::TensorSpec> context_tensors;
+  std::set<std::string> context_tensor_names;
+};
+
+struct ProfileEvent {
+  QnnProfile_EventType_t type = 0;
+  QnnProfile_EventUnit_t unit = QNN_PROFILE_EVENTUNIT_MICROSEC;
+  uint64_t value = 0;
+  std::string identifier;
+  std::vector<QnnProfile_EventId_t> children;
+};
+
+struct Profile : Object {
+  QnnProfile_Level_t level = QNN_PROFILE_LEVEL_BASIC;
+  uint64_t max_events = 0;  // 0: unlimited
+  std::mutex mu;
+  std::vector<QnnProfile_EventId_t> top_level;
+};
+
+inline void* as_handle(uint64_t h) { return reinterpret_cast<void*>(static_cast<uintptr_t>(h)); }
+
+}  // namespace openhtp::qnn

@@ -1,0 +1,139 @@
+#include "qnn/op_config.h"
+
+#include <cstring>
+
+#include "qnn/logger.h"
+#include "qnn/tensor_view.h"
+
+namespace openhtp::qnn {
+
+bool check_op_identity(const Qnn_OpConfig_t& op, std::string* why) {
+  if (op.version != QNN_OPCONFIG_VERSION_1) {
+    *why = "op config version " + std::to_string(op.version) + " is not supported (only 1)";
+    return false;
+  }
+  const Qnn_OpConfigV1_t& v = op.v1;
+  if (v.typeName == nullptr) {
+    *why = "op config has no typeName";
+    return false;
+  }
+  if (v.packageName == nullptr || std::strcmp(v.packageName, ops::kPackageName.data()) != 0) {
+    *why = std::string("op '") + (v.name ? v.name : "?") + "': package '" + (v.packageName ? v.packageName : "(null)") +
+           "' is not registered (only " + std::string(ops::kPackageName) + ")";
+    return false;
+  }
+  if ((v.numOfInputs > 0 && v.inputTensors == nullptr) || (v.numOfOutputs > 0 && v.outputTensors == nullptr) ||
+      (v.numOfParams > 0 && v.params == nullptr)) {
+    *why = std::string("op '") + (v.name ? v.name : "?") + "': a tensor or param count is non-zero but its array is NULL";
+    return false;
+  }
+  return true;
+}
+
+bool describe_tensor(const Qnn_Tensor_t& t, ops::TensorDesc* desc, std::string* why) {
+  TensorView v(&t);
+  if (!v.version_known()) {
+    *why = "tensor struct version " + std::to_string(t.version) + " is unknown";
+    return false;
+  }
+  desc->present = v.type() != QNN_TENSOR_TYPE_NULL;
+  desc->dtype = static_cast<uint32_t>(v.data_type());
+  desc->dims.assign(v.dims(), v.dims() + (v.dims() ? v.rank() : 0));
+  if (v.rank() > 0 && v.dims() == nullptr) {
+    *why = "tensor " + v.display_name() + " has rank " + std::to_string(v.rank()) + " but no dimensions";
+    return false;
+  }
+  const Qnn_QuantizeParams_t& q = v.quant();
+  if (q.encodingDefinition == QNN_DEFINITION_DEFINED && q.quantizationEncoding == QNN_QUANTIZATION_ENCODING_SCALE_OFFSET) {
+    desc->quant = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
+  }
+  desc->static_data = nullptr;
+  if (v.type() == QNN_TENSOR_TYPE_STATIC) {
+    if (v.mem_type() != QNN_TENSORMEMTYPE_RAW || v.client_buf().data == nullptr) {
+      *why = "static tensor " + v.display_name() + " has no data (memType must be RAW with clientBuf set)";
+      return false;
+    }
+    if (v.num_bytes() == 0 || v.client_buf().dataSize != v.num_bytes()) {
+      *why = "static tensor " + v.display_name() + " has clientBuf.dataSize " +
+             std::to_string(v.client_buf().dataSize) + ", its shape and type need " + std::to_string(v.num_bytes());
+      return false;
+    }
+    desc->static_data = v.client_buf().data;
+  }
+  return true;
+}
+
+bool convert_params(const Qnn_OpConfigV1_t& op, std::vector<ops::Param>* params, std::string* why) {
+  const std::string node = std::string("op '") + (op.name ? op.name : "?") + "'";
+  for (uint32_t i = 0; i < op.numOfParams; ++i) {
+    const Qnn_Param_t& p = op.params[i];
+    if (p.name == nullptr) {
+      *why = node + ": param " + std::to_string(i) + " has no name";
+      return false;
+    }
+    ops::Param out;
+    out.name = p.name;
+    if (p.paramType == QNN_PARAMTYPE_SCALAR) {
+      const Qnn_Scalar_t& s = p.scalarParam;
+      out.dtype = static_cast<uint32_t>(s.dataType);
+      switch (s.dataType) {
+        case QNN_DATATYPE_FLOAT_32: out.f = s.floatValue; out.i = static_cast<int64_t>(s.floatValue); break;
+        case QNN_DATATYPE_FLOAT_64: out.f = s.doubleValue; out.i = static_cast<int64_t>(s.doubleValue); break;
+        case QNN_DATATYPE_BOOL_8: out.i = s.bool8Value ? 1 : 0; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_UINT_8: out.i = s.uint8Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_INT_8: out.i = s.int8Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_UINT_16: out.i = s.uint16Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_INT_16: out.i = s.int16Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_UINT_32: out.i = s.uint32Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_INT_32: out.i = s.int32Value; out.f = static_cast<double>(out.i); break;
+        case QNN_DATATYPE_UINT_64: out.i = static_cast<int64_t>(s.uint64Value); out.f = static_cast<double>(s.uint64Value); break;
+        case QNN_DATATYPE_INT_64: out.i = s.int64Value; out.f = static_cast<double>(out.i); break;
+        default:
+          *why = node + ": scalar param '" + out.name + "' has unsupported data type 0x" +
+                 [&] { char b[16]; snprintf(b, sizeof b, "%04x", static_cast<unsigned>(s.dataType)); return std::string(b); }();
+          return false;
+      }
+    } else if (p.paramType == QNN_PARAMTYPE_TENSOR) {
+      out.is_tensor = true;
+      TensorView v(&p.tensorParam);
+      if (!v.version_known()) {
+        *why = node + ": tensor param '" + out.name + "' has an unknown tensor version";
+        return false;
+      }
+      out.dtype = static_cast<uint32_t>(v.data_type());
+      const size_t bytes = v.num_bytes();
+      if (bytes == 0 || v.client_buf().data == nullptr || v.client_buf().dataSize < bytes) {
+        *why = node + ": tensor param '" + out.name + "' needs " + std::to_string(bytes) +
+               " bytes of data in clientBuf, has " + std::to_string(v.client_buf().dataSize);
+        return false;
+      }
+      out.dims.assign(v.dims(), v.dims() + v.rank());
+      const auto* d = static_cast<const uint8_t*>(v.client_buf().data);
+      out.data.assign(d, d + bytes);
+    } else {
+      *why = node + ": param '" + out.name + "' has paramType " + std::to_string(p.paramType) + " (must be SCALAR or TENSOR)";
+      return false;
+    }
+    params->push_back(std::move(out));
+  }
+  return true;
+}
+
+Qnn_ErrorHandle_t validate_node(const ops::NodeDesc& node, Qnn_ErrorHandle_t invalid_code,
+                                Qnn_ErrorHandle_t unsupported_code) {
+  const ops::OpDef* def = ops::find_op(node.type);
+  if (def == nullptr) {
+    QNN_LOG_ERROR("op '%.*s': type '%.*s' is not supported by the HTP backend (see backendGetSupportedOperations)",
+                  static_cast<int>(node.name.size()), node.name.data(), static_cast<int>(node.type.size()),
+                  node.type.data());
+    return unsupported_code;
+  }
+  ops::Status st = def->prepare(node, nullptr);
+  if (!st.ok()) {
+    QNN_LOG_ERROR("%s", st.message.c_str());
+    return st.code == ops::StatusCode::kUnsupported ? unsupported_code : invalid_code;
+  }
+  return QNN_SUCCESS;
+}
+
+}  // namespace openhtp::qnn

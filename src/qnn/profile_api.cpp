@@ -1,0 +1,134 @@
+#include <map>
+#include <mutex>
+
+#include "QnnProfile.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+#include "qnn/profile_events.h"
+
+using namespace openhtp::qnn;
+
+namespace {
+
+struct EventStore {
+  std::mutex mu;
+  std::map<QnnProfile_EventId_t, ProfileEvent> events;
+  std::map<QnnProfile_EventId_t, std::vector<QnnProfile_EventId_t>> owned_by_profile;  // profile handle → ids
+  QnnProfile_EventId_t next = 1;
+};
+
+EventStore& store() {
+  static auto* s = new EventStore;
+  return *s;
+}
+
+void drop_events(const std::vector<QnnProfile_EventId_t>& ids) {
+  std::lock_guard lock(store().mu);
+  for (auto id : ids) {
+    auto it = store().events.find(id);
+    if (it == store().events.end()) continue;
+    for (auto c : it->second.children) store().events.erase(c);
+    store().events.erase(it);
+  }
+}
+
+}  // namespace
+
+namespace openhtp::qnn {
+
+void profile_record(Qnn_ProfileHandle_t profile, ProfileEvent top, std::vector<ProfileEvent> children) {
+  if (profile == nullptr) return;
+  auto p = find_object<Profile>(ObjectKind::kProfile, profile);
+  if (!p) {
+    QNN_LOG_WARN("profile handle %p is not live; event '%s' dropped", profile, top.identifier.c_str());
+    return;
+  }
+  std::lock_guard plock(p->mu);
+  if (p->max_events != 0 && p->top_level.size() >= p->max_events) return;
+  std::lock_guard lock(store().mu);
+  if (p->level == QNN_PROFILE_LEVEL_BASIC || p->level == QNN_PROFILE_LEVEL_DETAILED || p->level == QNN_PROFILE_LEVEL_BACKEND) {
+    for (auto& c : children) {
+      const QnnProfile_EventId_t id = store().next++;
+      store().events[id] = std::move(c);
+      top.children.push_back(id);
+    }
+  }
+  const QnnProfile_EventId_t id = store().next++;
+  store().events[id] = std::move(top);
+  p->top_level.push_back(id);
+}
+
+}  // namespace openhtp::qnn
+
+extern "C" {
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_create(Qnn_BackendHandle_t backend, QnnProfile_Level_t level,
+                                            Qnn_ProfileHandle_t* profile) {
+  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  if (profile == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
+  if (level != QNN_PROFILE_LEVEL_BASIC && level != QNN_PROFILE_LEVEL_DETAILED && level != QNN_PROFILE_LEVEL_BACKEND) {
+    QNN_LOG_ERROR("profileCreate: level %u is not BASIC (1), DETAILED (2) or BACKEND (1000)", level);
+    return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
+  }
+  auto p = std::make_shared<Profile>();
+  p->level = level;
+  *profile = ObjectTable::instance().add(ObjectKind::kProfile, p);
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_setConfig(Qnn_ProfileHandle_t profileHandle, const QnnProfile_Config_t** config) {
+  auto p = find_object<Profile>(ObjectKind::kProfile, profileHandle);
+  if (!p) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  for (const QnnProfile_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    if ((*c)->option == QNN_PROFILE_CONFIG_OPTION_MAX_EVENTS) {
+      std::lock_guard lock(p->mu);
+      p->max_events = (*c)->numMaxEvents;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_getEvents(Qnn_ProfileHandle_t profileHandle, const QnnProfile_EventId_t** profileEventIds,
+                                               uint32_t* numEvents) {
+  auto p = find_object<Profile>(ObjectKind::kProfile, profileHandle);
+  if (!p) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  if (profileEventIds == nullptr || numEvents == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
+  std::lock_guard lock(p->mu);
+  *profileEventIds = p->top_level.data();
+  *numEvents = static_cast<uint32_t>(p->top_level.size());
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_getSubEvents(QnnProfile_EventId_t eventId, const QnnProfile_EventId_t** subEventIds,
+                                                  uint32_t* numSubEvents) {
+  if (subEventIds == nullptr || numSubEvents == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
+  std::lock_guard lock(store().mu);
+  auto it = store().events.find(eventId);
+  if (it == store().events.end()) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  *subEventIds = it->second.children.data();
+  *numSubEvents = static_cast<uint32_t>(it->second.children.size());
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_getEventData(QnnProfile_EventId_t eventId, QnnProfile_EventData_t* eventData) {
+  if (eventData == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
+  std::lock_guard lock(store().mu);
+  auto it = store().events.find(eventId);
+  if (it == store().events.end()) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  eventData->type = it->second.type;
+  eventData->unit = it->second.unit;
+  eventData->value = it->second.value;
+  eventData->identifier = it->second.identifier.c_str();
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnProfile_free(Qnn_ProfileHandle_t profileHandle) {
+  auto obj = ObjectTable::instance().remove(ObjectKind::kProfile, profileHandle);
+  if (!obj) return QNN_PROFILE_ERROR_INVALID_HANDLE;
+  auto p = std::static_pointer_cast<Profile>(obj);
+  std::lock_guard lock(p->mu);
+  drop_events(p->top_level);
+  return QNN_SUCCESS;
+}
+
+}  // extern "C"

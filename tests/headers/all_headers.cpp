@@ -1,0 +1,4 @@
+// Strict C++17 compile check of every public header (see all_headers_body.h).
+#include "all_headers_body.h"
+
+int main() { return openhtp_use_all_init_macros() == 0 ? 1 : 0; }

@@ -1,0 +1,171 @@
+#include <set>
+
+#include "test_util.h"
+
+namespace opstest {
+namespace {
+
+TEST(Registry, ListsEveryOpOnceInStableOrder) {
+  const std::vector<std::string> expected = {
+      "ElementWiseAdd", "ElementWiseMultiply", "Relu",     "FullyConnected", "MatMul",
+      "Conv2d",         "PoolMax2d",           "Reshape", "Softmax"};
+  std::vector<std::string> got;
+  for (const OpDef& d : all_ops()) {
+    got.emplace_back(d.type_name);
+    EXPECT_NE(d.prepare, nullptr);
+  }
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(all_ops().data(), all_ops().data());  // the same table every call
+}
+
+TEST(Registry, FindOp) {
+  for (const OpDef& d : all_ops()) EXPECT_EQ(find_op(d.type_name), &d);
+  EXPECT_EQ(find_op("Conv3d"), nullptr);
+  EXPECT_EQ(find_op("conv2d"), nullptr);  // names are case-sensitive
+  EXPECT_EQ(find_op(""), nullptr);
+}
+
+TEST(Registry, FindParam) {
+  std::vector<Param> params = {u32_param("a", 1), u32_param("b", 2)};
+  NodeDesc node{"n", "T", {}, {}, params};
+  ASSERT_NE(node.find_param("b"), nullptr);
+  EXPECT_EQ(node.find_param("b")->i, 2);
+  EXPECT_EQ(node.find_param("c"), nullptr);
+}
+
+TEST(Registry, NumElements) {
+  EXPECT_EQ(f32({}).num_elements(), 1u);  // rank 0 is a scalar
+  EXPECT_EQ(f32({2, 3, 4}).num_elements(), 24u);
+  EXPECT_EQ(f32({2, 3, 4}).num_bytes(), 96u);
+  EXPECT_EQ(typed(dtype::kFloat16, {5}).num_bytes(), 10u);
+}
+
+TEST(Dtype, SizesAndNames) {
+  EXPECT_EQ(dtype::element_size(dtype::kFloat32), 4u);
+  EXPECT_EQ(dtype::element_size(dtype::kFloat16), 2u);
+  EXPECT_EQ(dtype::element_size(dtype::kInt64), 8u);
+  EXPECT_EQ(dtype::element_size(dtype::kUfixed8), 1u);
+  EXPECT_EQ(dtype::element_size(dtype::kSfixed32), 4u);
+  EXPECT_EQ(dtype::element_size(dtype::kBool8), 1u);
+  EXPECT_EQ(dtype::element_size(0x0264), 8u);  // FLOAT_64
+  EXPECT_EQ(dtype::element_size(0x7FFFFFFF), 0u);
+  EXPECT_EQ(dtype::element_size(0x1234), 0u);
+  EXPECT_STREQ(dtype::name(dtype::kFloat32), "FLOAT_32");
+  EXPECT_STREQ(dtype::name(dtype::kUfixed16), "UFIXED_POINT_16");
+  EXPECT_STREQ(dtype::name(dtype::kSfixed8), "SFIXED_POINT_8");
+  EXPECT_STREQ(dtype::name(dtype::kBool8), "BOOL_8");
+  EXPECT_STREQ(dtype::name(0x7FFFFFFF), "UNDEFINED");
+  EXPECT_STREQ(dtype::name(0x1234), "UNKNOWN");
+}
+
+// Rules every op shares, checked on all of them: dtype, NULL mandatory input,
+// zero dims, unknown params, input/output counts.
+std::vector<Node> valid_nodes() {
+  std::vector<Node> v;
+  v.push_back({"ElementWiseAdd", "n1", {f32({2, 3}), f32({3})}, {f32({2, 3})}, {}});
+  v.push_back({"ElementWiseMultiply", "n1", {f32({2, 3}), f32({3})}, {f32({2, 3})}, {}});
+  v.push_back({"Relu", "n1", {f32({2, 3})}, {f32({2, 3})}, {}});
+  v.push_back({"FullyConnected", "n1", {f32({2, 3}), f32({4, 3})}, {f32({2, 4})}, {}});
+  v.push_back({"MatMul", "n1", {f32({2, 3}), f32({3, 4})}, {f32({2, 4})}, {}});
+  v.push_back({"Conv2d", "n1", {f32({1, 3, 3, 2}), f32({2, 2, 2, 4})}, {f32({1, 2, 2, 4})},
+               {u32_tensor_param("stride", {2}, {1, 1}),
+                u32_tensor_param("pad_amount", {2, 2}, {0, 0, 0, 0})}});
+  v.push_back({"PoolMax2d", "n1", {f32({1, 3, 3, 2})}, {f32({1, 2, 2, 2})},
+               {u32_tensor_param("filter_size", {2}, {2, 2}), u32_tensor_param("stride", {2}, {1, 1}),
+                u32_tensor_param("pad_amount", {2, 2}, {0, 0, 0, 0})}});
+  v.push_back({"Reshape", "n1", {f32({2, 3})}, {f32({3, 2})}, {}});
+  v.push_back({"Softmax", "n1", {f32({2, 3})}, {f32({2, 3})}, {}});
+  return v;
+}
+
+TEST(CommonRules, BaseNodesAreValidAndBuildKernels) {
+  for (const Node& n : valid_nodes()) {
+    std::unique_ptr<OpKernel> k;
+    Status s = n.prepare(&k);
+    EXPECT_TRUE(s.ok()) << n.type << ": " << s.message;
+    EXPECT_NE(k, nullptr) << n.type;
+    // Validation only: no kernel requested, same verdict.
+    EXPECT_TRUE(n.prepare(nullptr).ok()) << n.type;
+  }
+}
+
+TEST(CommonRules, NonFloat32IsUnsupportedAndNamesTheType) {
+  for (Node n : valid_nodes()) {
+    n.inputs[0].dtype = dtype::kFloat16;
+    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "in[0]", "FLOAT_16", "'n1'");
+  }
+  for (Node n : valid_nodes()) {
+    n.outputs[0].dtype = dtype::kUfixed8;
+    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "out[0]", "UFIXED_POINT_8");
+  }
+  for (Node n : valid_nodes()) {
+    n.inputs.back().dtype = dtype::kInt32;
+    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "INT_32");
+  }
+}
+
+TEST(CommonRules, UnknownDataTypeCodeIsInvalid) {
+  for (Node n : valid_nodes()) {
+    n.inputs[0].dtype = 0x4242;
+    EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "unknown data type 0x4242");
+  }
+}
+
+TEST(CommonRules, MandatoryInputMayNotBeNull) {
+  for (Node n : valid_nodes()) {
+    n.inputs[0] = null_tensor();
+    EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "in[0]", "absent");
+  }
+}
+
+TEST(CommonRules, ZeroDimIsInvalid) {
+  for (Node n : valid_nodes()) {
+    n.inputs[0].dims[1] = 0;
+    EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "in[0]", "dim 1 is 0");
+  }
+}
+
+TEST(CommonRules, HugeTensorIsRefusedWithoutOverflow) {
+  for (Node n : valid_nodes()) {
+    n.inputs[0].dims = {65536, 65536, 65536, 65536};  // 2^64 elements: overflows size_t
+    Status s = n.prepare();
+    EXPECT_FALSE(s.ok()) << n.type;
+    EXPECT_NE(s.message.find("in[0]"), std::string::npos) << s.message;
+  }
+}
+
+TEST(CommonRules, UnknownParamNamed) {
+  for (Node n : valid_nodes()) {
+    n.params.push_back(u32_param("frobnicate", 1));
+    EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "unknown parameter 'frobnicate'");
+  }
+}
+
+TEST(CommonRules, WrongInputAndOutputCounts) {
+  for (Node n : valid_nodes()) {
+    Node more = n;
+    while (more.inputs.size() < 4) more.inputs.push_back(f32({1}));
+    EXPECT_STATUS(more.prepare(), StatusCode::kInvalidArgument, "has 4 inputs");
+    Node none = n;
+    none.inputs.clear();
+    EXPECT_STATUS(none.prepare(), StatusCode::kInvalidArgument, "has 0 inputs");
+    Node two_out = n;
+    two_out.outputs.push_back(two_out.outputs[0]);
+    EXPECT_STATUS(two_out.prepare(), StatusCode::kInvalidArgument, "has 2 outputs, expected 1");
+    Node no_out = n;
+    no_out.outputs.clear();
+    EXPECT_STATUS(no_out.prepare(), StatusCode::kInvalidArgument, "has 0 outputs, expected 1");
+  }
+}
+
+TEST(CommonRules, MessagesNameTypeAndNode) {
+  for (Node n : valid_nodes()) {
+    n.name = "my_node_7";
+    n.params.push_back(u32_param("bogus", 1));
+    Status s = n.prepare();
+    EXPECT_EQ(s.message.rfind(n.type + " 'my_node_7': ", 0), 0u) << s.message;
+  }
+}
+
+}  // namespace
+}  // namespace opstest

@@ -1,0 +1,142 @@
+// graphExecute across the real process boundary: client buffers (copied once
+// each way), memhandles (zero copy, both directions), and both mixed.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "openhtp/fastrpc_ext.h"
+#include "openhtp/qnn_ext.h"
+#include "qnn_test_util.h"
+#include "rpcmem.h"
+
+using namespace qnntest;
+
+namespace {
+
+std::vector<float> expected_add_relu(const std::vector<float>& a, const std::vector<float>& b) {
+  std::vector<float> r(a.size());
+  for (size_t i = 0; i < a.size(); ++i) r[i] = a[i] + b[i] > 0 ? a[i] + b[i] : 0.0f;
+  return r;
+}
+
+std::vector<float> ramp(size_t n, float start, float step) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+class Execute : public QnnFixture {};
+
+}  // namespace
+
+TEST_F(Execute, ClientBuffersAreCopiedOnceEachWay) {
+  const uint32_t n = 1024;
+  build_add_relu(n);
+  auto a = ramp(n, -3.0f, 0.01f), b = ramp(n, 1.0f, -0.005f);
+  std::vector<float> out(n, -1.0f);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(out, expected_add_relu(a, b));
+  OpenHtp_ExecuteStats_t st{};
+  ASSERT_EQ(OpenHtp_getLastExecuteStats(graph_, &st), QNN_SUCCESS);
+  EXPECT_EQ(st.bytesCopiedIn, 2u * n * 4);
+  EXPECT_EQ(st.bytesCopiedOut, 1u * n * 4);
+  EXPECT_EQ(st.bytesByReference, 0u);
+}
+
+TEST_F(Execute, MemHandlesAreZeroCopyBothWays) {
+  const uint32_t n = 4096;
+  build_add_relu(n);
+  // One ION-style buffer per tensor.
+  float* bufs[3];
+  Qnn_MemHandle_t handles[3];
+  for (int i = 0; i < 3; ++i) {
+    bufs[i] = static_cast<float*>(rpcmem_alloc(25, 1, n * 4));
+    ASSERT_NE(bufs[i], nullptr);
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memShape = {2, dims_.data(), nullptr};
+    d.dataType = QNN_DATATYPE_FLOAT_32;
+    d.memType = QNN_MEM_TYPE_ION;
+    d.ionInfo.fd = rpcmem_to_fd(bufs[i]);
+    ASSERT_EQ(api().memRegister(context_, &d, 1, &handles[i]), QNN_SUCCESS);
+  }
+  auto a = ramp(n, -2.0f, 0.001f), b = ramp(n, 0.5f, 0.0f);
+  std::memcpy(bufs[0], a.data(), n * 4);  // the client writes through its pointer...
+  std::memcpy(bufs[1], b.data(), n * 4);
+  Qnn_Tensor_t in[] = {a_, b_};
+  for (int i = 0; i < 2; ++i) {
+    in[i].v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+    in[i].v1.memHandle = handles[i];
+  }
+  Qnn_Tensor_t o = out_;
+  o.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+  o.v1.memHandle = handles[2];
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  // ...the DSP process read it and wrote the result into the client's pages.
+  auto want = expected_add_relu(a, b);
+  EXPECT_EQ(std::memcmp(bufs[2], want.data(), n * 4), 0);
+  OpenHtp_ExecuteStats_t st{};
+  ASSERT_EQ(OpenHtp_getLastExecuteStats(graph_, &st), QNN_SUCCESS);
+  EXPECT_EQ(st.bytesCopiedIn, 0u);
+  EXPECT_EQ(st.bytesCopiedOut, 0u);
+  EXPECT_EQ(st.bytesByReference, 3u * n * 4);
+
+  // New data, same handles: the DSP sees the new bytes in place.
+  for (uint32_t i = 0; i < n; ++i) bufs[0][i] = 10.0f;
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(bufs[2][7], 10.5f);
+  ASSERT_EQ(api().memDeRegister(handles, 3), QNN_SUCCESS);
+  for (float* p : bufs) rpcmem_free(p);
+}
+
+TEST_F(Execute, MultiTensorSharedBufferAndClientBuffersMixed) {
+  const uint32_t n = 333;  // odd sizes: offsets are not aligned
+  build_add_relu(n);
+  const uint64_t total = 2ull * n * 4;
+  auto* base = static_cast<uint8_t*>(rpcmem_alloc(25, 1, static_cast<int>(total)));
+  const int fd = rpcmem_to_fd(base);
+  Qnn_MemHandle_t h[2];
+  for (int i = 0; i < 2; ++i) {
+    QnnMemHtp_Descriptor_t htp{};
+    htp.type = QNN_HTP_MEM_SHARED_BUFFER;
+    htp.size = total;
+    htp.sharedBufferConfig = {fd, static_cast<uint64_t>(i) * n * 4};
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memShape = {2, dims_.data(), nullptr};
+    d.dataType = QNN_DATATYPE_FLOAT_32;
+    d.memType = QNN_MEM_TYPE_CUSTOM;
+    d.customInfo = &htp;
+    ASSERT_EQ(api().memRegister(context_, &d, 1, &h[i]), QNN_SUCCESS);
+  }
+  auto a = ramp(n, -1.0f, 0.01f), b = ramp(n, 0.25f, 0.0f);
+  std::memcpy(base, a.data(), n * 4);  // a: memhandle at offset 0
+  std::vector<float> out(n);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+  in[0].v1.memHandle = h[0];
+  in[1].v1.clientBuf = {b.data(), n * 4};  // b: client buffer
+  Qnn_Tensor_t o = out_;
+  o.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;  // out: memhandle at offset n*4
+  o.v1.memHandle = h[1];
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  auto want = expected_add_relu(a, b);
+  EXPECT_EQ(std::memcmp(base + n * 4, want.data(), n * 4), 0);
+  OpenHtp_ExecuteStats_t st{};
+  ASSERT_EQ(OpenHtp_getLastExecuteStats(graph_, &st), QNN_SUCCESS);
+  EXPECT_EQ(st.bytesCopiedIn, n * 4u);
+  EXPECT_EQ(st.bytesCopiedOut, 0u);
+  EXPECT_EQ(st.bytesByReference, 2u * n * 4);
+  ASSERT_EQ(api().memDeRegister(h, 2), QNN_SUCCESS);
+  rpcmem_free(base);
+}
+
+TEST_F(Execute, RunsInTheDspProcess) {
+  build_add_relu(8);
+  EXPECT_GT(openhtp_fastrpc_dsp_pid(), 0);
+  EXPECT_NE(openhtp_fastrpc_dsp_pid(), getpid());
+}

@@ -1,0 +1,135 @@
+// Helpers shared by the QNN API tests: the provider's function table, a log
+// capture, and a small graph builder.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdarg>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "HTP/QnnHtpMem.h"
+#include "QnnInterface.h"
+#include "QnnOpDef.h"
+
+namespace qnntest {
+
+// The HTP provider's table, obtained the way clients do.
+inline const QNN_INTERFACE_VER_TYPE& api() {
+  static const QNN_INTERFACE_VER_TYPE* table = [] {
+    const QnnInterface_t** providers = nullptr;
+    uint32_t n = 0;
+    if (QnnInterface_getProviders(&providers, &n) != QNN_SUCCESS || n != 1) std::abort();
+    return &providers[0]->QNN_INTERFACE_VER_NAME;
+  }();
+  return *table;
+}
+
+// Collects every line the backend logs.
+class LogCapture {
+ public:
+  static LogCapture& instance() {
+    static LogCapture c;
+    return c;
+  }
+  void clear() {
+    std::lock_guard l(mu_);
+    lines_.clear();
+  }
+  std::vector<std::string> lines() {
+    std::lock_guard l(mu_);
+    return lines_;
+  }
+  // True if exactly one captured line contains every needle.
+  bool has_line_with(std::initializer_list<std::string> needles) {
+    std::lock_guard l(mu_);
+    for (const auto& line : lines_) {
+      bool all = true;
+      for (const auto& n : needles) all &= line.find(n) != std::string::npos;
+      if (all) return true;
+    }
+    return false;
+  }
+  static void callback(const char* fmt, QnnLog_Level_t level, uint64_t, va_list args) {
+    if (level != QNN_LOG_LEVEL_ERROR) return;
+    char buf[2048];
+    vsnprintf(buf, sizeof buf, fmt, args);
+    std::lock_guard l(instance().mu_);
+    instance().lines_.push_back(buf);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::string> lines_;
+};
+
+inline Qnn_Tensor_t make_tensor(const char* name, Qnn_TensorType_t type, std::vector<uint32_t>& dims,
+                                Qnn_DataType_t dt = QNN_DATATYPE_FLOAT_32) {
+  Qnn_Tensor_t t = QNN_TENSOR_INIT;
+  t.v1.name = name;
+  t.v1.type = type;
+  t.v1.dataType = dt;
+  t.v1.rank = static_cast<uint32_t>(dims.size());
+  t.v1.dimensions = dims.data();
+  t.v1.memType = QNN_TENSORMEMTYPE_RAW;
+  return t;
+}
+
+// Backend + context with a log capture, torn down in reverse.
+class QnnFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LogCapture::instance().clear();
+    ASSERT_EQ(api().logCreate(LogCapture::callback, QNN_LOG_LEVEL_ERROR, &log_), QNN_SUCCESS);
+    ASSERT_EQ(api().backendCreate(log_, nullptr, &backend_), QNN_SUCCESS);
+    ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &context_), QNN_SUCCESS);
+  }
+  void TearDown() override {
+    if (context_ != nullptr) api().contextFree(context_, nullptr);
+    if (backend_ != nullptr) api().backendFree(backend_);
+    if (log_ != nullptr) api().logFree(log_);
+  }
+
+  // out = relu(a + b) over `n` floats: a minimal two-node graph. Tensors are
+  // left in a_/b_/out_ with their ids filled in.
+  void build_add_relu(uint32_t n, const char* name = "add_relu") {
+    dims_ = {1, n};
+    a_ = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims_);
+    b_ = make_tensor("b", QNN_TENSOR_TYPE_APP_WRITE, dims_);
+    sum_ = make_tensor("sum", QNN_TENSOR_TYPE_NATIVE, dims_);
+    out_ = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims_);
+    ASSERT_EQ(api().graphCreate(context_, name, nullptr, &graph_), QNN_SUCCESS);
+    for (Qnn_Tensor_t* t : {&a_, &b_, &sum_, &out_}) ASSERT_EQ(api().tensorCreateGraphTensor(graph_, t), QNN_SUCCESS);
+    Qnn_Tensor_t add_in[] = {a_, b_};
+    Qnn_OpConfig_t add = QNN_OPCONFIG_INIT;
+    add.v1.name = "add";
+    add.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
+    add.v1.typeName = QNN_OP_ELEMENT_WISE_ADD;
+    add.v1.numOfInputs = 2;
+    add.v1.inputTensors = add_in;
+    add.v1.numOfOutputs = 1;
+    add.v1.outputTensors = &sum_;
+    ASSERT_EQ(api().graphAddNode(graph_, add), QNN_SUCCESS);
+    Qnn_OpConfig_t relu = QNN_OPCONFIG_INIT;
+    relu.v1.name = "relu";
+    relu.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
+    relu.v1.typeName = QNN_OP_RELU;
+    relu.v1.numOfInputs = 1;
+    relu.v1.inputTensors = &sum_;
+    relu.v1.numOfOutputs = 1;
+    relu.v1.outputTensors = &out_;
+    ASSERT_EQ(api().graphAddNode(graph_, relu), QNN_SUCCESS);
+    ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  }
+
+  Qnn_LogHandle_t log_ = nullptr;
+  Qnn_BackendHandle_t backend_ = nullptr;
+  Qnn_ContextHandle_t context_ = nullptr;
+  Qnn_GraphHandle_t graph_ = nullptr;
+  std::vector<uint32_t> dims_;
+  Qnn_Tensor_t a_, b_, sum_, out_;
+};
+
+}  // namespace qnntest
