@@ -16,7 +16,11 @@ namespace openhtp::qnn {
 namespace {
 
 std::mutex g_mu;
-std::weak_ptr<HtpStub> g_stub;
+// One stub per transport, shared by the backends that use it. The transport is
+// read from OPENHTP_HTP_TRANSPORT at each backendCreate, so one process can
+// hold a FastRPC backend and an in-process backend side by side (the bench
+// compares them in one run).
+std::weak_ptr<HtpStub> g_fastrpc_stub, g_inproc_stub;
 
 std::string own_dir() {
   Dl_info info{};
@@ -30,10 +34,12 @@ std::string own_dir() {
 
 std::shared_ptr<HtpStub> HtpStub::get(Qnn_ErrorHandle_t* err) {
   std::lock_guard lock(g_mu);
-  if (auto s = g_stub.lock()) return s;
-  std::shared_ptr<HtpStub> s(new HtpStub);
   const char* transport = getenv("OPENHTP_HTP_TRANSPORT");
-  if (transport != nullptr && std::strcmp(transport, "inproc") == 0) {
+  const bool inproc = transport != nullptr && std::strcmp(transport, "inproc") == 0;
+  std::weak_ptr<HtpStub>& slot = inproc ? g_inproc_stub : g_fastrpc_stub;
+  if (auto s = slot.lock()) return s;
+  std::shared_ptr<HtpStub> s(new HtpStub);
+  if (inproc) {
     const std::string path = own_dir() + "/dsp/" + skel::kSkelLibrary;
     s->inproc_lib_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto open_fn = s->inproc_lib_ ? reinterpret_cast<int (*)(const char*, remote_handle64*)>(
@@ -55,7 +61,7 @@ std::shared_ptr<HtpStub> HtpStub::get(Qnn_ErrorHandle_t* err) {
       return nullptr;
     }
   }
-  g_stub = s;
+  slot = s;
   return s;
 }
 

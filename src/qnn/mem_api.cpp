@@ -207,15 +207,17 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
   for (uint32_t i = 0; i < numDescriptors; ++i) {
     const Pending& p = pending[i];
     const auto key = std::make_tuple(p.info.dev, p.info.ino, p.offset);
+    bool duplicate;
     {
       std::lock_guard lock(ctx->mu);
-      if (ctx->regions.count(key) != 0) {
-        QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
-                      "(one handle per (context, fd, offset))",
-                      i, p.fd, static_cast<unsigned long long>(p.offset));
-        undo();
-        return QNN_MEM_ERROR_ALREADY_REGISTERED;
-      }
+      duplicate = ctx->regions.count(key) != 0;
+    }
+    if (duplicate) {
+      QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
+                    "(one handle per (context, fd, offset))",
+                    i, p.fd, static_cast<unsigned long long>(p.offset));
+      undo();
+      return QNN_MEM_ERROR_ALREADY_REGISTERED;
     }
     auto m = std::make_shared<MemHandle>();
     m->context = ctx;

@@ -1,6 +1,6 @@
 // The client-side objects behind QNN handles. Each is plain state; the rules
 // and behaviour live in the *_api.cpp file of its concern. Lock order, where
-// several are held: Context::mu before Graph::mu.
+// several are held: Graph::mu before Context::mu.
 #pragma once
 
 #include <cstdint>

@@ -1,0 +1,217 @@
+// Graph and tensor rules broken on purpose, and a client killed in the middle
+// of an execute.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "openhtp/fastrpc_ext.h"
+#include "qnn_test_util.h"
+
+using namespace qnntest;
+
+namespace {
+class GraphRules : public QnnFixture {};
+}  // namespace
+
+TEST_F(GraphRules, TensorCreationRules) {
+  ASSERT_EQ(api().graphCreate(context_, "g", nullptr, &graph_), QNN_SUCCESS);
+  std::vector<uint32_t> dims{2, 2}, zero{2, 0};
+  Qnn_Tensor_t t = make_tensor("t", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &t), QNN_SUCCESS);
+  EXPECT_NE(t.v1.id, 0u) << "the backend writes the id";
+  Qnn_Tensor_t dup = make_tensor("t", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &dup), QNN_TENSOR_ERROR_ALREADY_EXISTS);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"already has a tensor named 't'"}));
+  Qnn_Tensor_t bad = make_tensor("z", QNN_TENSOR_TYPE_NATIVE, zero);
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &bad), QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
+  float data[4] = {};
+  Qnn_Tensor_t w = make_tensor("w", QNN_TENSOR_TYPE_STATIC, dims);
+  w.v1.clientBuf = {data, 12};  // needs 16
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &w), QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'w'", "16 bytes", "has 12"}));
+  Qnn_Tensor_t app = make_tensor("in_with_data", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  app.v1.clientBuf = {data, 16};
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &app), QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
+  Qnn_Tensor_t noname = make_tensor(nullptr, QNN_TENSOR_TYPE_APP_WRITE, dims);
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &noname), QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
+  Qnn_Tensor_t v9 = make_tensor("v9", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  v9.version = static_cast<Qnn_TensorVersion_t>(9);
+  EXPECT_EQ(api().tensorCreateGraphTensor(graph_, &v9), QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
+}
+
+TEST_F(GraphRules, AddNodeRules) {
+  ASSERT_EQ(api().graphCreate(context_, "g", nullptr, &graph_), QNN_SUCCESS);
+  Qnn_GraphHandle_t again = nullptr;
+  EXPECT_EQ(api().graphCreate(context_, "g", nullptr, &again), QNN_GRAPH_ERROR_INVALID_NAME);
+  std::vector<uint32_t> dims{1, 4}, other{1, 5};
+  Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_NATIVE, other);
+  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &x), QNN_SUCCESS);
+  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &y), QNN_SUCCESS);
+  Qnn_OpConfig_t relu = QNN_OPCONFIG_INIT;
+  relu.v1.name = "r";
+  relu.v1.packageName = "qti.aisw";
+  relu.v1.typeName = QNN_OP_RELU;
+  relu.v1.numOfInputs = 1;
+  relu.v1.inputTensors = &x;
+  relu.v1.numOfOutputs = 1;
+  relu.v1.outputTensors = &y;
+  // Shape mismatch between input and output.
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_INVALID_OP_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"Relu 'r'"}));
+  // A tensor that was never created in this graph.
+  Qnn_Tensor_t stranger = make_tensor("stranger", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  stranger.v1.id = 999999;
+  relu.v1.inputTensors = &stranger;
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'stranger'", "was not created"}));
+  // Unknown package / op.
+  relu.v1.inputTensors = &x;
+  relu.v1.packageName = "my.ops";
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_INVALID_OP_CONFIG);
+  relu.v1.packageName = "qti.aisw";
+  relu.v1.typeName = "Frobnicate";
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"Frobnicate"}));
+  // Unknown parameter name.
+  relu.v1.typeName = QNN_OP_RELU;
+  Qnn_Tensor_t y4 = make_tensor("y4", QNN_TENSOR_TYPE_APP_READ, dims);
+  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &y4), QNN_SUCCESS);
+  relu.v1.outputTensors = &y4;
+  Qnn_Param_t p = QNN_PARAM_INIT;
+  p.paramType = QNN_PARAMTYPE_SCALAR;
+  p.name = "colour";
+  p.scalarParam.dataType = QNN_DATATYPE_UINT_32;
+  p.scalarParam.uint32Value = 3;
+  relu.v1.numOfParams = 1;
+  relu.v1.params = &p;
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_INVALID_OP_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"colour"}));
+  // Executing or finalizing too early.
+  EXPECT_EQ(api().graphExecute(graph_, nullptr, 0, nullptr, 0, nullptr, nullptr), QNN_GRAPH_ERROR_GRAPH_NOT_FINALIZED);
+  EXPECT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_GRAPH_ERROR_FINALIZE_FAILED);
+  relu.v1.numOfParams = 0;
+  ASSERT_EQ(api().graphAddNode(graph_, relu), QNN_SUCCESS);
+  // The same output twice.
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  EXPECT_EQ(api().graphAddNode(graph_, relu), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  Qnn_GraphHandle_t found = nullptr;
+  EXPECT_EQ(api().graphRetrieve(context_, "g", &found), QNN_SUCCESS);
+  EXPECT_EQ(found, graph_);
+  EXPECT_EQ(api().graphRetrieve(context_, "nope", &found), QNN_GRAPH_ERROR_GRAPH_DOES_NOT_EXIST);
+}
+
+TEST_F(GraphRules, EveryGraphOutputMustBeProduced) {
+  ASSERT_EQ(api().graphCreate(context_, "g", nullptr, &graph_), QNN_SUCCESS);
+  std::vector<uint32_t> dims{4};
+  Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
+  Qnn_Tensor_t orphan = make_tensor("orphan", QNN_TENSOR_TYPE_APP_READ, dims);
+  for (Qnn_Tensor_t* t : {&x, &y, &orphan}) ASSERT_EQ(api().tensorCreateGraphTensor(graph_, t), QNN_SUCCESS);
+  Qnn_OpConfig_t relu = QNN_OPCONFIG_INIT;
+  relu.v1.name = "r";
+  relu.v1.packageName = "qti.aisw";
+  relu.v1.typeName = QNN_OP_RELU;
+  relu.v1.numOfInputs = 1;
+  relu.v1.inputTensors = &x;
+  relu.v1.numOfOutputs = 1;
+  relu.v1.outputTensors = &y;
+  ASSERT_EQ(api().graphAddNode(graph_, relu), QNN_SUCCESS);
+  EXPECT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_GRAPH_ERROR_FINALIZE_FAILED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"graph output 'orphan'", "not produced"}));
+}
+
+TEST_F(GraphRules, ExecuteBindingRules) {
+  const uint32_t n = 8;
+  build_add_relu(n);
+  std::vector<float> a(n, 1), b(n, 1), out(n);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  // Too few inputs.
+  EXPECT_EQ(api().graphExecute(graph_, in, 1, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  // The output passed as an input.
+  Qnn_Tensor_t wrong[] = {in[0], o};
+  EXPECT_EQ(api().graphExecute(graph_, wrong, 2, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'out'", "is not a graph input"}));
+  // A client buffer that is too small.
+  in[1].v1.clientBuf.dataSize = n * 4 - 1;
+  EXPECT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'b'", "32 bytes", "31 bytes"}));
+  in[1].v1.clientBuf.dataSize = n * 4;
+  // The same input twice.
+  Qnn_Tensor_t twice[] = {in[0], in[0]};
+  EXPECT_EQ(api().graphExecute(graph_, twice, 2, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  // Nothing was harmed: a correct execute still works.
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(out[0], 2.0f);
+}
+
+TEST(ClientLifetime, KilledMidExecuteLeavesNoDspProcess) {
+  ASSERT_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t client = fork();
+  ASSERT_GE(client, 0);
+  if (client == 0) {
+    close(pipefd[0]);
+    Qnn_BackendHandle_t backend = nullptr;
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_GraphHandle_t g = nullptr;
+    if (api().backendCreate(nullptr, nullptr, &backend) || api().contextCreate(backend, nullptr, nullptr, &ctx) ||
+        api().graphCreate(ctx, "mm", nullptr, &g)) {
+      _exit(2);
+    }
+    // A MatMul big enough to keep the DSP busy for a while per execute.
+    const uint32_t m = 384;
+    std::vector<uint32_t> dims{m, m};
+    Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t z = make_tensor("z", QNN_TENSOR_TYPE_APP_READ, dims);
+    for (Qnn_Tensor_t* t : {&x, &y, &z}) {
+      if (api().tensorCreateGraphTensor(g, t)) _exit(3);
+    }
+    Qnn_Tensor_t ins[] = {x, y};
+    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
+    op.v1.name = "mm";
+    op.v1.packageName = "qti.aisw";
+    op.v1.typeName = QNN_OP_MAT_MUL;
+    op.v1.numOfInputs = 2;
+    op.v1.inputTensors = ins;
+    op.v1.numOfOutputs = 1;
+    op.v1.outputTensors = &z;
+    if (api().graphAddNode(g, op) || api().graphFinalize(g, nullptr, nullptr)) _exit(4);
+    int dsp = openhtp_fastrpc_dsp_pid();
+    if (write(pipefd[1], &dsp, sizeof dsp) != sizeof dsp) _exit(5);
+    std::vector<float> a(m * m, 1.0f), out(m * m);
+    ins[0].v1.clientBuf = {a.data(), m * m * 4};
+    ins[1].v1.clientBuf = {a.data(), m * m * 4};
+    z.v1.clientBuf = {out.data(), m * m * 4};
+    for (;;) api().graphExecute(g, ins, 2, &z, 1, nullptr, nullptr);
+  }
+  close(pipefd[1]);
+  int dsp_pid = -1;
+  ASSERT_EQ(read(pipefd[0], &dsp_pid, sizeof dsp_pid), static_cast<ssize_t>(sizeof dsp_pid));
+  close(pipefd[0]);
+  ASSERT_GT(dsp_pid, 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(dsp_pid, 0), 0);
+  kill(client, SIGKILL);
+  int st;
+  waitpid(client, &st, 0);
+  bool gone = false;
+  for (int i = 0; i < 250 && !gone; ++i) {
+    gone = waitpid(dsp_pid, &st, WNOHANG) == dsp_pid;
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_TRUE(gone) << "DSP process " << dsp_pid << " outlived its client";
+  prctl(PR_SET_CHILD_SUBREAPER, 0);
+}

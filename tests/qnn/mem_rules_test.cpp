@@ -1,0 +1,333 @@
+// memRegister / memDeRegister rules, each broken on purpose: the right QNN
+// error code, one log line that names the rule and the value, and nothing
+// registered or lost by the failed call.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "openhtp/qnn_ext.h"
+#include "qnn_test_util.h"
+#include "rpcmem.h"
+
+using namespace qnntest;
+
+namespace {
+
+class MemRules : public QnnFixture {
+ protected:
+  Qnn_MemDescriptor_t ion(int fd, std::vector<uint32_t>& dims, Qnn_DataType_t dt = QNN_DATATYPE_FLOAT_32) {
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memShape = {static_cast<uint32_t>(dims.size()), dims.data(), nullptr};
+    d.dataType = dt;
+    d.memType = QNN_MEM_TYPE_ION;
+    d.ionInfo.fd = fd;
+    return d;
+  }
+  Qnn_MemDescriptor_t shared(QnnMemHtp_Descriptor_t* htp, int fd, uint64_t size, uint64_t offset,
+                             std::vector<uint32_t>& dims) {
+    *htp = QnnMemHtp_Descriptor_t{};
+    htp->type = QNN_HTP_MEM_SHARED_BUFFER;
+    htp->size = size;
+    htp->sharedBufferConfig = {fd, offset};
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memShape = {static_cast<uint32_t>(dims.size()), dims.data(), nullptr};
+    d.dataType = QNN_DATATYPE_FLOAT_32;
+    d.memType = QNN_MEM_TYPE_CUSTOM;
+    d.customInfo = htp;
+    return d;
+  }
+  // Executes add_relu with every tensor bound to the given handles/buffers.
+  Qnn_ErrorHandle_t run(Qnn_MemHandle_t a, Qnn_MemHandle_t b, Qnn_MemHandle_t out) {
+    Qnn_Tensor_t in[] = {a_, b_};
+    in[0].v1.memType = in[1].v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+    in[0].v1.memHandle = a;
+    in[1].v1.memHandle = b;
+    Qnn_Tensor_t o = out_;
+    o.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+    o.v1.memHandle = out;
+    return api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr);
+  }
+  static std::string s(uint64_t v) { return std::to_string(v); }
+};
+
+}  // namespace
+
+TEST_F(MemRules, NeedsALiveContext) {
+  std::vector<uint32_t> dims{4};
+  void* p = rpcmem_alloc(25, 1, 16);
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = reinterpret_cast<Qnn_MemHandle_t>(0x1234);
+  EXPECT_EQ(api().memRegister(reinterpret_cast<Qnn_ContextHandle_t>(0xdead), &d, 1, &h), QNN_MEM_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(h, nullptr) << "outputs are cleared first";
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"memRegister", "not a live context"}));
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, BadFdIsRefused) {
+  std::vector<uint32_t> dims{4};
+  Qnn_MemHandle_t h = nullptr;
+  auto d = ion(-1, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"fd -1", "not an open file descriptor"}));
+  d = ion(987654, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"fd 987654"}));
+  // A regular file is not shareable memory.
+  char path[] = "/tmp/openhtp-memrules-XXXXXX";
+  int file = mkstemp(path);
+  ASSERT_GE(file, 0);
+  ASSERT_EQ(ftruncate(file, 4096), 0);
+  d = ion(file, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"fd " + std::to_string(file), "not shareable memory"}));
+  close(file);
+  unlink(path);
+  EXPECT_EQ(h, nullptr);
+}
+
+TEST_F(MemRules, ForeignMemfdIsAccepted) {
+  int fd = memfd_create("not-rpcmem", MFD_CLOEXEC);
+  ASSERT_EQ(ftruncate(fd, 64), 0);
+  std::vector<uint32_t> dims{16};
+  auto d = ion(fd, dims);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  EXPECT_NE(h, nullptr);
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  close(fd);
+}
+
+TEST_F(MemRules, IonShapeLargerThanTheBufferIsRefused) {
+  void* p = rpcmem_alloc(25, 1, 4096);  // one page
+  std::vector<uint32_t> dims{1025};     // 4100 bytes of float
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"4100 described bytes", "4096"}));
+  std::vector<uint32_t> zero{0};
+  d = ion(rpcmem_to_fd(p), zero);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_SHAPE);
+  d = ion(rpcmem_to_fd(p), dims, QNN_DATATYPE_UNDEFINED);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_SHAPE);
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, SharedBufferOffsetOrSizePastTheRealBufferIsRefused) {
+  void* p = rpcmem_alloc(25, 1, 8192);
+  const int fd = rpcmem_to_fd(p);
+  std::vector<uint32_t> dims{256};  // 1024 bytes
+  QnnMemHtp_Descriptor_t htp;
+  Qnn_MemHandle_t h = nullptr;
+  // size claims more than the fd has
+  auto d = shared(&htp, fd, 1 << 20, 0, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"size 1048576", "real size 8192"}));
+  // offset + tensor bytes past size
+  d = shared(&htp, fd, 8192, 7500, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"offset 7500", "1024 described bytes", "8192"}));
+  // unaligned offsets are fine
+  d = shared(&htp, fd, 8192, 7168 - 3, dims);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, DuplicateRegistrationIs8002AndChangesNothing) {
+  void* p = rpcmem_alloc(25, 1, 8192);
+  const int fd = rpcmem_to_fd(p);
+  std::vector<uint32_t> dims{256};
+  QnnMemHtp_Descriptor_t h1, h2;
+  Qnn_MemDescriptor_t d[2] = {shared(&h1, fd, 8192, 0, dims), shared(&h2, fd, 8192, 1024, dims)};
+  Qnn_MemHandle_t first = nullptr;
+  ASSERT_EQ(api().memRegister(context_, &d[0], 1, &first), QNN_SUCCESS);
+  // Registering [offset 1024, offset 0] in one call: the second is a
+  // duplicate, so the whole call fails and the first is not left behind.
+  Qnn_MemDescriptor_t batch[2] = {d[1], d[0]};
+  Qnn_MemHandle_t out[2] = {nullptr, nullptr};
+  EXPECT_EQ(api().memRegister(context_, batch, 2, out), QNN_MEM_ERROR_ALREADY_REGISTERED);
+  EXPECT_EQ(QNN_MEM_ERROR_ALREADY_REGISTERED, 8002u);
+  EXPECT_EQ(out[0], nullptr);
+  EXPECT_EQ(out[1], nullptr);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"fd " + std::to_string(fd), "offset 0", "already registered"}));
+  // offset 1024 is free again (the failed call registered nothing).
+  Qnn_MemHandle_t second = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d[1], 1, &second), QNN_SUCCESS);
+  // The same region on another context is a different registration.
+  Qnn_ContextHandle_t other = nullptr;
+  ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &other), QNN_SUCCESS);
+  Qnn_MemHandle_t on_other = nullptr;
+  EXPECT_EQ(api().memRegister(other, &d[0], 1, &on_other), QNN_SUCCESS);
+  api().contextFree(other, nullptr);
+  Qnn_MemHandle_t both[] = {first, second};
+  EXPECT_EQ(api().memDeRegister(both, 2), QNN_SUCCESS);
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, DoubleDeregisterIsRefused) {
+  void* p = rpcmem_alloc(25, 1, 64);
+  std::vector<uint32_t> dims{16};
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = nullptr;
+  ASSERT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_MEM_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"memDeRegister", "not registered"}));
+  Qnn_MemHandle_t garbage = reinterpret_cast<Qnn_MemHandle_t>(0x41);
+  EXPECT_EQ(api().memDeRegister(&garbage, 1), QNN_MEM_ERROR_INVALID_HANDLE);
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, UnsupportedMemTypesAreRefusedWithTheirCode) {
+  void* p = rpcmem_alloc(25, 1, 4096);
+  std::vector<uint32_t> dims{16};
+  Qnn_MemHandle_t h = nullptr;
+  QnnMemHtp_Descriptor_t htp{};
+  Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+  d.memShape = {1, dims.data(), nullptr};
+  d.dataType = QNN_DATATYPE_FLOAT_32;
+  d.memType = QNN_MEM_TYPE_CUSTOM;
+  d.customInfo = &htp;
+  htp.type = QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER", "FastRPC"}));
+  htp.type = QNN_HTP_MEM_QURT;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE);
+  htp.type = QNN_HTP_MEM_WEIGHTS_BUFFER;
+  htp.size = 4096;
+  htp.weightsBufferConfig = {rpcmem_to_fd(p), 0};
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_NOT_SUPPORTED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"QNN_HTP_MEM_WEIGHTS_BUFFER", "DEFER_GRAPH_INIT"}));
+  d.customInfo = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  d.memType = static_cast<Qnn_MemType_t>(77);
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE);
+  rpcmem_free(p);
+}
+
+TEST_F(MemRules, DmaBufTypeNeedsTheClientPointer) {
+  const int n = 64;
+  auto* p = static_cast<float*>(rpcmem_alloc(25, 1, n * 4));
+  std::vector<uint32_t> dims{static_cast<uint32_t>(n)};
+  Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+  d.memShape = {1, dims.data(), nullptr};
+  d.dataType = QNN_DATATYPE_FLOAT_32;
+  d.memType = QNN_MEM_TYPE_DMA_BUF;
+  d.dmaBufInfo.fd = rpcmem_to_fd(p);
+  d.dmaBufInfo.data = nullptr;
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"QNN_MEM_TYPE_DMA_BUF", "dmaBufInfo.data"}));
+  d.dmaBufInfo.data = p;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  rpcmem_free(p);
+}
+
+// Execute-time rules for handles: deregistered, foreign, too small.
+TEST_F(MemRules, ExecuteRefusesDeregisteredForeignAndTooSmallHandles) {
+  const uint32_t n = 64;
+  build_add_relu(n);
+  auto* buf = static_cast<float*>(rpcmem_alloc(25, 1, 4 * n * 4));
+  const int fd = rpcmem_to_fd(buf);
+  std::vector<uint32_t> full{n}, small{n - 1};
+  QnnMemHtp_Descriptor_t htp[4];
+  Qnn_MemDescriptor_t d[3] = {shared(&htp[0], fd, 4 * n * 4, 0, full), shared(&htp[1], fd, 4 * n * 4, n * 4, full),
+                              shared(&htp[2], fd, 4 * n * 4, 2 * n * 4, full)};
+  Qnn_MemHandle_t h[3];
+  ASSERT_EQ(api().memRegister(context_, d, 3, h), QNN_SUCCESS);
+  for (uint32_t i = 0; i < 2 * n; ++i) buf[i] = 1.0f;
+  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(buf[2 * n], 2.0f);
+
+  // Too small: a handle describing n-1 floats bound to an n-float tensor.
+  Qnn_MemHandle_t tiny = nullptr;
+  auto ds = shared(&htp[3], fd, 4 * n * 4, 3 * n * 4, small);
+  ASSERT_EQ(api().memRegister(context_, &ds, 1, &tiny), QNN_SUCCESS);
+  LogCapture::instance().clear();
+  EXPECT_EQ(run(h[0], h[1], tiny), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'out'", "needs " + s(n * 4) + " bytes", "covers only " + s((n - 1) * 4)}));
+
+  // Another context's handle.
+  Qnn_ContextHandle_t other = nullptr;
+  ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &other), QNN_SUCCESS);
+  Qnn_MemHandle_t foreign = nullptr;
+  ASSERT_EQ(api().memRegister(other, &d[0], 1, &foreign), QNN_SUCCESS);
+  LogCapture::instance().clear();
+  EXPECT_EQ(run(foreign, h[1], h[2]), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'a'", "another context"}));
+  api().contextFree(other, nullptr);
+
+  // Deregistered.
+  ASSERT_EQ(api().memDeRegister(&h[1], 1), QNN_SUCCESS);
+  LogCapture::instance().clear();
+  EXPECT_EQ(run(h[0], h[1], h[2]), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'b'", "not registered"}));
+  // The failed executes changed nothing: the good handles still work.
+  Qnn_MemHandle_t again = nullptr;
+  ASSERT_EQ(api().memRegister(context_, &d[1], 1, &again), QNN_SUCCESS);
+  EXPECT_EQ(run(h[0], again, h[2]), QNN_SUCCESS);
+  rpcmem_free(buf);
+}
+
+TEST_F(MemRules, FdClosedByTheClientAfterRegistrationStillWorks) {
+  const uint32_t n = 32;
+  build_add_relu(n);
+  // A memfd the client maps, registers, then closes.
+  int fds[3];
+  float* ptrs[3];
+  Qnn_MemHandle_t h[3];
+  std::vector<uint32_t> dims{n};
+  for (int i = 0; i < 3; ++i) {
+    fds[i] = memfd_create("client", MFD_CLOEXEC);
+    ASSERT_EQ(ftruncate(fds[i], n * 4), 0);
+    ptrs[i] = static_cast<float*>(mmap(nullptr, n * 4, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0));
+    auto d = ion(fds[i], dims);
+    ASSERT_EQ(api().memRegister(context_, &d, 1, &h[i]), QNN_SUCCESS);
+    close(fds[i]);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    ptrs[0][i] = static_cast<float>(i);
+    ptrs[1][i] = -1.0f;
+  }
+  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(ptrs[2][0], 0.0f);
+  EXPECT_FLOAT_EQ(ptrs[2][5], 4.0f);
+  EXPECT_EQ(api().memDeRegister(h, 3), QNN_SUCCESS);
+  for (float* p : ptrs) munmap(p, n * 4);
+}
+
+TEST_F(MemRules, ContextFreeReleasesItsHandles) {
+  Qnn_ContextHandle_t ctx = nullptr;
+  ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &ctx), QNN_SUCCESS);
+  void* p = rpcmem_alloc(25, 1, 64);
+  std::vector<uint32_t> dims{16};
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = nullptr;
+  ASSERT_EQ(api().memRegister(ctx, &d, 1, &h), QNN_SUCCESS);
+  ASSERT_EQ(api().contextFree(ctx, nullptr), QNN_SUCCESS);
+  rpcmem_free(p);  // right after contextFree, as Genie does
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_MEM_ERROR_INVALID_HANDLE);
+}
+
+TEST_F(MemRules, RpcmemFreeBeforeDeregisterIsSafe) {
+  const uint32_t n = 16;
+  build_add_relu(n);
+  std::vector<uint32_t> dims{n};
+  Qnn_MemHandle_t h[3];
+  float* p[3];
+  for (int i = 0; i < 3; ++i) {
+    p[i] = static_cast<float*>(rpcmem_alloc(25, 1, n * 4));
+    auto d = ion(rpcmem_to_fd(p[i]), dims);
+    ASSERT_EQ(api().memRegister(context_, &d, 1, &h[i]), QNN_SUCCESS);
+  }
+  // Free one input's memory while it is still registered: the client can no
+  // longer touch it, the DSP keeps its own mapping, nothing crashes.
+  rpcmem_free(p[1]);
+  EXPECT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(h, 3), QNN_SUCCESS);
+  rpcmem_free(p[0]);
+  rpcmem_free(p[2]);
+}
