@@ -14,7 +14,9 @@ int send_with_fds(int sock, const void* data, size_t len, const int* fds, size_t
   msghdr msg{};
   msg.msg_iov = &iov;
   msg.msg_iovlen = 1;
-  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerMessage)];
+  // Zeroed: the kernel ignores the padding after CMSG_LEN, but valgrind
+  // would report it as uninitialised on every send.
+  alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerMessage)] = {};
   if (nfds > 0) {
     msg.msg_control = control;
     msg.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);

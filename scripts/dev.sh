@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# One entry point for people and CI:
+#   scripts/dev.sh demo   install Debian packages, build, run the demo
+#   scripts/dev.sh test   install Debian packages, build, run every test, then
+#                         the tests again under ASan+UBSan and under TSan
+#   scripts/dev.sh bench  install Debian packages, build, run the benchmarks
+# Builds go to build/ (and build-asan/, build-tsan/). Nothing is downloaded
+# except Debian packages.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
+          libflatbuffers-dev flatbuffers-compiler)
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "== installing: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+}
+
+# build DIR [cmake args...] -- [targets...]
+build() {
+  local dir=$1; shift
+  local args=() targets=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift
+  targets=("$@")
+  cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
+  cmake --build "$dir" ${targets[@]+--target "${targets[@]}"}
+}
+
+# Tests whose behaviour depends on threads and processes: what the sanitizers
+# are for. (ops and header tests are single-threaded; the ASan pass covers ops.)
+SANITIZED_TESTS=(fastrpc_test qnn_test ops_test htp_test)
+
+case "${1:-}" in
+  demo)
+    install_packages
+    build build
+    examples/run_demo.sh build
+    ;;
+  test)
+    install_packages
+    build build -DOPENHTP_BUILD_BENCH=OFF
+    ctest --test-dir build --output-on-failure -j2
+    echo "== ASan + UBSan"
+    build build-asan -DOPENHTP_SANITIZE=address -DOPENHTP_BUILD_BENCH=OFF -- "${SANITIZED_TESTS[@]}" \
+      QnnHtpSkel openhtp-cdsp openhtp_test_skel
+    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 -R '^(fastrpc|qnn|ops|htp)\.'
+    echo "== TSan"
+    build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test qnn_test \
+      QnnHtpSkel openhtp-cdsp openhtp_test_skel
+    TSAN_OPTIONS="halt_on_error=1" ctest --test-dir build-tsan --output-on-failure -j2 -R '^(fastrpc|qnn)\.'
+    ;;
+  bench)
+    install_packages
+    build build
+    bench/run_bench.sh build
+    ;;
+  *)
+    echo "usage: $0 demo|test|bench" >&2
+    exit 2
+    ;;
+esac
