@@ -58,7 +58,7 @@ void ClientChannel::slot_loop(int index) {
   Slot& slot = slots_[static_cast<size_t>(index)];
   ipc::SlotControl& ctl = page_->slots[index];
   uint32_t seen = 0;  // both sides start counting at 0; the client may post before we run
-  const int spins = ipc::default_spin_iterations();
+  const int64_t spins = ipc::default_spin_ns();
   for (;;) {
     uint32_t v = ipc::futex_wait_change(ctl.request, seen, spins, 0);
     if (v == seen) continue;
@@ -69,7 +69,10 @@ void ClientChannel::slot_loop(int index) {
 }
 
 int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
-  std::vector<int> fds;
+  // Slot threads are long-lived, so per-thread scratch is per-slot scratch.
+  thread_local std::vector<int> fds;
+  thread_local std::vector<remote_arg> args;
+  fds.clear();
   if (ctl.num_fds > 0) {
     char tag;
     long n = ipc::recv_with_fds(slot.sock, &tag, 1, &fds);
@@ -105,7 +108,7 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
   if (n_args > 255 + 255 + 15 || sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc) > tsize) return AEE_EBADPARM;
   auto* descs = reinterpret_cast<ipc::ArgDesc*>(t + sizeof(ipc::CallHeader));
 
-  std::vector<remote_arg> args(n_args);
+  args.assign(n_args, remote_arg{});
   for (uint32_t i = 0; i < n_args; ++i) {
     const ipc::ArgDesc& d = descs[i];
     switch (d.kind) {

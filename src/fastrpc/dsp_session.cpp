@@ -17,6 +17,7 @@
 
 #include "common/log.h"
 #include "fastrpc/buffer_registry.h"
+#include "fastrpc/parallel_copy.h"
 #include "ipc/fd_socket.h"
 
 extern char** environ;
@@ -27,6 +28,9 @@ namespace {
 std::mutex g_mu;
 std::shared_ptr<DspSession>* g_session = nullptr;  // leaked on purpose: see instance()
 uint32_t g_generation = 0;
+// Generation of the session in g_session (0: none). Lets current() answer from
+// a per-thread cache without taking g_mu on every call.
+std::atomic<uint32_t> g_live_generation{0};
 std::once_flag g_atfork_once;
 
 // How long a caller sleeps between liveness checks of the DSP process while it
@@ -48,18 +52,26 @@ std::string dsp_executable_path() {
 }  // namespace
 
 void fork_child_handler() {
+  parallel_copy_after_fork();
   // The child of a fork must not share the parent's DSP process: close our
   // ends (so the DSP still sees EOF when the parent dies) and start afresh.
   if (g_session != nullptr && *g_session) (*g_session)->forget_after_fork();
   if (g_session != nullptr) {
     new (g_session) std::shared_ptr<DspSession>();  // drop without destroying
   }
+  g_live_generation.store(0);
   new (&g_mu) std::mutex();
 }
 
 std::shared_ptr<DspSession> DspSession::current() {
+  thread_local std::shared_ptr<DspSession> cached;
+  thread_local uint32_t cached_generation = 0;
+  const uint32_t live = g_live_generation.load(std::memory_order_acquire);
+  if (live != 0 && live == cached_generation) return cached;
   std::lock_guard lock(g_mu);
-  return g_session != nullptr ? *g_session : nullptr;
+  cached = g_session != nullptr ? *g_session : nullptr;
+  cached_generation = cached ? cached->generation_ : 0;
+  return cached;
 }
 
 std::shared_ptr<DspSession> DspSession::get(int* err) {
@@ -69,6 +81,7 @@ std::shared_ptr<DspSession> DspSession::get(int* err) {
   if (*g_session && !(*g_session)->alive()) {
     log(LogLevel::kWarn, "fastrpc", "DSP process %d is gone; starting a new one", static_cast<int>((*g_session)->pid_));
     g_session->reset();
+    g_live_generation.store(0, std::memory_order_release);
     BufferRegistry::instance().clear_dsp_mapped();
   }
   if (!*g_session) {
@@ -80,6 +93,7 @@ std::shared_ptr<DspSession> DspSession::get(int* err) {
       return nullptr;
     }
     *g_session = std::move(s);
+    g_live_generation.store((*g_session)->generation_, std::memory_order_release);
   }
   return *g_session;
 }
@@ -89,6 +103,7 @@ void DspSession::close_current() {
   {
     std::lock_guard lock(g_mu);
     if (g_session != nullptr) s = std::move(*g_session);
+    g_live_generation.store(0, std::memory_order_release);
   }
   if (s) {
     s->kill_and_reap();
@@ -197,19 +212,25 @@ int DspSession::start() {
 }
 
 int DspSession::acquire_slot() {
-  std::unique_lock lock(slot_mu_);
-  slot_cv_.wait(lock, [&] { return free_mask_ != 0; });
-  int i = __builtin_ctz(free_mask_);
-  free_mask_ &= ~(1u << i);
-  return i;
+  // Fast path: claim a free bit without a lock. Only when all slots are busy
+  // does a caller sleep on the condition variable.
+  for (;;) {
+    uint32_t mask = free_mask_.load(std::memory_order_acquire);
+    while (mask != 0) {
+      const int i = __builtin_ctz(mask);
+      if (free_mask_.compare_exchange_weak(mask, mask & ~(1u << i), std::memory_order_acq_rel)) return i;
+    }
+    std::unique_lock lock(slot_mu_);
+    ++slot_sleepers_;
+    slot_cv_.wait(lock, [&] { return free_mask_.load(std::memory_order_acquire) != 0; });
+    --slot_sleepers_;
+  }
 }
 
 void DspSession::release_slot(int index) {
-  {
-    std::lock_guard lock(slot_mu_);
-    free_mask_ |= 1u << index;
-  }
-  slot_cv_.notify_one();
+  free_mask_.fetch_or(1u << index, std::memory_order_acq_rel);
+  std::lock_guard lock(slot_mu_);
+  if (slot_sleepers_ > 0) slot_cv_.notify_one();
 }
 
 void DspSession::release_mappings(std::span<const ipc::BufferKey> keys) {
@@ -237,9 +258,13 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   if (n_args > 0 && args == nullptr) return AEE_EBADPARM;
 
   // Decide, per argument, copy or reference, and which fds must travel.
-  std::vector<ipc::ArgDesc> descs(n_args);
-  std::vector<int> fds;
-  std::vector<ipc::BufferKey> newly_mapped;
+  // Scratch is per thread and reused: no allocation on the call path.
+  thread_local std::vector<ipc::ArgDesc> descs;
+  thread_local std::vector<int> fds;
+  thread_local std::vector<ipc::BufferKey> newly_mapped;
+  descs.assign(n_args, ipc::ArgDesc{});
+  fds.clear();
+  newly_mapped.clear();
   const uint64_t header_bytes = ipc::align_up(sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc), 64);
   uint64_t cursor = header_bytes;
   for (uint32_t i = 0; i < n_in + n_out; ++i) {
@@ -306,7 +331,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
   for (uint32_t i = 0; i < n_in; ++i) {
     if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
-      std::memcpy(t + descs[i].offset, args[i].buf.pv, descs[i].len);
+      parallel_copy(t + descs[i].offset, args[i].buf.pv, descs[i].len);
     }
   }
 
@@ -325,7 +350,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 
-  const int spins = ipc::default_spin_iterations();
+  const int64_t spins = ipc::default_spin_ns();
   for (;;) {
     uint32_t v = ipc::futex_wait_change(ctl.response, seq - 1, spins, kLivenessCheckNs);
     if (v == seq) break;
@@ -338,7 +363,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   if (result == AEE_SUCCESS) {
     for (uint32_t i = n_in; i < n_in + n_out; ++i) {
       if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
-        std::memcpy(args[i].buf.pv, t + descs[i].offset, descs[i].len);
+        parallel_copy(args[i].buf.pv, t + descs[i].offset, descs[i].len);
       }
     }
     if (out_handle) *out_handle = hdr->out_handle;

@@ -9,6 +9,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -76,9 +77,10 @@ class DspSession {
   ipc::DoorbellPage* page_ = nullptr;
   Slot slots_[ipc::kNumSlots];
 
-  std::mutex slot_mu_;
+  std::atomic<uint32_t> free_mask_{(1u << ipc::kNumSlots) - 1};
+  std::mutex slot_mu_;  // only for callers waiting for a slot
   std::condition_variable slot_cv_;
-  uint32_t free_mask_ = (1u << ipc::kNumSlots) - 1;
+  int slot_sleepers_ = 0;
 
   std::mutex life_mu_;
   bool dead_ = false;

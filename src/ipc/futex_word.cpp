@@ -1,6 +1,7 @@
 #include "ipc/futex_word.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,11 +39,18 @@ void futex_publish(FutexWord& word, uint32_t new_value) {
   }
 }
 
-uint32_t futex_wait_change(FutexWord& word, uint32_t old, int spin_iterations, int64_t timeout_ns) {
-  for (int i = 0; i < spin_iterations; ++i) {
-    uint32_t v = word.value.load(std::memory_order_acquire);
-    if (v != old) return v;
-    cpu_relax();
+uint32_t futex_wait_change(FutexWord& word, uint32_t old, int64_t spin_ns, int64_t timeout_ns) {
+  if (spin_ns > 0) {
+    const int64_t start = now_ns();
+    for (uint32_t i = 1;; ++i) {
+      uint32_t v = word.value.load(std::memory_order_acquire);
+      if (v != old) return v;
+      cpu_relax();
+      if ((i & 63) == 0) {
+        if (now_ns() - start >= spin_ns) break;
+        if ((i & 255) == 0) sched_yield();  // a peer on this CPU runs now, not at our next tick
+      }
+    }
   }
   const int64_t deadline = timeout_ns > 0 ? now_ns() + timeout_ns : 0;
   for (;;) {
@@ -72,9 +80,9 @@ uint32_t futex_wait_change(FutexWord& word, uint32_t old, int spin_iterations, i
   }
 }
 
-int default_spin_iterations() {
-  static const int spins = std::thread::hardware_concurrency() > 1 ? 20000 : 0;
-  return spins;
+int64_t default_spin_ns() {
+  static const int64_t spin = std::thread::hardware_concurrency() > 1 ? kDefaultSpinNs : 0;
+  return spin;
 }
 
 }  // namespace openhtp::ipc

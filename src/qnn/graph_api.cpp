@@ -355,8 +355,14 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
 
   // Bind every tensor: a memhandle names registered memory the DSP already
   // maps (zero copy); a client buffer becomes a FastRPC buffer argument.
-  std::vector<skel::ExecBinding> binds;
-  std::vector<remote_arg> in_args, out_args;
+  // Per-thread scratch, reused across executes: the hot path does not allocate.
+  thread_local std::vector<skel::ExecBinding> binds;
+  thread_local std::vector<remote_arg> in_args, out_args, args;
+  thread_local std::vector<uint8_t> request;
+  binds.clear();
+  in_args.clear();
+  out_args.clear();
+  args.clear();
   uint64_t memhandle_bytes = 0;
   auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
     TensorView v(&t);
@@ -436,12 +442,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   for (uint32_t i = 0; i < binds.size(); ++i) {
     if (binds[i].kind == skel::kBindBuffer) binds[i].arg_index = i < numInputs ? next_in++ : next_out++;
   }
-  std::vector<uint8_t> request(sizeof(skel::ExecRequest) + binds.size() * sizeof(skel::ExecBinding));
+  request.resize(sizeof(skel::ExecRequest) + binds.size() * sizeof(skel::ExecBinding));
   skel::ExecRequest hdr{g->remote_id, numInputs, numOutputs};
   std::memcpy(request.data(), &hdr, sizeof hdr);
   std::memcpy(request.data() + sizeof hdr, binds.data(), binds.size() * sizeof(skel::ExecBinding));
-  std::vector<remote_arg> args;
-  args.reserve(2 + in_args.size() + out_args.size());
+
   remote_arg req_arg;
   req_arg.buf = {request.data(), request.size()};
   args.push_back(req_arg);

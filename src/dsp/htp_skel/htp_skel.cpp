@@ -266,12 +266,20 @@ void Runtime::graph_execute(uint32_t sc, remote_arg* pra, SkelStatus* st) {
   if (pra[0].buf.nLen != sizeof(ExecRequest) + n_bind * sizeof(ExecBinding)) {
     return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "execute request size mismatch");
   }
-  std::vector<ExecBinding> binds(n_bind);
+  // Per-thread scratch (one thread per call slot): no allocation per execute.
+  thread_local std::vector<ExecBinding> binds;
+  thread_local std::vector<htp::TensorBinding> in_b, out_b;
+  thread_local std::vector<std::shared_ptr<Mapping>> pinned;  // keep mappings alive through the run
+  binds.resize(n_bind);
+  in_b.clear();
+  out_b.clear();
+  pinned.clear();
   std::memcpy(binds.data(), static_cast<uint8_t*>(pra[0].buf.pv) + sizeof(ExecRequest), n_bind * sizeof(ExecBinding));
+  struct Unpin {
+    ~Unpin() { pinned.clear(); }
+  } unpin;
 
   std::shared_ptr<GraphRecord> g;
-  std::vector<htp::TensorBinding> in_b, out_b;
-  std::vector<std::shared_ptr<Mapping>> pinned;  // keep mappings alive through the run
   {
     std::lock_guard lock(mu_);
     auto it = graphs_.find(req.graph_id);

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs bench_execute from a build tree and prints the ratio summary.
+#   bench/run_bench.sh <build-dir> [extra benchmark flags...]
+# The JSON goes to <build-dir>/bench_results.json (or $BENCH_JSON) and, for
+# the pinned-placement diagnostics, bench_results_pinned.json next to it.
+# Repetitions are interleaved at random so that a burst of load from other
+# processes on this shared machine does not land on one benchmark only; the
+# whole run takes well under two minutes.
+set -euo pipefail
+
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 <build-dir> [benchmark flags...]" >&2
+  exit 2
+fi
+build=$(cd "$1" && pwd)
+shift
+bin="$build/bin/bench_execute"
+json="${BENCH_JSON:-$build/bench_results.json}"
+here=$(cd "$(dirname "$0")" && pwd)
+
+if [[ ! -x "$bin" ]]; then
+  echo "$bin not found: build it with ninja -C $build bench_execute" >&2
+  exit 1
+fi
+
+common=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true
+        --benchmark_enable_random_interleaving=true --benchmark_format=json)
+
+# The main suite. timeout: a wedged DSP process must not hang a CI job; a
+# normal run takes well under a minute.
+timeout 300 "$bin" "${common[@]}" --benchmark_min_time=0.3 --benchmark_filter="-same_cpu|cpus_apart" "$@" >"$json"
+
+# The pinned-placement diagnostics run in a process of their own, after the
+# main suite: threads stay where a pin left them until the scheduler has a
+# reason to move them (and a client and DSP thread that take turns sleeping
+# never give it one), which would skew whatever ran next. A co-located
+# spinning trip takes ~1 ms, hence the shorter minimum time.
+diag_json="${json%.json}_pinned.json"
+timeout 300 "$bin" "${common[@]}" --benchmark_min_time=0.1 --benchmark_filter="same_cpu|cpus_apart" "$@" >"$diag_json"
+
+python3 "$here/summarize.py" "$json" "$diag_json"
