@@ -69,9 +69,8 @@ void ClientChannel::slot_loop(int index) {
 }
 
 int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
-  // Slot threads are long-lived, so per-thread scratch is per-slot scratch.
-  thread_local std::vector<int> fds;
-  thread_local std::vector<remote_arg> args;
+  std::vector<int>& fds = slot.fds;
+  std::vector<remote_arg>& args = slot.args;
   fds.clear();
   if (ctl.num_fds > 0) {
     char tag;
@@ -158,7 +157,7 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
     }
     case ipc::CallOp::kInvoke:
       if (REMOTE_SCALARS_LENGTH(hdr->scalars) != n_args) return AEE_EBADPARM;
-      return modules_.invoke(hdr->handle, hdr->scalars, args.data());
+      return modules_.invoke(hdr->handle, hdr->scalars, args.data(), &slot.invoke_memo);
     case ipc::CallOp::kClose:
       return modules_.close(hdr->handle);
   }

@@ -23,6 +23,10 @@ class ClientChannel {
   struct Slot {
     int sock = -1;
     ipc::SharedRegion transport;
+    // Scratch of the slot's thread, reused by every call: no allocation.
+    std::vector<int> fds;
+    std::vector<remote_arg> args;
+    ModuleTable::InvokeMemo invoke_memo;
   };
   int handshake();
   void slot_loop(int index);

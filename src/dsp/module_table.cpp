@@ -108,15 +108,18 @@ int ModuleTable::open(const std::string& uri, uint64_t* handle) {
   return AEE_SUCCESS;
 }
 
-int ModuleTable::invoke(uint64_t handle, uint32_t scalars, remote_arg* args) {
-  Handle h;
-  {
+int ModuleTable::invoke(uint64_t handle, uint32_t scalars, remote_arg* args, InvokeMemo* memo) {
+  // A close racing with this call orders after it, as it would had the call
+  // taken the lock first; a call that starts after a close sees the new count.
+  if (memo->handle != handle || memo->closes != closes_.load(std::memory_order_acquire)) {
     std::lock_guard lock(mu_);
     auto it = handles_.find(handle);
     if (it == handles_.end()) return AEE_EBADHANDLE;
-    h = it->second;
+    memo->handle = handle;
+    memo->closes = closes_.load(std::memory_order_relaxed);
+    memo->h = it->second;
   }
-  return h.invoke(h.module_handle, scalars, args);
+  return memo->h.invoke(memo->h.module_handle, scalars, args);
 }
 
 int ModuleTable::close(uint64_t handle) {
@@ -127,6 +130,7 @@ int ModuleTable::close(uint64_t handle) {
     if (it == handles_.end()) return AEE_EBADHANDLE;
     h = it->second;
     handles_.erase(it);
+    closes_.fetch_add(1, std::memory_order_release);
   }
   return h.close != nullptr ? h.close(h.module_handle) : AEE_SUCCESS;
 }

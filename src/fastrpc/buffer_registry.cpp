@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace openhtp::fastrpc {
@@ -13,9 +14,23 @@ BufferRegistry& BufferRegistry::instance() {
   return *r;
 }
 
+void BufferRegistry::update_span() {
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  if (!by_base_.empty()) {
+    lo = by_base_.begin()->first;
+    for (const auto& [base, b] : by_base_) hi = std::max(hi, base + b.size);
+  }
+  span_lo_.store(lo, std::memory_order_release);
+  span_hi_.store(hi, std::memory_order_release);
+}
+
 bool BufferRegistry::add(const ClientBuffer& buf) {
   std::unique_lock lock(mu_);
-  return by_base_.emplace(reinterpret_cast<uintptr_t>(buf.base), buf).second;
+  if (!by_base_.emplace(reinterpret_cast<uintptr_t>(buf.base), buf).second) return false;
+  const uintptr_t base = reinterpret_cast<uintptr_t>(buf.base);
+  if (base < span_lo_.load(std::memory_order_relaxed)) span_lo_.store(base, std::memory_order_release);
+  if (base + buf.size > span_hi_.load(std::memory_order_relaxed)) span_hi_.store(base + buf.size, std::memory_order_release);
+  return true;
 }
 
 std::optional<ClientBuffer> BufferRegistry::remove(const void* base) {
@@ -24,11 +39,15 @@ std::optional<ClientBuffer> BufferRegistry::remove(const void* base) {
   if (it == by_base_.end()) return std::nullopt;
   ClientBuffer b = it->second;
   by_base_.erase(it);
+  update_span();
   return b;
 }
 
 std::optional<ClientBuffer> BufferRegistry::find_containing(const void* p, size_t len) const {
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+  if (a < span_lo_.load(std::memory_order_acquire) || a > span_hi_.load(std::memory_order_acquire)) {
+    return std::nullopt;
+  }
   std::shared_lock lock(mu_);
   auto it = by_base_.upper_bound(a);
   if (it == by_base_.begin()) return std::nullopt;

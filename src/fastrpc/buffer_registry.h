@@ -3,6 +3,7 @@
 // up here to decide between passing by reference and copying.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -46,8 +47,16 @@ class BufferRegistry {
   void clear_dsp_mapped();
 
  private:
+  void update_span();  // caller holds mu_ exclusively
+
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, ClientBuffer> by_base_;
+  // [span_lo_, span_hi_) covers every region (empty: lo >= hi). Most buffer
+  // arguments (a stub's request and status blocks, plain client memory) lie
+  // outside it and are answered without taking mu_. A region is added before
+  // its address is handed out, so no caller can hold a pointer into it
+  // before the span covers it.
+  std::atomic<uintptr_t> span_lo_{UINTPTR_MAX}, span_hi_{0};
 };
 
 // fstat identity of an fd; false if fd is not valid.

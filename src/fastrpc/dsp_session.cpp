@@ -63,15 +63,40 @@ void fork_child_handler() {
   new (&g_mu) std::mutex();
 }
 
-std::shared_ptr<DspSession> DspSession::current() {
-  thread_local std::shared_ptr<DspSession> cached;
-  thread_local uint32_t cached_generation = 0;
-  const uint32_t live = g_live_generation.load(std::memory_order_acquire);
-  if (live != 0 && live == cached_generation) return cached;
-  std::lock_guard lock(g_mu);
-  cached = g_session != nullptr ? *g_session : nullptr;
-  cached_generation = cached ? cached->generation_ : 0;
+namespace {
+
+// Per-thread state, each behind a function of its own: in a shared library
+// every use of a thread_local may cost a __tls_get_addr call, and GCC redoes
+// it at each use rather than keep the address; a call returns it once.
+struct CachedSession {
+  std::shared_ptr<DspSession> session;
+  uint32_t generation = 0;
+};
+[[gnu::noinline]] CachedSession& cached_session() {
+  thread_local CachedSession cached;
   return cached;
+}
+
+struct CallScratch {
+  std::vector<ipc::ArgDesc> descs;
+  std::vector<int> fds;
+  std::vector<ipc::BufferKey> newly_mapped;
+};
+[[gnu::noinline]] CallScratch& call_scratch() {
+  thread_local CallScratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+const std::shared_ptr<DspSession>& DspSession::current() {
+  CachedSession& cached = cached_session();
+  const uint32_t live = g_live_generation.load(std::memory_order_acquire);
+  if (live != 0 && live == cached.generation) return cached.session;
+  std::lock_guard lock(g_mu);
+  cached.session = g_session != nullptr ? *g_session : nullptr;
+  cached.generation = cached.session ? cached.session->generation_ : 0;
+  return cached.session;
 }
 
 std::shared_ptr<DspSession> DspSession::get(int* err) {
@@ -221,16 +246,20 @@ int DspSession::acquire_slot() {
       if (free_mask_.compare_exchange_weak(mask, mask & ~(1u << i), std::memory_order_acq_rel)) return i;
     }
     std::unique_lock lock(slot_mu_);
-    ++slot_sleepers_;
-    slot_cv_.wait(lock, [&] { return free_mask_.load(std::memory_order_acquire) != 0; });
-    --slot_sleepers_;
+    slot_sleepers_.fetch_add(1, std::memory_order_seq_cst);
+    slot_cv_.wait(lock, [&] { return free_mask_.load(std::memory_order_seq_cst) != 0; });
+    slot_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
   }
 }
 
 void DspSession::release_slot(int index) {
-  free_mask_.fetch_or(1u << index, std::memory_order_acq_rel);
+  // seq_cst on both sides (here and the sleeper's increment and re-check of
+  // free_mask_): either we see the sleeper or it sees the freed slot, so the
+  // lock is taken only when someone may be waiting.
+  free_mask_.fetch_or(1u << index, std::memory_order_seq_cst);
+  if (slot_sleepers_.load(std::memory_order_seq_cst) == 0) return;
   std::lock_guard lock(slot_mu_);
-  if (slot_sleepers_ > 0) slot_cv_.notify_one();
+  slot_cv_.notify_one();
 }
 
 void DspSession::release_mappings(std::span<const ipc::BufferKey> keys) {
@@ -259,9 +288,10 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
 
   // Decide, per argument, copy or reference, and which fds must travel.
   // Scratch is per thread and reused: no allocation on the call path.
-  thread_local std::vector<ipc::ArgDesc> descs;
-  thread_local std::vector<int> fds;
-  thread_local std::vector<ipc::BufferKey> newly_mapped;
+  CallScratch& scratch = call_scratch();
+  auto& descs = scratch.descs;
+  auto& fds = scratch.fds;
+  auto& newly_mapped = scratch.newly_mapped;
   descs.assign(n_args, ipc::ArgDesc{});
   fds.clear();
   newly_mapped.clear();

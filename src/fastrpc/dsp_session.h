@@ -34,8 +34,9 @@ class DspSession {
   // The running session, starting the DSP process if needed. On failure
   // returns nullptr and sets *err (an AEE code).
   static std::shared_ptr<DspSession> get(int* err);
-  // The running session or nullptr; never starts one.
-  static std::shared_ptr<DspSession> current();
+  // The running session or nullptr; never starts one. The reference is to
+  // this thread's cache: valid until the thread's next current().
+  static const std::shared_ptr<DspSession>& current();
   // Ends the DSP process (FASTRPC_SESSION_CLOSE / REMOTE_PROCESS_KILL).
   static void close_current();
 
@@ -80,7 +81,7 @@ class DspSession {
   std::atomic<uint32_t> free_mask_{(1u << ipc::kNumSlots) - 1};
   std::mutex slot_mu_;  // only for callers waiting for a slot
   std::condition_variable slot_cv_;
-  int slot_sleepers_ = 0;
+  std::atomic<int> slot_sleepers_{0};  // changed under slot_mu_
 
   std::mutex life_mu_;
   bool dead_ = false;

@@ -24,9 +24,11 @@ remote_handle64 make_handle(uint32_t generation, uint64_t dsp_handle) {
   return (static_cast<uint64_t>(generation) << 32) | (dsp_handle & 0xffffffffu);
 }
 
-std::shared_ptr<DspSession> session_for(remote_handle64 h, int* err) {
-  auto s = DspSession::current();
-  if (!s || static_cast<uint32_t>(h >> 32) != s->generation()) {
+// The session `h` belongs to. Held by this thread's DspSession::current()
+// cache, so it stays alive through the call without a reference count bump.
+DspSession* session_for(remote_handle64 h, int* err) {
+  DspSession* s = DspSession::current().get();
+  if (s == nullptr || static_cast<uint32_t>(h >> 32) != s->generation()) {
     *err = AEE_EBADHANDLE;
     return nullptr;
   }

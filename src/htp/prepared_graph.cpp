@@ -45,8 +45,15 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError*
   };
   for (int i = 0; i < n_tensors; ++i) {
     g->slot_of_id_[tensors[i].id] = i;
-    if (tensors[i].is_graph_input()) g->input_ids_.push_back(tensors[i].id);
-    if (tensors[i].is_graph_output()) g->output_ids_.push_back(tensors[i].id);
+    g->slot_bytes_.push_back(tensors[i].num_bytes());
+    if (tensors[i].is_graph_input()) {
+      g->input_ids_.push_back(tensors[i].id);
+      g->input_slots_.push_back(i);
+    }
+    if (tensors[i].is_graph_output()) {
+      g->output_ids_.push_back(tensors[i].id);
+      g->output_slots_.push_back(i);
+    }
     if (tensors[i].type == tensor_type::kStatic && tensors[i].static_data.size() != tensors[i].num_bytes()) {
       return fail(GraphError::kInvalidGraph, "static tensor '" + tensors[i].name + "' has " +
                                                  std::to_string(tensors[i].static_data.size()) + " bytes of data, needs " +
@@ -158,20 +165,26 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
                (outputs ? " outputs" : " inputs") + ", execute passed " + std::to_string(bindings.size());
     return GraphError::kBadBinding;
   }
-  for (const TensorBinding& b : bindings) {
-    auto it = slot_of_id_.find(b.tensor_id);
-    const TensorSpec* t = it == slot_of_id_.end() ? nullptr : &spec_.tensors[it->second];
+  const auto& slots = outputs ? output_slots_ : input_slots_;
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    const TensorBinding& b = bindings[i];
+    int slot = want[i] == b.tensor_id ? slots[i] : -1;
+    if (slot < 0) {
+      auto it = slot_of_id_.find(b.tensor_id);
+      slot = it == slot_of_id_.end() ? -1 : it->second;
+    }
+    const TensorSpec* t = slot < 0 ? nullptr : &spec_.tensors[slot];
     if (t == nullptr || (outputs ? !t->is_graph_output() : !t->is_graph_input())) {
       *message = std::string("tensor id ") + std::to_string(b.tensor_id) + " is not a graph " +
                  (outputs ? "output" : "input") + " of '" + spec_.name + "'";
       return GraphError::kBadBinding;
     }
-    if (b.data == nullptr || b.bytes < t->num_bytes()) {
-      *message = "tensor '" + t->name + "' needs " + std::to_string(t->num_bytes()) + " bytes, buffer has " +
+    if (b.data == nullptr || b.bytes < slot_bytes_[slot]) {
+      *message = "tensor '" + t->name + "' needs " + std::to_string(slot_bytes_[slot]) + " bytes, buffer has " +
                  std::to_string(b.bytes);
       return GraphError::kBadBinding;
     }
-    pointers_[it->second] = b.data;
+    pointers_[slot] = b.data;
   }
   return GraphError::kNone;
 }

@@ -64,6 +64,10 @@ class PreparedGraph {
   std::vector<void*> pointers_;                 // one per tensor (index in spec_.tensors)
   std::unordered_map<uint32_t, int> slot_of_id_;
   std::vector<uint32_t> input_ids_, output_ids_;
+  // Slot of input_ids_[i] / output_ids_[i]: a caller binding in that order
+  // (the usual case) needs no map lookup.
+  std::vector<int> input_slots_, output_slots_;
+  std::vector<size_t> slot_bytes_;              // num_bytes() of each tensor, computed once
   std::vector<const void*> const_in_;           // scratch for one step's inputs
   std::vector<void*> out_;                      // scratch for one step's outputs
   std::mutex run_mu_;

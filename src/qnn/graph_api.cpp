@@ -10,6 +10,7 @@
 #include "dsp/htp_skel/skel_interface.h"
 #include "openhtp/qnn_ext.h"
 #include "qnn/context_ops.h"
+#include "qnn/execute_memo.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/op_config.h"
@@ -336,13 +337,15 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                                            Qnn_Tensor_t* outputs, uint32_t numOutputs, Qnn_ProfileHandle_t profileHandle,
                                            Qnn_SignalHandle_t signalHandle) {
   (void)signalHandle;
-  const uint64_t t0 = now_us();
-  auto g = graph_of(graphHandle);
+  const uint64_t t0 = profileHandle != nullptr ? now_us() : 0;  // only the profile event needs it
+  ExecuteMemo& memo = ExecuteMemo::of_this_thread();
+  memo.revalidate();
+  std::shared_ptr<Context> ctx;
+  auto g = memo.graph(graphHandle, &ctx);
   if (!g) {
     QNN_LOG_ERROR("graphExecute: %p is not a live graph handle", graphHandle);
     return QNN_GRAPH_ERROR_INVALID_HANDLE;
   }
-  auto ctx = g->context.lock();
   if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   if ((numInputs > 0 && inputs == nullptr) || (numOutputs > 0 && outputs == nullptr)) {
     QNN_LOG_ERROR("graphExecute '%s': tensor arrays are NULL", g->spec.name.c_str());
@@ -355,10 +358,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
 
   // Bind every tensor: a memhandle names registered memory the DSP already
   // maps (zero copy); a client buffer becomes a FastRPC buffer argument.
-  // Per-thread scratch, reused across executes: the hot path does not allocate.
-  thread_local std::vector<skel::ExecBinding> binds;
-  thread_local std::vector<remote_arg> in_args, out_args, args;
-  thread_local std::vector<uint8_t> request;
+  auto& binds = memo.binds;
+  auto& in_args = memo.in_args;
+  auto& out_args = memo.out_args;
+  auto& args = memo.args;
+  auto& request = memo.request;
   binds.clear();
   in_args.clear();
   out_args.clear();
@@ -392,8 +396,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     b.tensor_id = spec->id;
     b.bytes = spec->num_bytes();
     if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
-      auto m = find_object<MemHandle>(ObjectKind::kMem, v.mem_handle());
-      if (!m) {
+      ExecuteMemo::Mem mh;
+      const ExecuteMemo::Mem* m = memo.mem(v.mem_handle(), &mh) ? &mh : nullptr;
+      if (m == nullptr) {
         QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p, which is not registered (never, or deregistered)",
                       g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
         return QNN_GRAPH_ERROR_INVALID_TENSOR;

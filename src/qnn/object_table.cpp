@@ -16,9 +16,15 @@ void* ObjectTable::add(ObjectKind kind, std::shared_ptr<Object> obj) {
 }
 
 std::shared_ptr<Object> ObjectTable::find(ObjectKind kind, const void* handle) const {
+  uint64_t removals;
+  return find(kind, handle, &removals);
+}
+
+std::shared_ptr<Object> ObjectTable::find(ObjectKind kind, const void* handle, uint64_t* removals) const {
   const uint64_t h = reinterpret_cast<uintptr_t>(handle);
-  if ((h >> 56) != static_cast<uint64_t>(kind)) return nullptr;
   std::lock_guard lock(mu_);
+  *removals = removals_.load(std::memory_order_relaxed);
+  if ((h >> 56) != static_cast<uint64_t>(kind)) return nullptr;
   auto it = objects_.find(h);
   return it == objects_.end() ? nullptr : it->second;
 }
@@ -31,6 +37,7 @@ std::shared_ptr<Object> ObjectTable::remove(ObjectKind kind, const void* handle)
   if (it == objects_.end()) return nullptr;
   auto obj = std::move(it->second);
   objects_.erase(it);
+  removals_.fetch_add(1, std::memory_order_release);
   return obj;
 }
 

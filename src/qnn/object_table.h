@@ -4,6 +4,7 @@
 // freed or unrelated object, and is refused with the kind's INVALID_HANDLE.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -26,13 +27,21 @@ class ObjectTable {
   // Stores `obj` and gives it a fresh handle.
   void* add(ObjectKind kind, std::shared_ptr<Object> obj);
   std::shared_ptr<Object> find(ObjectKind kind, const void* handle) const;
+  // As find(), also returning the removals() count the answer is valid for.
+  std::shared_ptr<Object> find(ObjectKind kind, const void* handle, uint64_t* removals) const;
   std::shared_ptr<Object> remove(ObjectKind kind, const void* handle);
   size_t count(ObjectKind kind) const;
+
+  // How many objects have been removed so far. Handles are never reused, so
+  // while this is unchanged every handle found earlier is still live: callers
+  // may memoize lookups against it (see qnn/execute_memo.h).
+  uint64_t removals() const { return removals_.load(std::memory_order_acquire); }
 
  private:
   mutable std::mutex mu_;
   std::unordered_map<uint64_t, std::shared_ptr<Object>> objects_;
   uint64_t next_ = 0;
+  std::atomic<uint64_t> removals_{0};  // written under mu_
 };
 
 template <typename T>

@@ -54,24 +54,60 @@ struct GraphRecord {
   std::unique_ptr<htp::PreparedGraph> graph;
 };
 
+// What a method reports: the status header, and the caller's status buffer
+// where set_status writes the message — only on failure (see SkelStatus).
+struct Status : SkelStatusHeader {
+  SkelStatus* out = nullptr;
+  bool has_message = false;
+};
+
+// The last execute's resolution of graph and memory ids, reused while no
+// graph or registration has been removed since (`removals` unchanged): a
+// repeated execute then needs no table lookups. Raw pointers are safe because
+// every removal holds exec_mu_, which execute holds from lookup to the end of
+// the run — that is also what keeps the mappings alive during the run.
+constexpr size_t kMaxMemoMems = 32;
+
+struct ExecMemo {
+  uint64_t removals = ~0ull;
+  uint64_t graph_id = 0;
+  GraphRecord* graph = nullptr;
+  struct Mem {
+    uint64_t id;
+    uint64_t context_id;
+    uint8_t* data;
+    uint64_t size;
+  };
+  std::vector<Mem> mems;
+};
+
 class Runtime {
  public:
   int dispatch(uint32_t sc, remote_arg* pra);
 
  private:
-  void set_status(SkelStatus* st, Qnn_ErrorHandle_t e, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
-  void context_create(remote_arg* pra, SkelStatus* st);
-  void context_free(remote_arg* pra, SkelStatus* st);
-  void graph_prepare(remote_arg* pra, SkelStatus* st);
-  void graph_free(remote_arg* pra, SkelStatus* st);
-  void mem_register(remote_arg* pra, SkelStatus* st);
-  void mem_deregister(remote_arg* pra, SkelStatus* st);
-  void graph_execute(uint32_t sc, remote_arg* pra, SkelStatus* st);
-  void query(remote_arg* pra, SkelStatus* st);
+  void set_status(Status* st, Qnn_ErrorHandle_t e, const char* fmt, ...) __attribute__((format(printf, 4, 5)));
+  void context_create(remote_arg* pra, Status* st);
+  void context_free(remote_arg* pra, Status* st);
+  void graph_prepare(remote_arg* pra, Status* st);
+  void graph_free(remote_arg* pra, Status* st);
+  void mem_register(remote_arg* pra, Status* st);
+  void mem_deregister(remote_arg* pra, Status* st);
+  void graph_execute(uint32_t sc, remote_arg* pra, Status* st);
+  bool resolve_bindings(uint32_t n_in, uint32_t n_out, remote_arg* pra, const ExecRequest& req, Status* st);
+  void query(remote_arg* pra, Status* st);
   std::shared_ptr<Mapping> map_fd(int fd, std::string* why);
 
+  // Lock order: exec_mu_ before mu_. Removing a graph or a registration
+  // holds both (and bumps removals_); execute holds exec_mu_ throughout.
   std::mutex mu_;         // guards the tables
-  std::mutex exec_mu_;    // the emulated HTP runs one graph at a time
+  std::mutex exec_mu_;    // the emulated HTP runs one graph at a time; guards the members below it
+  ExecMemo memo_;
+  uint64_t removals_ = 0;
+  // Execute scratch, reused: the hot path does not allocate.
+  std::vector<ExecBinding> binds_;
+  std::vector<htp::TensorBinding> in_b_, out_b_;
+  std::string exec_message_;
   uint64_t next_id_ = 1;
   std::set<uint64_t> contexts_;
   std::map<uint64_t, std::shared_ptr<GraphRecord>> graphs_;
@@ -91,11 +127,12 @@ bool read_arg(const remote_arg& a, T* out) {
   return true;
 }
 
-void Runtime::set_status(SkelStatus* st, Qnn_ErrorHandle_t e, const char* fmt, ...) {
+void Runtime::set_status(Status* st, Qnn_ErrorHandle_t e, const char* fmt, ...) {
   st->error = e;
+  st->has_message = true;
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(st->message, sizeof st->message, fmt, ap);
+  std::vsnprintf(st->out->message, sizeof st->out->message, fmt, ap);
   va_end(ap);
 }
 
@@ -104,7 +141,8 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
   if (n_out == 0) return AEE_EBADPARM;
   remote_arg& status_arg = pra[n_in + n_out - 1];
   if (status_arg.buf.nLen != sizeof(SkelStatus)) return AEE_EBADPARM;
-  SkelStatus st;
+  Status st;
+  st.out = static_cast<SkelStatus*>(status_arg.buf.pv);
   const uint32_t method = REMOTE_SCALARS_METHOD(sc);
   auto expect = [&](uint32_t in, uint32_t out, uint32_t hin) {
     return n_in == in && n_out == out && REMOTE_SCALARS_INHANDLES(sc) == hin;
@@ -122,11 +160,12 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
     default: return AEE_EUNSUPPORTED;
   }
   if (!shape_ok) return AEE_EBADPARM;
-  std::memcpy(status_arg.buf.pv, &st, sizeof st);
+  if (st.error != QNN_SUCCESS && !st.has_message) st.out->message[0] = '\0';
+  static_cast<SkelStatusHeader&>(*st.out) = st;  // the header only: see SkelStatus
   return AEE_SUCCESS;
 }
 
-void Runtime::context_create(remote_arg* pra, SkelStatus* st) {
+void Runtime::context_create(remote_arg* pra, Status* st) {
   ContextCreateReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_CONTEXT_ERROR_INVALID_ARGUMENT, "bad context request");
   std::lock_guard lock(mu_);
@@ -134,12 +173,13 @@ void Runtime::context_create(remote_arg* pra, SkelStatus* st) {
   contexts_.insert(st->id);
 }
 
-void Runtime::context_free(remote_arg* pra, SkelStatus* st) {
+void Runtime::context_free(remote_arg* pra, Status* st) {
   IdReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_CONTEXT_ERROR_INVALID_ARGUMENT, "bad request");
   std::vector<std::shared_ptr<GraphRecord>> dying;  // destroyed outside the lock
   std::lock_guard exec(exec_mu_);
   std::lock_guard lock(mu_);
+  ++removals_;
   if (contexts_.erase(req.id) == 0) {
     return set_status(st, QNN_CONTEXT_ERROR_INVALID_HANDLE, "context %llu does not exist",
                       static_cast<unsigned long long>(req.id));
@@ -158,7 +198,7 @@ void Runtime::context_free(remote_arg* pra, SkelStatus* st) {
   }
 }
 
-void Runtime::graph_prepare(remote_arg* pra, SkelStatus* st) {
+void Runtime::graph_prepare(remote_arg* pra, Status* st) {
   IdReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad request");
   {
@@ -190,11 +230,13 @@ void Runtime::graph_prepare(remote_arg* pra, SkelStatus* st) {
   graphs_[st->id] = std::move(rec);
 }
 
-void Runtime::graph_free(remote_arg* pra, SkelStatus* st) {
+void Runtime::graph_free(remote_arg* pra, Status* st) {
   IdReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad request");
-  std::shared_ptr<GraphRecord> dying;
+  std::shared_ptr<GraphRecord> dying;  // destroyed outside the locks
+  std::lock_guard exec(exec_mu_);
   std::lock_guard lock(mu_);
+  ++removals_;
   auto it = graphs_.find(req.id);
   if (it == graphs_.end()) return set_status(st, QNN_GRAPH_ERROR_INVALID_HANDLE, "no graph %llu", (unsigned long long)req.id);
   dying = it->second;
@@ -225,7 +267,7 @@ std::shared_ptr<Mapping> Runtime::map_fd(int fd, std::string* why) {
   return m;
 }
 
-void Runtime::mem_register(remote_arg* pra, SkelStatus* st) {
+void Runtime::mem_register(remote_arg* pra, Status* st) {
   MemRegisterReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_MEM_ERROR_INVALID_ARGUMENT, "bad request");
   const int fd = pra[2].dma.fd;
@@ -245,17 +287,19 @@ void Runtime::mem_register(remote_arg* pra, SkelStatus* st) {
   mems_[st->id] = MemRecord{req.context_id, std::move(m), req.offset, req.size};
 }
 
-void Runtime::mem_deregister(remote_arg* pra, SkelStatus* st) {
+void Runtime::mem_deregister(remote_arg* pra, Status* st) {
   IdReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_MEM_ERROR_INVALID_ARGUMENT, "bad request");
+  std::lock_guard exec(exec_mu_);  // never unmap under a running graph
   std::lock_guard lock(mu_);
+  ++removals_;
   if (mems_.erase(req.id) == 0) {
     return set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "no memory registration %llu",
                       static_cast<unsigned long long>(req.id));
   }
 }
 
-void Runtime::graph_execute(uint32_t sc, remote_arg* pra, SkelStatus* st) {
+void Runtime::graph_execute(uint32_t sc, remote_arg* pra, Status* st) {
   const uint32_t n_in = REMOTE_SCALARS_INBUFS(sc), n_out = REMOTE_SCALARS_OUTBUFS(sc);
   if (n_in < 1 || pra[0].buf.nLen < sizeof(ExecRequest)) {
     return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad execute request");
@@ -266,67 +310,92 @@ void Runtime::graph_execute(uint32_t sc, remote_arg* pra, SkelStatus* st) {
   if (pra[0].buf.nLen != sizeof(ExecRequest) + n_bind * sizeof(ExecBinding)) {
     return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "execute request size mismatch");
   }
-  // Per-thread scratch (one thread per call slot): no allocation per execute.
-  thread_local std::vector<ExecBinding> binds;
-  thread_local std::vector<htp::TensorBinding> in_b, out_b;
-  thread_local std::vector<std::shared_ptr<Mapping>> pinned;  // keep mappings alive through the run
-  binds.resize(n_bind);
-  in_b.clear();
-  out_b.clear();
-  pinned.clear();
-  std::memcpy(binds.data(), static_cast<uint8_t*>(pra[0].buf.pv) + sizeof(ExecRequest), n_bind * sizeof(ExecBinding));
-  struct Unpin {
-    ~Unpin() { pinned.clear(); }
-  } unpin;
-
-  std::shared_ptr<GraphRecord> g;
-  {
-    std::lock_guard lock(mu_);
-    auto it = graphs_.find(req.graph_id);
-    if (it == graphs_.end()) {
-      return set_status(st, QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist",
-                        static_cast<unsigned long long>(req.graph_id));
-    }
-    g = it->second;
-    for (uint64_t i = 0; i < n_bind; ++i) {
-      const ExecBinding& b = binds[i];
-      htp::TensorBinding tb{b.tensor_id, nullptr, 0};
-      if (b.kind == kBindMemHandle) {
-        auto m = mems_.find(b.mem_id);
-        if (m == mems_.end()) {
-          return set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "tensor id %u: memory handle is not registered",
-                            b.tensor_id);
-        }
-        if (m->second.context_id != g->context_id) {
-          return set_status(st, QNN_MEM_ERROR_INVALID_HANDLE,
-                            "tensor id %u: memory handle belongs to another context", b.tensor_id);
-        }
-        tb.data = m->second.mapping->base + m->second.offset;
-        tb.bytes = m->second.size;
-        pinned.push_back(m->second.mapping);
-      } else {
-        const bool is_input = i < req.num_inputs;
-        const uint32_t lo = is_input ? 1 : n_in, hi = is_input ? n_in : n_in + n_out - 1;
-        if (b.arg_index < lo || b.arg_index >= hi) {
-          return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "tensor id %u: bad buffer argument %u", b.tensor_id,
-                            b.arg_index);
-        }
-        tb.data = pra[b.arg_index].buf.pv;
-        tb.bytes = pra[b.arg_index].buf.nLen;
-      }
-      (i < req.num_inputs ? in_b : out_b).push_back(tb);
-    }
-  }
-  std::string message;
   std::lock_guard exec(exec_mu_);
+  binds_.resize(n_bind);
+  std::memcpy(binds_.data(), static_cast<uint8_t*>(pra[0].buf.pv) + sizeof(ExecRequest), n_bind * sizeof(ExecBinding));
+  if (!resolve_bindings(n_in, n_out, pra, req, st)) return;
+  exec_message_.clear();
   auto t0 = std::chrono::steady_clock::now();
-  htp::GraphError e = g->graph->execute(in_b, out_b, &message);
+  htp::GraphError e = memo_.graph->graph->execute(in_b_, out_b_, &exec_message_);
   st->exec_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
-  if (e != htp::GraphError::kNone) set_status(st, QNN_GRAPH_ERROR_INVALID_TENSOR, "%s", message.c_str());
+  if (e != htp::GraphError::kNone) set_status(st, QNN_GRAPH_ERROR_INVALID_TENSOR, "%s", exec_message_.c_str());
 }
 
-void Runtime::query(remote_arg* pra, SkelStatus* st) {
+// Fills in_b_/out_b_ from binds_ and points memo_.graph at the graph, from the
+// memo when nothing was removed since it was made, else from the tables.
+// Caller holds exec_mu_.
+bool Runtime::resolve_bindings(uint32_t n_in, uint32_t n_out, remote_arg* pra, const ExecRequest& req, Status* st) {
+  in_b_.clear();
+  out_b_.clear();
+  std::unique_lock<std::mutex> tables;  // taken on the first memo miss
+  if (memo_.removals != removals_) {
+    memo_.removals = removals_;
+    memo_.graph_id = 0;
+    memo_.graph = nullptr;
+    memo_.mems.clear();
+  }
+  if (memo_.graph == nullptr || memo_.graph_id != req.graph_id) {
+    tables = std::unique_lock(mu_);
+    auto it = graphs_.find(req.graph_id);
+    if (it == graphs_.end()) {
+      memo_.graph = nullptr;
+      set_status(st, QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist",
+                 static_cast<unsigned long long>(req.graph_id));
+      return false;
+    }
+    memo_.graph_id = req.graph_id;
+    memo_.graph = it->second.get();
+  }
+  const uint64_t context_id = memo_.graph->context_id;
+  const uint64_t n_bind = binds_.size();
+  for (uint64_t i = 0; i < n_bind; ++i) {
+    const ExecBinding& b = binds_[i];
+    htp::TensorBinding tb{b.tensor_id, nullptr, 0};
+    if (b.kind == kBindMemHandle) {
+      const ExecMemo::Mem* m = nullptr;
+      for (const auto& cand : memo_.mems) {
+        if (cand.id == b.mem_id) {
+          m = &cand;
+          break;
+        }
+      }
+      if (m == nullptr) {
+        if (!tables.owns_lock()) tables = std::unique_lock(mu_);
+        auto it = mems_.find(b.mem_id);
+        if (it == mems_.end()) {
+          set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "tensor id %u: memory handle is not registered", b.tensor_id);
+          return false;
+        }
+        const MemRecord& r = it->second;
+        if (memo_.mems.size() >= kMaxMemoMems) memo_.mems.clear();  // a linear scan must stay short
+        memo_.mems.push_back({b.mem_id, r.context_id, r.mapping->base + r.offset, r.size});
+        m = &memo_.mems.back();
+      }
+      if (m->context_id != context_id) {
+        set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "tensor id %u: memory handle belongs to another context",
+                   b.tensor_id);
+        return false;
+      }
+      tb.data = m->data;
+      tb.bytes = m->size;
+    } else {
+      const bool is_input = i < req.num_inputs;
+      const uint32_t lo = is_input ? 1 : n_in, hi = is_input ? n_in : n_in + n_out - 1;
+      if (b.arg_index < lo || b.arg_index >= hi) {
+        set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "tensor id %u: bad buffer argument %u", b.tensor_id,
+                   b.arg_index);
+        return false;
+      }
+      tb.data = pra[b.arg_index].buf.pv;
+      tb.bytes = pra[b.arg_index].buf.nLen;
+    }
+    (i < req.num_inputs ? in_b_ : out_b_).push_back(tb);
+  }
+  return true;
+}
+
+void Runtime::query(remote_arg* pra, Status* st) {
   (void)st;
   QueryResp r;
   std::lock_guard lock(mu_);

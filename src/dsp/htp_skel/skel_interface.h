@@ -29,12 +29,19 @@ enum Method : uint32_t {
   kQuery = 7,           // in: none                         out: QueryResp, status
 };
 
-struct SkelStatus {
+// The fixed part of a status: the skel writes only this on success, so a
+// successful call moves one cache line of status back to the client, not five.
+struct SkelStatusHeader {
   uint64_t error = 0;     // Qnn_ErrorHandle_t
   uint64_t id = 0;        // object created, if any
   uint64_t exec_ns = 0;   // time spent executing on the "DSP" (execute only)
   uint64_t arena_bytes = 0;  // graph prepare: planned intermediate memory
-  char message[256] = {};
+};
+
+// `message` is written only when `error` is not QNN_SUCCESS (then always, NUL
+// terminated); after a successful call it holds whatever was there before.
+struct SkelStatus : SkelStatusHeader {
+  char message[256];
 };
 
 struct ContextCreateReq {

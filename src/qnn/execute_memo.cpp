@@ -1,0 +1,62 @@
+#include "qnn/execute_memo.h"
+
+namespace openhtp::qnn {
+
+ExecuteMemo& ExecuteMemo::of_this_thread() {
+  // One thread_local for everything, looked up once per execute (in a shared
+  // library each use of a thread_local may cost a __tls_get_addr call).
+  thread_local ExecuteMemo memo;
+  return memo;
+}
+
+void ExecuteMemo::revalidate() {
+  const uint64_t now = ObjectTable::instance().removals();
+  if (now == removals_) return;
+  removals_ = now;
+  graph_handle_ = 0;
+  graph_.reset();
+  context_.reset();
+  mems_.clear();
+}
+
+std::shared_ptr<Graph> ExecuteMemo::graph(const void* handle, std::shared_ptr<Context>* ctx) {
+  const uint64_t h = reinterpret_cast<uintptr_t>(handle);
+  if (h == graph_handle_ && h != 0) {
+    // Nothing was removed since these were live, so both locks succeed
+    // (unless a removal races with this call, which then orders after it).
+    auto g = graph_.lock();
+    *ctx = context_.lock();
+    if (g && *ctx) return g;
+  }
+  uint64_t removals;
+  auto g = std::static_pointer_cast<Graph>(ObjectTable::instance().find(ObjectKind::kGraph, handle, &removals));
+  *ctx = g ? g->context.lock() : nullptr;
+  if (g && *ctx && removals == removals_) {
+    graph_handle_ = h;
+    graph_ = g;
+    context_ = *ctx;
+  }
+  return g;
+}
+
+bool ExecuteMemo::mem(const void* handle, Mem* out) {
+  const uint64_t h = reinterpret_cast<uintptr_t>(handle);
+  for (const Mem& m : mems_) {
+    if (m.handle == h && h != 0) {
+      *out = m;
+      return true;
+    }
+  }
+  uint64_t removals;
+  auto obj = ObjectTable::instance().find(ObjectKind::kMem, handle, &removals);
+  if (!obj) return false;
+  const auto& m = static_cast<const MemHandle&>(*obj);
+  *out = Mem{h, m.context_handle, m.bytes, m.remote_id};
+  if (removals == removals_) {
+    if (mems_.size() >= kMaxMems) mems_.clear();
+    mems_.push_back(*out);
+  }
+  return true;
+}
+
+}  // namespace openhtp::qnn
