@@ -31,8 +31,8 @@ namespace {
 using openhtp::ipc::FutexWord;
 
 struct PingPongPage {
-  FutexWord ping;  // the parent posts sequence numbers here
-  FutexWord pong;  // the child echoes them back here
+  alignas(64) FutexWord ping;  // the parent posts sequence numbers here
+  alignas(64) FutexWord pong;  // the child echoes them back here
   alignas(64) std::atomic<uint32_t> stop{0};
 };
 

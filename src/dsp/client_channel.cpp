@@ -133,6 +133,11 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
         args[i].buf.nLen = d.len;
         break;
       }
+      case ipc::ArgKind::kInlineOut:
+        if (d.len > ipc::kInlineOutBytes) return AEE_EBADPARM;
+        args[i].buf.pv = ctl.inline_out;
+        args[i].buf.nLen = d.len;
+        break;
       case ipc::ArgKind::kDma:
         if (d.fd_index >= fds.size() || d.offset > UINT32_MAX) return AEE_EBADPARM;
         args[i].dma.fd = fds[d.fd_index];
@@ -152,7 +157,7 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
       std::string uri(s, strnlen(s, args[0].buf.nLen));
       uint64_t h = 0;
       int rc = modules_.open(uri, &h);
-      hdr->out_handle = h;
+      ctl.out_handle = h;
       return rc;
     }
     case ipc::CallOp::kInvoke:

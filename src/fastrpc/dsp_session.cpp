@@ -297,6 +297,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   newly_mapped.clear();
   const uint64_t header_bytes = ipc::align_up(sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc), 64);
   uint64_t cursor = header_bytes;
+  bool inline_out_used = false;
   for (uint32_t i = 0; i < n_in + n_out; ++i) {
     const remote_buf& b = args[i].buf;
     ipc::ArgDesc& d = descs[i];
@@ -319,6 +320,12 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
         }
       }
       if (stats) stats->bytes_by_reference += b.nLen;
+    } else if (i >= n_in && b.nLen > 0 && b.nLen <= ipc::kInlineOutBytes && !inline_out_used) {
+      // Returned inside the line that signals completion: no extra transfer.
+      d.kind = ipc::ArgKind::kInlineOut;
+      d.offset = 0;
+      inline_out_used = true;
+      if (stats) stats->bytes_copied_out += b.nLen;
     } else {
       d.kind = ipc::ArgKind::kCopy;
       d.offset = cursor;
@@ -356,7 +363,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
 
   uint8_t* t = slot.transport.data();
   auto* hdr = reinterpret_cast<ipc::CallHeader*>(t);
-  *hdr = ipc::CallHeader{op, scalars, handle, 0, n_args, 0};
+  *hdr = ipc::CallHeader{op, scalars, handle, n_args, 0};
   auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(t + sizeof(ipc::CallHeader));
   for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
   for (uint32_t i = 0; i < n_in; ++i) {
@@ -376,7 +383,6 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
   ctl.num_fds = static_cast<uint32_t>(fds.size());
   ctl.transport_fd_index = transport_index;
-  ctl.result = AEE_EFAILED;
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 
@@ -394,9 +400,11 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     for (uint32_t i = n_in; i < n_in + n_out; ++i) {
       if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
         parallel_copy(args[i].buf.pv, t + descs[i].offset, descs[i].len);
+      } else if (descs[i].kind == ipc::ArgKind::kInlineOut) {
+        std::memcpy(args[i].buf.pv, ctl.inline_out, descs[i].len);
       }
     }
-    if (out_handle) *out_handle = hdr->out_handle;
+    if (out_handle) *out_handle = ctl.out_handle;
     for (const auto& k : newly_mapped) BufferRegistry::instance().mark_dsp_mapped(k);
   }
   release_slot(si);

@@ -11,8 +11,8 @@ namespace openhtp::fastrpc {
 namespace {
 
 struct Helper {
-  ipc::FutexWord job;   // bumped by the caller to hand over a half
-  ipc::FutexWord done;  // set to the job's number when the half is copied
+  alignas(64) ipc::FutexWord job;   // bumped by the caller to hand over a half
+  alignas(64) ipc::FutexWord done;  // set to the job's number when the half is copied
   void* dst = nullptr;
   const void* src = nullptr;
   size_t n = 0;

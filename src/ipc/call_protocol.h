@@ -16,6 +16,7 @@
 // the client process is gone however it died.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "ipc/futex_word.h"
@@ -23,7 +24,7 @@
 namespace openhtp::ipc {
 
 inline constexpr uint32_t kProtocolMagic = 0x4f485450;  // "OHTP"
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;
 inline constexpr uint32_t kNumSlots = 8;
 inline constexpr uint32_t kNoFd = 0xffffffffu;
 inline constexpr int kDspControlFd = 3;  // where the DSP process finds its socket
@@ -61,14 +62,27 @@ struct ReleaseMsg {  // the client freed these buffers; drop the DSP's mappings
   BufferKey keys[kMaxReleasePerMsg];
 };
 
-struct alignas(64) SlotControl {
-  FutexWord request;   // bumped by the client to post a call
-  FutexWord response;  // set to the request's value by the DSP when done
+inline constexpr size_t kInlineOutBytes = 40;
+
+// One call slot in the doorbell page. Each side writes one cache line and
+// reads the other's, and everything a signal needs travels in its line: the
+// DSP learns how many fds to pick up from the line that woke it, and the
+// client finds the result and a small output buffer (the HTP skel's status
+// block) in the line that woke it — one line transfer each way for the
+// control path.
+struct SlotControl {
+  // Written by the client.
+  alignas(64) FutexWord request;         // bumped to post a call
   uint32_t num_fds = 0;                  // fds sent on the slot socket for this call
   uint32_t transport_fd_index = kNoFd;   // which of them replaces the transport buffer
+  // Written by the DSP.
+  alignas(64) FutexWord response;        // set to the request's value when done
   int32_t result = 0;                    // AEE status of the call
   uint32_t reserved = 0;
+  uint64_t out_handle = 0;               // result of an open
+  uint8_t inline_out[kInlineOutBytes];   // an ArgKind::kInlineOut buffer
 };
+static_assert(sizeof(SlotControl) == 128);
 
 struct DoorbellPage {
   uint32_t magic;
@@ -84,6 +98,7 @@ enum class ArgKind : uint32_t {
   kCopy = 0,  // bytes live in the transport buffer at `offset`
   kRef = 1,   // bytes live in a shared buffer (key) at `offset`; fd_index set on first use
   kDma = 2,   // a remote_dma_handle: fds[fd_index] at `offset`
+  kInlineOut = 3,  // a small output buffer returned in SlotControl::inline_out
 };
 
 struct ArgDesc {
@@ -98,7 +113,6 @@ struct CallHeader {
   CallOp op;
   uint32_t scalars;     // REMOTE_SCALARS of an invoke
   uint64_t handle;      // remote handle of an invoke/close
-  uint64_t out_handle;  // result of an open
   uint32_t num_args;
   uint32_t reserved;
   // ArgDesc args[num_args] follow, then copied data.

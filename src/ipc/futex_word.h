@@ -19,7 +19,10 @@
 
 namespace openhtp::ipc {
 
-struct alignas(64) FutexWord {
+// Not cache-line aligned on purpose: a word is best placed in the same line as
+// the data that travels with the signal (see ipc::SlotControl), so the reader
+// gets both in one transfer. Align the containing struct instead.
+struct FutexWord {
   std::atomic<uint32_t> value{0};
   std::atomic<uint32_t> waiters{0};
 };

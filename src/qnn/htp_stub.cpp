@@ -91,11 +91,24 @@ Qnn_ErrorHandle_t HtpStub::call(uint32_t method, uint32_t n_in, uint32_t n_out, 
     QNN_LOG_ERROR("remote call %u to the DSP failed: FastRPC error %d (DSP process lost?)", method, rc);
     return QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
   }
-  if (status->error != QNN_SUCCESS && status->message[0] != '\0') {
-    status->message[sizeof status->message - 1] = '\0';
-    QNN_LOG_ERROR("%s", status->message);
-  }
+  if (status->error != QNN_SUCCESS) log_error_message(status->id);
   return status->error;
+}
+
+void HtpStub::log_error_message(uint64_t ticket) {
+  // A failure's text stays in the skel until asked for, so that successful
+  // calls return only the 32-byte status (see skel::SkelStatus).
+  skel::IdReq req{ticket};
+  char message[skel::kErrorMessageBytes] = {};
+  skel::SkelStatus st;
+  remote_arg a[3];
+  a[0].buf = {&req, sizeof req};
+  a[1].buf = {message, sizeof message};
+  a[2].buf = {&st, sizeof st};
+  const uint32_t sc = REMOTE_SCALARS_MAKEX(0, skel::kErrorMessage, 1, 2, 0, 0);
+  const int rc = inproc_invoke_ != nullptr ? inproc_invoke_(handle_, sc, a) : remote_handle64_invoke(handle_, sc, a);
+  message[sizeof message - 1] = '\0';
+  if (rc == 0 && message[0] != '\0') QNN_LOG_ERROR("%s", message);
 }
 
 Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id) {

@@ -48,6 +48,8 @@ class HtpStub {
   Qnn_ErrorHandle_t call(uint32_t method, uint32_t n_in, uint32_t n_out, uint32_t n_hin, remote_arg* args,
                          skel::SkelStatus* status, TransferStats* stats = nullptr);
 
+  void log_error_message(uint64_t ticket);
+
   remote_handle64 handle_ = 0;
   using InvokeFn = int (*)(remote_handle64, uint32_t, remote_arg*);
   InvokeFn inproc_invoke_ = nullptr;

@@ -54,11 +54,11 @@ struct GraphRecord {
   std::unique_ptr<htp::PreparedGraph> graph;
 };
 
-// What a method reports: the status header, and the caller's status buffer
-// where set_status writes the message — only on failure (see SkelStatus).
-struct Status : SkelStatusHeader {
-  SkelStatus* out = nullptr;
+// What a method reports: the status block, and on failure the message that
+// the client fetches by ticket (kErrorMessage).
+struct Status : SkelStatus {
   bool has_message = false;
+  char message[kErrorMessageBytes];
 };
 
 // The last execute's resolution of graph and memory ids, reused while no
@@ -96,6 +96,14 @@ class Runtime {
   void graph_execute(uint32_t sc, remote_arg* pra, Status* st);
   bool resolve_bindings(uint32_t n_in, uint32_t n_out, remote_arg* pra, const ExecRequest& req, Status* st);
   void query(remote_arg* pra, Status* st);
+  void error_message(remote_arg* pra, Status* st);
+  // Stores a failure's text under a fresh ticket (the last kKeptErrors are kept).
+  uint64_t keep_error_message(const char* text);
+
+  static constexpr size_t kKeptErrors = 64;
+  std::mutex errors_mu_;
+  uint64_t next_ticket_ = 1;
+  std::map<uint64_t, std::string> errors_;
   std::shared_ptr<Mapping> map_fd(int fd, std::string* why);
 
   // Lock order: exec_mu_ before mu_. Removing a graph or a registration
@@ -132,7 +140,7 @@ void Runtime::set_status(Status* st, Qnn_ErrorHandle_t e, const char* fmt, ...) 
   st->has_message = true;
   va_list ap;
   va_start(ap, fmt);
-  std::vsnprintf(st->out->message, sizeof st->out->message, fmt, ap);
+  std::vsnprintf(st->message, sizeof st->message, fmt, ap);
   va_end(ap);
 }
 
@@ -142,7 +150,6 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
   remote_arg& status_arg = pra[n_in + n_out - 1];
   if (status_arg.buf.nLen != sizeof(SkelStatus)) return AEE_EBADPARM;
   Status st;
-  st.out = static_cast<SkelStatus*>(status_arg.buf.pv);
   const uint32_t method = REMOTE_SCALARS_METHOD(sc);
   auto expect = [&](uint32_t in, uint32_t out, uint32_t hin) {
     return n_in == in && n_out == out && REMOTE_SCALARS_INHANDLES(sc) == hin;
@@ -157,11 +164,12 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
     case kMemDeregister: (shape_ok = expect(1, 1, 0)) ? mem_deregister(pra, &st) : void(); break;
     case kGraphExecute: graph_execute(sc, pra, &st); break;
     case kQuery: (shape_ok = expect(0, 2, 0)) ? query(pra, &st) : void(); break;
+    case kErrorMessage: (shape_ok = expect(1, 2, 0)) ? error_message(pra, &st) : void(); break;
     default: return AEE_EUNSUPPORTED;
   }
   if (!shape_ok) return AEE_EBADPARM;
-  if (st.error != QNN_SUCCESS && !st.has_message) st.out->message[0] = '\0';
-  static_cast<SkelStatusHeader&>(*st.out) = st;  // the header only: see SkelStatus
+  if (st.error != QNN_SUCCESS) st.id = keep_error_message(st.has_message ? st.message : "");
+  std::memcpy(status_arg.buf.pv, static_cast<const SkelStatus*>(&st), sizeof(SkelStatus));
   return AEE_SUCCESS;
 }
 
@@ -407,6 +415,24 @@ void Runtime::query(remote_arg* pra, Status* st) {
   for (auto& [k, w] : mappings_) live += w.expired() ? 0 : 1;
   r.num_mappings = live;
   if (pra[0].buf.nLen == sizeof r) std::memcpy(pra[0].buf.pv, &r, sizeof r);
+}
+
+uint64_t Runtime::keep_error_message(const char* text) {
+  std::lock_guard lock(errors_mu_);
+  const uint64_t ticket = next_ticket_++;
+  errors_[ticket] = text;
+  while (errors_.size() > kKeptErrors) errors_.erase(errors_.begin());
+  return ticket;
+}
+
+void Runtime::error_message(remote_arg* pra, Status* st) {
+  (void)st;
+  IdReq req;
+  if (!read_arg(pra[0], &req) || pra[1].buf.nLen != kErrorMessageBytes) return;
+  auto* out = static_cast<char*>(pra[1].buf.pv);
+  std::lock_guard lock(errors_mu_);
+  auto it = errors_.find(req.id);
+  std::snprintf(out, kErrorMessageBytes, "%s", it == errors_.end() ? "" : it->second.c_str());
 }
 
 }  // namespace

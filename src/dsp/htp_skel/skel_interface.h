@@ -3,8 +3,8 @@
 // hand-written equivalent of a qaic-generated IDL header.
 //
 // Every method's LAST output buffer is a SkelStatus carrying the QNN error
-// code and a message; the invoke's own return value only says whether the
-// call reached the skel (AEE codes).
+// code (and, on failure, a ticket for its message); the invoke's own return
+// value only says whether the call reached the skel (AEE codes).
 #pragma once
 
 #include <cstdint>
@@ -27,22 +27,23 @@ enum Method : uint32_t {
   kMemDeregister = 5,   // in: IdReq(mem)                   out: status
   kGraphExecute = 6,    // in: ExecRequest, raw inputs...   out: raw outputs..., status
   kQuery = 7,           // in: none                         out: QueryResp, status
+  kErrorMessage = 8,    // in: IdReq(ticket)                out: char[kErrorMessageBytes], status
 };
 
 // The fixed part of a status: the skel writes only this on success, so a
 // successful call moves one cache line of status back to the client, not five.
-struct SkelStatusHeader {
+struct SkelStatus {
   uint64_t error = 0;     // Qnn_ErrorHandle_t
-  uint64_t id = 0;        // object created, if any
+  uint64_t id = 0;        // object created; on failure, the ticket of its message
   uint64_t exec_ns = 0;   // time spent executing on the "DSP" (execute only)
   uint64_t arena_bytes = 0;  // graph prepare: planned intermediate memory
 };
+// 32 bytes: small enough for FastRPC to return it inside the slot's response
+// cache line (ipc::kInlineOutBytes), so a successful call costs the client one
+// line read. The text of a failure is fetched with kErrorMessage(ticket).
+static_assert(sizeof(SkelStatus) == 32);
 
-// `message` is written only when `error` is not QNN_SUCCESS (then always, NUL
-// terminated); after a successful call it holds whatever was there before.
-struct SkelStatus : SkelStatusHeader {
-  char message[256];
-};
+inline constexpr size_t kErrorMessageBytes = 256;
 
 struct ContextCreateReq {
   uint32_t priority = 100;
