@@ -383,13 +383,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                     v.display_name().c_str(), dir);
       return QNN_GRAPH_ERROR_INVALID_TENSOR;
     }
-    for (const auto& b : binds) {
-      if (b.tensor_id == spec->id && (&b - binds.data() < static_cast<long>(binds.size()))) {
-        bool same_dir = is_input ? (&b - binds.data()) < static_cast<long>(numInputs) : true;
-        if (same_dir && !(spec->is_graph_input() && spec->is_graph_output())) {
-          QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
+    // Inputs are bound first, so binds[numInputs...] are this call's outputs.
+    for (size_t k = is_input ? 0 : numInputs; k < binds.size(); ++k) {
+      if (binds[k].tensor_id == spec->id) {
+        QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
     }
     skel::ExecBinding b;

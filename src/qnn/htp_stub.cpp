@@ -111,6 +111,15 @@ void HtpStub::log_error_message(uint64_t ticket) {
   if (rc == 0 && message[0] != '\0') QNN_LOG_ERROR("%s", message);
 }
 
+Qnn_ErrorHandle_t HtpStub::id_call(uint32_t method, uint64_t id) {
+  skel::IdReq req{id};
+  skel::SkelStatus st;
+  remote_arg a[2];
+  a[0].buf = {&req, sizeof req};
+  a[1].buf = {&st, sizeof st};
+  return call(method, 1, 1, 0, a, &st);
+}
+
 Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id) {
   skel::ContextCreateReq req{priority, 0};
   skel::SkelStatus st;
@@ -122,14 +131,7 @@ Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id) {
   return e;
 }
 
-Qnn_ErrorHandle_t HtpStub::context_free(uint64_t id) {
-  skel::IdReq req{id};
-  skel::SkelStatus st;
-  remote_arg a[2];
-  a[0].buf = {&req, sizeof req};
-  a[1].buf = {&st, sizeof st};
-  return call(skel::kContextFree, 1, 1, 0, a, &st);
-}
+Qnn_ErrorHandle_t HtpStub::context_free(uint64_t id) { return id_call(skel::kContextFree, id); }
 
 Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, uint64_t* id,
                                          uint64_t* arena_bytes) {
@@ -145,14 +147,7 @@ Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<
   return e;
 }
 
-Qnn_ErrorHandle_t HtpStub::graph_free(uint64_t id) {
-  skel::IdReq req{id};
-  skel::SkelStatus st;
-  remote_arg a[2];
-  a[0].buf = {&req, sizeof req};
-  a[1].buf = {&st, sizeof st};
-  return call(skel::kGraphFree, 1, 1, 0, a, &st);
-}
+Qnn_ErrorHandle_t HtpStub::graph_free(uint64_t id) { return id_call(skel::kGraphFree, id); }
 
 Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint64_t* id) {
   skel::MemRegisterReq req{context_id, offset, size};
@@ -166,14 +161,7 @@ Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t of
   return e;
 }
 
-Qnn_ErrorHandle_t HtpStub::mem_deregister(uint64_t id) {
-  skel::IdReq req{id};
-  skel::SkelStatus st;
-  remote_arg a[2];
-  a[0].buf = {&req, sizeof req};
-  a[1].buf = {&st, sizeof st};
-  return call(skel::kMemDeregister, 1, 1, 0, a, &st);
-}
+Qnn_ErrorHandle_t HtpStub::mem_deregister(uint64_t id) { return id_call(skel::kMemDeregister, id); }
 
 Qnn_ErrorHandle_t HtpStub::execute(std::vector<remote_arg>& args, uint32_t n_in, uint32_t n_out, uint64_t* exec_ns,
                                    TransferStats* stats) {

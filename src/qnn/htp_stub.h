@@ -48,6 +48,8 @@ class HtpStub {
   Qnn_ErrorHandle_t call(uint32_t method, uint32_t n_in, uint32_t n_out, uint32_t n_hin, remote_arg* args,
                          skel::SkelStatus* status, TransferStats* stats = nullptr);
 
+  // The methods that take one id and return only a status.
+  Qnn_ErrorHandle_t id_call(uint32_t method, uint64_t id);
   void log_error_message(uint64_t ticket);
 
   remote_handle64 handle_ = 0;
