@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(cmake ninja-build g++ python3 libgtest-dev libgmock-dev libbenchmark-dev
+PACKAGES=(cmake ninja-build g++ python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
           libflatbuffers-dev flatbuffers-compiler)
 
 install_packages() {

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "graph_generated.h"
+#include "binary/graph_tables.h"
 
 namespace openhtp::binary {
 namespace {
@@ -16,8 +16,7 @@ std::string to_string(const flatbuffers::String* s) { return s == nullptr ? std:
 
 }  // namespace
 
-std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
-  flatbuffers::FlatBufferBuilder b(1024);
+flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph) {
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   tensors.reserve(graph.tensors.size());
   for (const auto& t : graph.tensors) {
@@ -46,8 +45,12 @@ std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
     nodes.push_back(fb::CreateNode(b, b.CreateString(n.name), b.CreateString(n.package), b.CreateString(n.type),
                                    b.CreateVector(params), b.CreateVector(n.inputs), b.CreateVector(n.outputs)));
   }
-  auto root = fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes));
-  b.Finish(root, fb::GraphIdentifier());
+  return fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes));
+}
+
+std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
+  flatbuffers::FlatBufferBuilder b(1024);
+  b.Finish(build_graph(b, graph), fb::GraphIdentifier());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
@@ -57,7 +60,14 @@ bool decode_graph(const uint8_t* data, size_t size, htp::GraphSpec* graph, std::
     *error = "graph blob failed FlatBuffers verification (" + std::to_string(size) + " bytes)";
     return false;
   }
-  const fb::Graph* g = fb::GetGraph(data);
+  return read_graph(fb::GetGraph(data), graph, error);
+}
+
+bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
+  if (g == nullptr) {
+    *error = "missing graph table";
+    return false;
+  }
   htp::GraphSpec out;
   out.name = to_string(g->name());
   std::set<uint32_t> ids;

@@ -15,3 +15,15 @@ void release_context_contents(Context& ctx);
 Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::TensorSpec* spec);
 
 }  // namespace openhtp::qnn
+
+namespace openhtp::qnn {
+
+// Creates a finalized graph in `ctx` from a loaded spec (context binary) and
+// prepares it in the HTP runtime.
+Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec);
+
+// Deserializes a context created with DEFER_GRAPH_INIT (contextFinalize, or
+// the first graphRetrieve). Caller must not hold ctx->mu.
+Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx);
+
+}  // namespace openhtp::qnn

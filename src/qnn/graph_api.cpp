@@ -82,6 +82,26 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
   return QNN_SUCCESS;
 }
 
+Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec) {
+  auto g = std::make_shared<Graph>();
+  g->context = ctx;
+  g->context_handle = ctx->handle;
+  for (size_t i = 0; i < spec.tensors.size(); ++i) {
+    g->tensor_index[spec.tensors[i].id] = i;
+    g->tensor_names.insert(spec.tensors[i].name);
+  }
+  for (const auto& n : spec.nodes) g->produced.insert(n.outputs.begin(), n.outputs.end());
+  g->spec = std::move(spec);
+  const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
+  Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, blob, &g->remote_id, &g->arena_bytes);
+  if (e != QNN_SUCCESS) return e;
+  g->finalized = true;
+  ObjectTable::instance().add(ObjectKind::kGraph, g);
+  std::lock_guard lock(ctx->mu);
+  ctx->graphs.push_back(g->handle);
+  return QNN_SUCCESS;
+}
+
 }  // namespace openhtp::qnn
 
 namespace {
@@ -321,6 +341,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, c
   auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
   if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
   if (graphName == nullptr || graphHandle == nullptr) return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+  // A context created with DEFER_GRAPH_INIT is deserialized at the first
+  // retrieval if the client did not call contextFinalize.
+  if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx); e != QNN_SUCCESS) return e;
   std::lock_guard lock(ctx->mu);
   for (uint64_t gh : ctx->graphs) {
     auto g = graph_of(as_handle(gh));

@@ -17,6 +17,7 @@
 #include "QnnGraph.h"
 #include "QnnMem.h"
 #include "QnnProfile.h"
+#include "binary/context_codec.h"
 #include "htp/graph_spec.h"
 #include "qnn/htp_stub.h"
 #include "qnn/object_table.h"
@@ -56,6 +57,8 @@ struct Graph : Object {
   bool finalized = false;
   uint64_t remote_id = 0;
   uint64_t arena_bytes = 0;
+  uint64_t vtcm_bytes = 0;
+  uint64_t spill_fill_bytes = 0;
   // Copy accounting of the most recent execute (see include/openhtp/qnn_ext.h).
   uint64_t last_bytes_copied_in = 0, last_bytes_copied_out = 0, last_bytes_by_reference = 0;
   uint64_t last_exec_ns = 0;
@@ -70,6 +73,18 @@ struct Context : Object {
   std::set<uint64_t> mem_handles;    // live mem handles registered here
   // (dev, ino, offset) → mem handle: one handle per region (8002 otherwise).
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> regions;
+  // Created by contextCreateFromBinary: the binary's graphs, and with
+  // DEFER_GRAPH_INIT the image waiting for contextFinalize plus what must not
+  // change until then (the client's binary buffer and configs, by checksum).
+  bool from_binary = false;
+  bool deferred = false;
+  std::unique_ptr<binary::ContextImage> pending;
+  const void* binary_ptr = nullptr;
+  uint64_t binary_size = 0;
+  uint32_t binary_crc = 0;
+  const QnnContext_Config_t** config_ptr = nullptr;
+  uint32_t config_crc = 0;
+  uint64_t weights_bytes = 0;
   // Context tensors (tensorCreateContextTensor), visible to all its graphs.
   std::vector<htp::TensorSpec> context_tensors;
   std::set<std::string> context_tensor_names;

@@ -20,18 +20,6 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_registerOpPackage(Qnn_BackendHandle_t backe
   return not_supported("QnnBackend_registerOpPackage");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) {
-  return not_supported("QnnContext_getBinarySize");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnContext_getBinary(Qnn_ContextHandle_t context, void* binaryBuffer, Qnn_ContextBinarySize_t binaryBufferSize, Qnn_ContextBinarySize_t* writtenBufferSize) {
-  return not_supported("QnnContext_getBinary");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device, const QnnContext_Config_t** config, const void* binaryBuffer, Qnn_ContextBinarySize_t binaryBufferSize, Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile) {
-  return not_supported("QnnContext_createFromBinary");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnGraph_createSubgraph(Qnn_GraphHandle_t graphHandle, const char* graphName, Qnn_GraphHandle_t* subgraphHandle) {
   return not_supported("QnnGraph_createSubgraph");
 }
@@ -72,14 +60,6 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_getProperty(Qnn_GraphHandle_t graphHandle, Qn
   return not_supported("QnnGraph_getProperty");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_validateBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device, const QnnContext_Config_t** config, const void* binaryBuffer, Qnn_ContextBinarySize_t binaryBufferSize) {
-  return not_supported("QnnContext_validateBinary");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device, const QnnContext_Config_t** config, const void* binaryBuffer, Qnn_ContextBinarySize_t binaryBufferSize, Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile, Qnn_SignalHandle_t signal) {
-  return not_supported("QnnContext_createFromBinaryWithSignal");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device, const QnnContext_Params_t** contextParams, const QnnContext_Config_t** listConfig, Qnn_SignalHandle_t signal) {
   return not_supported("QnnContext_createFromBinaryListAsync");
 }
@@ -108,20 +88,12 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_getProperty(Qnn_BackendHandle_t backendHand
   return not_supported("QnnBackend_getProperty");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHandle, QnnContext_Property_t** properties) {
-  return not_supported("QnnContext_getProperty");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnContext_getIncrementalBinary(Qnn_ContextHandle_t context, const void** binaryBuffer, Qnn_ContextBinarySize_t* startOffset, Qnn_ContextBinarySize_t* writtenBufferSize) {
   return not_supported("QnnContext_getIncrementalBinary");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_releaseIncrementalBinary(Qnn_ContextHandle_t context, const void* binaryBuffer, Qnn_ContextBinarySize_t startOffset) {
   return not_supported("QnnContext_releaseIncrementalBinary");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) {
-  return not_supported("QnnContext_finalize");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGlobalConfig_Set(const QnnGlobalConfig_t** config) {

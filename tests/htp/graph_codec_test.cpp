@@ -4,6 +4,7 @@
 
 #include <random>
 
+#include "binary/context_codec.h"
 #include "binary/graph_codec.h"
 
 using namespace openhtp;
@@ -71,4 +72,30 @@ TEST(GraphCodec, RejectsTruncatedCorruptedAndDanglingInput) {
   bytes = binary::encode_graph(g);
   EXPECT_FALSE(binary::decode_graph(bytes.data(), bytes.size(), &out, &err));
   EXPECT_NE(err.find("unknown tensor id 42"), std::string::npos) << err;
+}
+
+TEST(ContextCodec, RoundTripsAndTellsVersionFromCorruption) {
+  binary::ContextImage image;
+  image.build_id = "test";
+  image.graphs.push_back({sample(), 4096, 4096, 0});
+  image.weights_bytes = binary::weights_bytes(image.graphs, 4096);
+  EXPECT_EQ(image.weights_bytes, 4096u);  // one 16-byte static tensor, page aligned
+  auto bytes = binary::encode_context(image);
+  binary::ContextImage back;
+  std::string err;
+  ASSERT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kNone) << err;
+  ASSERT_EQ(back.graphs.size(), 1u);
+  EXPECT_EQ(back.graphs[0].spec.tensors.size(), 3u);
+  EXPECT_EQ(back.graphs[0].arena_bytes, 4096u);
+  EXPECT_EQ(back.build_id, "test");
+  // A newer major (or minor) format is a version error, not corruption.
+  auto newer = binary::encode_context_as(image, {2, 0, 0});
+  EXPECT_EQ(binary::decode_context(newer.data(), newer.size(), &back, &err), binary::BinaryError::kVersion);
+  EXPECT_NE(err.find("format 2.0"), std::string::npos) << err;
+  newer = binary::encode_context_as(image, {1, 1, 0});
+  EXPECT_EQ(binary::decode_context(newer.data(), newer.size(), &back, &err), binary::BinaryError::kVersion);
+  // Flipping one payload bit trips the CRC.
+  auto bad = bytes;
+  bad[bad.size() / 2] ^= 0x01;
+  EXPECT_EQ(binary::decode_context(bad.data(), bad.size(), &back, &err), binary::BinaryError::kMalformed);
 }

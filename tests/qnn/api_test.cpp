@@ -37,9 +37,8 @@ TEST(Provider, PlainCSymbolsAreTheTableEntries) {
 }
 
 TEST(Provider, UnimplementedEntriesSayNotSupported) {
-  Qnn_ContextBinarySize_t size = 0;
-  EXPECT_EQ(api().contextGetBinarySize(nullptr, &size), QNN_COMMON_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(api().signalCreate(nullptr, nullptr, nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().graphCreateSubgraph(nullptr, "s", nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
 }
 
 namespace {

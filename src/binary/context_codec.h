@@ -1,0 +1,57 @@
+// Context binaries: every graph of a context (ops, tensors, weights, planned
+// memory) in one versioned, self-checking buffer (schema/context.fbs).
+//
+// decode_context() treats its input as hostile: envelope verified, format
+// version checked, CRC-32 of the payload checked, payload verified, every
+// cross-reference checked — in that order, so each failure gets the right
+// error, and nothing is read before it has been verified.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "htp/graph_spec.h"
+
+namespace openhtp::binary {
+
+struct ApiVersion {
+  uint32_t major = 0, minor = 0, patch = 0;
+};
+
+// The format of the file itself. A reader accepts the same major and any
+// minor up to its own.
+inline constexpr ApiVersion kContextFormat{1, 0, 0};
+
+struct GraphImage {
+  htp::GraphSpec spec;
+  uint64_t arena_bytes = 0;
+  uint64_t vtcm_bytes = 0;
+  uint64_t spill_fill_bytes = 0;
+};
+
+struct ContextImage {
+  std::string build_id;
+  ApiVersion core_api, backend_api;
+  uint32_t soc_model = 0;
+  uint32_t dsp_arch = 0;
+  std::vector<GraphImage> graphs;
+  uint64_t weights_bytes = 0;
+};
+
+enum class BinaryError {
+  kNone = 0,
+  kMalformed,  // not a context binary, truncated, corrupted (QNN_CONTEXT_ERROR_CREATE_FROM_BINARY)
+  kVersion,    // a context binary of a format this reader does not accept (QNN_CONTEXT_ERROR_BINARY_VERSION)
+};
+
+std::vector<uint8_t> encode_context(const ContextImage& image);
+// Writes the envelope with another format version (tests of version handling).
+std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion format);
+BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error);
+
+// Bytes of static data the context's graphs carry, each tensor aligned to
+// `alignment` (what a weights buffer must hold).
+uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment);
+
+}  // namespace openhtp::binary

@@ -1,0 +1,299 @@
+// Context binaries: contextGetBinarySize/getBinary serialize a context's
+// graphs; contextCreateFromBinary (optionally with DEFER_GRAPH_INIT, then
+// contextFinalize) loads them; contextValidateBinary checks one;
+// contextGetProperty reports the sizes external buffers need.
+#include <zlib.h>
+
+#include <cstring>
+
+#include "HTP/QnnHtpCommon.h"
+#include "HTP/QnnHtpContext.h"
+#include "QnnContext.h"
+#include "QnnSdkBuildId.h"
+#include "binary/context_codec.h"
+#include "qnn/context_ops.h"
+#include "qnn/logger.h"
+#include "qnn/objects.h"
+
+using namespace openhtp;
+using namespace openhtp::qnn;
+
+namespace {
+
+// External buffers (weights, spill-fill) start on a page: what the DSP maps.
+constexpr uint64_t kBufferStartAlignment = 4096;
+
+uint32_t crc_of(const void* data, uint64_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  const auto* p = static_cast<const Bytef*>(data);
+  while (size > 0) {
+    const uInt n = static_cast<uInt>(std::min<uint64_t>(size, 1u << 30));
+    crc = crc32(crc, p, n);
+    p += n;
+    size -= n;
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+// Checksum of the configs' contents (option and union bytes): the deferred
+// path requires them unchanged until contextFinalize.
+uint32_t config_crc(const QnnContext_Config_t** config) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(*c), sizeof(QnnContext_Config_t));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
+  binary::ContextImage image;
+  image.build_id = QNN_SDK_BUILD_ID;
+  image.core_api = {QNN_API_VERSION_MAJOR, QNN_API_VERSION_MINOR, QNN_API_VERSION_PATCH};
+  image.backend_api = {QNN_HTP_API_VERSION_MAJOR, QNN_HTP_API_VERSION_MINOR, QNN_HTP_API_VERSION_PATCH};
+  image.soc_model = 43;
+  image.dsp_arch = 73;
+  *err = QNN_SUCCESS;
+  std::lock_guard lock(ctx.mu);
+  for (uint64_t gh : ctx.graphs) {
+    auto g = find_object<Graph>(ObjectKind::kGraph, as_handle(gh));
+    if (!g) continue;
+    std::lock_guard glock(g->mu);
+    if (!g->finalized) {
+      QNN_LOG_ERROR("contextGetBinary: graph '%s' is not finalized; every graph must be", g->spec.name.c_str());
+      *err = QNN_CONTEXT_ERROR_NOT_FINALIZED;
+      return image;
+    }
+    image.graphs.push_back({g->spec, g->arena_bytes, g->vtcm_bytes, g->spill_fill_bytes});
+  }
+  image.weights_bytes = binary::weights_bytes(image.graphs, kBufferStartAlignment);
+  return image;
+}
+
+Qnn_ErrorHandle_t decode_or_log(const char* fn, const void* buffer, uint64_t size, binary::ContextImage* image) {
+  if (buffer == nullptr || size == 0) {
+    QNN_LOG_ERROR("%s: binary buffer is NULL or empty (size %llu)", fn, static_cast<unsigned long long>(size));
+    return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  }
+  std::string why;
+  switch (binary::decode_context(static_cast<const uint8_t*>(buffer), size, image, &why)) {
+    case binary::BinaryError::kNone: return QNN_SUCCESS;
+    case binary::BinaryError::kVersion:
+      QNN_LOG_ERROR("%s: %s", fn, why.c_str());
+      return QNN_CONTEXT_ERROR_BINARY_VERSION;
+    case binary::BinaryError::kMalformed:
+      QNN_LOG_ERROR("%s: %s", fn, why.c_str());
+      return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
+  }
+  return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
+}
+
+}  // namespace
+
+namespace openhtp::qnn {
+
+Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx) {
+  std::unique_ptr<binary::ContextImage> image;
+  {
+    std::lock_guard lock(ctx->mu);
+    if (!ctx->deferred || !ctx->pending) return QNN_SUCCESS;
+    // The client promised to keep the binary unchanged until now.
+    if (crc_of(ctx->binary_ptr, ctx->binary_size) != ctx->binary_crc) {
+      QNN_LOG_ERROR("contextFinalize: the binary buffer passed to contextCreateFromBinary (%p, %llu bytes) changed "
+                    "before finalize; it must stay valid and unchanged until then",
+                    ctx->binary_ptr, static_cast<unsigned long long>(ctx->binary_size));
+      return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
+    }
+    if (config_crc(ctx->config_ptr) != ctx->config_crc) {
+      QNN_LOG_ERROR("contextFinalize: the configs passed to contextCreateFromBinary changed before finalize; they "
+                    "must stay valid and unchanged until then");
+      return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    }
+    image = std::move(ctx->pending);
+    ctx->deferred = false;
+  }
+  for (auto& g : image->graphs) {
+    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) return e;
+  }
+  return QNN_SUCCESS;
+}
+
+}  // namespace openhtp::qnn
+
+extern "C" {
+
+QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (binaryBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (ctx->from_binary) {
+    QNN_LOG_ERROR("contextGetBinarySize: context %p was itself created from a binary; keep that binary instead",
+                  context);
+    return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
+  }
+  Qnn_ErrorHandle_t e;
+  binary::ContextImage image = image_of(*ctx, &e);
+  if (e != QNN_SUCCESS) return e;
+  *binaryBufferSize = binary::encode_context(image).size();
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_getBinary(Qnn_ContextHandle_t context, void* binaryBuffer,
+                                               Qnn_ContextBinarySize_t binaryBufferSize,
+                                               Qnn_ContextBinarySize_t* writtenBufferSize) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (binaryBuffer == nullptr || writtenBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (ctx->from_binary) {
+    QNN_LOG_ERROR("contextGetBinary: context %p was itself created from a binary; keep that binary instead", context);
+    return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
+  }
+  Qnn_ErrorHandle_t e;
+  binary::ContextImage image = image_of(*ctx, &e);
+  if (e != QNN_SUCCESS) return e;
+  const std::vector<uint8_t> bytes = binary::encode_context(image);
+  if (binaryBufferSize < bytes.size()) {
+    QNN_LOG_ERROR("contextGetBinary: buffer of %llu bytes is smaller than the binary (%zu bytes; see getBinarySize)",
+                  static_cast<unsigned long long>(binaryBufferSize), bytes.size());
+    return QNN_CONTEXT_ERROR_GET_BINARY_FAILED;
+  }
+  std::memcpy(binaryBuffer, bytes.data(), bytes.size());
+  *writtenBufferSize = bytes.size();
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_validateBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                                    const QnnContext_Config_t** config, const void* binaryBuffer,
+                                                    Qnn_ContextBinarySize_t binaryBufferSize) {
+  (void)device;
+  (void)config;
+  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  binary::ContextImage image;
+  return decode_or_log("contextValidateBinary", binaryBuffer, binaryBufferSize, &image);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                                      const QnnContext_Config_t** config, const void* binaryBuffer,
+                                                      Qnn_ContextBinarySize_t binaryBufferSize,
+                                                      Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile) {
+  (void)profile;
+  auto b = find_object<Backend>(ObjectKind::kBackend, backend);
+  if (!b) {
+    QNN_LOG_ERROR("contextCreateFromBinary: %p is not a live backend handle", backend);
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (device != nullptr && !ObjectTable::instance().find(ObjectKind::kDevice, device)) {
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  bool defer = false;
+  uint32_t priority = QNN_PRIORITY_DEFAULT;
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    if ((*c)->option == QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT) defer = (*c)->isGraphInitDeferred != 0;
+    if ((*c)->option == QNN_CONTEXT_CONFIG_OPTION_PRIORITY) priority = (*c)->priority;
+  }
+  auto image = std::make_unique<binary::ContextImage>();
+  if (Qnn_ErrorHandle_t e = decode_or_log("contextCreateFromBinary", binaryBuffer, binaryBufferSize, image.get());
+      e != QNN_SUCCESS) {
+    return e;
+  }
+  auto ctx = std::make_shared<Context>();
+  ctx->backend = b;
+  ctx->from_binary = true;
+  ctx->weights_bytes = image->weights_bytes;
+  for (const auto& g : image->graphs) {
+    for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
+  }
+  if (Qnn_ErrorHandle_t e = b->stub->context_create(priority, &ctx->remote_id); e != QNN_SUCCESS) return e;
+  *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
+  if (defer) {
+    // Only a handle now: buffers are registered before contextFinalize.
+    ctx->deferred = true;
+    ctx->pending = std::move(image);
+    ctx->binary_ptr = binaryBuffer;
+    ctx->binary_size = binaryBufferSize;
+    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
+    ctx->config_ptr = config;
+    ctx->config_crc = config_crc(config);
+    return QNN_SUCCESS;
+  }
+  for (auto& g : image->graphs) {
+    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) {
+      QnnContext_free(*context, nullptr);
+      *context = nullptr;
+      return e;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                                                const QnnContext_Config_t** config,
+                                                                const void* binaryBuffer,
+                                                                Qnn_ContextBinarySize_t binaryBufferSize,
+                                                                Qnn_ContextHandle_t* context,
+                                                                Qnn_ProfileHandle_t profile, Qnn_SignalHandle_t signal) {
+  (void)signal;  // signals are not supported; the call completes before returning
+  return QnnContext_createFromBinary(backend, device, config, binaryBuffer, binaryBufferSize, context, profile);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) {
+  (void)profile;
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  {
+    std::lock_guard lock(ctx->mu);
+    if (!ctx->deferred) {
+      QNN_LOG_ERROR("contextFinalize: context %p was not created from a binary with DEFER_GRAPH_INIT, or is already "
+                    "finalized",
+                    context);
+      return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return finalize_deferred_context(ctx);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHandle, QnnContext_Property_t** properties) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (properties == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  // Sizes come from the binary (deferred) or from the prepared graphs.
+  uint64_t weights = 0, spill_fill = 0, vtcm = 0;
+  {
+    std::lock_guard lock(ctx->mu);
+    if (ctx->pending) {
+      weights = ctx->pending->weights_bytes;
+      for (const auto& g : ctx->pending->graphs) {
+        spill_fill = std::max(spill_fill, g.spill_fill_bytes);
+        vtcm = std::max(vtcm, g.vtcm_bytes);
+      }
+    } else {
+      weights = ctx->weights_bytes;
+      for (uint64_t gh : ctx->graphs) {
+        if (auto g = find_object<Graph>(ObjectKind::kGraph, as_handle(gh))) {
+          spill_fill = std::max(spill_fill, g->spill_fill_bytes);
+          vtcm = std::max(vtcm, g->vtcm_bytes);
+        }
+      }
+    }
+  }
+  for (QnnContext_Property_t** p = properties; *p != nullptr; ++p) {
+    if ((*p)->option != QNN_CONTEXT_PROPERTY_OPTION_CUSTOM || (*p)->customProperty == nullptr) {
+      QNN_LOG_ERROR("contextGetProperty: option %d is not supported (only CUSTOM with an HTP custom property)",
+                    static_cast<int>((*p)->option));
+      return QNN_CONTEXT_ERROR_UNSUPPORTED_FEATURE;
+    }
+    auto* htp = static_cast<QnnHtpContext_CustomProperty_t*>((*p)->customProperty);
+    switch (htp->option) {
+      case QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT: htp->bufferStartAlignment = kBufferStartAlignment; break;
+      case QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE: htp->spillfillBufferSize = spill_fill; break;
+      case QNN_HTP_CONTEXT_GET_PROP_WEIGHTS_BUFFER_SIZE: htp->weightsBufferSize = weights; break;
+      case QNN_HTP_CONTEXT_GET_PROP_MAX_VTCMBACKUP_BUFFER_SIZE: htp->vtcmBackupBufferSize = vtcm; break;
+      default:
+        QNN_LOG_ERROR("contextGetProperty: HTP custom property %d is not supported", static_cast<int>(htp->option));
+        return QNN_CONTEXT_ERROR_UNSUPPORTED_FEATURE;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,156 @@
+// Context binaries: online graph -> binary -> load (with and without
+// DEFER_GRAPH_INIT) -> the same outputs; broken binaries get the right code.
+#include <cstring>
+#include <random>
+
+#include "HTP/QnnHtpContext.h"
+#include "qnn_test_util.h"
+
+using namespace qnntest;
+
+namespace {
+
+class ContextBinary : public QnnFixture {
+ protected:
+  std::vector<uint8_t> binary_of_add_relu(uint32_t n) {
+    build_add_relu(n, "add_relu");
+    Qnn_ContextBinarySize_t size = 0;
+    EXPECT_EQ(api().contextGetBinarySize(context_, &size), QNN_SUCCESS);
+    std::vector<uint8_t> bin(size);
+    Qnn_ContextBinarySize_t written = 0;
+    EXPECT_EQ(api().contextGetBinary(context_, bin.data(), bin.size(), &written), QNN_SUCCESS);
+    EXPECT_EQ(written, size);
+    return bin;
+  }
+  // Executes graph `g` of `ctx` (retrieved by name) on a/b; returns out.
+  std::vector<float> run(Qnn_ContextHandle_t ctx, const std::vector<float>& a, const std::vector<float>& b) {
+    Qnn_GraphHandle_t g = nullptr;
+    EXPECT_EQ(api().graphRetrieve(ctx, "add_relu", &g), QNN_SUCCESS);
+    const uint32_t n = static_cast<uint32_t>(a.size());
+    std::vector<float> out(n, -7.0f);
+    Qnn_Tensor_t in[] = {a_, b_};
+    in[0].v1.clientBuf = {const_cast<float*>(a.data()), n * 4};
+    in[1].v1.clientBuf = {const_cast<float*>(b.data()), n * 4};
+    Qnn_Tensor_t o = out_;
+    o.v1.clientBuf = {out.data(), n * 4};
+    EXPECT_EQ(api().graphExecute(g, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+    return out;
+  }
+};
+
+std::vector<float> random_vec(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-2, 2);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+}  // namespace
+
+TEST_F(ContextBinary, RoundTripGivesTheSameOutputs) {
+  const uint32_t n = 257;
+  auto bin = binary_of_add_relu(n);
+  auto a = random_vec(n, 1), b = random_vec(n, 2);
+  const auto online = run(context_, a, b);
+  for (bool defer : {false, true}) {
+    QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+    cfg.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+    cfg.isGraphInitDeferred = 1;
+    const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+    Qnn_ContextHandle_t loaded = nullptr;
+    ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, defer ? cfgs : nullptr, bin.data(), bin.size(), &loaded,
+                                            nullptr),
+              QNN_SUCCESS);
+    if (defer) ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+    EXPECT_EQ(run(loaded, a, b), online) << "defer " << defer;
+    // A loaded context does not serialize itself again.
+    Qnn_ContextBinarySize_t size = 0;
+    EXPECT_EQ(api().contextGetBinarySize(loaded, &size), QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED);
+    EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
+  }
+}
+
+TEST_F(ContextBinary, DeferredContextReportsBufferProperties) {
+  auto bin = binary_of_add_relu(64);
+  QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+  cfg.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  cfg.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  QnnHtpContext_CustomProperty_t align = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
+  align.option = QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT;
+  QnnHtpContext_CustomProperty_t weights = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
+  weights.option = QNN_HTP_CONTEXT_GET_PROP_WEIGHTS_BUFFER_SIZE;
+  QnnContext_Property_t p1 = QNN_CONTEXT_PROPERTY_INIT, p2 = QNN_CONTEXT_PROPERTY_INIT;
+  p1.option = p2.option = QNN_CONTEXT_PROPERTY_OPTION_CUSTOM;
+  p1.customProperty = &align;
+  p2.customProperty = &weights;
+  QnnContext_Property_t* props[] = {&p1, &p2, nullptr};
+  ASSERT_EQ(api().contextGetProperty(loaded, props), QNN_SUCCESS);
+  EXPECT_EQ(align.bufferStartAlignment, 4096u);
+  EXPECT_EQ(weights.weightsBufferSize, 0u);  // add_relu has no static tensors
+  // Finalizing twice, or a context that was not deferred, is refused.
+  ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(api().contextFinalize(context_, nullptr), QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
+  api().contextFree(loaded, nullptr);
+}
+
+TEST_F(ContextBinary, BinaryChangedBeforeFinalizeIsRefused) {
+  auto bin = binary_of_add_relu(16);
+  QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+  cfg.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  cfg.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  bin[bin.size() / 2] ^= 0xff;
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"changed before finalize"}));
+  api().contextFree(loaded, nullptr);
+}
+
+TEST_F(ContextBinary, TruncatedCorruptedAndForeignBinariesAreRefused) {
+  auto bin = binary_of_add_relu(32);
+  Qnn_ContextHandle_t loaded = nullptr;
+  // Every truncation.
+  for (size_t len = 1; len < bin.size(); len += 7) {
+    Qnn_ErrorHandle_t e = api().contextCreateFromBinary(backend_, nullptr, nullptr, bin.data(), len, &loaded, nullptr);
+    ASSERT_EQ(e, QNN_CONTEXT_ERROR_CREATE_FROM_BINARY) << "length " << len;
+  }
+  // Random corruption: refused or (if only padding was hit) loaded intact.
+  std::mt19937 rng(5);
+  int refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    auto bad = bin;
+    bad[8 + rng() % (bad.size() - 8)] ^= static_cast<uint8_t>(1 + rng() % 255);
+    Qnn_ErrorHandle_t e = api().contextCreateFromBinary(backend_, nullptr, nullptr, bad.data(), bad.size(), &loaded,
+                                                        nullptr);
+    if (e == QNN_SUCCESS) {
+      api().contextFree(loaded, nullptr);
+    } else {
+      ASSERT_TRUE(e == QNN_CONTEXT_ERROR_CREATE_FROM_BINARY || e == QNN_CONTEXT_ERROR_BINARY_VERSION) << e;
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 250);
+  std::vector<uint8_t> junk(4096, 0x5a);
+  EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, nullptr, junk.data(), junk.size(), &loaded, nullptr),
+            QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"not an openhtp context binary"}));
+  EXPECT_EQ(api().contextValidateBinary(backend_, nullptr, nullptr, bin.data(), bin.size()), QNN_SUCCESS);
+  EXPECT_EQ(api().contextValidateBinary(backend_, nullptr, nullptr, junk.data(), junk.size()),
+            QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
+}
+
+TEST_F(ContextBinary, UnfinalizedGraphsCannotBeSerialized) {
+  Qnn_GraphHandle_t g = nullptr;
+  ASSERT_EQ(api().graphCreate(context_, "open", nullptr, &g), QNN_SUCCESS);
+  Qnn_ContextBinarySize_t size = 0;
+  EXPECT_EQ(api().contextGetBinarySize(context_, &size), QNN_CONTEXT_ERROR_NOT_FINALIZED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'open' is not finalized"}));
+}
