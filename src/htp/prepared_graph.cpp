@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 
 #include "htp/memory_planner.h"
+#include "htp/vtcm_plan.h"
 
 namespace openhtp::htp {
 namespace {
@@ -33,9 +35,26 @@ const char* graph_error_name(GraphError e) {
   return "?";
 }
 
+void PreparedGraph::AlignedFree::operator()(uint8_t* p) const {
+  ::operator delete(p, std::align_val_t{kArenaAlignment});
+}
+
+PreparedGraph::AlignedBuffer PreparedGraph::allocate_zeroed(size_t bytes) {
+  if (bytes == 0) return nullptr;
+  auto* p = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t{kArenaAlignment}));
+  std::memset(p, 0, bytes);
+  return AlignedBuffer(p);
+}
+
 std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError* err, std::string* message) {
+  return create(std::move(spec), PlanOptions{}, err, message);
+}
+
+std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanOptions& options, GraphError* err,
+                                                     std::string* message) {
   std::unique_ptr<PreparedGraph> g(new PreparedGraph);
   g->spec_ = std::move(spec);
+  g->vtcm_budget_bytes_ = options.vtcm_budget_bytes;
   const auto& tensors = g->spec_.tensors;
   const int n_tensors = static_cast<int>(tensors.size());
   auto fail = [&](GraphError e, std::string m) {
@@ -136,7 +155,8 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError*
     }
   }
 
-  // Plan the arena for NATIVE tensors.
+  // Place NATIVE tensors in VTCM or the spill-fill region. A NATIVE tensor
+  // no node touches needs no memory.
   std::vector<BufferRequest> requests;
   std::vector<int> request_slot;
   for (int i = 0; i < n_tensors; ++i) {
@@ -145,10 +165,13 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError*
       request_slot.push_back(i);
     }
   }
-  MemoryPlan plan = plan_memory(requests, kArenaAlignment);
-  g->arena_.assign(plan.total_size, 0);
-  g->pointers_.assign(n_tensors, nullptr);
-  for (size_t r = 0; r < requests.size(); ++r) g->pointers_[request_slot[r]] = g->arena_.data() + plan.offsets[r];
+  const VtcmPlan plan = plan_vtcm(requests, options.vtcm_budget_bytes, kArenaAlignment);
+  g->vtcm_bytes_ = plan.vtcm_bytes;
+  g->spill_fill_bytes_ = plan.spill_fill_bytes;
+  for (size_t r = 0; r < requests.size(); ++r) g->placed_.push_back({request_slot[r], plan.placements[r]});
+  g->own_vtcm_ = allocate_zeroed(plan.vtcm_bytes);
+  g->own_spill_fill_ = allocate_zeroed(plan.spill_fill_bytes);
+  g->pointers_.assign(n_tensors, nullptr);  // NATIVE entries are set per execute by bind_regions
   for (int i = 0; i < n_tensors; ++i) {
     if (tensors[i].type == tensor_type::kStatic) {
       g->pointers_[i] = const_cast<uint8_t*>(g->spec_.tensors[i].static_data.data());
@@ -189,10 +212,53 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
   return GraphError::kNone;
 }
 
+std::optional<TensorPlacement> PreparedGraph::placement(uint32_t tensor_id) const {
+  auto it = slot_of_id_.find(tensor_id);
+  if (it == slot_of_id_.end()) return std::nullopt;
+  for (const PlacedSlot& p : placed_) {
+    if (p.slot == it->second) return p.where;
+  }
+  return std::nullopt;
+}
+
+GraphError PreparedGraph::bind_regions(const MemoryRegions& regions, std::string* message) {
+  // A region the plan does not use may be absent; one it uses must be there
+  // and hold the whole plan, or kernels would write past the caller's memory.
+  auto check = [&](Region r, const uint8_t* base, size_t have, size_t need) {
+    if (need == 0 || (base != nullptr && have >= need)) return true;
+    *message = std::string("graph '") + spec_.name + "' needs " + std::to_string(need) + " bytes of " +
+               region_name(r) + ", " + (base == nullptr ? std::string("none was given") :
+                                        "the region given has " + std::to_string(have));
+    return false;
+  };
+  if (!check(Region::kVtcm, regions.vtcm, regions.vtcm_size, vtcm_bytes_) ||
+      !check(Region::kSpillFill, regions.spill_fill, regions.spill_fill_size, spill_fill_bytes_)) {
+    return GraphError::kBadBinding;
+  }
+  if (regions_bound_ && regions.vtcm == bound_vtcm_ && regions.spill_fill == bound_spill_fill_) {
+    return GraphError::kNone;
+  }
+  for (const PlacedSlot& p : placed_) {
+    uint8_t* base = p.where.region == Region::kVtcm ? regions.vtcm : regions.spill_fill;
+    pointers_[p.slot] = base + p.where.offset;
+  }
+  bound_vtcm_ = regions.vtcm;
+  bound_spill_fill_ = regions.spill_fill;
+  regions_bound_ = true;
+  return GraphError::kNone;
+}
+
 GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                                   std::string* message) {
+  const MemoryRegions own{own_vtcm_.get(), vtcm_bytes_, own_spill_fill_.get(), spill_fill_bytes_};
+  return execute(inputs, outputs, own, message);
+}
+
+GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                                  const MemoryRegions& regions, std::string* message) {
   std::lock_guard lock(run_mu_);
-  GraphError e = bind(inputs, false, message);
+  GraphError e = bind_regions(regions, message);
+  if (e == GraphError::kNone) e = bind(inputs, false, message);
   if (e == GraphError::kNone) e = bind(outputs, true, message);
   if (e != GraphError::kNone) return e;
   for (Step& step : steps_) {

@@ -1,22 +1,29 @@
 // A finalized graph, ready to run: every node's kernel prepared once, every
-// intermediate tensor given an offset in the graph's arena by the memory
-// planner, and a pointer table so that execute() only binds the caller's
-// input/output buffers and runs the kernels in order.
+// intermediate (NATIVE) tensor given a region — VTCM or spill-fill — and an
+// offset in it by the VTCM planner (vtcm_plan.h), and a pointer table so that
+// execute() only binds the caller's input/output buffers and runs the kernels
+// in order.
 //
 // Outputs are written straight into the buffers the caller binds — for a
-// memhandle tensor that is the client's shared buffer itself.
+// memhandle tensor that is the client's shared buffer itself. Intermediates
+// live at `region base + planned offset` of the memory regions execute is
+// given: the device's VTCM and the context's spill-fill buffer belong to the
+// caller (the skel), not to the graph. The graph also owns a pair of buffers
+// sized by its plan, used by the execute overload without regions.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "htp/graph_spec.h"
+#include "htp/vtcm_plan.h"
 #include "ops/op.h"
 
 namespace openhtp::htp {
@@ -35,17 +42,50 @@ enum class GraphError {
   kBadBinding,      // execute: missing/unknown/too small I/O buffer
 };
 
+// How a graph is prepared.
+struct PlanOptions {
+  // VTCM this graph may use (graph config VTCM_SIZE_IN_MB / _IN_BYTES);
+  // NATIVE tensors that do not fit go to the spill-fill region.
+  size_t vtcm_budget_bytes = kDefaultVtcmBytes;
+};
+
+// The memory intermediates live in during one execute. Each region must hold
+// at least what the plan needs (vtcm_bytes() / spill_fill_bytes()); a region
+// the plan does not use may be null. Bases should be 64-byte aligned: planned
+// offsets are, so every tensor then starts on a cache line.
+struct MemoryRegions {
+  uint8_t* vtcm = nullptr;
+  size_t vtcm_size = 0;
+  uint8_t* spill_fill = nullptr;
+  size_t spill_fill_size = 0;
+};
+
 class PreparedGraph {
  public:
+  static std::unique_ptr<PreparedGraph> create(GraphSpec spec, const PlanOptions& options, GraphError* err,
+                                               std::string* message);
+  // Default options (8 MiB VTCM).
   static std::unique_ptr<PreparedGraph> create(GraphSpec spec, GraphError* err, std::string* message);
 
-  // Runs the graph. `inputs`/`outputs` must bind every graph input/output
-  // exactly once. Thread-safe (executions of one graph are serialized).
+  // Runs the graph with its intermediates in `regions`. `inputs`/`outputs`
+  // must bind every graph input/output exactly once. A region smaller than
+  // the plan needs is refused with kBadBinding. Thread-safe (executions of
+  // one graph are serialized). Allocates nothing.
+  GraphError execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                     const MemoryRegions& regions, std::string* message);
+  // Same, with the graph's own VTCM and spill-fill buffers.
   GraphError execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                      std::string* message);
 
   const GraphSpec& spec() const { return spec_; }
-  size_t arena_bytes() const { return arena_.size(); }
+  // All planned intermediate memory: VTCM plus spill-fill.
+  size_t arena_bytes() const { return vtcm_bytes_ + spill_fill_bytes_; }
+  size_t vtcm_budget_bytes() const { return vtcm_budget_bytes_; }
+  size_t vtcm_bytes() const { return vtcm_bytes_; }              // <= vtcm_budget_bytes()
+  size_t spill_fill_bytes() const { return spill_fill_bytes_; }  // 0 when everything fits in VTCM
+  // Where a NATIVE tensor lives; nullopt for other tensors and for NATIVE
+  // tensors no node uses (they get no memory).
+  std::optional<TensorPlacement> placement(uint32_t tensor_id) const;
   const std::vector<uint32_t>& input_ids() const { return input_ids_; }
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
 
@@ -55,12 +95,35 @@ class PreparedGraph {
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
   };
+  // A NATIVE tensor's slot and where the plan put it.
+  struct PlacedSlot {
+    int slot = 0;
+    TensorPlacement where;
+  };
+  // Memory the graph owns for execute() without regions, aligned to a cache
+  // line (std::vector only guarantees 16 bytes).
+  struct AlignedFree {
+    void operator()(uint8_t* p) const;
+  };
+  using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
+  static AlignedBuffer allocate_zeroed(size_t bytes);
+
   PreparedGraph() = default;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
+  GraphError bind_regions(const MemoryRegions& regions, std::string* message);
 
   GraphSpec spec_;
   std::vector<Step> steps_;
-  std::vector<uint8_t> arena_;
+  size_t vtcm_budget_bytes_ = kDefaultVtcmBytes;
+  size_t vtcm_bytes_ = 0;
+  size_t spill_fill_bytes_ = 0;
+  std::vector<PlacedSlot> placed_;              // every planned NATIVE tensor
+  AlignedBuffer own_vtcm_, own_spill_fill_;
+  // Region bases pointers_ currently hold NATIVE tensors at: rebinding is
+  // skipped while a caller keeps passing the same regions.
+  uint8_t* bound_vtcm_ = nullptr;
+  uint8_t* bound_spill_fill_ = nullptr;
+  bool regions_bound_ = false;
   std::vector<void*> pointers_;                 // one per tensor (index in spec_.tensors)
   std::unordered_map<uint32_t, int> slot_of_id_;
   std::vector<uint32_t> input_ids_, output_ids_;

@@ -1,0 +1,73 @@
+// Splitting a graph's intermediate tensors between VTCM and the spill-fill
+// region (DESIGN.md §3), on top of the greedy planner in memory_planner.h.
+//
+// VTCM is the HTP's small on-chip memory; a graph is prepared against a VTCM
+// budget (graph config VTCM_SIZE_IN_MB / _IN_BYTES, default 8 MiB). What does
+// not fit goes to DDR, into the graph's spill-fill region.
+//
+// Algorithm
+//   1. Plan every request with plan_memory() as if there were one unbounded
+//      arena (same lifetimes, same alignment).
+//   2. A request whose planned slot [offset, offset + aligned size) lies
+//      entirely below the budget is placed in VTCM at exactly that offset.
+//   3. The remaining requests are planned again, among themselves only, with
+//      plan_memory() — that plan's offsets are their spill-fill offsets.
+//
+// Why it is correct
+//   - VTCM: the VTCM placements are a subset of one valid plan. Dropping
+//     buffers from a valid plan cannot create a collision, so no two VTCM
+//     tensors that are alive at the same op overlap, and every slot ends at
+//     or below the budget by construction of step 2.
+//   - Spill-fill: step 3 is a complete, valid plan of its own set of buffers,
+//     so the same guarantee holds there.
+//   - Across regions there is nothing to check: VTCM and spill-fill are
+//     different memories, so a VTCM tensor never aliases a spilled one.
+// Why this shape
+//   - The greedy planner places the largest buffers first at the lowest
+//     offsets, so the tensors kept in VTCM tend to be the large, long-lived
+//     ones — exactly the ones whose DDR traffic would cost the most.
+//   - Keeping VTCM offsets from the unbounded plan (instead of packing VTCM
+//     anew) makes the result independent of the budget for every tensor that
+//     fits: lowering the budget only moves tensors out, it never reshuffles
+//     the ones that stay. That keeps plans stable and easy to reason about.
+//   - It is not optimal: a spilled tensor might fit a VTCM gap the first plan
+//     left. Real HTP inserts spill/fill ops per op instead; this planner keeps
+//     a tensor in one place for its whole life, which is what execute needs.
+//
+// A tensor occupies its aligned slot, so region sizes are multiples of the
+// alignment and base + offset is aligned whenever the region base is.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "htp/memory_planner.h"
+
+namespace openhtp::htp {
+
+// One HTP's VTCM when the graph does not ask for less (DESIGN.md §3).
+inline constexpr size_t kDefaultVtcmBytes = size_t{8} << 20;
+
+enum class Region : uint8_t {
+  kVtcm = 0,       // on-chip, per device
+  kSpillFill = 1,  // DDR, per context (possibly the client's external buffer)
+};
+
+const char* region_name(Region r);
+
+struct TensorPlacement {
+  Region region = Region::kVtcm;
+  size_t offset = 0;  // from the start of that region, aligned
+};
+
+struct VtcmPlan {
+  std::vector<TensorPlacement> placements;  // one per request
+  size_t vtcm_bytes = 0;        // peak VTCM end used; <= the budget
+  size_t spill_fill_bytes = 0;  // spill-fill region peak; 0 when nothing spills
+};
+
+VtcmPlan plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes, size_t alignment);
+
+}  // namespace openhtp::htp
