@@ -45,7 +45,8 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     nodes.push_back(fb::CreateNode(b, b.CreateString(n.name), b.CreateString(n.package), b.CreateString(n.type),
                                    b.CreateVector(params), b.CreateVector(n.inputs), b.CreateVector(n.outputs)));
   }
-  return fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes));
+  return fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes),
+                         graph.vtcm_budget_bytes);
 }
 
 std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
@@ -70,6 +71,7 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
   }
   htp::GraphSpec out;
   out.name = to_string(g->name());
+  out.vtcm_budget_bytes = g->vtcm_budget_bytes();
   std::set<uint32_t> ids;
   if (g->tensors() != nullptr) {
     for (const fb::Tensor* t : *g->tensors()) {

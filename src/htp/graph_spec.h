@@ -51,6 +51,7 @@ struct GraphSpec {
   std::string name;
   std::vector<TensorSpec> tensors;  // in creation order
   std::vector<NodeSpec> nodes;      // in execution (dependency) order
+  uint64_t vtcm_budget_bytes = 0;   // from the graph's VTCM size config; 0 = device default
 
   const TensorSpec* find_tensor(uint32_t id) const;
 };

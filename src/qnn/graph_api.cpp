@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "HTP/QnnHtpGraph.h"
 #include "QnnGraph.h"
 #include "QnnTensor.h"
 #include "binary/graph_codec.h"
@@ -82,6 +83,18 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
   return QNN_SUCCESS;
 }
 
+// Sends the graph to the HTP runtime and records what its plan needs.
+Qnn_ErrorHandle_t prepare_remote(Context& ctx, Graph& g, const std::vector<uint8_t>& blob) {
+  HtpStub::PreparedInfo info;
+  Qnn_ErrorHandle_t e = ctx.backend->stub->graph_prepare(ctx.remote_id, blob, &info);
+  if (e != QNN_SUCCESS) return e;
+  g.remote_id = info.remote_id;
+  g.arena_bytes = info.arena_bytes;
+  g.vtcm_bytes = info.vtcm_bytes;
+  g.spill_fill_bytes = info.spill_fill_bytes;
+  return QNN_SUCCESS;
+}
+
 Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec) {
   auto g = std::make_shared<Graph>();
   g->context = ctx;
@@ -93,8 +106,7 @@ Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::G
   for (const auto& n : spec.nodes) g->produced.insert(n.outputs.begin(), n.outputs.end());
   g->spec = std::move(spec);
   const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
-  Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, blob, &g->remote_id, &g->arena_bytes);
-  if (e != QNN_SUCCESS) return e;
+  if (Qnn_ErrorHandle_t e = prepare_remote(*ctx, *g, blob); e != QNN_SUCCESS) return e;
   g->finalized = true;
   ObjectTable::instance().add(ObjectKind::kGraph, g);
   std::lock_guard lock(ctx->mu);
@@ -131,15 +143,30 @@ const htp::TensorSpec* resolve_tensor(Graph& g, Context& ctx, const Qnn_Tensor_t
   return nullptr;
 }
 
-Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config) {
+// Reads the graph configs this backend understands; the VTCM size (HTP custom
+// config VTCM_SIZE_IN_MB or _IN_BYTES; 0 MB means the device maximum) goes to
+// *vtcm_budget_bytes when given.
+Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, uint64_t* vtcm_budget_bytes) {
   for (const QnnGraph_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     switch ((*c)->option) {
-      case QNN_GRAPH_CONFIG_OPTION_CUSTOM:
+      case QNN_GRAPH_CONFIG_OPTION_CUSTOM: {
+        const auto* htp = static_cast<const QnnHtpGraph_CustomConfig_t*>((*c)->customConfig);
+        if (htp == nullptr) {
+          QNN_LOG_ERROR("graph config CUSTOM needs customConfig -> QnnHtpGraph_CustomConfig_t");
+          return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+        }
+        if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_MB) {
+          *vtcm_budget_bytes = static_cast<uint64_t>(htp->vtcmSizeInMB) << 20;
+        } else if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES) {
+          *vtcm_budget_bytes = htp->vtcmSizeInBytes;
+        }
+        break;  // other HTP options (precision, HVX threads, ...) are accepted; see issue 4
+      }
       case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
       case QNN_GRAPH_CONFIG_OPTION_PROFILE_HANDLE:
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_STATE:
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_NUM_EXECUTIONS:
-        break;  // accepted; VTCM size and HVX threads take effect with the planner (issue 3/4)
+        break;
       default:
         QNN_LOG_ERROR("graph config option %d is not supported", static_cast<int>((*c)->option));
         return QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE;
@@ -163,7 +190,8 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
     QNN_LOG_ERROR("graphCreate: a graph needs a non-empty name and an output handle pointer");
     return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
   }
-  if (Qnn_ErrorHandle_t e = apply_graph_configs(config); e != QNN_SUCCESS) return e;
+  uint64_t vtcm_budget = 0;
+  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &vtcm_budget); e != QNN_SUCCESS) return e;
   std::lock_guard lock(ctx->mu);
   for (uint64_t gh : ctx->graphs) {
     auto other = graph_of(as_handle(gh));
@@ -176,14 +204,24 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
   g->context = ctx;
   g->context_handle = ctx->handle;
   g->spec.name = graphName;
+  g->spec.vtcm_budget_bytes = vtcm_budget;
   *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);
   return QNN_SUCCESS;
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, const QnnGraph_Config_t** config) {
-  if (!graph_of(graphHandle)) return QNN_GRAPH_ERROR_INVALID_HANDLE;
-  return apply_graph_configs(config);
+  auto g = graph_of(graphHandle);
+  if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  std::lock_guard lock(g->mu);
+  uint64_t vtcm_budget = g->spec.vtcm_budget_bytes;
+  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &vtcm_budget); e != QNN_SUCCESS) return e;
+  if (g->finalized && vtcm_budget != g->spec.vtcm_budget_bytes) {
+    QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size can no longer change", g->spec.name.c_str());
+    return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
+  }
+  g->spec.vtcm_budget_bytes = vtcm_budget;
+  return QNN_SUCCESS;
 }
 
 QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Qnn_Tensor_t* tensor) {
@@ -324,8 +362,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
   }
   const uint64_t t0 = now_us();
   const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
-  Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, blob, &g->remote_id, &g->arena_bytes);
-  if (e != QNN_SUCCESS) return e;
+  if (Qnn_ErrorHandle_t e = prepare_remote(*ctx, *g, blob); e != QNN_SUCCESS) return e;
   g->finalized = true;
   ProfileEvent ev;
   ev.type = QNN_PROFILE_EVENTTYPE_FINALIZE;

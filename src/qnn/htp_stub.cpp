@@ -133,17 +133,20 @@ Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id) {
 
 Qnn_ErrorHandle_t HtpStub::context_free(uint64_t id) { return id_call(skel::kContextFree, id); }
 
-Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, uint64_t* id,
-                                         uint64_t* arena_bytes) {
+Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, PreparedInfo* info) {
   skel::IdReq req{context_id};
+  skel::PrepareResult result;
   skel::SkelStatus st;
-  remote_arg a[3];
+  remote_arg a[4];
   a[0].buf = {&req, sizeof req};
   a[1].buf = {const_cast<uint8_t*>(blob.data()), blob.size()};
-  a[2].buf = {&st, sizeof st};
-  Qnn_ErrorHandle_t e = call(skel::kGraphPrepare, 2, 1, 0, a, &st);
-  *id = st.id;
-  *arena_bytes = st.arena_bytes;
+  a[2].buf = {&result, sizeof result};
+  a[3].buf = {&st, sizeof st};
+  Qnn_ErrorHandle_t e = call(skel::kGraphPrepare, 2, 2, 0, a, &st);
+  info->remote_id = st.id;
+  info->arena_bytes = st.arena_bytes;
+  info->vtcm_bytes = result.vtcm_bytes;
+  info->spill_fill_bytes = result.spill_fill_bytes;
   return e;
 }
 

@@ -32,8 +32,13 @@ class HtpStub {
 
   Qnn_ErrorHandle_t context_create(uint32_t priority, uint64_t* id);
   Qnn_ErrorHandle_t context_free(uint64_t id);
-  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, uint64_t* id,
-                                  uint64_t* arena_bytes);
+  struct PreparedInfo {
+    uint64_t remote_id = 0;
+    uint64_t arena_bytes = 0;
+    uint64_t vtcm_bytes = 0;
+    uint64_t spill_fill_bytes = 0;
+  };
+  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, PreparedInfo* info);
   Qnn_ErrorHandle_t graph_free(uint64_t id);
   Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint64_t* id);
   Qnn_ErrorHandle_t mem_deregister(uint64_t id);

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "HTP/QnnHtpContext.h"
+#include "HTP/QnnHtpGraph.h"
 #include "qnn_test_util.h"
 
 using namespace qnntest;
@@ -153,4 +154,98 @@ TEST_F(ContextBinary, UnfinalizedGraphsCannotBeSerialized) {
   Qnn_ContextBinarySize_t size = 0;
   EXPECT_EQ(api().contextGetBinarySize(context_, &size), QNN_CONTEXT_ERROR_NOT_FINALIZED);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"'open' is not finalized"}));
+}
+
+namespace {
+
+// x -> Relu -> a -> Relu -> b -> Add(a, b) -> out, with a VTCM budget that
+// holds only one intermediate: `b` must spill.
+Qnn_GraphHandle_t build_spilling_graph(Qnn_ContextHandle_t ctx, uint32_t n, uint32_t vtcm_bytes,
+                                       std::vector<uint32_t>& dims, Qnn_Tensor_t* x, Qnn_Tensor_t* out) {
+  QnnHtpGraph_CustomConfig_t htp{};
+  htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES;
+  htp.vtcmSizeInBytes = vtcm_bytes;
+  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
+  cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+  cfg.customConfig = &htp;
+  const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
+  Qnn_GraphHandle_t g = nullptr;
+  EXPECT_EQ(api().graphCreate(ctx, "spill", cfgs, &g), QNN_SUCCESS);
+  dims = {1, n};
+  *x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_NATIVE, dims);
+  Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_NATIVE, dims);
+  *out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims);
+  for (Qnn_Tensor_t* t : {x, &a, &b, out}) EXPECT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+  auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n_in, Qnn_Tensor_t* o) {
+    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
+    op.v1.name = name;
+    op.v1.packageName = "qti.aisw";
+    op.v1.typeName = type;
+    op.v1.numOfInputs = n_in;
+    op.v1.inputTensors = ins;
+    op.v1.numOfOutputs = 1;
+    op.v1.outputTensors = o;
+    EXPECT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+  };
+  node("r1", QNN_OP_RELU, x, 1, &a);
+  node("r2", QNN_OP_RELU, &a, 1, &b);
+  Qnn_Tensor_t ab[] = {a, b};
+  node("add", QNN_OP_ELEMENT_WISE_ADD, ab, 2, out);
+  EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+  return g;
+}
+
+uint64_t spill_fill_property(Qnn_ContextHandle_t ctx) {
+  QnnHtpContext_CustomProperty_t sf = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
+  sf.option = QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE;
+  QnnContext_Property_t p = QNN_CONTEXT_PROPERTY_INIT;
+  p.option = QNN_CONTEXT_PROPERTY_OPTION_CUSTOM;
+  p.customProperty = &sf;
+  QnnContext_Property_t* props[] = {&p, nullptr};
+  EXPECT_EQ(api().contextGetProperty(ctx, props), QNN_SUCCESS);
+  return sf.spillfillBufferSize;
+}
+
+}  // namespace
+
+TEST_F(ContextBinary, SmallVtcmBudgetSpillsAndStillComputesRight) {
+  const uint32_t n = 4096;  // 16 KiB per tensor
+  std::vector<uint32_t> dims;
+  Qnn_Tensor_t x, out;
+  Qnn_GraphHandle_t g = build_spilling_graph(context_, n, 16384, dims, &x, &out);
+  EXPECT_EQ(spill_fill_property(context_), 16384u);
+  auto in = random_vec(n, 3);
+  std::vector<float> result(n);
+  x.v1.clientBuf = {in.data(), n * 4};
+  out.v1.clientBuf = {result.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(g, &x, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
+  for (uint32_t i = 0; i < n; ++i) ASSERT_FLOAT_EQ(result[i], 2 * std::max(in[i], 0.0f)) << i;
+  // The plan travels in the binary: a deferred load reports it before finalize.
+  Qnn_ContextBinarySize_t size = 0;
+  ASSERT_EQ(api().contextGetBinarySize(context_, &size), QNN_SUCCESS);
+  std::vector<uint8_t> bin(size);
+  ASSERT_EQ(api().contextGetBinary(context_, bin.data(), size, &size), QNN_SUCCESS);
+  QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+  cfg.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  cfg.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  EXPECT_EQ(spill_fill_property(loaded), 16384u);
+  ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+  Qnn_GraphHandle_t lg = nullptr;
+  ASSERT_EQ(api().graphRetrieve(loaded, "spill", &lg), QNN_SUCCESS);
+  std::vector<float> again(n);
+  out.v1.clientBuf = {again.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(lg, &x, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(again, result);
+  api().contextFree(loaded, nullptr);
+  // With the default 8 MiB nothing spills.
+  Qnn_ContextHandle_t roomy = nullptr;
+  ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &roomy), QNN_SUCCESS);
+  build_spilling_graph(roomy, n, 8u << 20, dims, &x, &out);
+  EXPECT_EQ(spill_fill_property(roomy), 0u);
+  api().contextFree(roomy, nullptr);
 }

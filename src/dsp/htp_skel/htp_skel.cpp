@@ -49,10 +49,21 @@ struct MemRecord {
   uint64_t size;
 };
 
+// A context's spill-fill region: one buffer shared by all its graphs (only one
+// graph runs at a time), as large as the largest graph's plan. Resized only
+// under exec_mu_, so a running graph never sees it move.
+struct ContextMemory {
+  std::vector<uint8_t> spill_fill;
+};
+
 struct GraphRecord {
   uint64_t context_id;
+  std::shared_ptr<ContextMemory> memory;
   std::unique_ptr<htp::PreparedGraph> graph;
 };
+
+// The device's VTCM: one per emulated HTP, used by whichever graph runs.
+constexpr size_t kDeviceVtcmBytes = htp::kDefaultVtcmBytes;
 
 // What a method reports: the status block, and on failure the message that
 // the client fetches by ticket (kErrorMessage).
@@ -117,7 +128,8 @@ class Runtime {
   std::vector<htp::TensorBinding> in_b_, out_b_;
   std::string exec_message_;
   uint64_t next_id_ = 1;
-  std::set<uint64_t> contexts_;
+  std::map<uint64_t, std::shared_ptr<ContextMemory>> contexts_;
+  std::vector<uint8_t> vtcm_;  // allocated at the first execute; guarded by exec_mu_
   std::map<uint64_t, std::shared_ptr<GraphRecord>> graphs_;
   std::map<uint64_t, MemRecord> mems_;
   std::map<std::pair<uint64_t, uint64_t>, std::weak_ptr<Mapping>> mappings_;
@@ -158,7 +170,7 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
   switch (method) {
     case kContextCreate: (shape_ok = expect(1, 1, 0)) ? context_create(pra, &st) : void(); break;
     case kContextFree: (shape_ok = expect(1, 1, 0)) ? context_free(pra, &st) : void(); break;
-    case kGraphPrepare: (shape_ok = expect(2, 1, 0)) ? graph_prepare(pra, &st) : void(); break;
+    case kGraphPrepare: (shape_ok = expect(2, 2, 0)) ? graph_prepare(pra, &st) : void(); break;
     case kGraphFree: (shape_ok = expect(1, 1, 0)) ? graph_free(pra, &st) : void(); break;
     case kMemRegister: (shape_ok = expect(1, 1, 1)) ? mem_register(pra, &st) : void(); break;
     case kMemDeregister: (shape_ok = expect(1, 1, 0)) ? mem_deregister(pra, &st) : void(); break;
@@ -178,7 +190,7 @@ void Runtime::context_create(remote_arg* pra, Status* st) {
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_CONTEXT_ERROR_INVALID_ARGUMENT, "bad context request");
   std::lock_guard lock(mu_);
   st->id = next_id_++;
-  contexts_.insert(st->id);
+  contexts_[st->id] = std::make_shared<ContextMemory>();
 }
 
 void Runtime::context_free(remote_arg* pra, Status* st) {
@@ -208,21 +220,30 @@ void Runtime::context_free(remote_arg* pra, Status* st) {
 
 void Runtime::graph_prepare(remote_arg* pra, Status* st) {
   IdReq req;
-  if (!read_arg(pra[0], &req)) return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad request");
+  if (!read_arg(pra[0], &req) || pra[2].buf.nLen != sizeof(PrepareResult)) {
+    return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad request");
+  }
+  std::shared_ptr<ContextMemory> memory;
   {
     std::lock_guard lock(mu_);
-    if (contexts_.count(req.id) == 0) {
+    auto it = contexts_.find(req.id);
+    if (it == contexts_.end()) {
       return set_status(st, QNN_GRAPH_ERROR_INVALID_CONTEXT, "context %llu does not exist",
                         static_cast<unsigned long long>(req.id));
     }
+    memory = it->second;
   }
   htp::GraphSpec spec;
   std::string error;
   if (!binary::decode_graph(static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen, &spec, &error)) {
     return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "%s", error.c_str());
   }
+  // The graph's VTCM size config lowers the budget; the device has no more.
+  htp::PlanOptions plan;
+  plan.vtcm_budget_bytes = spec.vtcm_budget_bytes == 0 ? kDeviceVtcmBytes
+                                                       : std::min<uint64_t>(spec.vtcm_budget_bytes, kDeviceVtcmBytes);
   htp::GraphError gerr;
-  auto prepared = htp::PreparedGraph::create(std::move(spec), &gerr, &error);
+  auto prepared = htp::PreparedGraph::create(std::move(spec), plan, &gerr, &error);
   if (!prepared) {
     Qnn_ErrorHandle_t e = gerr == htp::GraphError::kInvalidOp      ? QNN_GRAPH_ERROR_INVALID_OP_CONFIG
                           : gerr == htp::GraphError::kUnsupportedOp ? QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE
@@ -231,8 +252,15 @@ void Runtime::graph_prepare(remote_arg* pra, Status* st) {
   }
   auto rec = std::make_shared<GraphRecord>();
   rec->context_id = req.id;
+  rec->memory = memory;
   st->arena_bytes = prepared->arena_bytes();
+  const PrepareResult result{prepared->vtcm_bytes(), prepared->spill_fill_bytes()};
+  std::memcpy(pra[2].buf.pv, &result, sizeof result);
   rec->graph = std::move(prepared);
+  {
+    std::lock_guard exec(exec_mu_);  // never move a region under a running graph
+    if (memory->spill_fill.size() < result.spill_fill_bytes) memory->spill_fill.resize(result.spill_fill_bytes);
+  }
   std::lock_guard lock(mu_);
   st->id = next_id_++;
   graphs_[st->id] = std::move(rec);
@@ -324,7 +352,10 @@ void Runtime::graph_execute(uint32_t sc, remote_arg* pra, Status* st) {
   if (!resolve_bindings(n_in, n_out, pra, req, st)) return;
   exec_message_.clear();
   auto t0 = std::chrono::steady_clock::now();
-  htp::GraphError e = memo_.graph->graph->execute(in_b_, out_b_, &exec_message_);
+  if (vtcm_.empty()) vtcm_.resize(kDeviceVtcmBytes);
+  auto& spill = memo_.graph->memory->spill_fill;
+  const htp::MemoryRegions regions{vtcm_.data(), vtcm_.size(), spill.data(), spill.size()};
+  htp::GraphError e = memo_.graph->graph->execute(in_b_, out_b_, regions, &exec_message_);
   st->exec_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   if (e != htp::GraphError::kNone) set_status(st, QNN_GRAPH_ERROR_INVALID_TENSOR, "%s", exec_message_.c_str());

@@ -21,7 +21,7 @@ inline constexpr const char* kCloseSymbol = "openhtp_htp_close";
 enum Method : uint32_t {
   kContextCreate = 0,   // in: ContextCreateReq             out: status(id = context)
   kContextFree = 1,     // in: IdReq(context)               out: status
-  kGraphPrepare = 2,    // in: IdReq(context), graph blob   out: status(id = graph)
+  kGraphPrepare = 2,    // in: IdReq(context), graph blob   out: PrepareResult, status(id = graph)
   kGraphFree = 3,       // in: IdReq(graph)                 out: status
   kMemRegister = 4,     // in: MemRegisterReq; in-handle: fd out: status(id = mem)
   kMemDeregister = 5,   // in: IdReq(mem)                   out: status
@@ -44,6 +44,11 @@ struct SkelStatus {
 static_assert(sizeof(SkelStatus) == 32);
 
 inline constexpr size_t kErrorMessageBytes = 256;
+
+struct PrepareResult {
+  uint64_t vtcm_bytes = 0;        // planned VTCM use
+  uint64_t spill_fill_bytes = 0;  // planned spill-fill region
+};
 
 struct ContextCreateReq {
   uint32_t priority = 100;
