@@ -61,9 +61,17 @@ std::optional<ClientBuffer> BufferRegistry::find_containing(const void* p, size_
 std::optional<ClientBuffer> BufferRegistry::find_mapped_fd(const ipc::BufferKey& key) const {
   std::shared_lock lock(mu_);
   for (const auto& [base, b] : by_base_) {
-    if (b.origin == BufferOrigin::kFastrpcMmap && b.key == key) return b;
+    if ((b.origin == BufferOrigin::kFastrpcMmap || b.fastrpc_mapped) && b.key == key) return b;
   }
   return std::nullopt;
+}
+
+bool BufferRegistry::set_fastrpc_mapped(const void* base, const ipc::BufferKey& key, bool mapped) {
+  std::unique_lock lock(mu_);
+  auto it = by_base_.find(reinterpret_cast<uintptr_t>(base));
+  if (it == by_base_.end() || it->second.origin != BufferOrigin::kRpcmem || !(it->second.key == key)) return false;
+  it->second.fastrpc_mapped = mapped;
+  return true;
 }
 
 void BufferRegistry::mark_dsp_mapped(const ipc::BufferKey& key) {

@@ -24,6 +24,7 @@ struct ClientBuffer {
   ipc::BufferKey key;
   BufferOrigin origin = BufferOrigin::kRpcmem;
   bool dsp_mapped = false;   // the DSP process holds a mapping of `key`
+  bool fastrpc_mapped = false;  // an rpcmem region the client also mapped with fastrpc_mmap
 };
 
 class BufferRegistry {
@@ -38,6 +39,9 @@ class BufferRegistry {
   std::optional<ClientBuffer> find_containing(const void* p, size_t len) const;
   // The fastrpc_mmap region of `fd` (by identity), if any.
   std::optional<ClientBuffer> find_mapped_fd(const ipc::BufferKey& key) const;
+  // Marks (or unmarks) the rpcmem region starting at `base` as fastrpc_mmap'ed;
+  // false if no rpcmem region starts there.
+  bool set_fastrpc_mapped(const void* base, const ipc::BufferKey& key, bool mapped);
   // Records that the DSP now maps the buffer `key`.
   void mark_dsp_mapped(const ipc::BufferKey& key);
   // True while another live region still refers to `key` (so the DSP mapping

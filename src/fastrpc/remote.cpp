@@ -115,6 +115,9 @@ REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t l
     log(LogLevel::kError, "fastrpc", "fastrpc_mmap: fd %d is already mapped", fd);
     return AEE_EBADPARM;
   }
+  // rpcmem memory mapped again (as llama.cpp's hexagon backend does): the
+  // allocation itself is already passed by reference; just record the map.
+  if (offset == 0 && BufferRegistry::instance().set_fastrpc_mapped(addr, buf.key, true)) return AEE_SUCCESS;
   if (!BufferRegistry::instance().add(buf)) {
     log(LogLevel::kError, "fastrpc", "fastrpc_mmap: address %p is already mapped", addr);
     return AEE_EBADPARM;
@@ -131,6 +134,10 @@ REMOTE_API int fastrpc_munmap(int domain, int fd, void* addr, size_t length) {
   if (!mapped || (addr != nullptr && mapped->base != addr)) {
     log(LogLevel::kError, "fastrpc", "fastrpc_munmap: fd %d is not mapped", fd);
     return AEE_EBADPARM;
+  }
+  if (mapped->origin == BufferOrigin::kRpcmem) {
+    BufferRegistry::instance().set_fastrpc_mapped(mapped->base, key, false);
+    return AEE_SUCCESS;
   }
   auto removed = BufferRegistry::instance().remove(mapped->base);
   if (removed && removed->dsp_mapped && !BufferRegistry::instance().key_in_use(key)) {

@@ -181,6 +181,15 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   return g;
 }
 
+bool PreparedGraph::relocate_static(uint32_t tensor_id, uint8_t* data) {
+  auto it = slot_of_id_.find(tensor_id);
+  if (it == slot_of_id_.end() || spec_.tensors[it->second].type != tensor_type::kStatic || data == nullptr) return false;
+  std::lock_guard lock(run_mu_);
+  pointers_[it->second] = data;
+  std::vector<uint8_t>().swap(spec_.tensors[it->second].static_data);
+  return true;
+}
+
 GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message) {
   const auto& want = outputs ? output_ids_ : input_ids_;
   if (bindings.size() != want.size()) {

@@ -78,6 +78,11 @@ class PreparedGraph {
                      std::string* message);
 
   const GraphSpec& spec() const { return spec_; }
+
+  // Makes the graph read STATIC tensor `tensor_id` from `data` (which must
+  // hold its bytes and outlive the graph) and drops the graph's own copy:
+  // how an external weights buffer replaces the runtime's weight memory.
+  bool relocate_static(uint32_t tensor_id, uint8_t* data);
   // All planned intermediate memory: VTCM plus spill-fill.
   size_t arena_bytes() const { return vtcm_bytes_ + spill_fill_bytes_; }
   size_t vtcm_budget_bytes() const { return vtcm_budget_bytes_; }

@@ -187,9 +187,33 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backen
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
   bool defer = false;
   uint32_t priority = QNN_PRIORITY_DEFAULT;
+  std::string blocked_by;  // features that exclude external weights / spill-fill buffers
+  bool persistent = false;
+  uint64_t memory_limit = 0;
   for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    if ((*c)->option == QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT) defer = (*c)->isGraphInitDeferred != 0;
-    if ((*c)->option == QNN_CONTEXT_CONFIG_OPTION_PRIORITY) priority = (*c)->priority;
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: defer = (*c)->isGraphInitDeferred != 0; break;
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
+      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: persistent = (*c)->isPersistentBinary != 0; break;
+      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: memory_limit = (*c)->memoryLimitHint; break;
+      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
+        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
+        if (htp == nullptr) break;
+        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS) {
+          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
+        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
+          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
+        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA && htp->useExtendedUdma) {
+          blocked_by = "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  // Graph switching is a persistent binary with a memory-limit hint.
+  if (blocked_by.empty() && persistent && memory_limit > 0) {
+    blocked_by = "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
   }
   auto image = std::make_unique<binary::ContextImage>();
   if (Qnn_ErrorHandle_t e = decode_or_log("contextCreateFromBinary", binaryBuffer, binaryBufferSize, image.get());
@@ -200,6 +224,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backen
   ctx->backend = b;
   ctx->from_binary = true;
   ctx->weights_bytes = image->weights_bytes;
+  ctx->external_buffers_blocked_by = blocked_by;
   for (const auto& g : image->graphs) {
     for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
   }

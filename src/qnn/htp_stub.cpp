@@ -152,8 +152,9 @@ Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<
 
 Qnn_ErrorHandle_t HtpStub::graph_free(uint64_t id) { return id_call(skel::kGraphFree, id); }
 
-Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint64_t* id) {
-  skel::MemRegisterReq req{context_id, offset, size};
+Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint32_t kind,
+                                        uint64_t* id) {
+  skel::MemRegisterReq req{context_id, offset, size, kind, 0};
   skel::SkelStatus st;
   remote_arg a[3];
   a[0].buf = {&req, sizeof req};

@@ -40,7 +40,9 @@ class HtpStub {
   };
   Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, PreparedInfo* info);
   Qnn_ErrorHandle_t graph_free(uint64_t id);
-  Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint64_t* id);
+  // `kind`: skel::MemKind (tensor memory, external weights, external spill-fill).
+  Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint32_t kind,
+                                 uint64_t* id);
   Qnn_ErrorHandle_t mem_deregister(uint64_t id);
   // `args` holds in0 (request), raw inputs, raw outputs; the status buffer is
   // appended here. On success *exec_ns is the DSP-side execution time.

@@ -12,6 +12,8 @@
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
 #include "qnn/logger.h"
+#include "dsp/htp_skel/skel_interface.h"
+#include "openhtp/fastrpc_ext.h"
 #include "qnn/objects.h"
 
 using namespace openhtp::qnn;
@@ -89,9 +91,100 @@ struct Pending {
   uint64_t bytes;
   Qnn_MemType_t mem_type;
   uint32_t htp_type;
+  FdUse use = FdUse::kTensor;
 };
 
-Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Pending* p) {
+constexpr uint64_t kBufferStartAlignment = 4096;  // QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT
+
+// QNN_HTP_MEM_WEIGHTS_BUFFER / SHARED_SPILLFILL_BUFFER: the external buffers of
+// a context loaded with DEFER_GRAPH_INIT, registered before contextFinalize.
+// Every requirement of the tutorial is checked here.
+Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, Context& ctx, Pending* p) {
+  const bool weights = h.type == QNN_HTP_MEM_WEIGHTS_BUFFER;
+  const char* what = htp_type_name(p->htp_type);
+  p->use = weights ? FdUse::kWeights : FdUse::kSpillFill;
+  uint64_t required = 0;
+  {
+    std::lock_guard lock(ctx.mu);
+    if (!ctx.from_binary || !ctx.deferred || !ctx.pending) {
+      QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
+                    "DEFER_GRAPH_INIT, before contextFinalize",
+                    i, what);
+      return QNN_MEM_ERROR_NOT_SUPPORTED;
+    }
+    if (!ctx.external_buffers_blocked_by.empty()) {
+      QNN_LOG_ERROR("memRegister: descriptor %d: %s cannot be combined with %s", i, what,
+                    ctx.external_buffers_blocked_by.c_str());
+      return QNN_MEM_ERROR_NOT_SUPPORTED;
+    }
+    if (weights && ctx.has_weights_buffer) {
+      QNN_LOG_ERROR("memRegister: descriptor %d: the context already has a QNN_HTP_MEM_WEIGHTS_BUFFER (one per context)",
+                    i);
+      return QNN_MEM_ERROR_ALREADY_REGISTERED;
+    }
+    if (weights) {
+      required = ctx.pending->weights_bytes;
+    } else {
+      for (const auto& g : ctx.pending->graphs) required = std::max(required, g.spill_fill_bytes);
+    }
+  }
+  const QnnHtpMem_SharedBufferConfig_t& cfg = weights ? h.weightsBufferConfig : h.sharedSpillfillBufferConfig;
+  p->fd = cfg.fd;
+  p->offset = cfg.offset;
+  if (Qnn_ErrorHandle_t e = inspect_fd(p->fd, i, &p->info); e != QNN_SUCCESS) return e;
+  if (p->offset % kBufferStartAlignment != 0) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: %s start (fd %d + offset %llu) is not aligned to "
+                  "BUFFER_START_ALIGNMENT %llu",
+                  i, what, p->fd, static_cast<unsigned long long>(p->offset),
+                  static_cast<unsigned long long>(kBufferStartAlignment));
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (h.size < required || p->offset > p->info.size || h.size > p->info.size - p->offset) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: %s size %llu at offset %llu must be at least the required %llu and "
+                  "fit the fd's %llu bytes",
+                  i, what, static_cast<unsigned long long>(h.size), static_cast<unsigned long long>(p->offset),
+                  static_cast<unsigned long long>(required), static_cast<unsigned long long>(p->info.size));
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (openhtp_fastrpc_fd_is_mapped(p->fd) != 0) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: %s fd %d is mapped with fastrpc_mmap; external buffers must not be",
+                  i, what, p->fd);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  p->bytes = h.size;
+  return QNN_SUCCESS;
+}
+
+// An fd used for external weights or spill-fill serves that purpose only, and
+// a weights buffer serves one context only.
+Qnn_ErrorHandle_t check_fd_use(const Pending& p, int i) {
+  const FdUsage u = fd_usage(p.info.dev, p.info.ino);
+  const bool other_than_tensor = u.weights + u.spill_fill > 0;
+  if (p.use == FdUse::kTensor && other_than_tensor) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is registered as an external %s buffer and cannot be used for "
+                  "other buffer types",
+                  i, p.fd, u.weights > 0 ? "weights" : "spill-fill");
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  if (p.use != FdUse::kTensor) {
+    const uint32_t other = p.use == FdUse::kWeights ? u.tensor + u.spill_fill : u.tensor + u.weights;
+    if (other > 0) {
+      QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is already registered for another buffer type; an fd used as "
+                    "%s cannot serve other types",
+                    i, p.fd, fd_use_name(p.use));
+      return QNN_MEM_ERROR_INVALID_ARGUMENT;
+    }
+    if (p.use == FdUse::kWeights && u.weights > 0) {
+      QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is already the weights buffer of another context; external "
+                    "weights buffers are unique per context",
+                    i, p.fd);
+      return QNN_MEM_ERROR_INVALID_ARGUMENT;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context& ctx, Pending* p) {
   p->mem_type = d.memType;
   p->htp_type = 0;
   p->offset = 0;
@@ -111,13 +204,11 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Pending*
         return QNN_MEM_ERROR_INVALID_ARGUMENT;
       }
       p->htp_type = static_cast<uint32_t>(h->type);
+      if (h->type == QNN_HTP_MEM_WEIGHTS_BUFFER || h->type == QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER) {
+        // Shape and type do not apply (clients pass {0} and UNDEFINED).
+        return check_external_buffer(*h, i, ctx, p);
+      }
       if (h->type != QNN_HTP_MEM_SHARED_BUFFER) {
-        if (h->type == QNN_HTP_MEM_WEIGHTS_BUFFER || h->type == QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER) {
-          QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
-                        "DEFER_GRAPH_INIT, before contextFinalize",
-                        i, htp_type_name(p->htp_type));
-          return QNN_MEM_ERROR_NOT_SUPPORTED;
-        }
         QNN_LOG_ERROR("memRegister: descriptor %d: %s is not supported in the FastRPC domain", i,
                       htp_type_name(p->htp_type));
         return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
@@ -166,6 +257,7 @@ void deregister_one(MemHandle& m) {
   if (!ctx) return;
   {
     std::lock_guard lock(ctx->mu);
+    if (m.use == FdUse::kWeights) ctx->has_weights_buffer = false;
     ctx->mem_handles.erase(m.handle);
     ctx->regions.erase({m.dev, m.ino, m.offset});
   }
@@ -192,9 +284,11 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
   }
   std::vector<Pending> pending(numDescriptors);
   for (uint32_t i = 0; i < numDescriptors; ++i) {
-    if (Qnn_ErrorHandle_t e = check_descriptor(memDescriptors[i], static_cast<int>(i), &pending[i]); e != QNN_SUCCESS) {
+    if (Qnn_ErrorHandle_t e = check_descriptor(memDescriptors[i], static_cast<int>(i), *ctx, &pending[i]);
+        e != QNN_SUCCESS) {
       return e;
     }
+    if (Qnn_ErrorHandle_t e = check_fd_use(pending[i], static_cast<int>(i)); e != QNN_SUCCESS) return e;
   }
   std::vector<std::shared_ptr<MemHandle>> done;
   auto undo = [&] {
@@ -229,14 +323,22 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
     m->offset = p.offset;
     m->bytes = p.bytes;
     m->fd = p.fd;
-    Qnn_ErrorHandle_t e = ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, &m->remote_id);
+    m->use = p.use;
+    const uint32_t kind = p.use == FdUse::kWeights     ? openhtp::skel::kMemWeights
+                          : p.use == FdUse::kSpillFill ? openhtp::skel::kMemSpillFill
+                                                       : openhtp::skel::kMemTensor;
+    Qnn_ErrorHandle_t e =
+        ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
     if (e != QNN_SUCCESS) {
       undo();
       return e;
     }
+    fd_usage_add(m->dev, m->ino, m->use);
+    m->counted = true;
     memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
     {
       std::lock_guard lock(ctx->mu);
+      if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
       ctx->regions[key] = m->handle;
       ctx->mem_handles.insert(m->handle);
     }
@@ -257,6 +359,21 @@ QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, u
                     "context was freed)",
                     i, memHandles[i]);
       return QNN_MEM_ERROR_INVALID_HANDLE;
+    }
+    auto m = find_object<MemHandle>(ObjectKind::kMem, memHandles[i]);
+    if (m->use != FdUse::kTensor) {
+      auto ctx = m->context.lock();
+      bool finalized = true;
+      if (ctx) {
+        std::lock_guard lock(ctx->mu);
+        finalized = !ctx->deferred;
+      }
+      if (finalized) {
+        QNN_LOG_ERROR("memDeRegister: handle %p is the context's %s, in use since contextFinalize; contextFree "
+                      "releases it",
+                      memHandles[i], fd_use_name(m->use));
+        return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
+      }
     }
     for (uint32_t j = 0; j < i; ++j) {
       if (memHandles[j] == memHandles[i]) {

@@ -19,6 +19,7 @@
 #include "QnnProfile.h"
 #include "binary/context_codec.h"
 #include "htp/graph_spec.h"
+#include "qnn/fd_usage.h"
 #include "qnn/htp_stub.h"
 #include "qnn/object_table.h"
 
@@ -44,6 +45,11 @@ struct MemHandle : Object {
   uint64_t offset = 0;             // of the region within the fd
   uint64_t bytes = 0;              // bytes the handle covers (from the descriptor)
   int fd = -1;                     // the client's fd number at registration (for messages)
+  FdUse use = FdUse::kTensor;
+  bool counted = false;            // recorded in fd_usage (dropped when the handle dies)
+  ~MemHandle() {
+    if (counted) fd_usage_remove(dev, ino, use);
+  }
 };
 
 struct Graph : Object {
@@ -85,6 +91,11 @@ struct Context : Object {
   const QnnContext_Config_t** config_ptr = nullptr;
   uint32_t config_crc = 0;
   uint64_t weights_bytes = 0;
+  // A feature the binary was loaded with that rules out external weights and
+  // spill-fill buffers (empty when none), and whether one weights buffer is
+  // already registered.
+  std::string external_buffers_blocked_by;
+  bool has_weights_buffer = false;
   // Context tensors (tensorCreateContextTensor), visible to all its graphs.
   std::vector<htp::TensorSpec> context_tensors;
   std::set<std::string> context_tensor_names;

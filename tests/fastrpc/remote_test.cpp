@@ -279,3 +279,25 @@ TEST(Remote, KilledClientLeavesNoDspProcessBehind) {
   EXPECT_TRUE(process_exited_within(dsp_pid, std::chrono::seconds(5)));
   prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
+
+TEST(Remote, FastrpcMmapOfRpcmemMemoryIsRecordedNotDuplicated) {
+  // llama.cpp's hexagon backend allocates with rpcmem and then maps the fd
+  // with fastrpc_mmap; both must work and the buffer stays by-reference.
+  const size_t len = 8192;
+  auto* p = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS | RPCMEM_HEAP_NOREG, len));
+  const int fd = rpcmem_to_fd(p);
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 0);
+  ASSERT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, fd, p, 0, len, FASTRPC_MAP_FD), 0);
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 1);
+  remote_handle64 h = open_test_skel();
+  TestEchoInfo info{};
+  std::memset(p, 9, 100);
+  ASSERT_EQ(echo(h, p, p + 4096, 100, &info), 0);
+  EXPECT_EQ(p[4096 + 99], 9);
+  EXPECT_EQ(last_stats().bytesByReference, 200u);
+  ASSERT_EQ(fastrpc_munmap(CDSP_DOMAIN_ID, fd, p, len), 0);
+  EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 0);
+  EXPECT_EQ(rpcmem_to_fd(p), fd) << "the allocation itself is untouched";
+  rpcmem_free(p);
+  remote_handle64_close(h);
+}

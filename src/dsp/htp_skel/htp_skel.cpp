@@ -47,13 +47,18 @@ struct MemRecord {
   std::shared_ptr<Mapping> mapping;
   uint64_t offset;
   uint64_t size;
+  uint32_t kind;
 };
 
 // A context's spill-fill region: one buffer shared by all its graphs (only one
 // graph runs at a time), as large as the largest graph's plan. Resized only
 // under exec_mu_, so a running graph never sees it move.
 struct ContextMemory {
-  std::vector<uint8_t> spill_fill;
+  std::vector<uint8_t> spill_fill;  // internal region, when no external one is registered
+  // External buffers registered before contextFinalize (FastRPC, DEFER_GRAPH_INIT).
+  std::shared_ptr<Mapping> weights, external_spill_fill;
+  uint64_t weights_offset = 0, weights_size = 0, weights_used = 0;
+  uint64_t spill_fill_offset = 0, spill_fill_size = 0;
 };
 
 struct GraphRecord {
@@ -256,11 +261,32 @@ void Runtime::graph_prepare(remote_arg* pra, Status* st) {
   st->arena_bytes = prepared->arena_bytes();
   const PrepareResult result{prepared->vtcm_bytes(), prepared->spill_fill_bytes()};
   std::memcpy(pra[2].buf.pv, &result, sizeof result);
-  rec->graph = std::move(prepared);
   {
     std::lock_guard exec(exec_mu_);  // never move a region under a running graph
-    if (memory->spill_fill.size() < result.spill_fill_bytes) memory->spill_fill.resize(result.spill_fill_bytes);
+    if (memory->weights) {
+      // contextFinalize with an external weights buffer: the weights move
+      // into it (page-aligned, graph after graph) and the runtime's own copy
+      // is dropped, so they are read from the client's buffer from now on.
+      for (const auto& t : prepared->spec().tensors) {
+        if (t.type != htp::tensor_type::kStatic) continue;
+        const uint64_t bytes = t.static_data.size();
+        const uint64_t at = (memory->weights_used + 4095) / 4096 * 4096;
+        if (at + bytes > memory->weights_size) {
+          return set_status(st, QNN_COMMON_ERROR_MEM_ALLOC,
+                            "external weights buffer of %llu bytes is too small for the weights of graph '%s'",
+                            static_cast<unsigned long long>(memory->weights_size), prepared->spec().name.c_str());
+        }
+        uint8_t* dst = memory->weights->base + memory->weights_offset + at;
+        std::memcpy(dst, t.static_data.data(), bytes);
+        prepared->relocate_static(t.id, dst);
+        memory->weights_used = at + bytes;
+      }
+    }
+    if (memory->spill_fill.size() < result.spill_fill_bytes && !memory->external_spill_fill) {
+      memory->spill_fill.resize(result.spill_fill_bytes);
+    }
   }
+  rec->graph = std::move(prepared);
   std::lock_guard lock(mu_);
   st->id = next_id_++;
   graphs_[st->id] = std::move(rec);
@@ -307,6 +333,7 @@ void Runtime::mem_register(remote_arg* pra, Status* st) {
   MemRegisterReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_MEM_ERROR_INVALID_ARGUMENT, "bad request");
   const int fd = pra[2].dma.fd;
+  std::lock_guard exec(exec_mu_);
   std::lock_guard lock(mu_);
   if (contexts_.count(req.context_id) == 0) {
     return set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "context %llu does not exist",
@@ -319,8 +346,23 @@ void Runtime::mem_register(remote_arg* pra, Status* st) {
     return set_status(st, QNN_MEM_ERROR_INVALID_ARGUMENT, "offset %llu + size %llu exceeds the buffer's %zu bytes",
                       static_cast<unsigned long long>(req.offset), static_cast<unsigned long long>(req.size), m->size);
   }
+  if (req.kind == kMemWeights || req.kind == kMemSpillFill) {
+    // The context's weights or spill-fill region from now on. Taken under
+    // exec_mu_ (with mu_ released first) so no running graph sees it change.
+    auto& ctx = contexts_[req.context_id];
+    if (req.kind == kMemWeights) {
+      ctx->weights = m;
+      ctx->weights_offset = req.offset;
+      ctx->weights_size = req.size;
+      ctx->weights_used = 0;
+    } else {
+      ctx->external_spill_fill = m;
+      ctx->spill_fill_offset = req.offset;
+      ctx->spill_fill_size = req.size;
+    }
+  }
   st->id = next_id_++;
-  mems_[st->id] = MemRecord{req.context_id, std::move(m), req.offset, req.size};
+  mems_[st->id] = MemRecord{req.context_id, std::move(m), req.offset, req.size, req.kind};
 }
 
 void Runtime::mem_deregister(remote_arg* pra, Status* st) {
@@ -329,10 +371,18 @@ void Runtime::mem_deregister(remote_arg* pra, Status* st) {
   std::lock_guard exec(exec_mu_);  // never unmap under a running graph
   std::lock_guard lock(mu_);
   ++removals_;
-  if (mems_.erase(req.id) == 0) {
+  auto it = mems_.find(req.id);
+  if (it == mems_.end()) {
     return set_status(st, QNN_MEM_ERROR_INVALID_HANDLE, "no memory registration %llu",
                       static_cast<unsigned long long>(req.id));
   }
+  if (it->second.kind != kMemTensor) {
+    if (auto c = contexts_.find(it->second.context_id); c != contexts_.end()) {
+      if (it->second.kind == kMemWeights) c->second->weights.reset();
+      if (it->second.kind == kMemSpillFill) c->second->external_spill_fill.reset();
+    }
+  }
+  mems_.erase(it);
 }
 
 void Runtime::graph_execute(uint32_t sc, remote_arg* pra, Status* st) {
@@ -353,8 +403,15 @@ void Runtime::graph_execute(uint32_t sc, remote_arg* pra, Status* st) {
   exec_message_.clear();
   auto t0 = std::chrono::steady_clock::now();
   if (vtcm_.empty()) vtcm_.resize(kDeviceVtcmBytes);
-  auto& spill = memo_.graph->memory->spill_fill;
-  const htp::MemoryRegions regions{vtcm_.data(), vtcm_.size(), spill.data(), spill.size()};
+  const ContextMemory& cm = *memo_.graph->memory;
+  htp::MemoryRegions regions{vtcm_.data(), vtcm_.size(), nullptr, 0};
+  if (cm.external_spill_fill) {
+    regions.spill_fill = cm.external_spill_fill->base + cm.spill_fill_offset;
+    regions.spill_fill_size = cm.spill_fill_size;
+  } else {
+    regions.spill_fill = const_cast<uint8_t*>(cm.spill_fill.data());
+    regions.spill_fill_size = cm.spill_fill.size();
+  }
   htp::GraphError e = memo_.graph->graph->execute(in_b_, out_b_, regions, &exec_message_);
   st->exec_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());

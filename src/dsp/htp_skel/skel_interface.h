@@ -59,10 +59,18 @@ struct IdReq {
   uint64_t id = 0;
 };
 
+enum MemKind : uint32_t {
+  kMemTensor = 0,     // ION / DMA_BUF / SHARED_BUFFER: bound to tensors at execute
+  kMemWeights = 1,    // QNN_HTP_MEM_WEIGHTS_BUFFER: the context's weights live here
+  kMemSpillFill = 2,  // QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: the context's spill-fill region
+};
+
 struct MemRegisterReq {
   uint64_t context_id = 0;
   uint64_t offset = 0;     // of the described region within the fd
   uint64_t size = 0;       // bytes the handle covers from `offset`
+  uint32_t kind = kMemTensor;
+  uint32_t reserved = 0;
 };
 
 enum BindingKind : uint32_t {

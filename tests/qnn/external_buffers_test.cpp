@@ -1,0 +1,264 @@
+// External weights and spill-fill buffers (tutorial: "FastRPC Use Case"):
+// the flow works, the weights are really read from the client's buffer, and
+// every requirement is enforced by breaking it.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "HTP/QnnHtpContext.h"
+#include "HTP/QnnHtpGraph.h"
+#include "openhtp/fastrpc_ext.h"
+#include "qnn_test_util.h"
+#include "remote.h"
+#include "rpcmem.h"
+
+using namespace qnntest;
+
+namespace {
+
+constexpr uint32_t kN = 4096;  // 16 KiB per tensor
+
+class ExternalBuffers : public QnnFixture {
+ protected:
+  // x -> Add(x, w) -> a -> Relu -> b -> Add(a, b) -> out, w STATIC, VTCM
+  // budget of one tensor (b spills). Returns the context binary.
+  std::vector<uint8_t> make_binary() {
+    QnnHtpGraph_CustomConfig_t htp{};
+    htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES;
+    htp.vtcmSizeInBytes = kN * 4;
+    QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
+    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+    cfg.customConfig = &htp;
+    const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
+    Qnn_GraphHandle_t g = nullptr;
+    EXPECT_EQ(api().graphCreate(context_, "g", cfgs, &g), QNN_SUCCESS);
+    dims_ = {1, kN};
+    x_ = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims_);
+    weights_.assign(kN, 0.0f);
+    for (uint32_t i = 0; i < kN; ++i) weights_[i] = 0.001f * static_cast<float>(i % 100);
+    Qnn_Tensor_t w = make_tensor("w", QNN_TENSOR_TYPE_STATIC, dims_);
+    w.v1.clientBuf = {weights_.data(), kN * 4};
+    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_NATIVE, dims_);
+    Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_NATIVE, dims_);
+    out_ = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims_);
+    for (Qnn_Tensor_t* t : {&x_, &w, &a, &b, &out_}) EXPECT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+    auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
+      Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
+      op.v1.name = name;
+      op.v1.packageName = "qti.aisw";
+      op.v1.typeName = type;
+      op.v1.numOfInputs = n;
+      op.v1.inputTensors = ins;
+      op.v1.numOfOutputs = 1;
+      op.v1.outputTensors = o;
+      EXPECT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+    };
+    Qnn_Tensor_t xw[] = {x_, w};
+    node("add_w", QNN_OP_ELEMENT_WISE_ADD, xw, 2, &a);
+    node("relu", QNN_OP_RELU, &a, 1, &b);
+    Qnn_Tensor_t ab[] = {a, b};
+    node("add", QNN_OP_ELEMENT_WISE_ADD, ab, 2, &out_);
+    EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+    Qnn_ContextBinarySize_t size = 0;
+    EXPECT_EQ(api().contextGetBinarySize(context_, &size), QNN_SUCCESS);
+    std::vector<uint8_t> bin(size);
+    EXPECT_EQ(api().contextGetBinary(context_, bin.data(), size, &size), QNN_SUCCESS);
+    return bin;
+  }
+
+  Qnn_ContextHandle_t load_deferred(const std::vector<uint8_t>& bin, const QnnContext_Config_t* extra = nullptr) {
+    defer_cfg_ = QNN_CONTEXT_CONFIG_INIT;
+    defer_cfg_.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+    defer_cfg_.isGraphInitDeferred = 1;
+    cfgs_[0] = &defer_cfg_;
+    cfgs_[1] = extra;
+    cfgs_[2] = nullptr;
+    Qnn_ContextHandle_t ctx = nullptr;
+    EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs_, bin.data(), bin.size(), &ctx, nullptr),
+              QNN_SUCCESS);
+    return ctx;
+  }
+
+  uint64_t property(Qnn_ContextHandle_t ctx, QnnHtpContext_GetPropertyOption_t option) {
+    QnnHtpContext_CustomProperty_t p = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
+    p.option = option;
+    QnnContext_Property_t prop = QNN_CONTEXT_PROPERTY_INIT;
+    prop.option = QNN_CONTEXT_PROPERTY_OPTION_CUSTOM;
+    prop.customProperty = &p;
+    QnnContext_Property_t* props[] = {&prop, nullptr};
+    EXPECT_EQ(api().contextGetProperty(ctx, props), QNN_SUCCESS);
+    return p.weightsBufferSize;  // all union members are one uint64_t
+  }
+
+  Qnn_ErrorHandle_t register_external(Qnn_ContextHandle_t ctx, QnnHtpMem_Type_t type, int fd, uint64_t offset,
+                                      uint64_t size, Qnn_MemHandle_t* h) {
+    QnnMemHtp_Descriptor_t htp{};
+    htp.type = type;
+    htp.size = size;
+    if (type == QNN_HTP_MEM_WEIGHTS_BUFFER) {
+      htp.weightsBufferConfig = {fd, offset};
+    } else {
+      htp.spillfillBufferConfig = {fd, offset};
+    }
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memType = QNN_MEM_TYPE_CUSTOM;
+    d.customInfo = &htp;
+    return api().memRegister(ctx, &d, 1, h);
+  }
+
+  std::vector<float> run(Qnn_ContextHandle_t ctx, const std::vector<float>& x) {
+    Qnn_GraphHandle_t g = nullptr;
+    EXPECT_EQ(api().graphRetrieve(ctx, "g", &g), QNN_SUCCESS);
+    std::vector<float> out(kN, -1.0f);
+    Qnn_Tensor_t in = x_, o = out_;
+    in.v1.clientBuf = {const_cast<float*>(x.data()), kN * 4};
+    o.v1.clientBuf = {out.data(), kN * 4};
+    EXPECT_EQ(api().graphExecute(g, &in, 1, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+    return out;
+  }
+
+  static std::vector<float> reference(const std::vector<float>& x, const std::vector<float>& w) {
+    std::vector<float> r(kN);
+    for (uint32_t i = 0; i < kN; ++i) {
+      const float a = x[i] + w[i];
+      r[i] = a + std::max(a, 0.0f);
+    }
+    return r;
+  }
+
+  std::vector<float> weights_;
+  Qnn_Tensor_t x_;
+  QnnContext_Config_t defer_cfg_;
+  const QnnContext_Config_t* cfgs_[3];
+};
+
+}  // namespace
+
+TEST_F(ExternalBuffers, TutorialFlowUsesBothBuffers) {
+  auto bin = make_binary();
+  Qnn_ContextHandle_t ctx = load_deferred(bin);
+  const uint64_t weights_size = property(ctx, QNN_HTP_CONTEXT_GET_PROP_WEIGHTS_BUFFER_SIZE);
+  const uint64_t spill_size = property(ctx, QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE);
+  EXPECT_EQ(property(ctx, QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT), 4096u);
+  EXPECT_EQ(weights_size, kN * 4u);  // one 16 KiB weight tensor, page aligned
+  EXPECT_EQ(spill_size, kN * 4u);    // one spilled 16 KiB intermediate
+  auto* wbuf = static_cast<float*>(rpcmem_alloc(25, 1, static_cast<int>(weights_size)));
+  auto* sbuf = static_cast<uint8_t*>(rpcmem_alloc(25, 1, static_cast<int>(spill_size)));
+  std::memset(sbuf, 0xEE, spill_size);
+  Qnn_MemHandle_t wh = nullptr, sh = nullptr;
+  ASSERT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, rpcmem_to_fd(wbuf), 0, weights_size, &wh), QNN_SUCCESS);
+  ASSERT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(sbuf), 0, spill_size, &sh),
+            QNN_SUCCESS);
+  ASSERT_EQ(api().contextFinalize(ctx, nullptr), QNN_SUCCESS);
+  // contextFinalize copied the weights into the client's buffer.
+  EXPECT_EQ(std::memcmp(wbuf, weights_.data(), kN * 4), 0);
+  std::vector<float> x(kN);
+  for (uint32_t i = 0; i < kN; ++i) x[i] = 0.01f * static_cast<float>(i % 200) - 1.0f;
+  EXPECT_EQ(run(ctx, x), reference(x, weights_));
+  // The spilled activation lives in the client's spill-fill buffer.
+  int touched = 0;
+  for (uint64_t i = 0; i < spill_size; ++i) touched += sbuf[i] != 0xEE;
+  EXPECT_GT(touched, 0);
+  // Execution reads the weights from the external buffer: change them there
+  // and the outputs follow.
+  std::vector<float> w2(kN, 0.5f);
+  std::memcpy(wbuf, w2.data(), kN * 4);
+  EXPECT_EQ(run(ctx, x), reference(x, w2));
+  // In use since finalize: no deregistration; contextFree releases them.
+  EXPECT_EQ(api().memDeRegister(&wh, 1), QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"in use since contextFinalize"}));
+  ASSERT_EQ(api().contextFree(ctx, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&sh, 1), QNN_MEM_ERROR_INVALID_HANDLE);
+  rpcmem_free(wbuf);
+  rpcmem_free(sbuf);
+}
+
+TEST_F(ExternalBuffers, NeitherRegisteredMeansInternalBuffers) {
+  auto bin = make_binary();
+  Qnn_ContextHandle_t ctx = load_deferred(bin);
+  ASSERT_EQ(api().contextFinalize(ctx, nullptr), QNN_SUCCESS);
+  std::vector<float> x(kN, 0.25f);
+  EXPECT_EQ(run(ctx, x), reference(x, weights_));
+  api().contextFree(ctx, nullptr);
+}
+
+TEST_F(ExternalBuffers, EveryRequirementIsEnforced) {
+  auto bin = make_binary();
+  Qnn_ContextHandle_t ctx = load_deferred(bin);
+  const uint64_t need = kN * 4;
+  auto* big = static_cast<uint8_t*>(rpcmem_alloc(25, 1, 8 * need));
+  const int fd = rpcmem_to_fd(big);
+  Qnn_MemHandle_t h = nullptr;
+  auto& log = LogCapture::instance();
+  // Not a context created from a binary with DEFER_GRAPH_INIT.
+  EXPECT_EQ(register_external(context_, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 0, need, &h), QNN_MEM_ERROR_NOT_SUPPORTED);
+  // fd + offset not aligned to BUFFER_START_ALIGNMENT.
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 100, need, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(log.has_line_with({"offset 100", "not aligned", "4096"}));
+  // Smaller than required, or past the fd.
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 0, need - 4096, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(log.has_line_with({"required " + std::to_string(need)}));
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 8 * need, need, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  // Not a DMA buffer (a regular file).
+  char path[] = "/tmp/openhtp-ext-XXXXXX";
+  int file = mkstemp(path);
+  ASSERT_EQ(ftruncate(file, 8 * need), 0);
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, file, 0, need, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  close(file);
+  unlink(path);
+  // fd mapped with fastrpc_mmap.
+  void* mapped = rpcmem_alloc(25, 1, static_cast<int>(need));
+  const int mfd = rpcmem_to_fd(mapped);
+  ASSERT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, mfd, mapped, 0, need, FASTRPC_MAP_FD), 0);
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, mfd, 0, need, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(log.has_line_with({"fastrpc_mmap"}));
+  fastrpc_munmap(CDSP_DOMAIN_ID, mfd, mapped, need);
+  rpcmem_free(mapped);
+  // One weights buffer per context; its fd then serves nothing else.
+  Qnn_MemHandle_t wh = nullptr;
+  ASSERT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 0, need, &wh), QNN_SUCCESS);
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 4 * need, need, &h),
+            QNN_MEM_ERROR_ALREADY_REGISTERED);
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, fd, 4 * need, need, &h),
+            QNN_MEM_ERROR_INVALID_ARGUMENT);
+  std::vector<uint32_t> dims{16};
+  Qnn_MemDescriptor_t ion = QNN_MEM_DESCRIPTOR_INIT;
+  ion.memShape = {1, dims.data(), nullptr};
+  ion.dataType = QNN_DATATYPE_FLOAT_32;
+  ion.memType = QNN_MEM_TYPE_ION;
+  ion.ionInfo.fd = fd;
+  EXPECT_EQ(api().memRegister(ctx, &ion, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(log.has_line_with({"cannot be used for other buffer types"}));
+  // Another context may not reuse this weights buffer.
+  Qnn_ContextHandle_t ctx2 = load_deferred(bin);
+  EXPECT_EQ(register_external(ctx2, QNN_HTP_MEM_WEIGHTS_BUFFER, fd, 4 * need, need, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(log.has_line_with({"unique per context"}));
+  // Before finalize it may be deregistered; then another may take its place.
+  EXPECT_EQ(api().memDeRegister(&wh, 1), QNN_SUCCESS);
+  // After finalize nothing more can be registered.
+  ASSERT_EQ(api().contextFinalize(ctx, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, fd, 0, need, &h), QNN_MEM_ERROR_NOT_SUPPORTED);
+  api().contextFree(ctx2, nullptr);
+  api().contextFree(ctx, nullptr);
+  rpcmem_free(big);
+}
+
+TEST_F(ExternalBuffers, IncompatibleFeaturesAreRefused) {
+  auto bin = make_binary();
+  QnnHtpContext_CustomConfig_t group = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
+  group.option = QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS;
+  group.groupRegistration.firstGroupHandle = nullptr;
+  group.groupRegistration.maxSpillFillBuffer = 1 << 20;
+  QnnContext_Config_t custom = QNN_CONTEXT_CONFIG_INIT;
+  custom.option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;
+  custom.customConfig = &group;
+  Qnn_ContextHandle_t ctx = load_deferred(bin, &custom);
+  void* p = rpcmem_alloc(25, 1, kN * 4);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(p), 0, kN * 4, &h),
+            QNN_MEM_ERROR_NOT_SUPPORTED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"REGISTER_MULTI_CONTEXTS"}));
+  api().contextFree(ctx, nullptr);
+  rpcmem_free(p);
+}
