@@ -16,6 +16,7 @@
 #include "qnn/objects.h"
 #include "qnn/op_config.h"
 #include "qnn/profile_events.h"
+#include "qnn/spill_fill_claim.h"
 #include "qnn/tensor_view.h"
 
 using namespace openhtp;
@@ -415,6 +416,8 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     QNN_LOG_ERROR("graphExecute: graph '%s' is not finalized", g->spec.name.c_str());
     return QNN_GRAPH_ERROR_GRAPH_NOT_FINALIZED;
   }
+  SpillFillClaim spill_fill_claim;
+  if (!spill_fill_claim.claim(*ctx, g->spec.name)) return QNN_COMMON_ERROR_RESOURCE_UNAVAILABLE;
 
   // Bind every tensor: a memhandle names registered memory the DSP already
   // maps (zero copy); a client buffer becomes a FastRPC buffer argument.

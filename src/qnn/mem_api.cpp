@@ -258,6 +258,7 @@ void deregister_one(MemHandle& m) {
   {
     std::lock_guard lock(ctx->mu);
     if (m.use == FdUse::kWeights) ctx->has_weights_buffer = false;
+    if (m.use == FdUse::kSpillFill) ctx->has_external_spill_fill = false;
     ctx->mem_handles.erase(m.handle);
     ctx->regions.erase({m.dev, m.ino, m.offset});
   }
@@ -339,6 +340,12 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
     {
       std::lock_guard lock(ctx->mu);
       if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
+      if (m->use == FdUse::kSpillFill) {
+        ctx->has_external_spill_fill = true;
+        ctx->spill_fill_dev = m->dev;
+        ctx->spill_fill_ino = m->ino;
+        ctx->spill_fill_fd = m->fd;
+      }
       ctx->regions[key] = m->handle;
       ctx->mem_handles.insert(m->handle);
     }

@@ -3,6 +3,7 @@
 // several are held: Graph::mu before Context::mu.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -96,6 +97,10 @@ struct Context : Object {
   // already registered.
   std::string external_buffers_blocked_by;
   bool has_weights_buffer = false;
+  // The registered external spill-fill buffer, if any (see spill_fill_claim.h).
+  std::atomic<bool> has_external_spill_fill{false};  // read without mu on the execute path
+  uint64_t spill_fill_dev = 0, spill_fill_ino = 0;
+  int spill_fill_fd = -1;
   // Context tensors (tensorCreateContextTensor), visible to all its graphs.
   std::vector<htp::TensorSpec> context_tensors;
   std::set<std::string> context_tensor_names;

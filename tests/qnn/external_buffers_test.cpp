@@ -4,7 +4,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "HTP/QnnHtpContext.h"
 #include "HTP/QnnHtpGraph.h"
@@ -261,4 +263,53 @@ TEST_F(ExternalBuffers, IncompatibleFeaturesAreRefused) {
   EXPECT_TRUE(LogCapture::instance().has_line_with({"REGISTER_MULTI_CONTEXTS"}));
   api().contextFree(ctx, nullptr);
   rpcmem_free(p);
+}
+
+TEST_F(ExternalBuffers, OverlappingExecutesSharingASpillFillBufferAreRefused) {
+  auto bin = make_binary();
+  // Two contexts from the same binary share one external spill-fill buffer.
+  Qnn_ContextHandle_t c1 = load_deferred(bin);
+  Qnn_ContextHandle_t c2 = load_deferred(bin);
+  const uint64_t spill = property(c1, QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE);
+  void* sbuf = rpcmem_alloc(25, 1, static_cast<int>(spill));
+  Qnn_MemHandle_t h1 = nullptr, h2 = nullptr;
+  ASSERT_EQ(register_external(c1, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(sbuf), 0, spill, &h1), QNN_SUCCESS);
+  ASSERT_EQ(register_external(c2, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(sbuf), 0, spill, &h2), QNN_SUCCESS);
+  ASSERT_EQ(api().contextFinalize(c1, nullptr), QNN_SUCCESS);
+  ASSERT_EQ(api().contextFinalize(c2, nullptr), QNN_SUCCESS);
+  std::vector<float> x(kN, 0.5f);
+  const auto want = reference(x, weights_);
+  // One after the other: fine.
+  EXPECT_EQ(run(c1, x), want);
+  EXPECT_EQ(run(c2, x), want);
+  // At the same time: the later one is refused, naming the other graph; the
+  // ones that ran computed correctly.
+  std::atomic<int> refused{0}, wrong{0}, ready{0};
+  auto worker = [&](Qnn_ContextHandle_t ctx) {
+    Qnn_GraphHandle_t g = nullptr;
+    api().graphRetrieve(ctx, "g", &g);
+    ++ready;
+    while (ready.load() < 2) std::this_thread::yield();  // start together
+    for (int i = 0; i < 5000 && refused.load() == 0; ++i) {
+      std::vector<float> out(kN);
+      Qnn_Tensor_t in = x_, o = out_;
+      in.v1.clientBuf = {x.data(), kN * 4};
+      o.v1.clientBuf = {out.data(), kN * 4};
+      Qnn_ErrorHandle_t e = api().graphExecute(g, &in, 1, &o, 1, nullptr, nullptr);
+      if (e == QNN_COMMON_ERROR_RESOURCE_UNAVAILABLE) {
+        ++refused;
+      } else if (e != QNN_SUCCESS || out != want) {
+        ++wrong;
+      }
+    }
+  };
+  std::thread t1(worker, c1), t2(worker, c2);
+  t1.join();
+  t2.join();
+  EXPECT_GT(refused.load(), 0);
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"graph 'g' is executing with the same external spill-fill buffer"}));
+  api().contextFree(c1, nullptr);
+  api().contextFree(c2, nullptr);
+  rpcmem_free(sbuf);
 }
