@@ -38,7 +38,7 @@ build() {
 
 # Tests whose behaviour depends on threads and processes: what the sanitizers
 # are for. (ops and header tests are single-threaded; the ASan pass covers ops.)
-SANITIZED_TESTS=(fastrpc_test qnn_test ops_test htp_test)
+SANITIZED_TESTS=(fastrpc_test qnn_test ops_test htp_test fuzz_context_binary)
 
 case "${1:-}" in
   demo)
@@ -53,7 +53,7 @@ case "${1:-}" in
     echo "== ASan + UBSan"
     build build-asan -DOPENHTP_SANITIZE=address -DOPENHTP_BUILD_BENCH=OFF -- "${SANITIZED_TESTS[@]}" \
       QnnHtpSkel openhtp-cdsp openhtp_test_skel
-    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 -R '^(fastrpc|qnn|ops|htp)\.'
+    ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 -R '^(fastrpc|qnn|ops|htp|fuzz)\.'
     echo "== TSan"
     build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test qnn_test \
       QnnHtpSkel openhtp-cdsp openhtp_test_skel
