@@ -119,6 +119,122 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
 
 }  // namespace openhtp::qnn
 
+namespace {
+
+// The one implementation behind contextCreateFromBinary(WithSignal) and
+// contextCreateFromBinaryListAsync (`list_async`), which differ in what the
+// context may later do (external buffers are refused after ListAsync).
+Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                     const QnnContext_Config_t** config, const void* binaryBuffer,
+                                     Qnn_ContextBinarySize_t binaryBufferSize, Qnn_ContextHandle_t* context,
+                                     bool list_async) {
+  auto b = find_object<Backend>(ObjectKind::kBackend, backend);
+  if (!b) {
+    QNN_LOG_ERROR("contextCreateFromBinary: %p is not a live backend handle", backend);
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (device != nullptr && !ObjectTable::instance().find(ObjectKind::kDevice, device)) {
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
+  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  bool defer = false;
+  uint32_t priority = QNN_PRIORITY_DEFAULT;
+  std::string blocked_by;  // features that exclude external weights / spill-fill buffers
+  const QnnHtpContext_GroupRegistration_t* group = nullptr;
+  bool persistent = false;
+  uint64_t memory_limit = 0;
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: defer = (*c)->isGraphInitDeferred != 0; break;
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
+      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: persistent = (*c)->isPersistentBinary != 0; break;
+      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: memory_limit = (*c)->memoryLimitHint; break;
+      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
+        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
+        if (htp == nullptr) break;
+        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS) {
+          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
+          group = &htp->groupRegistration;
+        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
+          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
+        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA && htp->useExtendedUdma) {
+          blocked_by = "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  // Graph switching is a persistent binary with a memory-limit hint.
+  if (blocked_by.empty() && persistent && memory_limit > 0) {
+    blocked_by = "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
+  }
+  if (list_async) blocked_by = "contextCreateFromBinaryListAsync";
+  // Spill-fill groups: the first context passes NULL and a maxSpillFillBuffer
+  // > 0; the others pass the first one's handle and share its region.
+  std::shared_ptr<Context> leader;
+  uint64_t group_reserve = 0;
+  if (group != nullptr) {
+    if (group->firstGroupHandle == nullptr) {
+      if (group->maxSpillFillBuffer == 0) {
+        QNN_LOG_ERROR("contextCreateFromBinary: REGISTER_MULTI_CONTEXTS starting a group needs maxSpillFillBuffer > 0");
+        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+      }
+      group_reserve = group->maxSpillFillBuffer;
+    } else {
+      leader = find_object<Context>(ObjectKind::kContext, group->firstGroupHandle);
+      if (!leader || !leader->spill_fill_group_leader) {
+        QNN_LOG_ERROR("contextCreateFromBinary: REGISTER_MULTI_CONTEXTS firstGroupHandle %p is not the live first "
+                      "context of a spill-fill group",
+                      group->firstGroupHandle);
+        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+      }
+    }
+  }
+  auto image = std::make_unique<binary::ContextImage>();
+  if (Qnn_ErrorHandle_t e = decode_or_log("contextCreateFromBinary", binaryBuffer, binaryBufferSize, image.get());
+      e != QNN_SUCCESS) {
+    return e;
+  }
+  auto ctx = std::make_shared<Context>();
+  ctx->backend = b;
+  ctx->from_binary = true;
+  ctx->weights_bytes = image->weights_bytes;
+  ctx->external_buffers_blocked_by = blocked_by;
+  for (const auto& g : image->graphs) {
+    for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
+  }
+  ctx->spill_fill_group_leader = group != nullptr && group->firstGroupHandle == nullptr;
+  if (Qnn_ErrorHandle_t e =
+          b->stub->context_create(priority, &ctx->remote_id, leader ? leader->remote_id : 0, group_reserve);
+      e != QNN_SUCCESS) {
+    return e;
+  }
+  *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
+  if (defer) {
+    // Only a handle now: buffers are registered before contextFinalize.
+    ctx->deferred = true;
+    ctx->pending = std::move(image);
+    ctx->binary_ptr = binaryBuffer;
+    ctx->binary_size = binaryBufferSize;
+    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
+    ctx->config_ptr = config;
+    ctx->config_crc = config_crc(config);
+    return QNN_SUCCESS;
+  }
+  for (auto& g : image->graphs) {
+    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) {
+      QnnContext_free(*context, nullptr);  // declared in QnnContext.h
+      *context = nullptr;
+      return e;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+
+}  // namespace
+
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) {
@@ -176,79 +292,59 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backen
                                                       Qnn_ContextBinarySize_t binaryBufferSize,
                                                       Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile) {
   (void)profile;
-  auto b = find_object<Backend>(ObjectKind::kBackend, backend);
-  if (!b) {
-    QNN_LOG_ERROR("contextCreateFromBinary: %p is not a live backend handle", backend);
-    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  return create_from_binary(backend, device, config, binaryBuffer, binaryBufferSize, context, false);
+}
+
+QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
+                                                               const QnnContext_Params_t** contextParams,
+                                                               const QnnContext_Config_t** listConfig,
+                                                               Qnn_SignalHandle_t signal) {
+  // Group-level configs (SHARE_RESOURCES ...) are accepted; the contexts are
+  // created one after the other before this returns, each reported through
+  // its notify function: every graph (GRAPH_INIT), then the context.
+  (void)listConfig;
+  (void)signal;
+  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (contextParams == nullptr || contextParams[0] == nullptr) {
+    QNN_LOG_ERROR("contextCreateFromBinaryListAsync: needs a NULL-terminated list of at least one QnnContext_Params_t");
+    return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
   }
-  if (device != nullptr && !ObjectTable::instance().find(ObjectKind::kDevice, device)) {
-    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
-  }
-  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
-  bool defer = false;
-  uint32_t priority = QNN_PRIORITY_DEFAULT;
-  std::string blocked_by;  // features that exclude external weights / spill-fill buffers
-  bool persistent = false;
-  uint64_t memory_limit = 0;
-  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    switch ((*c)->option) {
-      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: defer = (*c)->isGraphInitDeferred != 0; break;
-      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
-      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: persistent = (*c)->isPersistentBinary != 0; break;
-      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: memory_limit = (*c)->memoryLimitHint; break;
-      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
-        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
-        if (htp == nullptr) break;
-        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS) {
-          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
-        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
-          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
-        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA && htp->useExtendedUdma) {
-          blocked_by = "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
-        }
-        break;
+  Qnn_ErrorHandle_t first_error = QNN_SUCCESS;
+  for (const QnnContext_Params_t* const* pp = contextParams; *pp != nullptr; ++pp) {
+    const QnnContext_Params_t& p = **pp;
+    const QnnContext_ParamsV1_t* v1 = p.version == QNN_CONTEXT_PARAMS_VERSION_1 ? &p.v1 : nullptr;
+    const QnnContext_ParamsV2_t* v2 = p.version == QNN_CONTEXT_PARAMS_VERSION_2 ? p.v2 : nullptr;
+    if (v1 == nullptr && v2 == nullptr) {
+      QNN_LOG_ERROR("contextCreateFromBinaryListAsync: params version %d is not 1 or 2", static_cast<int>(p.version));
+      return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+    }
+    auto notify = v1 ? v1->notifyFunc : v2->notifyFunc;
+    void* param = v1 ? v1->notifyParam : v2->notifyParam;
+    if (notify == nullptr) {
+      QNN_LOG_ERROR("contextCreateFromBinaryListAsync: every params entry needs a notifyFunc");
+      return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+    }
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_ErrorHandle_t e = create_from_binary(backend, device, v1 ? v1->config : v2->config,
+                                             v1 ? v1->binaryBuffer : v2->binaryBuffer,
+                                             v1 ? v1->binaryBufferSize : v2->binaryBufferSize, &ctx, true);
+    if (e == QNN_SUCCESS) {
+      auto c = find_object<Context>(ObjectKind::kContext, ctx);
+      std::vector<uint64_t> graphs;
+      {
+        std::lock_guard lock(c->mu);
+        graphs = c->graphs;
       }
-      default: break;
+      for (uint64_t gh : graphs) {
+        auto g = find_object<Graph>(ObjectKind::kGraph, as_handle(gh));
+        if (g) notify(ctx, as_handle(gh), g->spec.name.c_str(), QNN_CONTEXT_NOTIFY_TYPE_GRAPH_INIT, param, QNN_SUCCESS);
+      }
+    } else if (first_error == QNN_SUCCESS) {
+      first_error = e;
     }
+    notify(ctx, nullptr, nullptr, QNN_CONTEXT_NOTIFY_TYPE_CONTEXT_INIT, param, e);
   }
-  // Graph switching is a persistent binary with a memory-limit hint.
-  if (blocked_by.empty() && persistent && memory_limit > 0) {
-    blocked_by = "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
-  }
-  auto image = std::make_unique<binary::ContextImage>();
-  if (Qnn_ErrorHandle_t e = decode_or_log("contextCreateFromBinary", binaryBuffer, binaryBufferSize, image.get());
-      e != QNN_SUCCESS) {
-    return e;
-  }
-  auto ctx = std::make_shared<Context>();
-  ctx->backend = b;
-  ctx->from_binary = true;
-  ctx->weights_bytes = image->weights_bytes;
-  ctx->external_buffers_blocked_by = blocked_by;
-  for (const auto& g : image->graphs) {
-    for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
-  }
-  if (Qnn_ErrorHandle_t e = b->stub->context_create(priority, &ctx->remote_id); e != QNN_SUCCESS) return e;
-  *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
-  if (defer) {
-    // Only a handle now: buffers are registered before contextFinalize.
-    ctx->deferred = true;
-    ctx->pending = std::move(image);
-    ctx->binary_ptr = binaryBuffer;
-    ctx->binary_size = binaryBufferSize;
-    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
-    ctx->config_ptr = config;
-    ctx->config_crc = config_crc(config);
-    return QNN_SUCCESS;
-  }
-  for (auto& g : image->graphs) {
-    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) {
-      QnnContext_free(*context, nullptr);
-      *context = nullptr;
-      return e;
-    }
-  }
-  return QNN_SUCCESS;
+  return first_error;
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,

@@ -120,8 +120,9 @@ Qnn_ErrorHandle_t HtpStub::id_call(uint32_t method, uint64_t id) {
   return call(method, 1, 1, 0, a, &st);
 }
 
-Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id) {
-  skel::ContextCreateReq req{priority, 0};
+Qnn_ErrorHandle_t HtpStub::context_create(uint32_t priority, uint64_t* id, uint64_t share_spill_fill_with,
+                                          uint64_t reserve_spill_fill_bytes) {
+  skel::ContextCreateReq req{priority, 0, share_spill_fill_with, reserve_spill_fill_bytes};
   skel::SkelStatus st;
   remote_arg a[2];
   a[0].buf = {&req, sizeof req};

@@ -30,7 +30,9 @@ class HtpStub {
 
   bool in_process() const { return inproc_invoke_ != nullptr; }
 
-  Qnn_ErrorHandle_t context_create(uint32_t priority, uint64_t* id);
+  // `share_spill_fill_with`: remote id of a spill-fill group's first context.
+  Qnn_ErrorHandle_t context_create(uint32_t priority, uint64_t* id, uint64_t share_spill_fill_with = 0,
+                                   uint64_t reserve_spill_fill_bytes = 0);
   Qnn_ErrorHandle_t context_free(uint64_t id);
   struct PreparedInfo {
     uint64_t remote_id = 0;

@@ -97,6 +97,7 @@ struct Context : Object {
   // already registered.
   std::string external_buffers_blocked_by;
   bool has_weights_buffer = false;
+  bool spill_fill_group_leader = false;  // started a REGISTER_MULTI_CONTEXTS group
   // The registered external spill-fill buffer, if any (see spill_fill_claim.h).
   std::atomic<bool> has_external_spill_fill{false};  // read without mu on the execute path
   uint64_t spill_fill_dev = 0, spill_fill_ino = 0;

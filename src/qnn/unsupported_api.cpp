@@ -60,10 +60,6 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_getProperty(Qnn_GraphHandle_t graphHandle, Qn
   return not_supported("QnnGraph_getProperty");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device, const QnnContext_Params_t** contextParams, const QnnContext_Config_t** listConfig, Qnn_SignalHandle_t signal) {
-  return not_supported("QnnContext_createFromBinaryListAsync");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnTensor_updateGraphTensors(Qnn_GraphHandle_t graph, const Qnn_Tensor_t** tensor, uint64_t numTensors) {
   return not_supported("QnnTensor_updateGraphTensors");
 }

@@ -313,3 +313,107 @@ TEST_F(ExternalBuffers, OverlappingExecutesSharingASpillFillBufferAreRefused) {
   api().contextFree(c2, nullptr);
   rpcmem_free(sbuf);
 }
+
+namespace {
+struct Notified {
+  std::vector<std::string> graphs;
+  Qnn_ContextHandle_t context = nullptr;
+  Qnn_ErrorHandle_t status = 1;
+  int context_inits = 0;
+};
+void on_notify(Qnn_ContextHandle_t ctx, Qnn_GraphHandle_t, const char* graph_name,
+               QnnContext_createFromBinaryAsyncNotifyType_t type, void* param, Qnn_ErrorHandle_t status) {
+  auto* n = static_cast<Notified*>(param);
+  if (type == QNN_CONTEXT_NOTIFY_TYPE_GRAPH_INIT) {
+    n->graphs.push_back(graph_name);
+  } else {
+    n->context = ctx;
+    n->status = status;
+    ++n->context_inits;
+  }
+}
+}  // namespace
+
+TEST_F(ExternalBuffers, ListAsyncCreatesContextsAndExcludesExternalBuffers) {
+  auto bin = make_binary();
+  Notified n1, n2;
+  QnnContext_Params_t p1{}, p2{};
+  p1.version = p2.version = QNN_CONTEXT_PARAMS_VERSION_1;
+  QnnContext_ParamsV1_t v1a{nullptr, bin.data(), bin.size(), nullptr, on_notify, &n1};
+  QnnContext_ParamsV1_t v1b{nullptr, bin.data(), bin.size(), nullptr, on_notify, &n2};
+  std::memcpy(static_cast<void*>(&p1.v1), &v1a, sizeof v1a);
+  std::memcpy(static_cast<void*>(&p2.v1), &v1b, sizeof v1b);
+  const QnnContext_Params_t* params[] = {&p1, &p2, nullptr};
+  ASSERT_EQ(api().contextCreateFromBinaryListAsync(backend_, nullptr, params, nullptr, nullptr), QNN_SUCCESS);
+  for (Notified* n : {&n1, &n2}) {
+    EXPECT_EQ(n->status, QNN_SUCCESS);
+    EXPECT_EQ(n->context_inits, 1);
+    EXPECT_EQ(n->graphs, std::vector<std::string>{"g"});
+    ASSERT_NE(n->context, nullptr);
+    std::vector<float> x(kN, 1.0f);
+    EXPECT_EQ(run(n->context, x), reference(x, weights_));
+  }
+  EXPECT_NE(n1.context, n2.context);
+  // A deferred context from ListAsync may not take external buffers.
+  QnnContext_Config_t defer = QNN_CONTEXT_CONFIG_INIT;
+  defer.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  defer.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&defer, nullptr};
+  Notified n3;
+  QnnContext_ParamsV1_t v1c{cfgs, bin.data(), bin.size(), nullptr, on_notify, &n3};
+  QnnContext_Params_t p3{};
+  p3.version = QNN_CONTEXT_PARAMS_VERSION_1;
+  std::memcpy(static_cast<void*>(&p3.v1), &v1c, sizeof v1c);
+  const QnnContext_Params_t* one[] = {&p3, nullptr};
+  ASSERT_EQ(api().contextCreateFromBinaryListAsync(backend_, nullptr, one, nullptr, nullptr), QNN_SUCCESS);
+  void* sbuf = rpcmem_alloc(25, 1, kN * 4);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(register_external(n3.context, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(sbuf), 0, kN * 4, &h),
+            QNN_MEM_ERROR_NOT_SUPPORTED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"contextCreateFromBinaryListAsync"}));
+  // A corrupt binary is reported through the notify function too.
+  std::vector<uint8_t> junk(64, 1);
+  Notified n4;
+  QnnContext_ParamsV1_t v1d{nullptr, junk.data(), junk.size(), nullptr, on_notify, &n4};
+  std::memcpy(static_cast<void*>(&p3.v1), &v1d, sizeof v1d);
+  EXPECT_EQ(api().contextCreateFromBinaryListAsync(backend_, nullptr, one, nullptr, nullptr),
+            QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
+  EXPECT_EQ(n4.status, QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
+  for (auto* c : {n1.context, n2.context, n3.context}) api().contextFree(c, nullptr);
+  rpcmem_free(sbuf);
+}
+
+TEST_F(ExternalBuffers, SpillFillGroupsFollowTheRegistrationRules) {
+  auto bin = make_binary();
+  auto group_cfg = [](QnnHtpContext_CustomConfig_t* htp, QnnContext_Config_t* cfg, Qnn_ContextHandle_t first,
+                      uint64_t max) {
+    *htp = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
+    htp->option = QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS;
+    htp->groupRegistration.firstGroupHandle = first;
+    htp->groupRegistration.maxSpillFillBuffer = max;
+    *cfg = QNN_CONTEXT_CONFIG_INIT;
+    cfg->option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;
+    cfg->customConfig = htp;
+  };
+  QnnHtpContext_CustomConfig_t htp;
+  QnnContext_Config_t cfg;
+  const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+  Qnn_ContextHandle_t first = nullptr, second = nullptr, bad = nullptr;
+  group_cfg(&htp, &cfg, nullptr, 0);  // a new group needs maxSpillFillBuffer > 0
+  EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &bad, nullptr),
+            QNN_CONTEXT_ERROR_INVALID_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"maxSpillFillBuffer > 0"}));
+  group_cfg(&htp, &cfg, nullptr, kN * 4);
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &first, nullptr), QNN_SUCCESS);
+  group_cfg(&htp, &cfg, reinterpret_cast<Qnn_ContextHandle_t>(0xC1000000000999), kN * 4);
+  EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &bad, nullptr),
+            QNN_CONTEXT_ERROR_INVALID_CONFIG);
+  group_cfg(&htp, &cfg, first, 0);  // members pass the first context's handle
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &second, nullptr),
+            QNN_SUCCESS);
+  std::vector<float> x(kN, -0.25f);
+  EXPECT_EQ(run(first, x), reference(x, weights_));
+  EXPECT_EQ(run(second, x), reference(x, weights_));
+  api().contextFree(second, nullptr);  // members first, as clients do
+  api().contextFree(first, nullptr);
+}

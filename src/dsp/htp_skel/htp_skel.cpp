@@ -193,9 +193,23 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
 void Runtime::context_create(remote_arg* pra, Status* st) {
   ContextCreateReq req;
   if (!read_arg(pra[0], &req)) return set_status(st, QNN_CONTEXT_ERROR_INVALID_ARGUMENT, "bad context request");
+  std::lock_guard exec(exec_mu_);  // resizes a region other graphs may be using
   std::lock_guard lock(mu_);
+  std::shared_ptr<ContextMemory> memory;
+  if (req.share_spill_fill_with != 0) {
+    // A spill-fill group: one region for every context of the group.
+    auto it = contexts_.find(req.share_spill_fill_with);
+    if (it == contexts_.end()) {
+      return set_status(st, QNN_CONTEXT_ERROR_INVALID_CONFIG, "spill-fill group context %llu does not exist",
+                        static_cast<unsigned long long>(req.share_spill_fill_with));
+    }
+    memory = it->second;
+  } else {
+    memory = std::make_shared<ContextMemory>();
+  }
+  if (memory->spill_fill.size() < req.reserve_spill_fill_bytes) memory->spill_fill.resize(req.reserve_spill_fill_bytes);
   st->id = next_id_++;
-  contexts_[st->id] = std::make_shared<ContextMemory>();
+  contexts_[st->id] = std::move(memory);
 }
 
 void Runtime::context_free(remote_arg* pra, Status* st) {

@@ -53,6 +53,10 @@ struct PrepareResult {
 struct ContextCreateReq {
   uint32_t priority = 100;
   uint32_t reserved = 0;
+  // REGISTER_MULTI_CONTEXTS: the context whose spill-fill region this one
+  // shares (0: its own), and the group's maxSpillFillBuffer to reserve.
+  uint64_t share_spill_fill_with = 0;
+  uint64_t reserve_spill_fill_bytes = 0;
 };
 
 struct IdReq {
