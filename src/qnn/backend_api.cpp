@@ -208,9 +208,18 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const Qnn
 QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevice_Config_t** config,
                                            Qnn_DeviceHandle_t* device) {
   (void)logger;
-  (void)config;  // SOC/ARCH custom configs describe a real chip; the emulator has one shape.
   if (device == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
-  *device = ObjectTable::instance().add(ObjectKind::kDevice, std::make_shared<Device>());
+  auto d = std::make_shared<Device>();
+  // SOC/ARCH configs describe a real chip (the emulator has one shape); the
+  // secure-PD switch is recorded because it rules out external buffers.
+  for (const QnnDevice_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    if ((*c)->option != QNN_DEVICE_CONFIG_OPTION_CUSTOM || (*c)->customConfig == nullptr) continue;
+    const auto* htp = reinterpret_cast<const QnnHtpDevice_CustomConfig_t*>((*c)->customConfig);
+    if (htp->option == QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD && htp->useSecureProcessDomain.useSecureProcessDomain) {
+      d->secure_pd = true;
+    }
+  }
+  *device = ObjectTable::instance().add(ObjectKind::kDevice, d);
   return QNN_SUCCESS;
 }
 

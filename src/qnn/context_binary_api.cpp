@@ -133,7 +133,8 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     QNN_LOG_ERROR("contextCreateFromBinary: %p is not a live backend handle", backend);
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
-  if (device != nullptr && !ObjectTable::instance().find(ObjectKind::kDevice, device)) {
+  std::shared_ptr<Device> dev;
+  if (device != nullptr && !(dev = find_object<Device>(ObjectKind::kDevice, device))) {
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -170,6 +171,7 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     blocked_by = "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
   }
   if (list_async) blocked_by = "contextCreateFromBinaryListAsync";
+  if (dev && dev->secure_pd) blocked_by = "a secure PD device (QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD)";
   // Spill-fill groups: the first context passes NULL and a maxSpillFillBuffer
   // > 0; the others pass the first one's handle and share its region.
   std::shared_ptr<Context> leader;

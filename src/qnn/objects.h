@@ -31,7 +31,9 @@ struct Backend : Object {
   std::shared_ptr<HtpStub> stub;
 };
 
-struct Device : Object {};
+struct Device : Object {
+  bool secure_pd = false;  // QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD: model protection, excludes external buffers
+};
 
 struct Context;
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "HTP/QnnHtpContext.h"
+#include "HTP/QnnHtpDevice.h"
 #include "HTP/QnnHtpGraph.h"
 #include "openhtp/fastrpc_ext.h"
 #include "qnn_test_util.h"
@@ -416,4 +417,31 @@ TEST_F(ExternalBuffers, SpillFillGroupsFollowTheRegistrationRules) {
   EXPECT_EQ(run(second, x), reference(x, weights_));
   api().contextFree(second, nullptr);  // members first, as clients do
   api().contextFree(first, nullptr);
+}
+
+TEST_F(ExternalBuffers, SecurePdDeviceExcludesExternalBuffers) {
+  auto bin = make_binary();
+  QnnHtpDevice_CustomConfig_t secure{};
+  secure.option = QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD;
+  secure.useSecureProcessDomain.useSecureProcessDomain = true;
+  QnnDevice_Config_t dcfg = QNN_DEVICE_CONFIG_INIT;
+  dcfg.option = QNN_DEVICE_CONFIG_OPTION_CUSTOM;
+  dcfg.customConfig = &secure;
+  const QnnDevice_Config_t* dcfgs[] = {&dcfg, nullptr};
+  Qnn_DeviceHandle_t dev = nullptr;
+  ASSERT_EQ(api().deviceCreate(log_, dcfgs, &dev), QNN_SUCCESS);
+  QnnContext_Config_t defer = QNN_CONTEXT_CONFIG_INIT;
+  defer.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  defer.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&defer, nullptr};
+  Qnn_ContextHandle_t ctx = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, dev, cfgs, bin.data(), bin.size(), &ctx, nullptr), QNN_SUCCESS);
+  void* w = rpcmem_alloc(25, 1, kN * 4);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_WEIGHTS_BUFFER, rpcmem_to_fd(w), 0, kN * 4, &h),
+            QNN_MEM_ERROR_NOT_SUPPORTED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"secure PD"}));
+  api().contextFree(ctx, nullptr);
+  api().deviceFree(dev);
+  rpcmem_free(w);
 }
