@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libflatbuffers-dev flatbuffers-compiler)
+          libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev)
 
 install_packages() {
   local missing=()

@@ -27,6 +27,12 @@ typedef struct {
 /* QNN_SUCCESS, or QNN_GRAPH_ERROR_INVALID_HANDLE. */
 QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats);
 
+/* Sizes of the external weights / spill-fill buffers the runtime allocated and
+ * registered for `context` because the backend-extension file asked for them
+ * (0 when it did not). QNN_SUCCESS or QNN_CONTEXT_ERROR_INVALID_HANDLE. */
+QNN_API Qnn_ErrorHandle_t OpenHtp_getRuntimeProvidedBuffers(Qnn_ContextHandle_t context, uint64_t* weightsBytes,
+                                                            uint64_t* spillFillBytes);
+
 #ifdef __cplusplus
 }
 #endif

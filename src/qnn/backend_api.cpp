@@ -1,4 +1,5 @@
 // Log, backend, device, property and error entry points.
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -53,15 +54,33 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBac
     QNN_LOG_ERROR("backendCreate: log handle %p is not a live QnnLog handle", logger);
     return QNN_BACKEND_ERROR_INVALID_HANDLE;
   }
+  // The backend-extension file: platform option "backend_extensions=<path>",
+  // else the OPENHTP_BACKEND_EXTENSIONS environment variable.
+  std::string extensions_path;
+  if (const char* env = getenv("OPENHTP_BACKEND_EXTENSIONS"); env != nullptr) extensions_path = env;
   for (const QnnBackend_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     if ((*c)->option != QNN_BACKEND_CONFIG_OPTION_PLATFORM && (*c)->option != QNN_BACKEND_CONFIG_OPTION_CUSTOM &&
         (*c)->option != QNN_BACKEND_CONFIG_OPTION_ERROR_REPORTING) {
       QNN_LOG_ERROR("backendCreate: config option %d is unknown", static_cast<int>((*c)->option));
       return QNN_BACKEND_ERROR_INVALID_CONFIG;
     }
+    if ((*c)->option == QNN_BACKEND_CONFIG_OPTION_PLATFORM && (*c)->platformOption != nullptr) {
+      const std::string opt = (*c)->platformOption;
+      const std::string key = "backend_extensions=";
+      if (opt.compare(0, key.size(), key) == 0) extensions_path = opt.substr(key.size());
+    }
   }
   Qnn_ErrorHandle_t err = QNN_SUCCESS;
   auto b = std::make_shared<Backend>();
+  if (!extensions_path.empty()) {
+    auto ext = std::make_shared<BackendExtensions>();
+    std::string why;
+    if (!load_backend_extensions(extensions_path, ext.get(), &why)) {
+      QNN_LOG_ERROR("backendCreate: %s", why.c_str());
+      return QNN_BACKEND_ERROR_INVALID_CONFIG;
+    }
+    b->extensions = std::move(ext);
+  }
   b->logger = logger;
   b->stub = HtpStub::get(&err);
   if (!b->stub) return err;

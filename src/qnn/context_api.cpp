@@ -5,6 +5,7 @@
 
 #include "QnnContext.h"
 #include "QnnTensor.h"
+#include "rpcmem.h"
 #include "qnn/context_ops.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
@@ -78,7 +79,11 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
   }
   auto ctx = std::static_pointer_cast<Context>(obj);
   release_context_contents(*ctx);
-  return ctx->backend->stub->context_free(ctx->remote_id);
+  Qnn_ErrorHandle_t e = ctx->backend->stub->context_free(ctx->remote_id);
+  // Buffers the runtime provided (backend extensions) go with the context.
+  for (void* mem : ctx->runtime_buffers) rpcmem_free(mem);
+  ctx->runtime_buffers.clear();
+  return e;
 }
 
 QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t context, Qnn_Tensor_t* tensor) {

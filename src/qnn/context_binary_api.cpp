@@ -10,7 +10,10 @@
 #include "HTP/QnnHtpContext.h"
 #include "QnnContext.h"
 #include "QnnSdkBuildId.h"
+#include "HTP/QnnHtpMem.h"
+#include "QnnMem.h"
 #include "binary/context_codec.h"
+#include "rpcmem.h"
 #include "qnn/context_ops.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
@@ -91,7 +94,72 @@ Qnn_ErrorHandle_t decode_or_log(const char* fn, const void* buffer, uint64_t siz
 
 namespace openhtp::qnn {
 
+// The backend-extension file asked the runtime to provide external weights /
+// spill-fill buffers (-1: the size QNN reports, N: exactly N): allocate them
+// with rpcmem and register them like a client would, unless the client
+// registered its own. Called while the context is still deferred.
+Qnn_ErrorHandle_t provide_runtime_buffers(const std::shared_ptr<Context>& ctx) {
+  const BackendExtensions* ext = ctx->backend->extensions.get();
+  if (ext == nullptr || (ext->weights_buffer == 0 && ext->spill_fill_buffer == 0)) return QNN_SUCCESS;
+  struct Want {
+    QnnHtpMem_Type_t type;
+    int64_t setting;
+    uint64_t required;
+    bool have;
+    uint64_t* record;
+  };
+  std::vector<Want> wants;
+  {
+    std::lock_guard lock(ctx->mu);
+    if (!ctx->external_buffers_blocked_by.empty()) {
+      QNN_LOG_WARN("backend extensions ask for external buffers, but this context was loaded with %s; using internal "
+                   "buffers",
+                   ctx->external_buffers_blocked_by.c_str());
+      return QNN_SUCCESS;
+    }
+    uint64_t spill = 0;
+    for (const auto& g : ctx->pending->graphs) spill = std::max(spill, g.spill_fill_bytes);
+    wants.push_back({QNN_HTP_MEM_WEIGHTS_BUFFER, ext->weights_buffer, ctx->pending->weights_bytes,
+                     ctx->has_weights_buffer, &ctx->runtime_weights_bytes});
+    wants.push_back({QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, ext->spill_fill_buffer, spill,
+                     ctx->has_external_spill_fill.load(), &ctx->runtime_spill_fill_bytes});
+  }
+  for (const Want& w : wants) {
+    if (w.setting == 0 || w.have) continue;
+    const uint64_t size = w.setting < 0 ? w.required : static_cast<uint64_t>(w.setting);
+    if (size == 0) continue;  // nothing to hold (no weights, nothing spills)
+    void* mem = rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size);
+    if (mem == nullptr) {
+      QNN_LOG_ERROR("backend extensions: cannot allocate a %llu-byte external buffer", static_cast<unsigned long long>(size));
+      return QNN_COMMON_ERROR_MEM_ALLOC;
+    }
+    QnnMemHtp_Descriptor_t htp{};
+    htp.type = w.type;
+    htp.size = size;
+    if (w.type == QNN_HTP_MEM_WEIGHTS_BUFFER) {
+      htp.weightsBufferConfig = {rpcmem_to_fd(mem), 0};
+    } else {
+      htp.sharedSpillfillBufferConfig = {rpcmem_to_fd(mem), 0};
+    }
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memType = QNN_MEM_TYPE_CUSTOM;
+    d.customInfo = &htp;
+    Qnn_MemHandle_t handle = nullptr;
+    Qnn_ErrorHandle_t e = QnnMem_register(as_handle(ctx->handle), &d, 1, &handle);
+    std::lock_guard lock(ctx->mu);
+    ctx->runtime_buffers.push_back(mem);  // freed after the context, registered or not
+    if (e != QNN_SUCCESS) return e;
+    *w.record = size;
+  }
+  return QNN_SUCCESS;
+}
+
 Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx) {
+  {
+    std::lock_guard lock(ctx->mu);
+    if (!ctx->deferred || !ctx->pending) return QNN_SUCCESS;
+  }
+  if (Qnn_ErrorHandle_t e = provide_runtime_buffers(ctx); e != QNN_SUCCESS) return e;
   std::unique_ptr<binary::ContextImage> image;
   {
     std::lock_guard lock(ctx->mu);
@@ -213,23 +281,20 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     return e;
   }
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
-  if (defer) {
-    // Only a handle now: buffers are registered before contextFinalize.
-    ctx->deferred = true;
-    ctx->pending = std::move(image);
-    ctx->binary_ptr = binaryBuffer;
-    ctx->binary_size = binaryBufferSize;
-    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
-    ctx->config_ptr = config;
-    ctx->config_crc = config_crc(config);
-    return QNN_SUCCESS;
-  }
-  for (auto& g : image->graphs) {
-    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) {
-      QnnContext_free(*context, nullptr);  // declared in QnnContext.h
-      *context = nullptr;
-      return e;
-    }
+  // Every load goes through the deferred path; without DEFER_GRAPH_INIT it is
+  // finalized before returning (runtime-provided buffers included).
+  ctx->deferred = true;
+  ctx->pending = std::move(image);
+  ctx->binary_ptr = binaryBuffer;
+  ctx->binary_size = binaryBufferSize;
+  ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
+  ctx->config_ptr = config;
+  ctx->config_crc = config_crc(config);
+  if (defer) return QNN_SUCCESS;  // a handle only: buffers are registered before contextFinalize
+  if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx); e != QNN_SUCCESS) {
+    QnnContext_free(*context, nullptr);
+    *context = nullptr;
+    return e;
   }
   return QNN_SUCCESS;
 }
@@ -420,3 +485,13 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHand
 }
 
 }  // extern "C"
+
+extern "C" QNN_API Qnn_ErrorHandle_t OpenHtp_getRuntimeProvidedBuffers(Qnn_ContextHandle_t context, uint64_t* weightsBytes,
+                                                                     uint64_t* spillFillBytes) {
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx || weightsBytes == nullptr || spillFillBytes == nullptr) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  std::lock_guard lock(ctx->mu);
+  *weightsBytes = ctx->runtime_weights_bytes;
+  *spillFillBytes = ctx->runtime_spill_fill_bytes;
+  return QNN_SUCCESS;
+}

@@ -205,6 +205,10 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
   g->context = ctx;
   g->context_handle = ctx->handle;
   g->spec.name = graphName;
+  // An explicit graph config wins over the backend-extension file's vtcm_mb.
+  if (vtcm_budget == 0 && ctx->backend->extensions) {
+    if (auto v = ctx->backend->extensions->vtcm_for(graphName)) vtcm_budget = *v;
+  }
   g->spec.vtcm_budget_bytes = vtcm_budget;
   *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);

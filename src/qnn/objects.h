@@ -20,6 +20,7 @@
 #include "QnnProfile.h"
 #include "binary/context_codec.h"
 #include "htp/graph_spec.h"
+#include "qnn/backend_extensions.h"
 #include "qnn/fd_usage.h"
 #include "qnn/htp_stub.h"
 #include "qnn/object_table.h"
@@ -29,6 +30,7 @@ namespace openhtp::qnn {
 struct Backend : Object {
   Qnn_LogHandle_t logger = nullptr;
   std::shared_ptr<HtpStub> stub;
+  std::shared_ptr<const BackendExtensions> extensions;  // null: no extension file
 };
 
 struct Device : Object {
@@ -100,6 +102,10 @@ struct Context : Object {
   std::string external_buffers_blocked_by;
   bool has_weights_buffer = false;
   bool spill_fill_group_leader = false;  // started a REGISTER_MULTI_CONTEXTS group
+  // Buffers the runtime allocated (rpcmem) and registered because the backend
+  // extensions asked for them; freed after the context.
+  std::vector<void*> runtime_buffers;
+  uint64_t runtime_weights_bytes = 0, runtime_spill_fill_bytes = 0;
   // The registered external spill-fill buffer, if any (see spill_fill_claim.h).
   std::atomic<bool> has_external_spill_fill{false};  // read without mu on the execute path
   uint64_t spill_fill_dev = 0, spill_fill_ino = 0;

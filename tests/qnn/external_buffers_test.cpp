@@ -12,6 +12,7 @@
 #include "HTP/QnnHtpDevice.h"
 #include "HTP/QnnHtpGraph.h"
 #include "openhtp/fastrpc_ext.h"
+#include "openhtp/qnn_ext.h"
 #include "qnn_test_util.h"
 #include "remote.h"
 #include "rpcmem.h"
@@ -444,4 +445,79 @@ TEST_F(ExternalBuffers, SecurePdDeviceExcludesExternalBuffers) {
   api().contextFree(ctx, nullptr);
   api().deviceFree(dev);
   rpcmem_free(w);
+}
+
+namespace {
+std::string write_temp(const std::string& text) {
+  char path[] = "/tmp/openhtp-ext-json-XXXXXX";
+  const int fd = mkstemp(path);
+  EXPECT_GE(fd, 0);
+  EXPECT_EQ(write(fd, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  close(fd);
+  return path;
+}
+}  // namespace
+
+TEST_F(ExternalBuffers, BackendExtensionFileProvidesBuffersAndVtcmSize) {
+  auto bin = make_binary();
+  const std::string json = write_temp(R"({
+    "graphs": [{"graph_names": ["chain"], "vtcm_mb": 1}],
+    "context_configs": {"spill_fill_buffer": -1, "weights_buffer": 1048576}
+  })");
+  const std::string opt = "backend_extensions=" + json;
+  QnnBackend_Config_t platform = QNN_BACKEND_CONFIG_INIT;
+  platform.option = QNN_BACKEND_CONFIG_OPTION_PLATFORM;
+  platform.platformOption = opt.c_str();
+  const QnnBackend_Config_t* bcfgs[] = {&platform, nullptr};
+  Qnn_BackendHandle_t backend = nullptr;
+  ASSERT_EQ(api().backendCreate(log_, bcfgs, &backend), QNN_SUCCESS);
+  // Loaded without DEFER_GRAPH_INIT: the runtime allocates and registers the
+  // buffers itself (-1: the size QNN reports; N: exactly N) and finalizes.
+  Qnn_ContextHandle_t ctx = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend, nullptr, nullptr, bin.data(), bin.size(), &ctx, nullptr), QNN_SUCCESS);
+  uint64_t w = 0, sf = 0;
+  ASSERT_EQ(OpenHtp_getRuntimeProvidedBuffers(ctx, &w, &sf), QNN_SUCCESS);
+  EXPECT_EQ(w, 1048576u);
+  EXPECT_EQ(sf, kN * 4u);
+  std::vector<float> x(kN, 0.75f);
+  EXPECT_EQ(run(ctx, x), reference(x, weights_));
+  api().contextFree(ctx, nullptr);
+  // vtcm_mb applies to graphs it names: two live 1 MiB intermediates spill at 1 MB.
+  Qnn_ContextHandle_t online = nullptr;
+  ASSERT_EQ(api().contextCreate(backend, nullptr, nullptr, &online), QNN_SUCCESS);
+  Qnn_GraphHandle_t g = nullptr;
+  ASSERT_EQ(api().graphCreate(online, "chain", nullptr, &g), QNN_SUCCESS);
+  std::vector<uint32_t> dims{1, 1 << 18};  // 1 MiB of float
+  Qnn_Tensor_t in = make_tensor("in", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_NATIVE, dims);
+  Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_NATIVE, dims);
+  Qnn_Tensor_t out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims);
+  for (Qnn_Tensor_t* t : {&in, &a, &b, &out}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+  auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
+    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
+    op.v1.name = name;
+    op.v1.packageName = "qti.aisw";
+    op.v1.typeName = type;
+    op.v1.numOfInputs = n;
+    op.v1.inputTensors = ins;
+    op.v1.numOfOutputs = 1;
+    op.v1.outputTensors = o;
+    ASSERT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+  };
+  node("r1", QNN_OP_RELU, &in, 1, &a);
+  node("r2", QNN_OP_RELU, &a, 1, &b);
+  Qnn_Tensor_t ab[] = {a, b};
+  node("add", QNN_OP_ELEMENT_WISE_ADD, ab, 2, &out);
+  ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(property(online, QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE), 1u << 20);
+  api().contextFree(online, nullptr);
+  api().backendFree(backend);
+  // A broken file is refused at backendCreate, naming the problem.
+  const std::string bad = write_temp(R"({"context_configs": {"weights_buffer": -7}})");
+  const std::string bad_opt = "backend_extensions=" + bad;
+  platform.platformOption = bad_opt.c_str();
+  EXPECT_EQ(api().backendCreate(log_, bcfgs, &backend), QNN_BACKEND_ERROR_INVALID_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"weights_buffer must be -1, 0 or a positive byte count"}));
+  unlink(json.c_str());
+  unlink(bad.c_str());
 }
