@@ -39,3 +39,16 @@ diag_json="${json%.json}_pinned.json"
 timeout 300 "$bin" "${common[@]}" --benchmark_min_time=0.1 --benchmark_filter="same_cpu|cpus_apart" "$@" >"$diag_json"
 
 python3 "$here/summarize.py" "$json" "$diag_json"
+
+# DSP-process memory with external weights / spill-fill buffers: a plain
+# program (each configuration in a fresh DSP process), a few seconds.
+mem_bin="$build/bin/bench_memory"
+mem_json="${json%.json}_memory.json"
+if [[ -x "$mem_bin" ]]; then
+  echo
+  timeout 300 "$mem_bin" --json "$mem_json"
+  python3 "$here/summarize_memory.py" "$mem_json"
+else
+  echo "$mem_bin not found: build it with ninja -C $build bench_memory" >&2
+  exit 1
+fi

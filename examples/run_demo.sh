@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the three shared-buffer examples in order.
+# Runs the shared-buffer examples in order.
 #   examples/run_demo.sh <build-dir>    (the examples are in <build-dir>/bin)
 # Installed as <prefix>/bin/run_demo.sh it defaults to <prefix>.
 # Exits non-zero if any example fails; all of them run regardless.
@@ -12,6 +12,7 @@ examples=(
   "example_ion_per_tensor|one rpcmem buffer + QNN_MEM_TYPE_ION handle per tensor (zero copy)"
   "example_multi_tensor_shared_buffer|input and output in one rpcmem buffer, one SHARED_BUFFER handle each (zero copy)"
   "example_client_buffers|plain client memory (copied in and out)"
+  "example_external_buffers|context weights and spill-fill in registered rpcmem buffers (WEIGHTS_BUFFER, SHARED_SPILLFILL_BUFFER)"
 )
 
 failed=()

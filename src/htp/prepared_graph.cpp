@@ -169,8 +169,9 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   g->vtcm_bytes_ = plan.vtcm_bytes;
   g->spill_fill_bytes_ = plan.spill_fill_bytes;
   for (size_t r = 0; r < requests.size(); ++r) g->placed_.push_back({request_slot[r], plan.placements[r]});
-  g->own_vtcm_ = allocate_zeroed(plan.vtcm_bytes);
-  g->own_spill_fill_ = allocate_zeroed(plan.spill_fill_bytes);
+  // The graph's own VTCM and spill-fill buffers are made on first use of the
+  // execute() without regions: the skel always passes the device's VTCM and the
+  // context's spill-fill region, and a copy per graph would cost real memory.
   g->pointers_.assign(n_tensors, nullptr);  // NATIVE entries are set per execute by bind_regions
   for (int i = 0; i < n_tensors; ++i) {
     if (tensors[i].type == tensor_type::kStatic) {
@@ -259,6 +260,14 @@ GraphError PreparedGraph::bind_regions(const MemoryRegions& regions, std::string
 
 GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                                   std::string* message) {
+  {
+    std::lock_guard lock(own_mu_);
+    if (!own_allocated_) {
+      own_vtcm_ = allocate_zeroed(vtcm_bytes_);
+      own_spill_fill_ = allocate_zeroed(spill_fill_bytes_);
+      own_allocated_ = true;
+    }
+  }
   const MemoryRegions own{own_vtcm_.get(), vtcm_bytes_, own_spill_fill_.get(), spill_fill_bytes_};
   return execute(inputs, outputs, own, message);
 }

@@ -123,7 +123,9 @@ class PreparedGraph {
   size_t vtcm_bytes_ = 0;
   size_t spill_fill_bytes_ = 0;
   std::vector<PlacedSlot> placed_;              // every planned NATIVE tensor
-  AlignedBuffer own_vtcm_, own_spill_fill_;
+  AlignedBuffer own_vtcm_, own_spill_fill_;  // only for execute() without regions; made on first use
+  std::mutex own_mu_;
+  bool own_allocated_ = false;
   // Region bases pointers_ currently hold NATIVE tensors at: rebinding is
   // skipped while a caller keeps passing the same regions.
   uint8_t* bound_vtcm_ = nullptr;
