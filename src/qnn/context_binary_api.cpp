@@ -56,8 +56,14 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
   image.soc_model = 43;
   image.dsp_arch = 73;
   *err = QNN_SUCCESS;
-  std::lock_guard lock(ctx.mu);
-  for (uint64_t gh : ctx.graphs) {
+  // Lock order is Graph::mu before Context::mu (objects.h): take the list of
+  // graphs under the context lock, then visit each graph without it.
+  std::vector<uint64_t> graphs;
+  {
+    std::lock_guard lock(ctx.mu);
+    graphs = ctx.graphs;
+  }
+  for (uint64_t gh : graphs) {
     auto g = find_object<Graph>(ObjectKind::kGraph, as_handle(gh));
     if (!g) continue;
     std::lock_guard glock(g->mu);
