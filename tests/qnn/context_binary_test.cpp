@@ -177,16 +177,8 @@ Qnn_GraphHandle_t build_spilling_graph(Qnn_ContextHandle_t ctx, uint32_t n, uint
   Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_NATIVE, dims);
   *out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims);
   for (Qnn_Tensor_t* t : {x, &a, &b, out}) EXPECT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
-  auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n_in, Qnn_Tensor_t* o) {
-    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
-    op.v1.name = name;
-    op.v1.packageName = "qti.aisw";
-    op.v1.typeName = type;
-    op.v1.numOfInputs = n_in;
-    op.v1.inputTensors = ins;
-    op.v1.numOfOutputs = 1;
-    op.v1.outputTensors = o;
-    EXPECT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+  auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
+    EXPECT_EQ(add_node(g, name, type, ins, n, o), QNN_SUCCESS);
   };
   node("r1", QNN_OP_RELU, x, 1, &a);
   node("r2", QNN_OP_RELU, &a, 1, &b);

@@ -48,15 +48,7 @@ class ExternalBuffers : public QnnFixture {
     out_ = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims_);
     for (Qnn_Tensor_t* t : {&x_, &w, &a, &b, &out_}) EXPECT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
     auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
-      Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
-      op.v1.name = name;
-      op.v1.packageName = "qti.aisw";
-      op.v1.typeName = type;
-      op.v1.numOfInputs = n;
-      op.v1.inputTensors = ins;
-      op.v1.numOfOutputs = 1;
-      op.v1.outputTensors = o;
-      EXPECT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+      EXPECT_EQ(add_node(g, name, type, ins, n, o), QNN_SUCCESS);
     };
     Qnn_Tensor_t xw[] = {x_, w};
     node("add_w", QNN_OP_ELEMENT_WISE_ADD, xw, 2, &a);
@@ -494,15 +486,7 @@ TEST_F(ExternalBuffers, BackendExtensionFileProvidesBuffersAndVtcmSize) {
   Qnn_Tensor_t out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims);
   for (Qnn_Tensor_t* t : {&in, &a, &b, &out}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
   auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
-    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
-    op.v1.name = name;
-    op.v1.packageName = "qti.aisw";
-    op.v1.typeName = type;
-    op.v1.numOfInputs = n;
-    op.v1.inputTensors = ins;
-    op.v1.numOfOutputs = 1;
-    op.v1.outputTensors = o;
-    ASSERT_EQ(api().graphAddNode(g, op), QNN_SUCCESS);
+    EXPECT_EQ(add_node(g, name, type, ins, n, o), QNN_SUCCESS);
   };
   node("r1", QNN_OP_RELU, &in, 1, &a);
   node("r2", QNN_OP_RELU, &a, 1, &b);

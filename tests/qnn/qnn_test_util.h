@@ -77,6 +77,20 @@ inline Qnn_Tensor_t make_tensor(const char* name, Qnn_TensorType_t type, std::ve
   return t;
 }
 
+// Adds a qti.aisw node without parameters (single output); returns addNode's code.
+inline Qnn_ErrorHandle_t add_node(Qnn_GraphHandle_t graph, const char* name, const char* type, Qnn_Tensor_t* inputs,
+                                  uint32_t num_inputs, Qnn_Tensor_t* output) {
+  Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
+  op.v1.name = name;
+  op.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
+  op.v1.typeName = type;
+  op.v1.numOfInputs = num_inputs;
+  op.v1.inputTensors = inputs;
+  op.v1.numOfOutputs = 1;
+  op.v1.outputTensors = output;
+  return api().graphAddNode(graph, op);
+}
+
 // Backend + context with a log capture, torn down in reverse.
 class QnnFixture : public ::testing::Test {
  protected:
