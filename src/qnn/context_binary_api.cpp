@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <cstring>
+#include <string>
 
 #include "HTP/QnnHtpCommon.h"
 #include "HTP/QnnHtpContext.h"
@@ -38,14 +39,37 @@ uint32_t crc_of(const void* data, uint64_t size) {
   return static_cast<uint32_t>(crc);
 }
 
-// Checksum of the configs' contents (option and union bytes): the deferred
-// path requires them unchanged until contextFinalize.
+// Digest of what the configs say, read member by member (never their raw
+// bytes: padding and unused union bytes are indeterminate): the deferred path
+// requires the configs unchanged until contextFinalize.
 uint32_t config_crc(const QnnContext_Config_t** config) {
-  uLong crc = crc32(0L, Z_NULL, 0);
+  std::string d;
+  auto add = [&d](uint64_t v) { d.append(reinterpret_cast<const char*>(&v), sizeof v); };
   for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(*c), sizeof(QnnContext_Config_t));
+    add(static_cast<uint64_t>((*c)->option));
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: add((*c)->isGraphInitDeferred); break;
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: add(static_cast<uint64_t>((*c)->priority)); break;
+      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: add((*c)->isPersistentBinary); break;
+      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: add((*c)->memoryLimitHint); break;
+      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
+        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
+        add(reinterpret_cast<uintptr_t>(htp));
+        if (htp == nullptr) break;
+        add(static_cast<uint64_t>(htp->option));
+        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS ||
+            htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
+          add(reinterpret_cast<uintptr_t>(htp->groupRegistration.firstGroupHandle));
+          add(htp->groupRegistration.maxSpillFillBuffer);
+        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA) {
+          add(htp->useExtendedUdma ? 1 : 0);
+        }
+        break;
+      }
+      default: break;
+    }
   }
-  return static_cast<uint32_t>(crc);
+  return crc_of(d.data(), d.size());
 }
 
 binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {

@@ -241,3 +241,23 @@ TEST_F(ContextBinary, SmallVtcmBudgetSpillsAndStillComputesRight) {
   EXPECT_EQ(spill_fill_property(roomy), 0u);
   api().contextFree(roomy, nullptr);
 }
+
+TEST_F(ContextBinary, ConfigsChangedBeforeFinalizeAreRefused) {
+  auto bin = binary_of_add_relu(16);
+  QnnContext_Config_t defer = QNN_CONTEXT_CONFIG_INIT;
+  defer.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  defer.isGraphInitDeferred = 1;
+  QnnContext_Config_t prio = QNN_CONTEXT_CONFIG_INIT;
+  prio.option = QNN_CONTEXT_CONFIG_OPTION_PRIORITY;
+  prio.priority = QNN_PRIORITY_NORMAL;
+  const QnnContext_Config_t* cfgs[] = {&defer, &prio, nullptr};
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  prio.priority = QNN_PRIORITY_HIGH;  // the client must leave them alone until finalize
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_CONTEXT_ERROR_INVALID_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"configs passed to contextCreateFromBinary changed"}));
+  prio.priority = QNN_PRIORITY_NORMAL;  // restored: finalize goes through
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+  api().contextFree(loaded, nullptr);
+}
