@@ -1,72 +1,41 @@
 #include "qnn/logger.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdarg>
 #include <cstdio>
-#include <map>
-#include <mutex>
-#include <vector>
+
+#include "common/log_sinks.h"
 
 namespace openhtp::qnn {
 namespace {
 
-struct LogSink {
-  QnnLog_Callback_t callback;
-  QnnLog_Level_t level;
-};
-
-std::mutex& mu() {
-  static auto* m = new std::mutex;
-  return *m;
-}
-std::map<uintptr_t, LogSink>& sinks() {
-  static auto* s = new std::map<uintptr_t, LogSink>;
+LogSinks& sinks() {
+  static auto* s = new LogSinks(0x10600000);  // leaked: clients may log from static destructors
   return *s;
 }
-uintptr_t g_next = 0x10600000;  // log handles are never reused
 thread_local char t_last_error[1024];
 
-bool level_valid(QnnLog_Level_t l) { return l >= QNN_LOG_LEVEL_ERROR && l <= QNN_LOG_LEVEL_DEBUG; }
-
-// The callback takes a va_list; build one around the finished message.
-void deliver(QnnLog_Callback_t cb, QnnLog_Level_t level, uint64_t ts, const char* fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  cb(fmt, level, ts, ap);
-  va_end(ap);
+Qnn_ErrorHandle_t to_qnn(LogSinks::Result r) {
+  switch (r) {
+    case LogSinks::Result::kOk: return QNN_SUCCESS;
+    case LogSinks::Result::kInvalidArgument: return QNN_LOG_ERROR_INVALID_ARGUMENT;
+    case LogSinks::Result::kInvalidHandle: return QNN_LOG_ERROR_INVALID_HANDLE;
+  }
+  return QNN_LOG_ERROR_INVALID_ARGUMENT;
 }
 
 }  // namespace
 
 Qnn_ErrorHandle_t log_create(QnnLog_Callback_t callback, QnnLog_Level_t max_level, Qnn_LogHandle_t* handle) {
-  if (handle == nullptr || !level_valid(max_level)) return QNN_LOG_ERROR_INVALID_ARGUMENT;
-  std::lock_guard lock(mu());
-  uintptr_t h = ++g_next;
-  sinks()[h] = LogSink{callback, max_level};
-  *handle = reinterpret_cast<Qnn_LogHandle_t>(h);
-  return QNN_SUCCESS;
+  return to_qnn(sinks().create(callback, max_level, handle));
 }
 
 Qnn_ErrorHandle_t log_set_level(Qnn_LogHandle_t handle, QnnLog_Level_t max_level) {
-  if (!level_valid(max_level)) return QNN_LOG_ERROR_INVALID_ARGUMENT;
-  std::lock_guard lock(mu());
-  auto it = sinks().find(reinterpret_cast<uintptr_t>(handle));
-  if (it == sinks().end()) return QNN_LOG_ERROR_INVALID_HANDLE;
-  it->second.level = max_level;
-  return QNN_SUCCESS;
+  return to_qnn(sinks().set_level(handle, max_level));
 }
 
-Qnn_ErrorHandle_t log_free(Qnn_LogHandle_t handle) {
-  std::lock_guard lock(mu());
-  return sinks().erase(reinterpret_cast<uintptr_t>(handle)) != 0 ? QNN_SUCCESS : QNN_LOG_ERROR_INVALID_HANDLE;
-}
+Qnn_ErrorHandle_t log_free(Qnn_LogHandle_t handle) { return to_qnn(sinks().free(handle)); }
 
-bool log_handle_valid(Qnn_LogHandle_t handle) {
-  std::lock_guard lock(mu());
-  return sinks().count(reinterpret_cast<uintptr_t>(handle)) != 0;
-}
+bool log_handle_valid(Qnn_LogHandle_t handle) { return sinks().contains(handle); }
 
 void log_message(QnnLog_Level_t level, const char* fmt, ...) {
   char msg[1024];
@@ -74,30 +43,13 @@ void log_message(QnnLog_Level_t level, const char* fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const uint64_t ts = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
   if (level == QNN_LOG_LEVEL_ERROR) std::snprintf(t_last_error, sizeof t_last_error, "%s", msg);
-  std::vector<LogSink> targets;
-  bool any = false;
-  {
-    std::lock_guard lock(mu());
-    any = !sinks().empty();
-    for (const auto& [h, s] : sinks()) {
-      if (level <= s.level) targets.push_back(s);
-    }
-  }
-  for (const LogSink& s : targets) {
-    if (s.callback != nullptr) {
-      deliver(s.callback, level, ts, "%s", msg);
-    } else {
-      std::fprintf(stderr, "QnnHtp: %s\n", msg);
-    }
-  }
+  const bool any = !sinks().empty();
+  sinks().deliver(level, msg, "QnnHtp");
+  // With no log handle at all, errors still reach stderr: never silently lost.
   if (!any && level == QNN_LOG_LEVEL_ERROR) std::fprintf(stderr, "QnnHtp error: %s\n", msg);
 }
 
-}  // namespace openhtp::qnn
-
-namespace openhtp::qnn {
 const char* last_error_message() { return t_last_error; }
+
 }  // namespace openhtp::qnn
