@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "common/command_line.h"
+
 namespace openhtp::generator {
 
 namespace {
@@ -31,40 +33,16 @@ std::vector<std::string> split_commas(std::string_view s) {
 }  // namespace
 
 bool parse_options(int argc, char** argv, Options* out, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view value;
-    bool has_inline_value = false;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_inline_value = true;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out->help = true;
-      continue;
-    }
-    if (arg == "--version") {
-      out->version = true;
-      continue;
-    }
-    const bool known = arg == "--model" || arg == "--backend" || arg == "--binary_file" || arg == "--output_dir" ||
-                       arg == "--model_prefix" || arg == "--log_level" || arg == "--config_file";
-    if (!known) {
-      *error = "unknown option '" + std::string(argv[i]) + "'";
-      return false;
-    }
-    if (!has_inline_value) {
-      if (i + 1 >= argc) {
-        *error = "option '" + std::string(arg) + "' needs a value";
-        return false;
-      }
-      value = argv[++i];
-    }
-    if (value.empty()) {
-      *error = "option '" + std::string(arg) + "' needs a non-empty value";
-      return false;
-    }
+  openhtp::tools::CommandLine cl;
+  if (!openhtp::tools::scan_command_line(argc, argv,
+                                         {"--model", "--backend", "--binary_file", "--output_dir", "--model_prefix",
+                                          "--log_level", "--config_file"},
+                                         &cl, error)) {
+    return false;
+  }
+  out->help = cl.help;
+  out->version = cl.version;
+  for (const auto& [arg, value] : cl.values) {
     if (arg == "--model") {
       out->models = split_commas(value);
       if (out->models.empty()) {
@@ -83,7 +61,7 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
       out->config_file = value;
     } else if (arg == "--log_level") {
       if (!parse_log_level(value, &out->log_level)) {
-        *error = "invalid --log_level '" + std::string(value) + "' (expected error, warn, info, verbose or debug)";
+        *error = "invalid --log_level '" + value + "' (expected error, warn, info, verbose or debug)";
         return false;
       }
       out->log_level_given = true;

@@ -1,46 +1,16 @@
 #include "options.h"
 
-#include <string_view>
+#include "common/command_line.h"
 
 namespace openhtp::tools {
 
 bool parse_options(int argc, char** argv, Options* out, std::string* error) {
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view value;
-    bool has_inline_value = false;
-    if (auto eq = arg.find('='); arg.starts_with("--") && eq != std::string_view::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      has_inline_value = true;
-    }
-    if (arg == "--help" || arg == "-h") {
-      out->help = true;
-      continue;
-    }
-    if (arg == "--version") {
-      out->version = true;
-      continue;
-    }
-    std::string* target = arg == "--context_binary" ? &out->context_binary
-                          : arg == "--json_file"    ? &out->json_file
-                                                    : nullptr;
-    if (target == nullptr) {
-      *error = "unknown option '" + std::string(argv[i]) + "'";
-      return false;
-    }
-    if (!has_inline_value) {
-      if (i + 1 >= argc) {
-        *error = "option '" + std::string(arg) + "' needs a value";
-        return false;
-      }
-      value = argv[++i];
-    }
-    if (value.empty()) {
-      *error = "option '" + std::string(arg) + "' needs a non-empty value";
-      return false;
-    }
-    *target = std::string(value);
+  CommandLine cl;
+  if (!scan_command_line(argc, argv, {"--context_binary", "--json_file"}, &cl, error)) return false;
+  out->help = cl.help;
+  out->version = cl.version;
+  for (const auto& [option, value] : cl.values) {
+    (option == "--context_binary" ? out->context_binary : out->json_file) = value;
   }
   if (!out->help && !out->version && out->context_binary.empty()) {
     *error = "missing required option --context_binary";
