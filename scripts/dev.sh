@@ -10,7 +10,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(cmake ninja-build g++ python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
-          libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev)
+          libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev
+          libpthreadpool-dev libcpuinfo-dev libxnnpack-dev libdnnl-dev
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
 
 install_packages() {
   local missing=()

@@ -24,13 +24,18 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     auto dims = b.CreateVector(t.dims);
     auto data = t.static_data.empty() ? flatbuffers::Offset<flatbuffers::Vector<uint8_t>>() : b.CreateVector(t.static_data);
     fb::ScaleOffset q(t.quant.scale, t.quant.offset);
+    flatbuffers::Offset<fb::AxisQuant> axis_quant;
+    if (t.quant.per_channel()) {
+      axis_quant = fb::CreateAxisQuant(b, t.quant.axis, b.CreateVector(t.quant.scales), b.CreateVector(t.quant.offsets));
+    }
     fb::TensorBuilder tb(b);
     tb.add_id(t.id);
     tb.add_name(name);
     tb.add_type(t.type);
     tb.add_dtype(t.dtype);
     tb.add_dims(dims);
-    if (t.quant.present) tb.add_quant(&q);
+    if (t.quant.present && !t.quant.per_channel()) tb.add_quant(&q);
+    if (t.quant.per_channel()) tb.add_axis_quant(axis_quant);
     if (!t.static_data.empty()) tb.add_data(data);
     tensors.push_back(tb.Finish());
   }
@@ -46,7 +51,7 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
                                    b.CreateVector(params), b.CreateVector(n.inputs), b.CreateVector(n.outputs)));
   }
   return fb::CreateGraph(b, b.CreateString(graph.name), b.CreateVector(tensors), b.CreateVector(nodes),
-                         graph.vtcm_budget_bytes);
+                         graph.vtcm_budget_bytes, graph.num_hvx_threads);
 }
 
 std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
@@ -72,6 +77,7 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
   htp::GraphSpec out;
   out.name = to_string(g->name());
   out.vtcm_budget_bytes = g->vtcm_budget_bytes();
+  out.num_hvx_threads = g->num_hvx_threads();
   std::set<uint32_t> ids;
   if (g->tensors() != nullptr) {
     for (const fb::Tensor* t : *g->tensors()) {
@@ -82,6 +88,21 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
       ts.dtype = t->dtype();
       ts.dims = to_vector(t->dims());
       if (t->quant() != nullptr) ts.quant = ops::Quant{true, t->quant()->scale(), t->quant()->offset()};
+      if (const fb::AxisQuant* aq = t->axis_quant(); aq != nullptr) {
+        ts.quant = ops::Quant{};
+        ts.quant.present = true;
+        ts.quant.axis = aq->axis();
+        ts.quant.scales = to_vector(aq->scales());
+        ts.quant.offsets = to_vector(aq->offsets());
+        // Untrusted bytes: the encoding must fit the tensor before any kernel
+        // indexes its arrays by channel.
+        if (ts.quant.axis < 0 || static_cast<size_t>(ts.quant.axis) >= ts.dims.size() ||
+            ts.quant.scales.size() != ts.dims[static_cast<size_t>(ts.quant.axis)] ||
+            ts.quant.offsets.size() != ts.quant.scales.size()) {
+          *error = "graph blob: tensor '" + ts.name + "' has a per-channel encoding that does not match its dims";
+          return false;
+        }
+      }
       ts.static_data = to_vector(t->data());
       if (!ids.insert(ts.id).second) {
         *error = "graph blob: tensor id " + std::to_string(ts.id) + " appears twice";

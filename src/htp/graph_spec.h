@@ -52,6 +52,7 @@ struct GraphSpec {
   std::vector<TensorSpec> tensors;  // in creation order
   std::vector<NodeSpec> nodes;      // in execution (dependency) order
   uint64_t vtcm_budget_bytes = 0;   // from the graph's VTCM size config; 0 = device default
+  uint32_t num_hvx_threads = 0;     // graph config NUM_HVX_THREADS; 0 = the machine's cores
 
   const TensorSpec* find_tensor(uint32_t id) const;
 };

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <thread>
+
+#include <pthreadpool.h>
 
 #include "htp/memory_planner.h"
 #include "htp/vtcm_plan.h"
@@ -35,6 +38,8 @@ const char* graph_error_name(GraphError e) {
   return "?";
 }
 
+void PreparedGraph::PoolDelete::operator()(pthreadpool* p) const { pthreadpool_destroy(p); }
+
 void PreparedGraph::AlignedFree::operator()(uint8_t* p) const {
   ::operator delete(p, std::align_val_t{kArenaAlignment});
 }
@@ -55,6 +60,17 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   std::unique_ptr<PreparedGraph> g(new PreparedGraph);
   g->spec_ = std::move(spec);
   g->vtcm_budget_bytes_ = options.vtcm_budget_bytes;
+  // One pool per graph, sized by NUM_HVX_THREADS (default: every core), made
+  // once here; kernels keep the pointer. One thread needs no pool.
+  size_t threads = g->spec_.num_hvx_threads;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  g->env_.num_threads = threads;
+  if (threads > 1) {
+    g->pool_.reset(pthreadpool_create(threads));
+    if (!g->pool_) g->env_.num_threads = 1;  // no threads to be had: run on the caller's
+  }
+  g->env_.pool = g->pool_.get();
+  g->env_.fast_paths = options.fast_paths;
   const auto& tensors = g->spec_.tensors;
   const int n_tensors = static_cast<int>(tensors.size());
   auto fail = [&](GraphError e, std::string m) {
@@ -141,8 +157,8 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
       return fail(GraphError::kUnsupportedOp,
                   "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
     }
-    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params};
-    ops::Status st = def->prepare(nd, &step.kernel);
+    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &g->env_};
+    ops::Status st = ops::prepare_node(nd, &step.kernel);
     if (!st.ok()) {
       return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
                   st.message);

@@ -47,6 +47,8 @@ struct PlanOptions {
   // VTCM this graph may use (graph config VTCM_SIZE_IN_MB / _IN_BYTES);
   // NATIVE tensors that do not fit go to the spill-fill region.
   size_t vtcm_budget_bytes = kDefaultVtcmBytes;
+  // Fast kernels the runtime links (src/kernels); empty = reference only.
+  std::span<const ops::FastPath> fast_paths;
 };
 
 // The memory intermediates live in during one execute. Each region must hold
@@ -92,6 +94,8 @@ class PreparedGraph {
   // tensors no node uses (they get no memory).
   std::optional<TensorPlacement> placement(uint32_t tensor_id) const;
   const std::vector<uint32_t>& input_ids() const { return input_ids_; }
+  // Threads the kernels run on (graph config NUM_HVX_THREADS, else the cores).
+  size_t num_threads() const { return env_.num_threads; }
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
 
  private:
@@ -117,7 +121,14 @@ class PreparedGraph {
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
 
+  struct PoolDelete {
+    void operator()(pthreadpool* p) const;
+  };
+
   GraphSpec spec_;
+  // Declared before steps_: kernels hold env_.pool and must go first.
+  std::unique_ptr<pthreadpool, PoolDelete> pool_;
+  ops::KernelEnv env_;
   std::vector<Step> steps_;
   size_t vtcm_budget_bytes_ = kDefaultVtcmBytes;
   size_t vtcm_bytes_ = 0;

@@ -46,11 +46,22 @@ size_t element_size(uint32_t dt);
 const char* name(uint32_t dt);
 }  // namespace dtype
 
-// Per-tensor quantization (QNN convention: real = (q + offset) * scale).
+// Quantization (QNN convention: real = (q + offset) * scale, so `offset` is
+// the negative zero point). Per-tensor (SCALE_OFFSET) uses scale/offset;
+// per-channel (AXIS_SCALE_OFFSET, BW_AXIS_SCALE_OFFSET) sets axis >= 0 and
+// one scale/offset per index along that axis.
 struct Quant {
   bool present = false;
   float scale = 0.0f;
   int32_t offset = 0;
+  int32_t axis = -1;             // >= 0: per-channel along this dim
+  std::vector<float> scales;     // per-channel only
+  std::vector<int32_t> offsets;  // per-channel only (0 = symmetric)
+
+  bool per_channel() const { return present && axis >= 0; }
+  // Scale/offset of channel c (the per-tensor pair when not per-channel).
+  float scale_at(size_t c) const { return per_channel() ? scales[c] : scale; }
+  int32_t offset_at(size_t c) const { return per_channel() ? offsets[c] : offset; }
 };
 
 // What a kernel knows about one tensor at prepare time.
@@ -94,6 +105,27 @@ struct Status {
   static Status Unsupported(std::string msg) { return {StatusCode::kUnsupported, std::move(msg)}; }
 };
 
+}  // namespace openhtp::ops
+
+// pthreadpool (Debian libpthreadpool-dev) is the kernels' thread pool; only a
+// pointer travels through this header.
+struct pthreadpool;
+
+namespace openhtp::ops {
+
+struct FastPath;
+
+// What the runtime lends kernels when it builds them. Validation-only callers
+// (graphAddNode, backendValidateOpConfig) pass none: reference kernels only.
+struct KernelEnv {
+  // Threads the graph may use (graph config NUM_HVX_THREADS; default the
+  // machine's cores). `pool` has that many threads, or is null for 1.
+  pthreadpool* pool = nullptr;
+  size_t num_threads = 1;
+  // Fast paths the runtime links (src/kernels); empty = reference only.
+  std::span<const FastPath> fast_paths;
+};
+
 // Everything prepare needs about one node.
 struct NodeDesc {
   std::string_view name;      // node name, for messages
@@ -101,6 +133,7 @@ struct NodeDesc {
   std::span<const TensorDesc> inputs;
   std::span<const TensorDesc> outputs;
   std::span<const Param> params;
+  const KernelEnv* env = nullptr;  // null: reference kernels, one thread
 
   // Parameter lookup; nullptr when absent.
   const Param* find_param(std::string_view param_name) const;
@@ -119,10 +152,41 @@ class OpKernel {
 // Validates `node`; when `kernel` is non-null also builds the kernel.
 using PrepareFn = Status (*)(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
 
+// OpDef::flags
+namespace op_flags {
+// The reference kernel computes in FLOAT_32; for FLOAT_16 and fixed-point
+// tensors prepare_node() wraps it in the type adapter (type_adapter.h):
+// inputs are dequantized, the float kernel runs, outputs are quantized with
+// their own encodings. Ops without this flag see every tensor's real type and
+// must check it themselves (data movement, Quantize/Dequantize/Cast, ...).
+inline constexpr uint32_t kAdaptTypes = 1u << 0;
+}  // namespace op_flags
+
 struct OpDef {
   std::string_view type_name;  // QNN op type name in package qti.aisw
-  PrepareFn prepare;
+  PrepareFn prepare;           // validation + reference kernel
+  uint32_t flags = 0;          // op_flags
 };
+
+// A faster kernel for some cases of one op, from a kernel library. prepare is
+// called only for nodes the reference prepare accepted; it returns false
+// (building nothing) for cases it does not cover, and the reference kernel
+// is used. It must produce what the reference kernel produces, within the
+// tolerance its tests state.
+using FastPrepareFn = bool (*)(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
+struct FastPath {
+  std::string_view type_name;  // op type it accelerates
+  std::string_view library;    // "xnnpack", "onednn", ... (logs, tests)
+  FastPrepareFn prepare;
+};
+
+// The one entry point for validating and building a node's kernel: finds the
+// op, applies the type adapter where the op asks for it, validates, then
+// tries node.env's fast paths before the reference kernel. kernel == nullptr
+// validates only. Unknown op types are kUnsupported.
+Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
+// Same, reference kernel only (what fast paths are tested against).
+Status prepare_reference(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
 
 inline constexpr std::string_view kPackageName = "qti.aisw";
 

@@ -1,12 +1,23 @@
 // Internal: one accessor per op file, collected by op_registry.cpp.
+//
+// Ops are grouped by family, each group listed in its own file under
+// reference/ (core_group.cpp, math_group.cpp, norm_group.cpp,
+// layout_group.cpp) so that a family's ops are added in one place.
 #pragma once
 
 #include <new>
 #include <stdexcept>
+#include <vector>
 
 #include "ops/op.h"
 
 namespace openhtp::ops::detail {
+
+// The op families; op_registry.cpp concatenates them in this order.
+std::vector<OpDef> core_group();    // the first ops: add, multiply, relu, FC, matmul, conv, maxpool, reshape, softmax
+std::vector<OpDef> math_group();    // element-wise binary/unary/neuron ops and activations
+std::vector<OpDef> norm_group();    // normalizations, reductions, LogSoftmax, Argmax, TopK
+std::vector<OpDef> layout_group();  // conv/pool variants, data movement, resize, type conversion
 
 OpDef elementwise_add_def();
 OpDef elementwise_multiply_def();

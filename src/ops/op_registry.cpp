@@ -1,8 +1,10 @@
-// The op table, plus the small out-of-line members of op.h's structs.
-#include <array>
+// The op table, prepare_node(), and the small out-of-line members of op.h's
+// structs.
+#include <vector>
 
 #include "ops/op.h"
 #include "ops/op_defs.h"
+#include "ops/type_adapter.h"
 
 namespace openhtp::ops {
 
@@ -24,17 +26,13 @@ const Param* NodeDesc::find_param(std::string_view param_name) const {
 std::span<const OpDef> all_ops() {
   // Built on first use (a function-local static) so the order is fixed here
   // and not by static-initialisation order across translation units.
-  static const std::array<OpDef, 9> kOps = {
-      detail::elementwise_add_def(),
-      detail::elementwise_multiply_def(),
-      detail::relu_def(),
-      detail::fully_connected_def(),
-      detail::matmul_def(),
-      detail::conv2d_def(),
-      detail::pool_max2d_def(),
-      detail::reshape_def(),
-      detail::softmax_def(),
-  };
+  static const std::vector<OpDef> kOps = [] {
+    std::vector<OpDef> ops;
+    for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group}) {
+      for (OpDef& d : group()) ops.push_back(d);
+    }
+    return ops;
+  }();
   return kOps;
 }
 
@@ -43,6 +41,38 @@ const OpDef* find_op(std::string_view type_name) {
     if (def.type_name == type_name) return &def;
   }
   return nullptr;
+}
+
+namespace {
+
+Status prepare_with(const NodeDesc& node, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel) {
+  const OpDef* def = find_op(node.type);
+  if (def == nullptr) {
+    return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
+                               std::string(node.type) + "' is not in this backend's op package " +
+                               std::string(kPackageName));
+  }
+  const bool adapt = (def->flags & op_flags::kAdaptTypes) != 0 && detail::needs_type_adapter(node);
+  // Validate first: the rules live in the reference prepare, whichever kernel
+  // ends up running.
+  Status s = adapt ? detail::prepare_adapted(*def, node, false, nullptr) : def->prepare(node, nullptr);
+  if (!s.ok() || kernel == nullptr) return s;
+  if (use_fast_paths && node.env != nullptr) {
+    for (const FastPath& fp : node.env->fast_paths) {
+      if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) return Status::Ok();
+    }
+  }
+  return adapt ? detail::prepare_adapted(*def, node, use_fast_paths, kernel) : def->prepare(node, kernel);
+}
+
+}  // namespace
+
+Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  return prepare_with(node, true, kernel);
+}
+
+Status prepare_reference(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  return prepare_with(node, false, kernel);
 }
 
 }  // namespace openhtp::ops

@@ -53,19 +53,19 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
                   nm.c_str(), static_cast<unsigned>(v.data_type()), v.rank());
     return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   }
-  const Qnn_QuantizeParams_t& q = v.quant();
-  if (q.encodingDefinition == QNN_DEFINITION_DEFINED && q.quantizationEncoding != QNN_QUANTIZATION_ENCODING_SCALE_OFFSET) {
-    QNN_LOG_ERROR("create tensor %s: quantization encoding %d is not supported yet (SCALE_OFFSET only)", nm.c_str(),
-                  static_cast<int>(q.quantizationEncoding));
-    return QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+  {
+    const std::vector<uint32_t> dims(v.dims(), v.dims() + v.rank());
+    std::string why;
+    if (!convert_quant(v.quant(), dims, &spec->quant, &why)) {
+      QNN_LOG_ERROR("create tensor %s: %s", nm.c_str(), why.c_str());
+      return encoding_is_known(v.quant()) ? QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM
+                                          : QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+    }
   }
   spec->name = v.name();
   spec->type = static_cast<uint32_t>(v.type());
   spec->dtype = static_cast<uint32_t>(v.data_type());
   spec->dims.assign(v.dims(), v.dims() + v.rank());
-  if (q.encodingDefinition == QNN_DEFINITION_DEFINED) {
-    spec->quant = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
-  }
   if (v.type() == QNN_TENSOR_TYPE_STATIC) {
     if (v.mem_type() != QNN_TENSORMEMTYPE_RAW || v.client_buf().data == nullptr ||
         v.client_buf().dataSize != v.num_bytes()) {
@@ -144,10 +144,16 @@ const htp::TensorSpec* resolve_tensor(Graph& g, Context& ctx, const Qnn_Tensor_t
   return nullptr;
 }
 
-// Reads the graph configs this backend understands; the VTCM size (HTP custom
-// config VTCM_SIZE_IN_MB or _IN_BYTES; 0 MB means the device maximum) goes to
-// *vtcm_budget_bytes when given.
-Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, uint64_t* vtcm_budget_bytes) {
+// What a graph's configs set; fields keep their value when a config does not
+// mention them.
+struct GraphSettings {
+  uint64_t vtcm_budget_bytes = 0;  // VTCM_SIZE_IN_MB / _IN_BYTES; 0 = the device maximum
+  uint32_t num_hvx_threads = 0;    // NUM_HVX_THREADS; 0 = the machine's cores
+};
+
+// Reads the graph configs this backend understands into *settings.
+Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSettings* settings) {
+  uint64_t* vtcm_budget_bytes = &settings->vtcm_budget_bytes;
   for (const QnnGraph_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     switch ((*c)->option) {
       case QNN_GRAPH_CONFIG_OPTION_CUSTOM: {
@@ -160,8 +166,19 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, uint64_t
           *vtcm_budget_bytes = static_cast<uint64_t>(htp->vtcmSizeInMB) << 20;
         } else if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES) {
           *vtcm_budget_bytes = htp->vtcmSizeInBytes;
+        } else if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS) {
+          // Kernels run on a pool of this many threads (the HTP's HVX
+          // contexts); more than the host has cores only adds contention.
+          constexpr uint64_t kMaxThreads = 64;
+          if (htp->numHvxThreads == 0 || htp->numHvxThreads > kMaxThreads) {
+            QNN_LOG_ERROR("graph config NUM_HVX_THREADS is %llu, expected 1 to %llu",
+                          static_cast<unsigned long long>(htp->numHvxThreads),
+                          static_cast<unsigned long long>(kMaxThreads));
+            return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+          }
+          settings->num_hvx_threads = static_cast<uint32_t>(htp->numHvxThreads);
         }
-        break;  // other HTP options (precision, HVX threads, ...) are accepted; see issue 4
+        break;  // other HTP options (precision, optimization level, ...) are accepted and have no effect here
       }
       case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
       case QNN_GRAPH_CONFIG_OPTION_PROFILE_HANDLE:
@@ -191,8 +208,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
     QNN_LOG_ERROR("graphCreate: a graph needs a non-empty name and an output handle pointer");
     return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
   }
-  uint64_t vtcm_budget = 0;
-  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &vtcm_budget); e != QNN_SUCCESS) return e;
+  GraphSettings settings;
+  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &settings); e != QNN_SUCCESS) return e;
+  uint64_t vtcm_budget = settings.vtcm_budget_bytes;
   std::lock_guard lock(ctx->mu);
   for (uint64_t gh : ctx->graphs) {
     auto other = graph_of(as_handle(gh));
@@ -210,6 +228,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
     if (auto v = ctx->backend->extensions->vtcm_for(graphName)) vtcm_budget = *v;
   }
   g->spec.vtcm_budget_bytes = vtcm_budget;
+  g->spec.num_hvx_threads = settings.num_hvx_threads;
   *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);
   return QNN_SUCCESS;
@@ -219,13 +238,16 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
   auto g = graph_of(graphHandle);
   if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   std::lock_guard lock(g->mu);
-  uint64_t vtcm_budget = g->spec.vtcm_budget_bytes;
-  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &vtcm_budget); e != QNN_SUCCESS) return e;
-  if (g->finalized && vtcm_budget != g->spec.vtcm_budget_bytes) {
-    QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size can no longer change", g->spec.name.c_str());
+  GraphSettings settings{g->spec.vtcm_budget_bytes, g->spec.num_hvx_threads};
+  if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &settings); e != QNN_SUCCESS) return e;
+  if (g->finalized && (settings.vtcm_budget_bytes != g->spec.vtcm_budget_bytes ||
+                       settings.num_hvx_threads != g->spec.num_hvx_threads)) {
+    QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size and HVX thread count can no longer change",
+                  g->spec.name.c_str());
     return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
   }
-  g->spec.vtcm_budget_bytes = vtcm_budget;
+  g->spec.vtcm_budget_bytes = settings.vtcm_budget_bytes;
+  g->spec.num_hvx_threads = settings.num_hvx_threads;
   return QNN_SUCCESS;
 }
 

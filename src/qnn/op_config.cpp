@@ -30,6 +30,78 @@ bool check_op_identity(const Qnn_OpConfig_t& op, std::string* why) {
   return true;
 }
 
+bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims, ops::Quant* out,
+                   std::string* why) {
+  *out = ops::Quant{};
+  if (q.encodingDefinition != QNN_DEFINITION_DEFINED) return true;
+  auto per_axis = [&](int32_t axis, uint32_t count) {
+    if (axis < 0 || static_cast<size_t>(axis) >= dims.size()) {
+      *why = "per-channel quantization axis " + std::to_string(axis) + " is outside rank " + std::to_string(dims.size());
+      return false;
+    }
+    if (count != dims[static_cast<size_t>(axis)]) {
+      *why = "per-channel quantization has " + std::to_string(count) + " entries, axis " + std::to_string(axis) +
+             " has " + std::to_string(dims[static_cast<size_t>(axis)]) + " channels";
+      return false;
+    }
+    out->present = true;
+    out->axis = axis;
+    out->scales.resize(count);
+    out->offsets.assign(count, 0);
+    return true;
+  };
+  switch (q.quantizationEncoding) {
+    case QNN_QUANTIZATION_ENCODING_SCALE_OFFSET:
+      *out = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
+      return true;
+    case QNN_QUANTIZATION_ENCODING_BW_SCALE_OFFSET:
+      *out = ops::Quant{true, q.bwScaleOffsetEncoding.scale, q.bwScaleOffsetEncoding.offset};
+      return true;
+    case QNN_QUANTIZATION_ENCODING_AXIS_SCALE_OFFSET: {
+      const Qnn_AxisScaleOffset_t& a = q.axisScaleOffsetEncoding;
+      if (a.numScaleOffsets > 0 && a.scaleOffset == nullptr) {
+        *why = "AXIS_SCALE_OFFSET has numScaleOffsets " + std::to_string(a.numScaleOffsets) + " but scaleOffset is NULL";
+        return false;
+      }
+      if (!per_axis(a.axis, a.numScaleOffsets)) return false;
+      for (uint32_t c = 0; c < a.numScaleOffsets; ++c) {
+        out->scales[c] = a.scaleOffset[c].scale;
+        out->offsets[c] = a.scaleOffset[c].offset;
+      }
+      return true;
+    }
+    case QNN_QUANTIZATION_ENCODING_BW_AXIS_SCALE_OFFSET: {
+      const Qnn_BwAxisScaleOffset_t& a = q.bwAxisScaleOffsetEncoding;
+      if (a.numElements > 0 && a.scales == nullptr) {
+        *why = "BW_AXIS_SCALE_OFFSET has numElements " + std::to_string(a.numElements) + " but scales is NULL";
+        return false;
+      }
+      if (!per_axis(a.axis, a.numElements)) return false;
+      for (uint32_t c = 0; c < a.numElements; ++c) {
+        out->scales[c] = a.scales[c];
+        out->offsets[c] = a.offsets ? a.offsets[c] : 0;  // NULL offsets = symmetric
+      }
+      return true;
+    }
+    default:
+      *why = "quantization encoding " + std::to_string(static_cast<int>(q.quantizationEncoding)) +
+             " is not supported (SCALE_OFFSET, BW_SCALE_OFFSET, AXIS_SCALE_OFFSET, BW_AXIS_SCALE_OFFSET are)";
+      return false;
+  }
+}
+
+bool encoding_is_known(const Qnn_QuantizeParams_t& q) {
+  switch (q.quantizationEncoding) {
+    case QNN_QUANTIZATION_ENCODING_SCALE_OFFSET:
+    case QNN_QUANTIZATION_ENCODING_BW_SCALE_OFFSET:
+    case QNN_QUANTIZATION_ENCODING_AXIS_SCALE_OFFSET:
+    case QNN_QUANTIZATION_ENCODING_BW_AXIS_SCALE_OFFSET:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool describe_tensor(const Qnn_Tensor_t& t, ops::TensorDesc* desc, std::string* why) {
   TensorView v(&t);
   if (!v.version_known()) {
@@ -43,9 +115,10 @@ bool describe_tensor(const Qnn_Tensor_t& t, ops::TensorDesc* desc, std::string* 
     *why = "tensor " + v.display_name() + " has rank " + std::to_string(v.rank()) + " but no dimensions";
     return false;
   }
-  const Qnn_QuantizeParams_t& q = v.quant();
-  if (q.encodingDefinition == QNN_DEFINITION_DEFINED && q.quantizationEncoding == QNN_QUANTIZATION_ENCODING_SCALE_OFFSET) {
-    desc->quant = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
+  desc->quant = ops::Quant{};
+  if (!convert_quant(v.quant(), desc->dims, &desc->quant, why)) {
+    *why = "tensor " + v.display_name() + ": " + *why;
+    return false;
   }
   desc->static_data = nullptr;
   if (v.type() == QNN_TENSOR_TYPE_STATIC) {
@@ -128,7 +201,7 @@ Qnn_ErrorHandle_t validate_node(const ops::NodeDesc& node, Qnn_ErrorHandle_t inv
                   node.type.data());
     return unsupported_code;
   }
-  ops::Status st = def->prepare(node, nullptr);
+  ops::Status st = ops::prepare_node(node, nullptr);
   if (!st.ok()) {
     QNN_LOG_ERROR("%s", st.message.c_str());
     return st.code == ops::StatusCode::kUnsupported ? unsupported_code : invalid_code;

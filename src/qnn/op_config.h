@@ -3,6 +3,7 @@
 // (tensors looked up in the graph), so both apply exactly the same rules.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,18 @@ namespace openhtp::qnn {
 
 // Converts the node's parameters. False + *why on malformed input.
 bool convert_params(const Qnn_OpConfigV1_t& op, std::vector<ops::Param>* params, std::string* why);
+
+// Qnn_QuantizeParams_t → ops::Quant. Accepts SCALE_OFFSET, BW_SCALE_OFFSET,
+// AXIS_SCALE_OFFSET and BW_AXIS_SCALE_OFFSET (the bitwidth is the container's
+// here: 8/16/32-bit types only); UNDEFINED leaves *out empty. False + *why
+// for other encodings (kind = "unsupported") or malformed ones (arrays
+// missing, counts not matching the axis).
+bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims, ops::Quant* out,
+                   std::string* why);
+
+// True for the encodings convert_quant understands (so a failure is a
+// malformed encoding, not an unsupported one).
+bool encoding_is_known(const Qnn_QuantizeParams_t& q);
 
 // Describes a client tensor for the kernels (static data pointer included).
 // False + *why when the tensor struct itself is unusable.

@@ -89,14 +89,20 @@ TEST(CommonRules, BaseNodesAreValidAndBuildKernels) {
   }
 }
 
-TEST(CommonRules, NonFloat32IsUnsupportedAndNamesTheType) {
+TEST(CommonRules, UnsupportedTypeIsNamed) {
+  // FLOAT_16 and fixed point go through the type adapter; a 64-bit integer
+  // activation is nothing these ops define.
   for (Node n : valid_nodes()) {
-    n.inputs[0].dtype = dtype::kFloat16;
-    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "in[0]", "FLOAT_16", "'n1'");
+    n.inputs[0].dtype = dtype::kInt64;
+    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "in[0]", "INT_64", "'n1'");
   }
+}
+
+TEST(CommonRules, FixedPointWithoutEncodingIsInvalid) {
   for (Node n : valid_nodes()) {
     n.outputs[0].dtype = dtype::kUfixed8;
-    EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "out[0]", "UFIXED_POINT_8");
+    EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "out[0]", "UFIXED_POINT_8",
+                  "needs a quantization encoding");
   }
   for (Node n : valid_nodes()) {
     n.inputs.back().dtype = dtype::kInt32;

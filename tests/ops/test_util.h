@@ -85,9 +85,8 @@ struct Node {
   NodeDesc desc() const { return NodeDesc{name, type, inputs, outputs, params}; }
 
   Status prepare(std::unique_ptr<OpKernel>* kernel = nullptr) const {
-    const OpDef* def = find_op(type);
-    if (def == nullptr) return Status::Invalid("test: no op " + type);
-    return def->prepare(desc(), kernel);
+    if (find_op(type) == nullptr) return Status::Invalid("test: no op " + type);
+    return prepare_reference(desc(), kernel);
   }
 
   // Prepares (must succeed) and runs once. `ins` entries may be nullptr for

@@ -156,6 +156,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef conv2d_def() { return {"Conv2d", &guarded_prepare<prepare>}; }
+OpDef conv2d_def() { return {"Conv2d", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -33,6 +33,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef relu_def() { return {"Relu", &guarded_prepare<prepare>}; }
+OpDef relu_def() { return {"Relu", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

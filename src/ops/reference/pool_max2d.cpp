@@ -140,6 +140,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef pool_max2d_def() { return {"PoolMax2d", &guarded_prepare<prepare>}; }
+OpDef pool_max2d_def() { return {"PoolMax2d", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -74,6 +74,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef softmax_def() { return {"Softmax", &guarded_prepare<prepare>}; }
+OpDef softmax_def() { return {"Softmax", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -82,6 +82,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef fully_connected_def() { return {"FullyConnected", &guarded_prepare<prepare>}; }
+OpDef fully_connected_def() { return {"FullyConnected", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -102,11 +102,11 @@ Status prepare_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 }  // namespace
 
 OpDef elementwise_add_def() {
-  return {"ElementWiseAdd", &guarded_prepare<prepare_binary<std::plus<float>>>};
+  return {"ElementWiseAdd", &guarded_prepare<prepare_binary<std::plus<float>>>, op_flags::kAdaptTypes};
 }
 
 OpDef elementwise_multiply_def() {
-  return {"ElementWiseMultiply", &guarded_prepare<prepare_binary<std::multiplies<float>>>};
+  return {"ElementWiseMultiply", &guarded_prepare<prepare_binary<std::multiplies<float>>>, op_flags::kAdaptTypes};
 }
 
 }  // namespace openhtp::ops::detail

@@ -49,6 +49,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef reshape_def() { return {"Reshape", &guarded_prepare<prepare>}; }
+OpDef reshape_def() { return {"Reshape", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -159,6 +159,6 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
 }  // namespace
 
-OpDef matmul_def() { return {"MatMul", &guarded_prepare<prepare>}; }
+OpDef matmul_def() { return {"MatMul", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

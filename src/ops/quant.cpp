@@ -1,0 +1,217 @@
+#include "ops/quant.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "ops/shape.h"
+
+namespace openhtp::ops::quant {
+
+bool is_fixed_point(uint32_t dt) {
+  switch (dt) {
+    case dtype::kSfixed8: case dtype::kSfixed16: case dtype::kSfixed32:
+    case dtype::kUfixed8: case dtype::kUfixed16: case 0x0432 /* UFIXED_POINT_32 */:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool needs_float_conversion(uint32_t dt) { return dt == dtype::kFloat16 || is_fixed_point(dt); }
+
+int64_t qmin(uint32_t dt) {
+  switch (dt) {
+    case dtype::kInt8: case dtype::kSfixed8: return INT8_MIN;
+    case dtype::kInt16: case dtype::kSfixed16: return INT16_MIN;
+    case dtype::kInt32: case dtype::kSfixed32: return INT32_MIN;
+    case dtype::kInt64: return INT64_MIN;
+    default: return 0;  // unsigned and bool
+  }
+}
+
+int64_t qmax(uint32_t dt) {
+  switch (dt) {
+    case dtype::kInt8: case dtype::kSfixed8: return INT8_MAX;
+    case dtype::kInt16: case dtype::kSfixed16: return INT16_MAX;
+    case dtype::kInt32: case dtype::kSfixed32: return INT32_MAX;
+    case dtype::kInt64: return INT64_MAX;
+    case dtype::kUint8: case dtype::kUfixed8: return UINT8_MAX;
+    case dtype::kUint16: case dtype::kUfixed16: return UINT16_MAX;
+    case dtype::kUint32: case 0x0432: return UINT32_MAX;
+    case dtype::kBool8: return 1;
+    default: return INT64_MAX;
+  }
+}
+
+float half_to_float(uint16_t h) {
+  const uint32_t sign = uint32_t{h & 0x8000u} << 16;
+  const uint32_t exp = (h >> 10) & 0x1f;
+  const uint32_t man = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (man == 0) {
+      bits = sign;
+    } else {  // subnormal half: renormalize
+      int e = -1;
+      uint32_t m = man;
+      do { ++e; m <<= 1; } while ((m & 0x400u) == 0);
+      bits = sign | (uint32_t(127 - 15 - e) << 23) | ((m & 0x3ffu) << 13);
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | (man << 13);  // inf / nan
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (man << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+uint16_t float_to_half(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) return sign | 0x7c00u | (abs > 0x7f800000u ? 0x200u : 0);  // inf / nan
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: overflow to inf
+  if (abs < 0x38800000u) {  // below the smallest normal half: subnormal or zero
+    // Scale so the half's subnormal step (2^-24) is one unit, round to even.
+    const float a = std::fabs(f) * 16777216.0f;
+    return sign | static_cast<uint16_t>(std::nearbyint(a));
+  }
+  // Normal: drop 13 mantissa bits with round-to-nearest-even.
+  const uint32_t rebiased = abs - ((127u - 15u) << 23);
+  const uint32_t round = 0xfffu + ((rebiased >> 13) & 1u);
+  return sign | static_cast<uint16_t>((rebiased + round) >> 13);
+}
+
+int64_t quantize_one(float real, float scale, int32_t offset, int64_t lo, int64_t hi) {
+  const double q = std::nearbyint(static_cast<double>(real) / scale) - offset;
+  if (!(q >= static_cast<double>(lo))) return lo;  // also NaN -> lo
+  if (q > static_cast<double>(hi)) return hi;
+  return static_cast<int64_t>(q);
+}
+
+namespace {
+
+// Reads element i of an integer-typed buffer as int64.
+int64_t load_int(uint32_t dt, const void* p, size_t i) {
+  switch (dtype::element_size(dt)) {
+    case 1: return qmin(dt) < 0 ? int64_t{static_cast<const int8_t*>(p)[i]} : int64_t{static_cast<const uint8_t*>(p)[i]};
+    case 2: return qmin(dt) < 0 ? int64_t{static_cast<const int16_t*>(p)[i]} : int64_t{static_cast<const uint16_t*>(p)[i]};
+    case 4: return qmin(dt) < 0 ? int64_t{static_cast<const int32_t*>(p)[i]} : int64_t{static_cast<const uint32_t*>(p)[i]};
+    default: return static_cast<const int64_t*>(p)[i];
+  }
+}
+
+void store_int(uint32_t dt, void* p, size_t i, int64_t v) {
+  switch (dtype::element_size(dt)) {
+    case 1: static_cast<uint8_t*>(p)[i] = static_cast<uint8_t>(v); break;
+    case 2: static_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v); break;
+    case 4: static_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v); break;
+    default: static_cast<int64_t*>(p)[i] = v; break;
+  }
+}
+
+// Channel of element i for a per-channel encoding: (i / inner) % channels.
+struct ChannelIndex {
+  size_t inner = 1, channels = 1;
+  explicit ChannelIndex(const TensorDesc& t) {
+    if (t.quant.per_channel()) {
+      const size_t axis = static_cast<size_t>(t.quant.axis);
+      inner = detail::product(t.dims, axis + 1, t.dims.size());
+      channels = t.dims[axis];
+    }
+  }
+  size_t operator()(size_t i) const { return (i / inner) % channels; }
+};
+
+}  // namespace
+
+void to_float(const TensorDesc& t, const void* src, float* dst) {
+  const size_t n = t.num_elements();
+  if (t.dtype == dtype::kFloat32) {
+    std::memcpy(dst, src, n * sizeof(float));
+  } else if (t.dtype == dtype::kFloat16) {
+    const auto* h = static_cast<const uint16_t*>(src);
+    for (size_t i = 0; i < n; ++i) dst[i] = half_to_float(h[i]);
+  } else if (is_fixed_point(t.dtype) && t.quant.present) {
+    if (!t.quant.per_channel()) {
+      const double scale = t.quant.scale;
+      const int64_t offset = t.quant.offset;
+      for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((load_int(t.dtype, src, i) + offset) * scale);
+    } else {
+      const ChannelIndex ch(t);
+      for (size_t i = 0; i < n; ++i) {
+        const size_t c = ch(i);
+        dst[i] = static_cast<float>((load_int(t.dtype, src, i) + t.quant.offsets[c]) * double{t.quant.scales[c]});
+      }
+    }
+  } else {  // plain integers and bool: the value itself
+    for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_int(t.dtype, src, i));
+  }
+}
+
+void from_float(const TensorDesc& t, const float* src, void* dst) {
+  const size_t n = t.num_elements();
+  if (t.dtype == dtype::kFloat32) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  if (t.dtype == dtype::kFloat16) {
+    auto* h = static_cast<uint16_t*>(dst);
+    for (size_t i = 0; i < n; ++i) h[i] = float_to_half(src[i]);
+    return;
+  }
+  const int64_t lo = qmin(t.dtype), hi = qmax(t.dtype);
+  if (is_fixed_point(t.dtype) && t.quant.present) {
+    if (!t.quant.per_channel()) {
+      for (size_t i = 0; i < n; ++i) store_int(t.dtype, dst, i, quantize_one(src[i], t.quant.scale, t.quant.offset, lo, hi));
+    } else {
+      const ChannelIndex ch(t);
+      for (size_t i = 0; i < n; ++i) {
+        const size_t c = ch(i);
+        store_int(t.dtype, dst, i, quantize_one(src[i], t.quant.scales[c], t.quant.offsets[c], lo, hi));
+      }
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) {  // plain integers: round, saturate; bool: != 0
+    if (t.dtype == dtype::kBool8) {
+      store_int(t.dtype, dst, i, src[i] != 0.0f ? 1 : 0);
+    } else {
+      store_int(t.dtype, dst, i, quantize_one(src[i], 1.0f, 0, lo, hi));
+    }
+  }
+}
+
+std::string check_encoding(const TensorDesc& t) {
+  if (!is_fixed_point(t.dtype)) return {};
+  const Quant& q = t.quant;
+  if (!q.present) return std::string(dtype::name(t.dtype)) + " needs a quantization encoding, none is defined";
+  if (!q.per_channel()) {
+    if (!(q.scale > 0.0f) || !std::isfinite(q.scale)) {
+      return "quantization scale is " + std::to_string(q.scale) + ", expected a finite value > 0";
+    }
+    return {};
+  }
+  if (static_cast<size_t>(q.axis) >= t.dims.size()) {
+    return "per-channel quantization axis " + std::to_string(q.axis) + " is outside rank " + std::to_string(t.dims.size());
+  }
+  const size_t channels = t.dims[static_cast<size_t>(q.axis)];
+  if (q.scales.size() != channels || q.offsets.size() != channels) {
+    return "per-channel quantization has " + std::to_string(q.scales.size()) + " scales for " +
+           std::to_string(channels) + " channels on axis " + std::to_string(q.axis);
+  }
+  for (size_t c = 0; c < channels; ++c) {
+    if (!(q.scales[c] > 0.0f) || !std::isfinite(q.scales[c])) {
+      return "per-channel quantization scale[" + std::to_string(c) + "] is " + std::to_string(q.scales[c]) +
+             ", expected a finite value > 0";
+    }
+  }
+  return {};
+}
+
+}  // namespace openhtp::ops::quant

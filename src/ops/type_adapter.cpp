@@ -1,0 +1,147 @@
+#include "ops/type_adapter.h"
+
+#include <vector>
+
+#include "ops/quant.h"
+#include "ops/validate.h"
+
+namespace openhtp::ops::detail {
+namespace {
+
+bool converts(const TensorDesc& t) { return t.present && quant::needs_float_conversion(t.dtype); }
+
+// QNN lets the bias of a per-channel quantized Conv2d/DepthWiseConv2d/
+// TransposeConv2d/FullyConnected carry scale 0: the backend derives it as
+// in[0].scale * in[1].scale[c]. Returns the derived encoding, or the bias's
+// own when it is not that case.
+Quant bias_encoding(const NodeDesc& node, size_t index) {
+  const TensorDesc& b = node.inputs[index];
+  if (index != 2 || !quant::is_fixed_point(b.dtype) || !b.quant.present || b.quant.per_channel() ||
+      b.quant.scale != 0.0f || node.inputs.size() < 2) {
+    return b.quant;
+  }
+  const TensorDesc& x = node.inputs[0];
+  const TensorDesc& w = node.inputs[1];
+  if (!x.quant.present || x.quant.per_channel() || !w.quant.present || b.dims.size() != 1) return b.quant;
+  Quant q;
+  q.present = true;
+  if (!w.quant.per_channel()) {
+    q.scale = x.quant.scale * w.quant.scale;
+    return q;
+  }
+  const size_t channels = w.quant.scales.size();
+  if (channels != b.dims[0]) return b.quant;
+  q.axis = 0;
+  q.scales.resize(channels);
+  q.offsets.assign(channels, 0);
+  for (size_t c = 0; c < channels; ++c) q.scales[c] = x.quant.scale * w.quant.scales[c];
+  return q;
+}
+
+class AdaptedKernel final : public OpKernel {
+ public:
+  // How one tensor crosses the adapter.
+  struct Port {
+    TensorDesc desc;            // the real (quantized / half) description
+    bool convert = false;       // false: passes through
+    bool is_static = false;     // input with static data: converted once
+    std::vector<float> buffer;  // float copy (static) or run-time scratch
+  };
+
+  std::vector<Port> ins, outs;
+  std::unique_ptr<OpKernel> inner;
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    for (size_t i = 0; i < ins.size(); ++i) {
+      Port& p = ins[i];
+      if (!p.convert || in[i] == nullptr) {
+        in_ptrs_[i] = in[i];
+      } else {
+        if (!p.is_static) quant::to_float(p.desc, in[i], p.buffer.data());
+        in_ptrs_[i] = p.buffer.data();
+      }
+    }
+    for (size_t i = 0; i < outs.size(); ++i) out_ptrs_[i] = outs[i].convert ? outs[i].buffer.data() : out[i];
+    inner->run(in_ptrs_, out_ptrs_);
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i].convert) quant::from_float(outs[i].desc, outs[i].buffer.data(), out[i]);
+    }
+  }
+
+  void size_scratch() {
+    in_ptrs_.assign(ins.size(), nullptr);
+    out_ptrs_.assign(outs.size(), nullptr);
+  }
+
+ private:
+  std::vector<const void*> in_ptrs_;
+  std::vector<void*> out_ptrs_;
+};
+
+}  // namespace
+
+bool needs_type_adapter(const NodeDesc& node) {
+  for (const TensorDesc& t : node.inputs) {
+    if (converts(t)) return true;
+  }
+  for (const TensorDesc& t : node.outputs) {
+    if (converts(t)) return true;
+  }
+  return false;
+}
+
+Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_paths,
+                       std::unique_ptr<OpKernel>* kernel) {
+  auto adapted = std::make_unique<AdaptedKernel>();
+  std::vector<TensorDesc> f_in, f_out;
+  f_in.reserve(node.inputs.size());
+  f_out.reserve(node.outputs.size());
+
+  auto describe = [&](const TensorDesc& t, Quant q, const std::string& label, AdaptedKernel::Port* port,
+                      TensorDesc* twin) -> Status {
+    port->desc = t;
+    port->desc.quant = std::move(q);
+    *twin = t;
+    if (!converts(t)) return Status::Ok();
+    if (std::string why = quant::check_encoding(port->desc); !why.empty()) return invalid(node, label, " ", why);
+    port->convert = true;
+    twin->dtype = dtype::kFloat32;
+    twin->quant = Quant{};
+    if (t.static_data != nullptr) {
+      // Dequantized once; the float kernel (and any weight packing it does)
+      // sees float weights.
+      port->is_static = true;
+      port->buffer.resize(t.num_elements());
+      quant::to_float(port->desc, t.static_data, port->buffer.data());
+      twin->static_data = port->buffer.data();
+    } else if (kernel) {
+      port->buffer.resize(t.num_elements());
+    }
+    return Status::Ok();
+  };
+
+  adapted->ins.resize(node.inputs.size());
+  adapted->outs.resize(node.outputs.size());
+  for (size_t i = 0; i < node.inputs.size(); ++i) {
+    TensorDesc twin;
+    if (Status s = describe(node.inputs[i], bias_encoding(node, i), in_label(i, ""), &adapted->ins[i], &twin); !s.ok())
+      return s;
+    f_in.push_back(std::move(twin));
+  }
+  for (size_t i = 0; i < node.outputs.size(); ++i) {
+    TensorDesc twin;
+    if (Status s = describe(node.outputs[i], node.outputs[i].quant, out_label(i), &adapted->outs[i], &twin); !s.ok())
+      return s;
+    f_out.push_back(std::move(twin));
+  }
+
+  NodeDesc twin{node.name, node.type, f_in, f_out, node.params, node.env};
+  if (kernel == nullptr) return def.prepare(twin, nullptr);
+  Status s = use_fast_paths ? prepare_node(twin, &adapted->inner) : def.prepare(twin, &adapted->inner);
+  if (!s.ok()) return s;
+  adapted->size_scratch();
+  *kernel = std::move(adapted);
+  return Status::Ok();
+}
+
+}  // namespace openhtp::ops::detail
