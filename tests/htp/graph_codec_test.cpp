@@ -99,3 +99,42 @@ TEST(ContextCodec, RoundTripsAndTellsVersionFromCorruption) {
   bad[bad.size() / 2] ^= 0x01;
   EXPECT_EQ(binary::decode_context(bad.data(), bad.size(), &back, &err), binary::BinaryError::kMalformed);
 }
+
+TEST(GraphCodec, PerChannelEncodingAndThreadCountRoundTrip) {
+  htp::GraphSpec g = sample();
+  g.num_hvx_threads = 3;
+  htp::TensorSpec& w = g.tensors[1];
+  w.dims = {2, 2};
+  w.dtype = ops::dtype::kSfixed8;
+  w.static_data = std::vector<uint8_t>(4, 1);
+  w.quant = ops::Quant{};
+  w.quant.present = true;
+  w.quant.axis = 1;
+  w.quant.scales = {0.25f, 0.5f};
+  w.quant.offsets = {0, -1};
+  auto bytes = binary::encode_graph(g);
+  htp::GraphSpec back;
+  std::string err;
+  ASSERT_TRUE(binary::decode_graph(bytes.data(), bytes.size(), &back, &err)) << err;
+  EXPECT_EQ(back.num_hvx_threads, 3u);
+  const ops::Quant& q = back.tensors[1].quant;
+  EXPECT_TRUE(q.per_channel());
+  EXPECT_EQ(q.axis, 1);
+  EXPECT_EQ(q.scales, (std::vector<float>{0.25f, 0.5f}));
+  EXPECT_EQ(q.offsets, (std::vector<int32_t>{0, -1}));
+}
+
+TEST(GraphCodec, RejectsPerChannelEncodingThatDoesNotFitTheTensor) {
+  htp::GraphSpec g = sample();
+  htp::TensorSpec& w = g.tensors[1];  // dims {4}
+  w.quant = ops::Quant{};
+  w.quant.present = true;
+  w.quant.axis = 0;
+  w.quant.scales = {1.0f, 1.0f};  // 2 entries for 4 channels
+  w.quant.offsets = {0, 0};
+  auto bytes = binary::encode_graph(g);
+  htp::GraphSpec back;
+  std::string err;
+  EXPECT_FALSE(binary::decode_graph(bytes.data(), bytes.size(), &back, &err));
+  EXPECT_NE(err.find("per-channel encoding that does not match"), std::string::npos) << err;
+}
