@@ -1,6 +1,15 @@
-// ElementWiseAdd / ElementWiseMultiply with numpy-style broadcasting.
+// Element-wise binary ops with numpy-style broadcasting: ElementWiseAdd,
+// Subtract, Multiply, Divide, Maximum, Minimum, the generic ElementWiseBinary
+// (20 operations, comparisons and logic included) and Prelu. They all share
+// one broadcasting kernel; what differs is the per-element function and the
+// tensor types.
+//
+// These are kAdaptTypes ops, so float-like tensors (FLOAT_16, fixed point)
+// arrive here as FLOAT_32; BOOL_8 tensors (comparison/logical outputs,
+// logical inputs) pass through the adapter unchanged and are 0/1 bytes.
 #include <array>
-#include <functional>
+#include <cmath>
+#include <limits>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
@@ -10,28 +19,35 @@
 namespace openhtp::ops::detail {
 namespace {
 
-constexpr size_t kMaxRank = 5;  // HTP: rank 1..5
+constexpr size_t kMaxRank = 5;       // HTP: rank 1..5
+constexpr size_t kPreluMaxRank = 4;  // HTP: Prelu rank <= 4
+
+// Where each output element reads its two inputs: the output dims and, per
+// axis, each input's element stride (0 on axes it broadcasts along).
+struct Broadcast {
+  std::vector<uint32_t> dims;
+  std::vector<size_t> a_strides, b_strides;
+};
 
 // Walks the output in row-major order. The innermost axis is a plain strided
 // loop; the outer axes advance an index counter kept on the stack, so run()
-// allocates nothing.
-template <typename Fn>
-class BinaryKernel final : public OpKernel {
+// allocates nothing. A, B, Y are the element types (float, or uint8_t for
+// BOOL_8).
+template <typename A, typename B, typename Y, typename Fn>
+class BroadcastKernel final : public OpKernel {
  public:
-  BinaryKernel(std::span<const uint32_t> out_dims, std::span<const size_t> a_strides,
-               std::span<const size_t> b_strides)
-      : rank_(out_dims.size()) {
+  BroadcastKernel(const Broadcast& bc, Fn fn) : rank_(bc.dims.size()), fn_(fn) {
     for (size_t i = 0; i < rank_; ++i) {
-      dims_[i] = out_dims[i];
-      a_strides_[i] = a_strides[i];
-      b_strides_[i] = b_strides[i];
+      dims_[i] = bc.dims[i];
+      a_strides_[i] = bc.a_strides[i];
+      b_strides_[i] = bc.b_strides[i];
     }
   }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const float* a = static_cast<const float*>(in[0]);
-    const float* b = static_cast<const float*>(in[1]);
-    float* y = static_cast<float*>(out[0]);
+    const A* a = static_cast<const A*>(in[0]);
+    const B* b = static_cast<const B*>(in[1]);
+    Y* y = static_cast<Y*>(out[0]);
     const size_t last = rank_ - 1;
     const size_t inner = dims_[last];
     const size_t as = a_strides_[last];
@@ -41,9 +57,8 @@ class BinaryKernel final : public OpKernel {
 
     std::array<size_t, kMaxRank> idx{};
     size_t a_off = 0, b_off = 0;
-    const Fn fn;
     for (size_t o = 0; o < outer; ++o) {
-      for (size_t k = 0; k < inner; ++k) y[k] = fn(a[a_off + k * as], b[b_off + k * bs]);
+      for (size_t k = 0; k < inner; ++k) y[k] = fn_(a[a_off + k * as], b[b_off + k * bs]);
       y += inner;
       // Odometer step over the outer axes, updating both input offsets.
       for (size_t ax = last; ax-- > 0;) {
@@ -59,18 +74,19 @@ class BinaryKernel final : public OpKernel {
 
  private:
   size_t rank_;
+  Fn fn_;
   std::array<size_t, kMaxRank> dims_{};
   std::array<size_t, kMaxRank> a_strides_{};
   std::array<size_t, kMaxRank> b_strides_{};
 };
 
-template <typename Fn>
-Status prepare_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {"", ""};
-  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
-  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+template <typename A, typename B, typename Y, typename Fn>
+std::unique_ptr<OpKernel> make_kernel(const Broadcast& bc, Fn fn) {
+  return std::make_unique<BroadcastKernel<A, B, Y, Fn>>(bc, fn);
+}
 
+// Rank limits, broadcast compatibility and out[0]'s dims; fills *bc.
+Status plan_broadcast(const NodeDesc& node, Broadcast* bc) {
   const TensorDesc& a = node.inputs[0];
   const TensorDesc& b = node.inputs[1];
   for (size_t i = 0; i < 2; ++i) {
@@ -79,22 +95,249 @@ Status prepare_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
         !s.ok())
       return s;
   }
-  std::vector<uint32_t> out_dims;
   size_t bad = 0;
-  if (!broadcast_shape(a.dims, b.dims, &out_dims, &bad)) {
-    const size_t ai = bad + a.dims.size() - out_dims.size();
-    const size_t bi = bad + b.dims.size() - out_dims.size();
+  if (!broadcast_shape(a.dims, b.dims, &bc->dims, &bad)) {
+    const size_t ai = bad + a.dims.size() - bc->dims.size();
+    const size_t bi = bad + b.dims.size() - bc->dims.size();
     return invalid(node, "in[0] dim ", ai, " is ", a.dims[ai], " and in[1] dim ", bi, " is ",
                    b.dims[bi], ": not broadcastable (must be equal or one of them 1)");
   }
-  if (out_dims.empty()) {
+  if (bc->dims.empty()) {
     return unsupported(node, "rank-0 (scalar) operands only; output rank must be 1 to ", kMaxRank);
   }
-  if (Status s = check_output_dims(node, 0, out_dims); !s.ok()) return s;
+  if (Status s = check_output_dims(node, 0, bc->dims); !s.ok()) return s;
+  bc->a_strides = broadcast_strides(a.dims, bc->dims);
+  bc->b_strides = broadcast_strides(b.dims, bc->dims);
+  return Status::Ok();
+}
 
+// BOOL_8 tensors follow the same shape rules as float ones; only the type
+// differs, so the float check runs on a copy relabelled FLOAT_32.
+Status check_bool_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label,
+                         std::string_view why) {
+  if (t.present && t.dtype != dtype::kBool8) {
+    // Float-like types all look like FLOAT_32 here (the type adapter), so
+    // name the family rather than a type the user may not have given.
+    const std::string got = t.dtype == dtype::kFloat32 ? "a float type" : dtype::name(t.dtype);
+    return invalid(node, label, " data type is ", got, ", expected BOOL_8: ", why);
+  }
+  TensorDesc as_float = t;
+  as_float.dtype = dtype::kFloat32;
+  return check_f32_tensor(node, as_float, label);
+}
+
+// --- ElementWiseBinary operations (the `operation` parameter's values) ---
+
+enum class BinaryOp : uint32_t {
+  kAdd = 0, kAnd, kDivide, kEqual, kFloorDiv, kFmod, kGreater, kGreaterEqual, kLess, kLessEqual,
+  kMaximum, kMinimum, kMod, kMultiply, kNotEqual, kOr, kPower, kSquaredDifference, kSubtract, kXor,
+};
+constexpr uint32_t kNumBinaryOps = 20;
+constexpr std::string_view kBinaryOpNames[kNumBinaryOps] = {
+    "ADD", "AND", "DIVIDE", "EQUAL", "FLOOR_DIV", "FMOD", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL",
+    "MAXIMUM", "MINIMUM", "MOD", "MULTIPLY", "NOT_EQUAL", "OR", "POWER", "SQUARED_DIFFERENCE", "SUBTRACT", "XOR",
+};
+
+// Arithmetic: float -> float. Comparison: float -> BOOL_8. Logical: BOOL_8 or
+// float (non-zero is true) -> BOOL_8.
+enum class OpKind { kArithmetic, kComparison, kLogical };
+
+OpKind kind_of(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::kEqual: case BinaryOp::kNotEqual: case BinaryOp::kGreater:
+    case BinaryOp::kGreaterEqual: case BinaryOp::kLess: case BinaryOp::kLessEqual:
+      return OpKind::kComparison;
+    case BinaryOp::kAnd: case BinaryOp::kOr: case BinaryOp::kXor:
+      return OpKind::kLogical;
+    default:
+      return OpKind::kArithmetic;
+  }
+}
+
+// numpy's maximum/minimum: a NaN on either side gives NaN (std::fmax would
+// drop it).
+float nan_max(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a > b ? a : b;
+}
+float nan_min(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
+  return a < b ? a : b;
+}
+
+// MOD (numpy mod / ONNX Mod fmod=0 / Python %): the result has the sign of the
+// divisor. fmod gives the sign of the dividend; shift by one divisor when the
+// signs disagree.
+float floor_mod(float a, float b) {
+  float m = std::fmod(a, b);
+  if (m != 0.0f && ((m < 0.0f) != (b < 0.0f))) m += b;
+  return m;
+}
+
+// FLOOR_DIV (numpy floor_divide / Python //): chosen so that
+// a == b * floor_div(a, b) + floor_mod(a, b) holds as closely as floats allow.
+// It is derived from the exact remainder rather than floor(a / b), because the
+// rounded quotient can cross an integer: 1 // 0.1 is 9, while floor(1 / 0.1f)
+// is 10 in float.
+float floor_div(float a, float b) {
+  if (b == 0.0f) return a / b;  // +-inf, or NaN for 0/0
+  const float m = std::fmod(a, b);
+  float q = (a - m) / b;  // an integer up to rounding
+  if (m != 0.0f && ((m < 0.0f) != (b < 0.0f))) q -= 1.0f;
+  if (q == 0.0f) return std::copysign(0.0f, a / b);
+  // (a - m) / b can land just below or above the integer it stands for.
+  const float f = std::floor(q);
+  return q - f > 0.5f ? f + 1.0f : f;
+}
+
+std::unique_ptr<OpKernel> arithmetic_kernel(BinaryOp op, const Broadcast& bc) {
+  using F = float;
+  switch (op) {
+    case BinaryOp::kAdd: return make_kernel<F, F, F>(bc, [](F a, F b) { return a + b; });
+    case BinaryOp::kSubtract: return make_kernel<F, F, F>(bc, [](F a, F b) { return a - b; });
+    case BinaryOp::kMultiply: return make_kernel<F, F, F>(bc, [](F a, F b) { return a * b; });
+    case BinaryOp::kDivide: return make_kernel<F, F, F>(bc, [](F a, F b) { return a / b; });
+    case BinaryOp::kMaximum: return make_kernel<F, F, F>(bc, nan_max);
+    case BinaryOp::kMinimum: return make_kernel<F, F, F>(bc, nan_min);
+    case BinaryOp::kFloorDiv: return make_kernel<F, F, F>(bc, floor_div);
+    case BinaryOp::kFmod: return make_kernel<F, F, F>(bc, [](F a, F b) { return std::fmod(a, b); });
+    case BinaryOp::kMod: return make_kernel<F, F, F>(bc, floor_mod);
+    case BinaryOp::kPower: return make_kernel<F, F, F>(bc, [](F a, F b) { return std::pow(a, b); });
+    case BinaryOp::kSquaredDifference:
+      return make_kernel<F, F, F>(bc, [](F a, F b) { return (a - b) * (a - b); });
+    default: return nullptr;
+  }
+}
+
+std::unique_ptr<OpKernel> comparison_kernel(BinaryOp op, const Broadcast& bc) {
+  using F = float;
+  using Bool = uint8_t;
+  switch (op) {
+    case BinaryOp::kEqual: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a == b; });
+    case BinaryOp::kNotEqual: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a != b; });
+    case BinaryOp::kGreater: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a > b; });
+    case BinaryOp::kGreaterEqual: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a >= b; });
+    case BinaryOp::kLess: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a < b; });
+    case BinaryOp::kLessEqual: return make_kernel<F, F, Bool>(bc, [](F a, F b) -> Bool { return a <= b; });
+    default: return nullptr;
+  }
+}
+
+// In is float or uint8_t (BOOL_8); either way non-zero means true.
+template <typename In>
+std::unique_ptr<OpKernel> logical_kernel(BinaryOp op, const Broadcast& bc) {
+  using Bool = uint8_t;
+  switch (op) {
+    case BinaryOp::kAnd: return make_kernel<In, In, Bool>(bc, [](In a, In b) -> Bool { return a != 0 && b != 0; });
+    case BinaryOp::kOr: return make_kernel<In, In, Bool>(bc, [](In a, In b) -> Bool { return a != 0 || b != 0; });
+    case BinaryOp::kXor: return make_kernel<In, In, Bool>(bc, [](In a, In b) -> Bool { return (a != 0) != (b != 0); });
+    default: return nullptr;
+  }
+}
+
+// The typed ops (ElementWiseAdd, ...): float in, float out, no parameters.
+template <BinaryOp Op>
+Status prepare_arithmetic(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
+  static constexpr std::string_view kRoles[] = {"", ""};
+  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
+  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+  Broadcast bc;
+  if (Status s = plan_broadcast(node, &bc); !s.ok()) return s;
+  if (kernel) *kernel = arithmetic_kernel(Op, bc);
+  return Status::Ok();
+}
+
+// Input/output types of ElementWiseBinary for one operation kind; sets
+// *bool_inputs for logical ops fed BOOL_8.
+Status check_binary_types(const NodeDesc& node, BinaryOp op, bool* bool_inputs) {
+  const std::string_view op_name = kBinaryOpNames[static_cast<uint32_t>(op)];
+  const OpKind kind = kind_of(op);
+  *bool_inputs = false;
+  if (kind == OpKind::kLogical) {
+    // Both BOOL_8, or both float (quantized inputs reach us as float).
+    *bool_inputs = node.inputs[0].dtype == dtype::kBool8;
+    const bool other = node.inputs[1].dtype == dtype::kBool8;
+    if (node.inputs[0].present && node.inputs[1].present && *bool_inputs != other) {
+      return unsupported(node, "in[0] is ", *bool_inputs ? "BOOL_8" : "not BOOL_8", " but in[1] is ",
+                         other ? "BOOL_8" : "not BOOL_8", ": operation ", op_name,
+                         " needs both inputs BOOL_8 or both float");
+    }
+  } else {
+    for (size_t i = 0; i < 2; ++i) {
+      if (node.inputs[i].present && node.inputs[i].dtype == dtype::kBool8) {
+        return unsupported(node, in_label(i, ""), " data type is BOOL_8; operation ", op_name,
+                           " takes float inputs (only AND, OR, XOR take BOOL_8)");
+      }
+    }
+  }
+  for (size_t i = 0; i < 2; ++i) {
+    const Status s = *bool_inputs ? check_bool_tensor(node, node.inputs[i], in_label(i, ""), "logical input")
+                                  : check_f32_tensor(node, node.inputs[i], in_label(i, ""));
+    if (!s.ok()) return s;
+  }
+  const TensorDesc& y = node.outputs[0];
+  if (kind == OpKind::kArithmetic) {
+    if (y.present && y.dtype == dtype::kBool8) {
+      return invalid(node, "out[0] data type is BOOL_8, expected a float type: operation ", op_name,
+                     " outputs numbers");
+    }
+    return check_f32_tensor(node, y, out_label(0));
+  }
+  return check_bool_tensor(node, y, out_label(0), cat("operation ", op_name, " outputs booleans"));
+}
+
+Status prepare_elementwise_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
+  ParamReader params(node);
+  if (Status s = params.check_names({"operation"}); !s.ok()) return s;
+  uint32_t op_code = 0;
+  if (Status s = params.u32_scalar("operation", std::nullopt, &op_code); !s.ok()) return s;
+  if (op_code >= kNumBinaryOps) {
+    return invalid(node, "parameter 'operation' is ", op_code,
+                   ", not an ElementWiseBinary operation (0 ADD .. 19 XOR)");
+  }
+  const auto op = static_cast<BinaryOp>(op_code);
+  bool bool_inputs = false;
+  if (Status s = check_binary_types(node, op, &bool_inputs); !s.ok()) return s;
+  Broadcast bc;
+  if (Status s = plan_broadcast(node, &bc); !s.ok()) return s;
   if (kernel) {
-    *kernel = std::make_unique<BinaryKernel<Fn>>(out_dims, broadcast_strides(a.dims, out_dims),
-                                                  broadcast_strides(b.dims, out_dims));
+    switch (kind_of(op)) {
+      case OpKind::kArithmetic: *kernel = arithmetic_kernel(op, bc); break;
+      case OpKind::kComparison: *kernel = comparison_kernel(op, bc); break;
+      case OpKind::kLogical:
+        *kernel = bool_inputs ? logical_kernel<uint8_t>(op, bc) : logical_kernel<float>(op, bc);
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+// Prelu: y = x >= 0 ? x : alpha * x, with the coefficients in[1] broadcast to
+// in[0]'s shape (never the other way: the output is in[0]'s shape).
+Status prepare_prelu(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
+  static constexpr std::string_view kRoles[] = {"", "coefficients"};
+  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
+  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+  const TensorDesc& x = node.inputs[0];
+  const TensorDesc& alpha = node.inputs[1];
+  if (Status s = check_rank(node, x, in_label(0, ""), 1, kPreluMaxRank, StatusCode::kUnsupported); !s.ok())
+    return s;
+  std::vector<uint32_t> joint;
+  size_t bad = 0;
+  if (alpha.dims.size() > x.dims.size() || !broadcast_shape(x.dims, alpha.dims, &joint, &bad) ||
+      joint != x.dims) {
+    return invalid(node, in_label(1, "coefficients"), " dims ", dims_str(alpha.dims),
+                   " do not broadcast to in[0] dims ", dims_str(x.dims),
+                   " (each trailing dim must equal in[0]'s or be 1)");
+  }
+  if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
+  if (kernel) {
+    Broadcast bc{x.dims, broadcast_strides(x.dims, x.dims), broadcast_strides(alpha.dims, x.dims)};
+    // A comparison, not a multiply by a 0/1 mask, so NaN passes through.
+    *kernel = make_kernel<float, float, float>(bc, [](float v, float a) { return v < 0.0f ? a * v : v; });
   }
   return Status::Ok();
 }
@@ -102,11 +345,26 @@ Status prepare_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 }  // namespace
 
 OpDef elementwise_add_def() {
-  return {"ElementWiseAdd", &guarded_prepare<prepare_binary<std::plus<float>>>, op_flags::kAdaptTypes};
+  return {"ElementWiseAdd", &guarded_prepare<prepare_arithmetic<BinaryOp::kAdd>>, op_flags::kAdaptTypes};
 }
-
 OpDef elementwise_multiply_def() {
-  return {"ElementWiseMultiply", &guarded_prepare<prepare_binary<std::multiplies<float>>>, op_flags::kAdaptTypes};
+  return {"ElementWiseMultiply", &guarded_prepare<prepare_arithmetic<BinaryOp::kMultiply>>, op_flags::kAdaptTypes};
 }
+OpDef elementwise_subtract_def() {
+  return {"ElementWiseSubtract", &guarded_prepare<prepare_arithmetic<BinaryOp::kSubtract>>, op_flags::kAdaptTypes};
+}
+OpDef elementwise_divide_def() {
+  return {"ElementWiseDivide", &guarded_prepare<prepare_arithmetic<BinaryOp::kDivide>>, op_flags::kAdaptTypes};
+}
+OpDef elementwise_maximum_def() {
+  return {"ElementWiseMaximum", &guarded_prepare<prepare_arithmetic<BinaryOp::kMaximum>>, op_flags::kAdaptTypes};
+}
+OpDef elementwise_minimum_def() {
+  return {"ElementWiseMinimum", &guarded_prepare<prepare_arithmetic<BinaryOp::kMinimum>>, op_flags::kAdaptTypes};
+}
+OpDef elementwise_binary_def() {
+  return {"ElementWiseBinary", &guarded_prepare<prepare_elementwise_binary>, op_flags::kAdaptTypes};
+}
+OpDef prelu_def() { return {"Prelu", &guarded_prepare<prepare_prelu>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail
