@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@
 #include "binary/graph_codec.h"
 #include "dsp/htp_skel/skel_interface.h"
 #include "htp/prepared_graph.h"
+#include "kernels/fast_paths.h"
 #include "remote.h"
 
 #define SKEL_EXPORT extern "C" __attribute__((visibility("default")))
@@ -259,6 +261,10 @@ void Runtime::graph_prepare(remote_arg* pra, Status* st) {
   }
   // The graph's VTCM size config lowers the budget; the device has no more.
   htp::PlanOptions plan;
+  // XNNPACK/oneDNN kernels unless OPENHTP_KERNELS=reference asks for the
+  // reference kernels only (to compare or to rule the fast paths out).
+  const char* kernels_env = std::getenv("OPENHTP_KERNELS");
+  if (kernels_env == nullptr || std::strcmp(kernels_env, "reference") != 0) plan.fast_paths = kernels::fast_paths();
   plan.vtcm_budget_bytes = spec.vtcm_budget_bytes == 0 ? kDeviceVtcmBytes
                                                        : std::min<uint64_t>(spec.vtcm_budget_bytes, kDeviceVtcmBytes);
   htp::GraphError gerr;

@@ -1,0 +1,134 @@
+// Reference kernel vs fast path for the same node, one thread, measured in
+// the same run: 3x3 conv 1x56x56x64 -> 64 (fp32 via oneDNN, qu8 via
+// XNNPACK) and FullyConnected 512x512 (batch 1 and 64; fp32 via oneDNN and,
+// for the choice recorded in onednn_matmul.cpp, XNNPACK).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/fast_paths.h"
+#include "kernels/xnnpack_paths.h"
+#include "ops/op.h"
+
+namespace {
+
+using namespace openhtp::ops;
+
+Param u32s(std::string name, std::vector<uint32_t> dims, std::vector<uint32_t> v) {
+  Param p;
+  p.name = std::move(name);
+  p.is_tensor = true;
+  p.dtype = dtype::kUint32;
+  p.dims = std::move(dims);
+  p.data.resize(v.size() * 4);
+  std::memcpy(p.data.data(), v.data(), p.data.size());
+  return p;
+}
+
+TensorDesc tensor(uint32_t dt, std::vector<uint32_t> dims, float scale = 0, int32_t offset = 0) {
+  TensorDesc t;
+  t.dtype = dt;
+  t.dims = std::move(dims);
+  if (scale > 0) {
+    t.quant.present = true;
+    t.quant.scale = scale;
+    t.quant.offset = offset;
+  }
+  return t;
+}
+
+struct Bench {
+  std::string type;
+  std::vector<TensorDesc> inputs, outputs;
+  std::vector<Param> params;
+  std::vector<std::vector<uint8_t>> data;
+  std::vector<uint8_t> out;
+
+  void fill(std::mt19937& rng, const std::vector<bool>& is_static) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::vector<uint8_t> b(inputs[i].num_bytes());
+      if (inputs[i].dtype == dtype::kFloat32) {
+        std::uniform_real_distribution<float> d(-1, 1);
+        for (size_t k = 0; k < b.size() / 4; ++k) {
+          const float f = d(rng);
+          std::memcpy(&b[k * 4], &f, 4);
+        }
+      } else {
+        for (auto& x : b) x = static_cast<uint8_t>(rng());
+        if (inputs[i].dtype == dtype::kSfixed32) std::memset(b.data(), 0, b.size());
+      }
+      data.push_back(std::move(b));
+      if (is_static[i]) inputs[i].static_data = data.back().data();
+    }
+    out.resize(outputs[0].num_bytes());
+  }
+};
+
+Bench conv(bool quantized) {
+  Bench b;
+  b.type = "Conv2d";
+  if (quantized) {
+    b.inputs = {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.02f, -128), tensor(dtype::kUfixed8, {3, 3, 64, 64}, 0.01f, -120),
+                tensor(dtype::kSfixed32, {64}, 0.0002f, 0)};
+    b.outputs = {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.5f, -100)};
+  } else {
+    b.inputs = {tensor(dtype::kFloat32, {1, 56, 56, 64}), tensor(dtype::kFloat32, {3, 3, 64, 64}),
+                tensor(dtype::kFloat32, {64})};
+    b.outputs = {tensor(dtype::kFloat32, {1, 56, 56, 64})};
+  }
+  b.params = {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {1, 1, 1, 1})};
+  std::mt19937 rng(1);
+  b.fill(rng, {false, true, true});
+  return b;
+}
+
+Bench fc(uint32_t batch) {
+  Bench b;
+  b.type = "FullyConnected";
+  b.inputs = {tensor(dtype::kFloat32, {batch, 512}), tensor(dtype::kFloat32, {512, 512}),
+              tensor(dtype::kFloat32, {512})};
+  b.outputs = {tensor(dtype::kFloat32, {batch, 512})};
+  std::mt19937 rng(2);
+  b.fill(rng, {false, true, true});
+  return b;
+}
+
+// kind: "reference", "fast" (the registered fast paths), or "xnnpack_f32_fc".
+void run(benchmark::State& state, Bench b, const std::string& kind) {
+  KernelEnv env;  // one thread: ratios per core
+  env.fast_paths = openhtp::kernels::fast_paths();
+  NodeDesc d{"bench", b.type, b.inputs, b.outputs, b.params, &env};
+  std::unique_ptr<OpKernel> k;
+  bool ok = false;
+  if (kind == "reference") ok = prepare_reference(d, &k).ok();
+  else if (kind == "fast") ok = prepare_node(d, &k).ok();
+  else ok = openhtp::kernels::xnn::prepare_fully_connected_f32(d, &k);
+  if (!ok || !k) {
+    state.SkipWithError("prepare failed");
+    return;
+  }
+  std::vector<const void*> in;
+  for (auto& v : b.data) in.push_back(v.data());
+  std::vector<void*> out{b.out.data()};
+  for (auto _ : state) {
+    k->run(in, out);
+    benchmark::ClobberMemory();
+  }
+}
+
+BENCHMARK_CAPTURE(run, conv3x3_f32_reference, conv(false), std::string("reference"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(run, conv3x3_f32_fast, conv(false), std::string("fast"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(run, conv3x3_qu8_reference, conv(true), std::string("reference"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, fc512_b64_reference, fc(64), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, fc512_b64_fast_onednn, fc(64), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, fc512_b64_xnnpack_f32, fc(64), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -1,0 +1,28 @@
+#include "kernels/fast_paths.h"
+
+#include "kernels/onednn_paths.h"
+#include "kernels/xnnpack_convolution.h"
+#include "kernels/xnnpack_paths.h"
+
+namespace openhtp::kernels {
+
+std::span<const ops::FastPath> fast_paths() {
+  // fp32 conv/GEMM: oneDNN; quantized, fp16, pooling, add: XNNPACK. Each
+  // declines what it does not cover, so order only matters where two cover
+  // the same case (none do).
+  static constexpr ops::FastPath kPaths[] = {
+      {"Conv2d", "onednn", &onednn::prepare_conv2d},
+      {"Conv2d", "xnnpack", &xnn::prepare_conv2d},
+      {"DepthWiseConv2d", "onednn", &onednn::prepare_conv2d},
+      {"DepthWiseConv2d", "xnnpack", &xnn::prepare_conv2d},
+      {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
+      {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},
+      {"MatMul", "onednn", &onednn::prepare_matmul},
+      {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
+      {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},
+      {"PoolAvg2d", "xnnpack", &xnn::prepare_pool_avg2d},
+  };
+  return kPaths;
+}
+
+}  // namespace openhtp::kernels

@@ -1,0 +1,99 @@
+// Conv2d and DepthWiseConv2d in FLOAT_32 through oneDNN (about 2x this
+// XNNPACK build's fp32 speed on AVX2, see the kernel evaluation notes).
+// Activations are used in NHWC directly; the HWIO filter is described with
+// explicit strides and reordered once, at prepare, into the layout the JIT
+// kernel wants. The kernel keeps no pointer to the node's weight or bias
+// buffers.
+#include <cstring>
+
+#include "kernels/node_geometry.h"
+#include "kernels/onednn_paths.h"
+#include "kernels/onednn_runtime.h"
+
+namespace openhtp::kernels::onednn {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+class ConvKernel final : public ops::OpKernel {
+ public:
+  ConvKernel(Executor ex, size_t src, size_t dst) : ex_(std::move(ex)), src_(src), dst_(dst) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    ex_.bind(src_, in[0]);
+    ex_.bind(dst_, out[0]);
+    ex_.execute();
+  }
+
+ private:
+  Executor ex_;
+  size_t src_, dst_;
+};
+
+// The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
+// without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).
+memory::desc user_weights(const ConvGeometry& g) {
+  const memory::dim cin_g = g.cin_g(), cout = g.Cout, kw = g.KW;
+  const memory::dim s_i = cout, s_w = cin_g * cout, s_h = kw * cin_g * cout;
+  if (g.group == 1) return memory::desc({cout, cin_g, g.KH, g.KW}, dt::f32, memory::dims{1, s_i, s_h, s_w});
+  const memory::dim cout_g = g.cout_g();
+  return memory::desc({memory::dim{g.group}, cout_g, cin_g, g.KH, g.KW}, dt::f32,
+                      memory::dims{cout_g, 1, s_i, s_h, s_w});
+}
+
+bool prepare_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  ConvGeometry g;
+  if (!read_conv_geometry(node, &g)) return false;
+  const ops::TensorDesc& w = node.inputs[1];
+  if (w.static_data == nullptr) return false;
+  if (g.has_bias && node.inputs[2].static_data == nullptr) return false;
+
+  const memory::desc src({g.N, g.Cin, g.H, g.W}, dt::f32, tag::nhwc);
+  const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, dt::f32, tag::nhwc);
+  const memory::desc w_user = user_weights(g);
+  const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
+  const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
+  // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
+  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+  const memory::dims pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
+  using conv = dnnl::convolution_forward;
+  const conv::desc d = g.has_bias ? conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r)
+                                  : conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                               src, w_any, dst, strides, dilates, pad_l, pad_r);
+  const conv::primitive_desc pd(d, default_attr(), engine());
+
+  // Weights: reorder once into the primitive's layout.
+  memory w_packed(pd.weights_desc(), engine());
+  {
+    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
+    dnnl::stream s(engine());
+    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
+    s.wait();
+  }
+  Executor ex(conv(pd), pd.scratchpad_desc(), threads_of(node));
+  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  if (g.has_bias) {
+    memory b(bias_md, engine());
+    std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
+    ex.add_fixed(DNNL_ARG_BIAS, b);
+  }
+  const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
+  const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
+  *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot);
+  return true;
+}
+
+}  // namespace
+
+bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.empty() || node.inputs[0].dtype != ops::dtype::kFloat32) return false;
+  try {
+    return prepare_f32(node, kernel);
+  } catch (const dnnl::error&) {
+    return false;  // oneDNN has no implementation for this case: reference kernel
+  }
+}
+
+}  // namespace openhtp::kernels::onednn

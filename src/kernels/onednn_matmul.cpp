@@ -1,0 +1,163 @@
+// MatMul (batched, broadcasting, transpose_in0/in1) and FullyConnected in
+// FLOAT_32 through oneDNN's matmul primitive.
+//
+// FullyConnected fp32 goes here rather than to XNNPACK: kernels_bench
+// measured oneDNN ahead on FC 512x512 (this XNNPACK build's fp32 GEMM
+// micro-kernel spills an accumulator and runs at about half the speed, see
+// the kernel evaluation notes), and batch-1 FC is memory-bound where both
+// libraries stream the same packed weights.
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/onednn_paths.h"
+#include "kernels/onednn_runtime.h"
+
+namespace openhtp::kernels::onednn {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+// Runs a matmul whose bound arguments are in[0] (src), optionally in[1]
+// (weights, for MatMul) and out[0] (dst).
+class MatMulKernel final : public ops::OpKernel {
+ public:
+  MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights)
+      : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    ex_.bind(src_, in[0]);
+    if (bind_weights_) ex_.bind(weights_, in[1]);
+    ex_.bind(dst_, out[0]);
+    ex_.execute();
+  }
+
+ private:
+  Executor ex_;
+  size_t src_, weights_, dst_;
+  bool bind_weights_;
+};
+
+memory bias_memory(const memory::desc& md, const void* data, size_t n) {
+  memory b(md, engine());
+  std::memcpy(b.get_data_handle(), data, n * sizeof(float));
+  return b;
+}
+
+bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& w = node.inputs[1];
+  if (w.static_data == nullptr || w.dims.size() != 2 || node.outputs[0].dims.size() != 2) return false;
+  const bool has_bias = node.inputs.size() > 2 && node.inputs[2].present;
+  if (has_bias && node.inputs[2].static_data == nullptr) return false;
+  const memory::dim m = w.dims[0], n = w.dims[1], batch = node.outputs[0].dims[0];
+  if (x.num_elements() != size_t(batch * n)) return false;
+
+  const memory::desc src({batch, n}, dt::f32, tag::ab);
+  const memory::desc dst({batch, m}, dt::f32, tag::ab);
+  // Weights [m][n] are B^T: B = {n, m} with strides {1, n}.
+  const memory::desc w_user({n, m}, dt::f32, memory::dims{1, n});
+  const memory::desc w_any({n, m}, dt::f32, tag::any);
+  const memory::desc bias_md({1, m}, dt::f32, tag::ab);
+  const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, w_any, bias_md, dst)
+                                        : dnnl::matmul::desc(src, w_any, dst);
+  const dnnl::matmul::primitive_desc pd(d, default_attr(), engine());
+  memory w_packed(pd.weights_desc(), engine());
+  {
+    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
+    dnnl::stream s(engine());
+    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
+    s.wait();
+  }
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
+  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  if (has_bias) ex.add_fixed(DNNL_ARG_BIAS, bias_memory(bias_md, node.inputs[2].static_data, m));
+  const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
+  const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false);
+  return true;
+}
+
+// A stored [..., r, c] operand seen as logical [..., rows, cols] padded to
+// `rank` dims, transposed (rows = c, cols = r) when `transpose`.
+memory::desc operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose) {
+  memory::dims dims(rank, 1), strides(rank, 0);
+  const size_t r = stored.size(), lead = rank - r;
+  memory::dim stride = 1;
+  std::vector<memory::dim> stored_strides(r);
+  for (size_t i = r; i-- > 0;) {
+    stored_strides[i] = stride;
+    stride *= stored[i];
+  }
+  for (size_t i = 0; i < lead; ++i) strides[i] = stride;  // broadcast leading dims: any valid stride
+  for (size_t i = 0; i < r; ++i) {
+    dims[lead + i] = stored[i];
+    strides[lead + i] = stored_strides[i];
+  }
+  if (transpose) {
+    std::swap(dims[rank - 1], dims[rank - 2]);
+    std::swap(strides[rank - 1], strides[rank - 2]);
+  }
+  return memory::desc(dims, dt::f32, strides);
+}
+
+bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& a = node.inputs[0];
+  const ops::TensorDesc& b = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  bool ta = false, tb = false;
+  if (const ops::Param* p = node.find_param("transpose_in0")) ta = p->i != 0;
+  if (const ops::Param* p = node.find_param("transpose_in1")) tb = p->i != 0;
+  const size_t rank = y.dims.size();
+  if (rank < 2 || a.dims.size() > rank || b.dims.size() > rank) return false;
+  const bool has_bias = node.inputs.size() > 2 && node.inputs[2].present;
+  if (has_bias && node.inputs[2].static_data == nullptr) return false;
+
+  const memory::desc src = operand(a.dims, rank, ta);
+  const memory::desc wei = operand(b.dims, rank, tb);
+  const memory::desc dst(memory::dims(y.dims.begin(), y.dims.end()), dt::f32,
+                         rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
+  if (rank > 4) return false;
+  memory::dims bias_dims(rank, 1);
+  bias_dims.back() = y.dims.back();
+  const memory::desc bias_md(bias_dims, dt::f32, rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
+  const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, wei, bias_md, dst)
+                                        : dnnl::matmul::desc(src, wei, dst);
+  const dnnl::matmul::primitive_desc pd(d, default_attr(), engine());
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
+  if (has_bias) ex.add_fixed(DNNL_ARG_BIAS, bias_memory(bias_md, node.inputs[2].static_data, y.dims.back()));
+  const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
+  const size_t w = ex.add_bound(DNNL_ARG_WEIGHTS, wei);
+  const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true);
+  return true;
+}
+
+bool all_f32(const ops::NodeDesc& node) {
+  for (const ops::TensorDesc& t : node.inputs) {
+    if (t.present && t.dtype != ops::dtype::kFloat32) return false;
+  }
+  return node.outputs.size() == 1 && node.outputs[0].dtype == ops::dtype::kFloat32;
+}
+
+}  // namespace
+
+bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (!all_f32(node) || node.inputs.size() < 2) return false;
+  try {
+    return prepare_fc(node, kernel);
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (!all_f32(node) || node.inputs.size() < 2) return false;
+  try {
+    return prepare_mm(node, kernel);
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
+
+}  // namespace openhtp::kernels::onednn

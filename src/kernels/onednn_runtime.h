@@ -1,0 +1,59 @@
+// oneDNN plumbing shared by the onednn_* fast paths.
+//
+// A prepared oneDNN kernel owns one primitive (JIT-compiled at prepare), its
+// stream, its scratchpad (user mode, allocated at prepare) and one memory
+// object per argument. run() only swaps data handles and executes through
+// the C API with a prebuilt argument array: the C++ execute() takes an
+// std::unordered_map, which would allocate on every call.
+//
+// Threads: the Debian build's CPU runtime is OpenMP, so oneDNN cannot use
+// the graph's pthreadpool. run() sets omp_set_num_threads(env->num_threads)
+// (cheap) so its OpenMP pool is sized the same as the graph's pool, but it
+// is a separate set of threads.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <cstddef>
+#include <vector>
+
+#include "ops/op.h"
+
+namespace openhtp::kernels::onednn {
+
+// The process's CPU engine (engines are thread-safe; created once).
+const dnnl::engine& engine();
+
+// Threads for oneDNN at run time: the graph's count, 1 without an env.
+inline int threads_of(const ops::NodeDesc& node) {
+  return node.env ? static_cast<int>(node.env->num_threads) : 1;
+}
+
+class Executor {
+ public:
+  // Takes the primitive and its descriptor (for the scratchpad size).
+  Executor(dnnl::primitive prim, const dnnl::memory::desc& scratchpad_md, int threads);
+
+  // Adds an argument whose data is bound at run (returns its slot) or one
+  // that stays fixed (packed weights, bias): the memory is kept alive here.
+  size_t add_bound(int arg, const dnnl::memory::desc& md);
+  void add_fixed(int arg, dnnl::memory mem);
+
+  void bind(size_t slot, const void* data) {
+    dnnl_memory_set_data_handle(args_[slot].memory, const_cast<void*>(data));
+  }
+  void execute();
+
+ private:
+  dnnl::primitive prim_;
+  dnnl::stream stream_;
+  int threads_;
+  std::vector<dnnl::memory> keep_;     // owners of the memories in args_
+  std::vector<dnnl_exec_arg_t> args_;  // what dnnl_primitive_execute gets
+};
+
+// Attributes every fast path uses: user-managed scratchpad, so nothing is
+// allocated inside execute.
+dnnl::primitive_attr default_attr();
+
+}  // namespace openhtp::kernels::onednn

@@ -1,0 +1,188 @@
+// Conv2d and DepthWiseConv2d through XNNPACK's integer and fp16 kernels:
+//   qu8: UFIXED_POINT_8 activations, UFIXED_POINT_8 per-tensor weights (any
+//        zero point), bit-exact integer arithmetic with fp32 requantization;
+//   qc8: SFIXED_POINT_8 symmetric weights, per-channel or per-tensor, with
+//        int8 or uint8 activations (uint8 is flipped to int8, see
+//        xnn::flip_sign_bits);
+//   f16: FLOAT_16 activations, weights and bias.
+// fp32 convolutions go to oneDNN (onednn_convolution.cpp), which is faster
+// than this XNNPACK build at fp32.
+//
+// Weights are transposed to OHWI and packed by XNNPACK at prepare; the
+// kernel keeps no pointer to the node's weight buffer.
+#include "kernels/xnnpack_convolution.h"
+
+#include <cmath>
+#include <vector>
+
+#include "kernels/quant_params.h"
+#include "kernels/xnnpack_runtime.h"
+
+namespace openhtp::kernels::xnn {
+namespace {
+
+namespace dtype = ops::dtype;
+
+enum class Kind { kQu8, kQc8, kF16 };
+
+class ConvKernel final : public ops::OpKernel {
+ public:
+  ConvKernel(Operator op, Kind kind, const ConvGeometry& g, size_t elem_bytes, bool flip_in, bool flip_out,
+             pthreadpool_t pool)
+      : op_(std::move(op)), kind_(kind), g_(g), flip_in_(flip_in), flip_out_(flip_out), pool_(pool),
+        in_bytes_(size_t{g.N} * g.H * g.W * g.Cin * elem_bytes),
+        out_bytes_(size_t{g.N} * g.Ho * g.Wo * g.Cout * elem_bytes) {
+    input_.reserve(in_bytes_);
+  }
+
+  // The first setup sizes XNNPACK's indirection buffers for this shape; later
+  // setups with the same shape only re-point them, so run() allocates nothing.
+  bool setup_once() { return setup(input_.scratch(), input_.scratch()) == xnn_status_success; }
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const void* x;
+    if (flip_in_) {
+      // The flipped copy lives in the padded scratch, so it is also readable
+      // past its end.
+      flip_sign_bits(static_cast<const uint8_t*>(in[0]), input_.scratch(), in_bytes_);
+      x = input_.scratch();
+    } else {
+      x = input_.readable(in[0], in_bytes_);
+    }
+    setup(x, out[0]);
+    xnn_run_operator(op_.get(), pool_);
+    if (flip_out_) {
+      uint8_t* y = static_cast<uint8_t*>(out[0]);
+      flip_sign_bits(y, y, out_bytes_);
+    }
+  }
+
+ private:
+  xnn_status setup(const void* x, void* y) {
+    switch (kind_) {
+      case Kind::kQu8:
+        return xnn_setup_convolution2d_nhwc_qu8(op_.get(), g_.N, g_.H, g_.W, static_cast<const uint8_t*>(x),
+                                                static_cast<uint8_t*>(y), pool_);
+      case Kind::kQc8:
+        return xnn_setup_convolution2d_nhwc_qc8(op_.get(), g_.N, g_.H, g_.W, static_cast<const int8_t*>(x),
+                                                static_cast<int8_t*>(y), pool_);
+      case Kind::kF16:
+        return xnn_setup_convolution2d_nhwc_f16(op_.get(), g_.N, g_.H, g_.W, x, y, pool_);
+    }
+    return xnn_status_invalid_parameter;
+  }
+
+  Operator op_;
+  Kind kind_;
+  ConvGeometry g_;
+  bool flip_in_, flip_out_;
+  pthreadpool_t pool_;
+  size_t in_bytes_, out_bytes_;
+  ReadableInput input_;
+};
+
+std::unique_ptr<ops::OpKernel> finish(xnn_status created, xnn_operator_t op, Kind kind, const ConvGeometry& g,
+                                      size_t elem_bytes, bool flip_in, bool flip_out, pthreadpool_t pool) {
+  if (created != xnn_status_success) return nullptr;
+  auto k = std::make_unique<ConvKernel>(Operator(op), kind, g, elem_bytes, flip_in, flip_out, pool);
+  if (!k->setup_once()) return nullptr;
+  return k;
+}
+
+bool prepare_qu8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& w = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  const auto x_zp = u8_zero_point(x), w_zp = u8_zero_point(w), y_zp = u8_zero_point(y);
+  if (!x_zp || !w_zp || !y_zp) return false;
+  const std::vector<float> w_scales(g.Cout, w.quant.scale);
+  std::vector<int32_t> bias;
+  if (!int32_bias(node, x.quant.scale, w_scales, y.quant.scale, &bias)) return false;
+  const std::vector<uint8_t> ohwi = hwio_to_ohwi(static_cast<const uint8_t*>(w.static_data), g);
+  xnn_operator_t op = nullptr;
+  const xnn_status st = xnn_create_convolution2d_nhwc_qu8(
+      g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
+      *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale, 0, 255, 0, &op);
+  *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, pool_of(node));
+  return *kernel != nullptr;
+}
+
+bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& w = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  const auto w_scales = symmetric_s8_scales(w, 3, g.Cout);
+  if (!w_scales) return false;
+  Qc8ConvSpec spec{g, nullptr, *w_scales, nullptr, 0, 0, x.quant.scale, y.quant.scale, false, false};
+  if (auto zp = u8_zero_point(x)) {
+    spec.in_zero_point = *zp;
+    spec.u8_in = true;
+  } else if (auto zp8 = s8_zero_point(x)) {
+    spec.in_zero_point = *zp8;
+  } else {
+    return false;
+  }
+  if (auto zp = u8_zero_point(y)) {
+    spec.out_zero_point = *zp;
+    spec.u8_out = true;
+  } else if (auto zp8 = s8_zero_point(y)) {
+    spec.out_zero_point = *zp8;
+  } else {
+    return false;
+  }
+  std::vector<int32_t> bias;
+  if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
+  const std::vector<int8_t> ohwi = hwio_to_ohwi(static_cast<const int8_t*>(w.static_data), g);
+  spec.ohwi = ohwi.data();
+  spec.bias = bias.data();
+  *kernel = make_qc8_conv(spec, pool_of(node));
+  return *kernel != nullptr;
+}
+
+bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& w = node.inputs[1];
+  if (w.dtype != dtype::kFloat16 || node.outputs[0].dtype != dtype::kFloat16) return false;
+  const void* bias = nullptr;
+  if (g.has_bias) {
+    const ops::TensorDesc& b = node.inputs[2];
+    if (b.dtype != dtype::kFloat16 || b.static_data == nullptr) return false;
+    bias = b.static_data;
+  }
+  const std::vector<uint16_t> ohwi = hwio_to_ohwi(static_cast<const uint16_t*>(w.static_data), g);
+  xnn_operator_t op = nullptr;
+  const xnn_status st = xnn_create_convolution2d_nhwc_f16(
+      g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
+      ohwi.data(), bias, -INFINITY, INFINITY, 0, &op);
+  *kernel = finish(st, op, Kind::kF16, g, 2, false, false, pool_of(node));
+  return *kernel != nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& s, pthreadpool* pool) {
+  // XNNPACK sees int8: a uint8 zero point z becomes z - 128 after the flip.
+  const int32_t in_zp = s.u8_in ? s.in_zero_point - 128 : s.in_zero_point;
+  const int32_t out_zp = s.u8_out ? s.out_zero_point - 128 : s.out_zero_point;
+  const ConvGeometry& g = s.g;
+  xnn_operator_t op = nullptr;
+  const xnn_status st = xnn_create_convolution2d_nhwc_qc8(
+      g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
+      static_cast<int8_t>(in_zp), s.in_scale, s.w_scales.data(), s.ohwi, s.bias, static_cast<int8_t>(out_zp),
+      s.out_scale, -128, 127, 0, &op);
+  return finish(st, op, Kind::kQc8, g, 1, s.u8_in, s.u8_out, pool);
+}
+
+bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (!ready()) return false;
+  ConvGeometry g;
+  if (!read_conv_geometry(node, &g)) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& w = node.inputs[1];
+  if (w.static_data == nullptr) return false;  // weights are packed once; dynamic ones are not
+  if (x.dtype == dtype::kFloat16) return prepare_f16(node, g, kernel);
+  if (w.dtype == dtype::kUfixed8) return prepare_qu8(node, g, kernel);
+  if (w.dtype == dtype::kSfixed8) return prepare_qc8(node, g, kernel);
+  return false;
+}
+
+}  // namespace openhtp::kernels::xnn

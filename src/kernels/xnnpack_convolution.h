@@ -1,0 +1,34 @@
+// XNNPACK convolutions (qu8, qc8, f16), shared by Conv2d, DepthWiseConv2d
+// and the per-channel FullyConnected (a 1x1 qc8 convolution).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "kernels/node_geometry.h"
+#include "ops/op.h"
+
+struct pthreadpool;
+
+namespace openhtp::kernels::xnn {
+
+// A per-channel int8-weight convolution. Weights are OHWI, bias in units of
+// in_scale * w_scales[c]. Activations are int8 or, with `u8_in`/`u8_out`,
+// uint8 given with their uint8 zero points (flipped to int8 around XNNPACK).
+struct Qc8ConvSpec {
+  ConvGeometry g;
+  const int8_t* ohwi;
+  std::span<const float> w_scales;
+  const int32_t* bias;
+  int32_t in_zero_point, out_zero_point;
+  float in_scale, out_scale;
+  bool u8_in, u8_out;
+};
+// Null when XNNPACK refuses the configuration.
+std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& spec, pthreadpool* pool);
+
+// Fast paths (fast_paths.cpp lists them).
+bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+
+}  // namespace openhtp::kernels::xnn

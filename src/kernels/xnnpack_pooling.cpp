@@ -1,0 +1,142 @@
+// PoolMax2d and PoolAvg2d through XNNPACK, FLOAT_32 and UFIXED_POINT_8:
+//   max, f32: any padding / CEIL rounding (the windows CEIL adds are more
+//        bottom/right padding, which max pooling never reads). NaN inputs may
+//        not propagate as the reference's do (XNNPACK uses max instructions);
+//   max, u8:  the same, when input and output share one encoding (then max
+//        commutes with dequantization, so the result is exact);
+//   avg, f32: padding only with count_pad_for_edges = 0 (XNNPACK divides by
+//        the taps inside the input, as the reference then does);
+//   avg, qu8: no padding at all;
+//   global average (window = whole input, no padding): XNNPACK's global
+//        average pooling, f32 and qu8.
+#include <cmath>
+
+#include "kernels/node_geometry.h"
+#include "kernels/quant_params.h"
+#include "kernels/xnnpack_paths.h"
+#include "kernels/xnnpack_runtime.h"
+
+namespace openhtp::kernels::xnn {
+namespace {
+
+namespace dtype = ops::dtype;
+
+enum class Kind { kMaxF32, kMaxU8, kAvgF32, kAvgQu8, kGlobalF32, kGlobalQu8 };
+
+class PoolKernel final : public ops::OpKernel {
+ public:
+  PoolKernel(Operator op, Kind kind, const PoolGeometry& g, size_t in_bytes, pthreadpool_t pool)
+      : op_(std::move(op)), kind_(kind), g_(g), in_bytes_(in_bytes), pool_(pool) {
+    input_.reserve(in_bytes);
+  }
+  // First setup sizes the indirection buffers (see xnnpack_convolution.cpp).
+  bool setup_once() { return setup(input_.scratch(), input_.scratch()) == xnn_status_success; }
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    setup(input_.readable(in[0], in_bytes_), out[0]);
+    xnn_run_operator(op_.get(), pool_);
+  }
+
+ private:
+  xnn_status setup(const void* x, void* y) {
+    const auto* xf = static_cast<const float*>(x);
+    const auto* xu = static_cast<const uint8_t*>(x);
+    auto* yf = static_cast<float*>(y);
+    auto* yu = static_cast<uint8_t*>(y);
+    switch (kind_) {
+      case Kind::kMaxF32: return xnn_setup_max_pooling2d_nhwc_f32(op_.get(), g_.N, g_.H, g_.W, xf, yf, pool_);
+      case Kind::kMaxU8: return xnn_setup_max_pooling2d_nhwc_u8(op_.get(), g_.N, g_.H, g_.W, xu, yu, pool_);
+      case Kind::kAvgF32: return xnn_setup_average_pooling2d_nhwc_f32(op_.get(), g_.N, g_.H, g_.W, xf, yf, pool_);
+      case Kind::kAvgQu8: return xnn_setup_average_pooling2d_nhwc_qu8(op_.get(), g_.N, g_.H, g_.W, xu, yu, pool_);
+      case Kind::kGlobalF32:
+        return xnn_setup_global_average_pooling_nwc_f32(op_.get(), g_.N, size_t{g_.H} * g_.W, xf, yf, pool_);
+      case Kind::kGlobalQu8:
+        return xnn_setup_global_average_pooling_nwc_qu8(op_.get(), g_.N, size_t{g_.H} * g_.W, xu, yu, pool_);
+    }
+    return xnn_status_invalid_parameter;
+  }
+
+  Operator op_;
+  Kind kind_;
+  PoolGeometry g_;
+  size_t in_bytes_;
+  pthreadpool_t pool_;
+  ReadableInput input_;
+};
+
+bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDesc& node, const PoolGeometry& g,
+            size_t elem_bytes, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (created != xnn_status_success) return false;
+  auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, size_t{g.N} * g.H * g.W * g.C * elem_bytes,
+                                        pool_of(node));
+  if (!k->setup_once()) return false;
+  *kernel = std::move(k);
+  return true;
+}
+
+// f32 in and out, or u8 in and out (nullopt otherwise).
+enum class Types { kF32, kU8, kOther };
+Types types_of(const ops::NodeDesc& node) {
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (x.dtype == dtype::kFloat32 && y.dtype == dtype::kFloat32) return Types::kF32;
+  if (u8_zero_point(x) && u8_zero_point(y)) return Types::kU8;
+  return Types::kOther;
+}
+
+}  // namespace
+
+bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (!ready()) return false;
+  PoolGeometry g;
+  if (!read_pool_geometry(node, &g)) return false;
+  const Types t = types_of(node);
+  xnn_operator_t op = nullptr;
+  if (t == Types::kF32) {
+    const xnn_status st = xnn_create_max_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
+                                                            1, 1, g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+    return finish(st, op, Kind::kMaxF32, node, g, sizeof(float), kernel);
+  }
+  if (t == Types::kU8) {
+    const ops::Quant& qx = node.inputs[0].quant;
+    const ops::Quant& qy = node.outputs[0].quant;
+    if (qx.scale != qy.scale || qx.offset != qy.offset) return false;
+    const xnn_status st = xnn_create_max_pooling2d_nhwc_u8(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
+                                                           1, 1, g.C, g.C, g.C, 0, 255, 0, &op);
+    return finish(st, op, Kind::kMaxU8, node, g, 1, kernel);
+  }
+  return false;
+}
+
+bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (!ready()) return false;
+  PoolGeometry g;
+  if (!read_pool_geometry(node, &g)) return false;
+  const Types t = types_of(node);
+  if (t == Types::kOther) return false;
+  const bool global = g.fh == g.H && g.fw == g.W && !g.any_padding() && g.Ho == 1 && g.Wo == 1;
+  xnn_operator_t op = nullptr;
+  if (t == Types::kF32) {
+    if (global) {
+      const xnn_status st = xnn_create_global_average_pooling_nwc_f32(g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+      return finish(st, op, Kind::kGlobalF32, node, g, sizeof(float), kernel);
+    }
+    if (g.any_padding() && g.count_pad) return false;
+    const xnn_status st = xnn_create_average_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh,
+                                                                g.sw, g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+    return finish(st, op, Kind::kAvgF32, node, g, sizeof(float), kernel);
+  }
+  const ops::Quant& qx = node.inputs[0].quant;
+  const ops::Quant& qy = node.outputs[0].quant;
+  const uint8_t x_zp = *u8_zero_point(node.inputs[0]), y_zp = *u8_zero_point(node.outputs[0]);
+  if (global) {
+    const xnn_status st = xnn_create_global_average_pooling_nwc_qu8(g.C, g.C, g.C, x_zp, qx.scale, y_zp, qy.scale,
+                                                                    0, 255, 0, &op);
+    return finish(st, op, Kind::kGlobalQu8, node, g, 1, kernel);
+  }
+  if (g.any_padding()) return false;
+  const xnn_status st = xnn_create_average_pooling2d_nhwc_qu8(0, 0, 0, 0, g.fh, g.fw, g.sh, g.sw, g.C, g.C, g.C,
+                                                              x_zp, qx.scale, y_zp, qy.scale, 0, 255, 0, &op);
+  return finish(st, op, Kind::kAvgQu8, node, g, 1, kernel);
+}
+
+}  // namespace openhtp::kernels::xnn

@@ -1,0 +1,229 @@
+// Conv2d / DepthWiseConv2d fast paths against the reference kernel, over
+// random shapes, strides, paddings, dilations, groups and encodings, with 1
+// and 2 threads.
+#include <cmath>
+
+#include "kernel_check.h"
+
+namespace kernelstest {
+namespace {
+
+struct ConvShape {
+  uint32_t N, H, W, Cin, KH, KW, Cout, group, sh, sw, dh, dw, pt, pb, pl, pr, Ho, Wo;
+  bool depthwise, bias;
+  size_t K() const { return size_t{KH} * KW * (Cin / group) + (bias ? 1 : 0); }
+  std::string str() const {
+    return (depthwise ? "dw " : "conv ") + std::to_string(N) + "x" + std::to_string(H) + "x" + std::to_string(W) +
+           "x" + std::to_string(Cin) + " k" + std::to_string(KH) + "x" + std::to_string(KW) + " Cout " +
+           std::to_string(Cout) + " g" + std::to_string(group) + " s" + std::to_string(sh) + std::to_string(sw) +
+           " d" + std::to_string(dh) + std::to_string(dw) + " p" + std::to_string(pt) + std::to_string(pb) +
+           std::to_string(pl) + std::to_string(pr) + (bias ? " bias" : "");
+  }
+};
+
+ConvShape random_shape(std::mt19937& rng, bool depthwise) {
+  ConvShape s{};
+  s.depthwise = depthwise;
+  s.N = rand_int(rng, 1, 2);
+  const uint32_t cin_g = depthwise ? 1 : rand_int(rng, 1, 6);
+  s.group = depthwise ? rand_int(rng, 1, 8) : rand_int(rng, 1, 3);
+  s.Cin = s.group * cin_g;
+  s.Cout = s.group * rand_int(rng, 1, depthwise ? 3 : 6);
+  s.KH = rand_int(rng, 1, 3);
+  s.KW = rand_int(rng, 1, 3);
+  s.sh = rand_int(rng, 1, 2);
+  s.sw = rand_int(rng, 1, 2);
+  s.dh = rand_int(rng, 1, 2);
+  s.dw = rand_int(rng, 1, 2);
+  s.pt = rand_int(rng, 0, 2);
+  s.pb = rand_int(rng, 0, 2);
+  s.pl = rand_int(rng, 0, 2);
+  s.pr = rand_int(rng, 0, 2);
+  const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
+  s.H = rand_int(rng, std::max<int>(1, int(eh) - int(s.pt + s.pb)), 11);
+  s.W = rand_int(rng, std::max<int>(1, int(ew) - int(s.pl + s.pr)), 11);
+  s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
+  s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
+  s.bias = rand_int(rng, 0, 3) != 0;
+  return s;
+}
+
+Case make_case(const ConvShape& s, TensorDesc x, TensorDesc w, TensorDesc b, TensorDesc y) {
+  Case c;
+  c.node.type = s.depthwise ? "DepthWiseConv2d" : "Conv2d";
+  c.node.name = s.str();
+  x.dims = {s.N, s.H, s.W, s.Cin};
+  w.dims = {s.KH, s.KW, s.Cin / s.group, s.Cout};
+  b.dims = {s.Cout};
+  y.dims = {s.N, s.Ho, s.Wo, s.Cout};
+  c.node.inputs = {x, w};
+  if (s.bias) c.node.inputs.push_back(b);
+  c.node.outputs = {y};
+  c.node.params = {u32_tensor_param("stride", {2}, {s.sh, s.sw}),
+                   u32_tensor_param("pad_amount", {2, 2}, {s.pt, s.pb, s.pl, s.pr}),
+                   u32_tensor_param("dilation", {2}, {s.dh, s.dw})};
+  if (!s.depthwise) c.node.params.push_back(u32_param("group", s.group));
+  c.is_static = {false, true, true};
+  c.is_static.resize(c.node.inputs.size());
+  return c;
+}
+
+std::vector<float> abs_of(const std::vector<float>& v) {
+  std::vector<float> a(v.size());
+  for (size_t i = 0; i < v.size(); ++i) a[i] = std::fabs(v[i]);
+  return a;
+}
+
+// sum |x| |w| (+ |bias|) per output, by the reference kernel on absolute
+// values of a float32 twin of `c` (inputs given as float vectors).
+std::vector<float> abs_sums(Case c, const std::vector<std::vector<float>>& real_inputs) {
+  for (auto& t : c.node.inputs) {
+    t.dtype = dtype::kFloat32;
+    t.quant = Quant{};
+  }
+  c.node.outputs[0].dtype = dtype::kFloat32;
+  c.node.outputs[0].quant = Quant{};
+  for (size_t i = 0; i < c.data.size(); ++i) c.data[i] = to_bytes(abs_of(real_inputs[i]));
+  c.bind_static();
+  return from_bytes<float>(run_reference(c));
+}
+
+class ConvF32 : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ConvF32, OneDnnMatchesReference) {
+  const bool depthwise = GetParam();
+  std::mt19937 rng(depthwise ? 11 : 12);
+  const FastPath& fp = fast_path(depthwise ? "DepthWiseConv2d" : "Conv2d", "onednn");
+  ThreadEnv one(1), two(2);
+  for (int iter = 0; iter < 24; ++iter) {
+    const ConvShape s = random_shape(rng, depthwise);
+    Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+    std::vector<std::vector<float>> real{random_floats(rng, c.node.inputs[0].num_elements()),
+                                         random_floats(rng, c.node.inputs[1].num_elements())};
+    if (s.bias) real.push_back(random_floats(rng, s.Cout));
+    for (const auto& r : real) c.data.push_back(to_bytes(r));
+    c.bind_static();
+    const auto ref = from_bytes<float>(run_reference(c));
+    const auto sums = abs_sums(c, real);
+    for (const ThreadEnv* env : {&one, &two}) {
+      const auto fast = from_bytes<float>(run_fast(c, fp, env->env()));
+      expect_f32_close(fast, ref, sums, s.K(), s.str());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+// Quantized: kind 0 = qu8 (uint8 weights, any zero point), 1 = qc8 with
+// uint8 activations (per-channel symmetric int8 weights), 2 = qc8 with int8
+// activations, 3 = qc8 with per-tensor symmetric weights.
+struct QuantParam {
+  bool depthwise;
+  int kind;
+};
+
+class ConvQuant : public ::testing::TestWithParam<QuantParam> {};
+
+std::string quant_param_name(const ::testing::TestParamInfo<QuantParam>& info) {
+  static const char* kKinds[] = {"Qu8", "Qc8U8", "Qc8S8", "Qc8PerTensor"};
+  return std::string(info.param.depthwise ? "DepthWise" : "Conv2d") + kKinds[info.param.kind];
+}
+
+TEST_P(ConvQuant, XnnpackWithin1Lsb) {
+  const QuantParam p = GetParam();
+  std::mt19937 rng(100 + p.kind * 2 + p.depthwise);
+  const FastPath& fp = fast_path(p.depthwise ? "DepthWiseConv2d" : "Conv2d", "xnnpack");
+  ThreadEnv one(1), two(2);
+  for (int iter = 0; iter < 24; ++iter) {
+    const ConvShape s = random_shape(rng, p.depthwise);
+    const bool s8_act = p.kind == 2;
+    const uint32_t act_dt = s8_act ? dtype::kSfixed8 : dtype::kUfixed8;
+    const float xs = rand_float(rng, 0.002f, 0.05f);
+    const int32_t xz = s8_act ? int32_t(rand_int(rng, 0, 255)) - 128 : pick_u8_zero_point(rng);
+    std::vector<float> ws(s.Cout);
+    for (float& v : ws) v = rand_float(rng, 0.001f, 0.03f);
+    Quant wq;
+    if (p.kind == 0) {
+      wq = per_tensor(ws[0], -pick_u8_zero_point(rng));
+    } else if (p.kind == 3) {
+      wq = per_tensor(ws[0], 0);
+    } else {
+      wq = per_channel(3, ws);
+    }
+    if (p.kind == 0 || p.kind == 3) ws.assign(s.Cout, ws[0]);
+    // Output step so that typical sums (std about 128^2/3 * sqrt(K) in
+    // integer units) span tens of steps, with some saturation.
+    const size_t taps = s.K();
+    const float ys = xs * ws[0] * rand_float(rng, 60.0f, 200.0f) * std::sqrt(float(taps));
+    const int32_t yz = s8_act ? int32_t(rand_int(rng, 0, 255)) - 128 : pick_u8_zero_point(rng);
+    // Bias encodings: scale 0 ("derived"), exactly in_scale * w_scale, or an
+    // unrelated per-tensor scale (rescaled by the fast path).
+    const int bias_mode = int(rand_int(rng, 0, 2));
+    Quant bq = bias_mode == 0 ? per_tensor(0.0f, 0) : per_tensor(xs * ws[0] * (bias_mode == 1 ? 1.0f : 0.37f), 0);
+    if (bias_mode == 1 && wq.per_channel()) bq = per_tensor(0.0f, 0);  // per-channel: only "derived" is exact
+    Case c = make_case(s, quantized(act_dt, {}, per_tensor(xs, -xz)),
+                       quantized(p.kind == 0 ? dtype::kUfixed8 : dtype::kSfixed8, {}, wq),
+                       quantized(dtype::kSfixed32, {}, bq), quantized(act_dt, {}, per_tensor(ys, -yz)));
+    c.data.push_back(random_bytes(rng, c.node.inputs[0].num_elements()));
+    c.data.push_back(p.kind == 0 ? random_bytes(rng, c.node.inputs[1].num_elements())
+                                 : random_bytes(rng, c.node.inputs[1].num_elements(), 0, 255));  // int8 -128..127
+    if (s.bias) {
+      std::vector<int32_t> b(s.Cout);
+      for (auto& v : b) v = int32_t(rand_int(rng, 0, 20000)) - 10000;
+      c.data.push_back(to_bytes(b));
+    }
+    c.bind_static();
+    const Bytes ref = run_reference(c);
+    for (const ThreadEnv* env : {&one, &two}) {
+      const Bytes fast = run_fast(c, fp, env->env());
+      expect_within_1_lsb(fast, ref, s8_act, s.str());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ConvQuant,
+                         ::testing::Values(QuantParam{false, 0}, QuantParam{false, 1}, QuantParam{false, 2},
+                                           QuantParam{false, 3}, QuantParam{true, 0}, QuantParam{true, 1},
+                                           QuantParam{true, 2}),
+                         quant_param_name);
+
+class ConvF16 : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ConvF16, XnnpackWithinHalfPrecision) {
+  const bool depthwise = GetParam();
+  std::mt19937 rng(depthwise ? 21 : 22);
+  const FastPath& fp = fast_path(depthwise ? "DepthWiseConv2d" : "Conv2d", "xnnpack");
+  ThreadEnv one(1), two(2);
+  using openhtp::ops::quant::float_to_half;
+  using openhtp::ops::quant::half_to_float;
+  for (int iter = 0; iter < 16; ++iter) {
+    const ConvShape s = random_shape(rng, depthwise);
+    Case c = make_case(s, typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}),
+                       typed(dtype::kFloat16, {}));
+    std::vector<std::vector<float>> real;
+    for (size_t i = 0; i < c.node.inputs.size(); ++i) {
+      std::vector<float> v = random_floats(rng, c.node.inputs[i].num_elements());
+      std::vector<uint16_t> h(v.size());
+      for (size_t k = 0; k < v.size(); ++k) {
+        h[k] = float_to_half(v[k]);
+        v[k] = half_to_float(h[k]);  // the exact value the kernels see
+      }
+      real.push_back(v);
+      c.data.push_back(to_bytes(h));
+    }
+    c.bind_static();
+    const auto ref = from_bytes<uint16_t>(run_reference(c));
+    const auto sums = abs_sums(c, real);
+    for (const ThreadEnv* env : {&one, &two}) {
+      const auto fast = from_bytes<uint16_t>(run_fast(c, fp, env->env()));
+      expect_f16_close(fast, ref, sums, s.K(), s.str());
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Kernels, ConvF16, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+}  // namespace
+}  // namespace kernelstest
