@@ -60,7 +60,22 @@ TEST(Softmax, RandomAgainstLongDouble) {
 
 TEST(SoftmaxRules, All) {
   Node n{"Softmax", "sm1", {f32({2, 3, 4})}, {f32({2, 3, 4})}, {u32_param("axis", 1)}};
-  EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "Softmax 'sm1': parameter 'axis' is 1; only the last axis (2)");
+  {
+    // A middle axis: each (i, k) column of [2,3,4] sums to 1 along dim 1.
+    std::mt19937 rng(7);
+    std::vector<float> x = random_floats(rng, 24, -3.0f, 3.0f);
+    std::vector<float> y = n.run({&x});
+    ASSERT_EQ(y.size(), 24u);
+    for (size_t i = 0; i < 2; ++i) {
+      for (size_t k = 0; k < 4; ++k) {
+        double denom = 0.0;
+        for (size_t j = 0; j < 3; ++j) denom += std::exp(double{x[(i * 3 + j) * 4 + k]});
+        for (size_t j = 0; j < 3; ++j) {
+          EXPECT_NEAR(y[(i * 3 + j) * 4 + k], std::exp(double{x[(i * 3 + j) * 4 + k]}) / denom, 1e-6);
+        }
+      }
+    }
+  }
   n.params = {u32_param("axis", 3)};
   EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "'axis' is 3, expected < rank 3");
   n.params = {u32_param("axis", 2), f32_param("beta", 0.5f)};

@@ -1,8 +1,11 @@
-// Softmax along the last axis: y_i = exp(beta*x_i) / sum_j exp(beta*x_j).
+// Softmax along one axis: y_i = exp(beta*x_i) / sum_j exp(beta*x_j), i and j
+// running over that axis. QNN's HTP documents only the last axis; any axis is
+// accepted here, since ONNX models (and their tests) use others.
 #include <cmath>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
+#include "ops/shape.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
@@ -12,12 +15,24 @@ constexpr size_t kMaxRank = 5;  // HTP: rank <= 5
 
 class SoftmaxKernel final : public OpKernel {
  public:
-  SoftmaxKernel(size_t rows, size_t cols, float beta) : rows_(rows), cols_(cols), beta_(beta) {}
+  // The tensor viewed as [outer, cols, inner]; the softmax runs along cols.
+  SoftmaxKernel(size_t outer, size_t cols, size_t inner, float beta)
+      : outer_(outer), cols_(cols), inner_(inner), beta_(beta) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const float* x = static_cast<const float*>(in[0]);
-    float* y = static_cast<float*>(out[0]);
-    for (size_t r = 0; r < rows_; ++r, x += cols_, y += cols_) {
+    for (size_t o = 0; o < outer_; ++o) {
+      for (size_t i = 0; i < inner_; ++i) {
+        const size_t base = o * cols_ * inner_ + i;
+        one_row(static_cast<const float*>(in[0]) + base, static_cast<float*>(out[0]) + base);
+      }
+    }
+  }
+
+ private:
+  // x[c * inner_] for c < cols_.
+  void one_row(const float* x, float* y) const {
+    const size_t st = inner_;
+    {
       // Subtracting the row maximum of beta*x keeps every exponent <= 0, so
       // nothing overflows; the largest term is exactly 1, so the sum is >= 1.
       // (With a negative beta the maximum of beta*x is at the smallest x.)
@@ -25,20 +40,19 @@ class SoftmaxKernel final : public OpKernel {
       // rounding alone would cost ~1e-6 relative error once |beta*x| ~ 40.
       const double beta = beta_;
       double m = beta * x[0];
-      for (size_t c = 1; c < cols_; ++c) m = std::fmax(m, beta * x[c]);
+      for (size_t c = 1; c < cols_; ++c) m = std::fmax(m, beta * x[c * st]);
       double sum = 0.0;
       for (size_t c = 0; c < cols_; ++c) {
-        const double e = std::exp(beta * x[c] - m);
-        y[c] = static_cast<float>(e);
+        const double e = std::exp(beta * x[c * st] - m);
+        y[c * st] = static_cast<float>(e);
         sum += e;
       }
       const double inv = 1.0 / sum;
-      for (size_t c = 0; c < cols_; ++c) y[c] = static_cast<float>(y[c] * inv);
+      for (size_t c = 0; c < cols_; ++c) y[c * st] = static_cast<float>(y[c * st] * inv);
     }
   }
 
- private:
-  size_t rows_, cols_;
+  size_t outer_, cols_, inner_;
   float beta_;
 };
 
@@ -57,17 +71,13 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (axis >= rank) {
     return invalid(node, "parameter 'axis' is ", axis, ", expected < rank ", rank);
   }
-  if (axis != rank - 1) {
-    return unsupported(node, "parameter 'axis' is ", axis, "; only the last axis (", rank - 1,
-                       ") is supported");
-  }
   float beta = 1.0f;
   if (Status s = params.f32_scalar("beta", 1.0f, &beta); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
 
   if (kernel) {
-    const size_t cols = x.dims.back();
-    *kernel = std::make_unique<SoftmaxKernel>(x.num_elements() / cols, cols, beta);
+    *kernel = std::make_unique<SoftmaxKernel>(product(x.dims, 0, axis), x.dims[axis],
+                                              product(x.dims, axis + 1, rank), beta);
   }
   return Status::Ok();
 }
