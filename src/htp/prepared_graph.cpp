@@ -1,6 +1,7 @@
 #include "htp/prepared_graph.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -158,7 +159,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
                   "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
     }
     ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &g->env_};
-    ops::Status st = ops::prepare_node(nd, &step.kernel);
+    ops::Status st = ops::prepare_node(nd, &step.kernel, &step.impl);
     if (!st.ok()) {
       return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
                   st.message);
@@ -302,9 +303,25 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
       const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
     }
     for (size_t i = 0; i < step.out_slots.size(); ++i) out_[i] = pointers_[step.out_slots[i]];
+    if (!profile_nodes_) {
+      step.kernel->run(const_in_, out_);
+      continue;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
     step.kernel->run(const_in_, out_);
+    step.total_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    ++step.runs;
   }
   return GraphError::kNone;
+}
+
+std::vector<PreparedGraph::NodeProfile> PreparedGraph::node_profile() const {
+  std::vector<NodeProfile> out;
+  for (size_t i = 0; i < steps_.size(); ++i) {
+    const NodeSpec& n = spec_.nodes[i];
+    out.push_back({n.name, n.type, steps_[i].impl, steps_[i].total_ns, steps_[i].runs});
+  }
+  return out;
 }
 
 }  // namespace openhtp::htp

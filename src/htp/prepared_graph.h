@@ -94,6 +94,13 @@ class PreparedGraph {
   // tensors no node uses (they get no memory).
   std::optional<TensorPlacement> placement(uint32_t tensor_id) const;
   const std::vector<uint32_t>& input_ids() const { return input_ids_; }
+  // Per-node timing, off by default (two clock reads per node when on).
+  struct NodeProfile {
+    std::string name, type, impl;
+    uint64_t total_ns = 0, runs = 0;
+  };
+  void set_node_profiling(bool on) { profile_nodes_ = on; }
+  std::vector<NodeProfile> node_profile() const;
   // Threads the kernels run on (graph config NUM_HVX_THREADS, else the cores).
   size_t num_threads() const { return env_.num_threads; }
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
@@ -101,6 +108,9 @@ class PreparedGraph {
  private:
   struct Step {
     std::unique_ptr<ops::OpKernel> kernel;
+    std::string impl;           // which kernel prepare chose (ops::prepare_node)
+    uint64_t total_ns = 0;      // time in run(), when node profiling is on
+    uint64_t runs = 0;
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
   };
@@ -152,6 +162,7 @@ class PreparedGraph {
   std::vector<const void*> const_in_;           // scratch for one step's inputs
   std::vector<void*> out_;                      // scratch for one step's outputs
   std::mutex run_mu_;
+  bool profile_nodes_ = false;
 };
 
 const char* graph_error_name(GraphError e);

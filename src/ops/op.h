@@ -184,7 +184,11 @@ struct FastPath {
 // op, applies the type adapter where the op asks for it, validates, then
 // tries node.env's fast paths before the reference kernel. kernel == nullptr
 // validates only. Unknown op types are kUnsupported.
-Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
+//
+// `impl`, when given, receives which kernel was built, for profiles and logs:
+// a fast path's library name ("xnnpack", "onednn"), "reference", or either
+// with " via type adapter" when the adapter wraps it.
+Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel, std::string* impl = nullptr);
 // Same, reference kernel only (what fast paths are tested against).
 Status prepare_reference(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
 

@@ -45,7 +45,8 @@ const OpDef* find_op(std::string_view type_name) {
 
 namespace {
 
-Status prepare_with(const NodeDesc& node, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel) {
+Status prepare_with(const NodeDesc& node, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel,
+                    std::string* impl) {
   const OpDef* def = find_op(node.type);
   if (def == nullptr) {
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
@@ -59,20 +60,29 @@ Status prepare_with(const NodeDesc& node, bool use_fast_paths, std::unique_ptr<O
   if (!s.ok() || kernel == nullptr) return s;
   if (use_fast_paths && node.env != nullptr) {
     for (const FastPath& fp : node.env->fast_paths) {
-      if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) return Status::Ok();
+      if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) {
+        if (impl) *impl = fp.library;
+        return Status::Ok();
+      }
     }
   }
-  return adapt ? detail::prepare_adapted(*def, node, use_fast_paths, kernel) : def->prepare(node, kernel);
+  if (!adapt) {
+    if (impl) *impl = "reference";
+    return def->prepare(node, kernel);
+  }
+  s = detail::prepare_adapted(*def, node, use_fast_paths, kernel, impl);
+  if (impl) *impl += " via type adapter";
+  return s;
 }
 
 }  // namespace
 
-Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  return prepare_with(node, true, kernel);
+Status prepare_node(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel, std::string* impl) {
+  return prepare_with(node, true, kernel, impl);
 }
 
 Status prepare_reference(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  return prepare_with(node, false, kernel);
+  return prepare_with(node, false, kernel, nullptr);
 }
 
 }  // namespace openhtp::ops

@@ -91,7 +91,7 @@ bool needs_type_adapter(const NodeDesc& node) {
 }
 
 Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_paths,
-                       std::unique_ptr<OpKernel>* kernel) {
+                       std::unique_ptr<OpKernel>* kernel, std::string* impl) {
   auto adapted = std::make_unique<AdaptedKernel>();
   std::vector<TensorDesc> f_in, f_out;
   f_in.reserve(node.inputs.size());
@@ -137,7 +137,8 @@ Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_pat
 
   NodeDesc twin{node.name, node.type, f_in, f_out, node.params, node.env};
   if (kernel == nullptr) return def.prepare(twin, nullptr);
-  Status s = use_fast_paths ? prepare_node(twin, &adapted->inner) : def.prepare(twin, &adapted->inner);
+  if (impl) *impl = "reference";
+  Status s = use_fast_paths ? prepare_node(twin, &adapted->inner, impl) : def.prepare(twin, &adapted->inner);
   if (!s.ok()) return s;
   adapted->size_scratch();
   *kernel = std::move(adapted);

@@ -26,7 +26,8 @@ bool needs_type_adapter(const NodeDesc& node);
 // Validates the node's encodings and the float twin; builds the wrapped
 // kernel when `kernel` is non-null. `use_fast_paths` lets the float twin use
 // node.env's float fast paths (e.g. a uint16 conv running oneDNN fp32).
+// `impl` (optional) receives which kernel the float twin got.
 Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_paths,
-                       std::unique_ptr<OpKernel>* kernel);
+                       std::unique_ptr<OpKernel>* kernel, std::string* impl = nullptr);
 
 }  // namespace openhtp::ops::detail

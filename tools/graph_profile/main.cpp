@@ -1,0 +1,145 @@
+// openhtp-graph-profile: where a graph's time goes, node by node.
+//
+//   openhtp-graph-profile --binary model.bin [--iterations N] [--threads N] [--kernels fast|reference]
+//
+// Loads a context binary, prepares each graph in this process exactly as the
+// DSP side does (same runtime, same fast paths unless --kernels reference), feeds it
+// fixed pseudo-random inputs, runs it N times and prints, per node, which
+// kernel ran it (xnnpack / onednn / reference, "via type adapter" when the
+// node's types were converted around a float kernel) and its share of the
+// time. It is the tool for "why is this model slow": a node on the reference
+// path or behind the adapter shows up at once.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "binary/context_codec.h"
+#include "htp/prepared_graph.h"
+#include "kernels/fast_paths.h"
+#include "common/command_line.h"
+
+namespace {
+
+using namespace openhtp;
+
+constexpr const char* kUsage =
+    "usage: openhtp-graph-profile --binary <context binary> [--iterations N] [--threads N] [--kernels fast|reference]\n";
+
+bool read_file(const std::string& path, std::vector<uint8_t>* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+int profile_graph(htp::GraphSpec spec, int iterations, bool reference) {
+  const std::string name = spec.name;
+  htp::PlanOptions plan;
+  if (!reference) plan.fast_paths = kernels::fast_paths();
+  htp::GraphError err;
+  std::string message;
+  auto g = htp::PreparedGraph::create(std::move(spec), plan, &err, &message);
+  if (!g) {
+    std::fprintf(stderr, "graph '%s': %s\n", name.c_str(), message.c_str());
+    return 1;
+  }
+  // Inputs: fixed pseudo-random bytes (a quantized graph reads them as
+  // codes, a float graph as small values); outputs: buffers of their size.
+  std::mt19937 rng(1);
+  std::vector<std::vector<uint8_t>> storage;
+  std::vector<htp::TensorBinding> ins, outs;
+  for (uint32_t id : g->input_ids()) {
+    const htp::TensorSpec* t = g->spec().find_tensor(id);
+    std::vector<uint8_t> bytes(t->num_bytes());
+    if (t->dtype == ops::dtype::kFloat32) {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (size_t i = 0; i + 4 <= bytes.size(); i += 4) {
+        const float v = d(rng);
+        std::memcpy(&bytes[i], &v, 4);
+      }
+    } else {
+      for (auto& b : bytes) b = static_cast<uint8_t>(rng());
+    }
+    storage.push_back(std::move(bytes));
+    ins.push_back({id, storage.back().data(), storage.back().size()});
+  }
+  for (uint32_t id : g->output_ids()) {
+    storage.emplace_back(g->spec().find_tensor(id)->num_bytes());
+    outs.push_back({id, storage.back().data(), storage.back().size()});
+  }
+  if (g->execute(ins, outs, &message) != htp::GraphError::kNone) {  // warm-up, not profiled
+    std::fprintf(stderr, "graph '%s': %s\n", name.c_str(), message.c_str());
+    return 1;
+  }
+  g->set_node_profiling(true);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < iterations; ++i) g->execute(ins, outs, &message);
+  const double total_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / iterations;
+
+  auto nodes = g->node_profile();
+  uint64_t sum_ns = 0;
+  for (const auto& n : nodes) sum_ns += n.total_ns;
+  std::printf("graph '%s': %zu nodes, %zu threads, %.3f ms per execute (mean of %d)\n", name.c_str(), nodes.size(),
+              g->num_threads(), total_ms, iterations);
+  std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
+  std::printf("  %7s %6s  %-24s %-28s %s\n", "ms", "share", "type", "kernel", "node");
+  for (const auto& n : nodes) {
+    const double ms = n.runs ? n.total_ns / 1e6 / n.runs : 0.0;
+    std::printf("  %7.3f %5.1f%%  %-24s %-28s %s\n", ms, sum_ns ? 100.0 * n.total_ns / sum_ns : 0.0, n.type.c_str(),
+                n.impl.c_str(), n.name.c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  tools::CommandLine cl;
+  std::string error;
+  if (!tools::scan_command_line(argc, argv, {"--binary", "--iterations", "--threads", "--kernels"}, &cl, &error)) {
+    std::fprintf(stderr, "%s\n%s", error.c_str(), kUsage);
+    return 2;
+  }
+  if (cl.help) {
+    std::printf("%s", kUsage);
+    return 0;
+  }
+  std::string path;
+  int iterations = 20;
+  int threads = 0;
+  bool reference = false;
+  for (const auto& [opt, value] : cl.values) {
+    if (opt == "--binary") path = value;
+    if (opt == "--iterations") iterations = std::max(1, std::atoi(value.c_str()));
+    if (opt == "--threads") threads = std::max(0, std::atoi(value.c_str()));
+    if (opt == "--kernels") reference = value == "reference";
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "--binary is required\n%s", kUsage);
+    return 2;
+  }
+  std::vector<uint8_t> bytes;
+  if (!read_file(path, &bytes)) {
+    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+    return 1;
+  }
+  binary::ContextImage image;
+  if (binary::decode_context(bytes.data(), bytes.size(), &image, &error) != binary::BinaryError::kNone) {
+    std::fprintf(stderr, "%s: %s\n", path.c_str(), error.c_str());
+    return 1;
+  }
+  int rc = 0;
+  for (auto& gi : image.graphs) {
+    if (threads > 0) gi.spec.num_hvx_threads = static_cast<uint32_t>(threads);
+    rc |= profile_graph(std::move(gi.spec), iterations, reference);
+  }
+  return rc;
+}
