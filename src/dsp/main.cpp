@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/openmp_policy.h"
 #include "dsp/client_channel.h"
 #include "ipc/call_protocol.h"
 
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
   // when we stop (by going away), so ignore it and let EOF end us.
   signal(SIGINT, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
+  openhtp::prefer_passive_openmp_wait();  // before any skel (and so libgomp) is loaded
   openhtp::dsp::ClientChannel channel(control_fd);
   return channel.run();
 }

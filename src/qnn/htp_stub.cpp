@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+
+#include "common/openmp_policy.h"
 #include <mutex>
 
 #include "QnnContext.h"
@@ -41,6 +43,7 @@ std::shared_ptr<HtpStub> HtpStub::get(Qnn_ErrorHandle_t* err) {
   std::shared_ptr<HtpStub> s(new HtpStub);
   if (inproc) {
     const std::string path = own_dir() + "/dsp/" + skel::kSkelLibrary;
+    prefer_passive_openmp_wait();  // the skel brings oneDNN and libgomp into this process
     s->inproc_lib_ = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     auto open_fn = s->inproc_lib_ ? reinterpret_cast<int (*)(const char*, remote_handle64*)>(
                                         dlsym(s->inproc_lib_, skel::kOpenSymbol))

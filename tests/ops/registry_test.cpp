@@ -6,15 +6,31 @@ namespace opstest {
 namespace {
 
 TEST(Registry, ListsEveryOpOnceInStableOrder) {
-  const std::vector<std::string> expected = {
-      "ElementWiseAdd", "ElementWiseMultiply", "Relu",     "FullyConnected", "MatMul",
-      "Conv2d",         "PoolMax2d",           "Reshape", "Softmax"};
+  // The qti.aisw ops the backend promises (the op-set list of issue 4, typed
+  // here from QNN's op documentation, not from the registry).
+  const std::set<std::string> promised = {
+      "Conv2d", "DepthWiseConv2d", "TransposeConv2d", "FullyConnected", "MatMul", "ElementWiseAdd",
+      "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseDivide", "ElementWiseMaximum",
+      "ElementWiseMinimum", "ElementWiseBinary", "ElementWiseUnary", "ElementWiseNeuron", "Relu", "ReluMinMax",
+      "Sigmoid", "Tanh", "Gelu", "HardSwish", "Prelu", "Softmax", "LogSoftmax", "LayerNorm", "RmsNorm",
+      "InstanceNorm", "GroupNorm", "Batchnorm", "Reshape", "Transpose", "Concat", "Split", "StridedSlice",
+      "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Resize",
+      "ResizeBilinear", "ResizeNearestNeighbor", "Argmax", "TopK", "Quantize", "Dequantize", "Convert", "Cast"};
   std::vector<std::string> got;
+  std::set<std::string> unique;
   for (const OpDef& d : all_ops()) {
     got.emplace_back(d.type_name);
+    EXPECT_TRUE(unique.insert(std::string(d.type_name)).second) << "listed twice: " << d.type_name;
     EXPECT_NE(d.prepare, nullptr);
   }
-  EXPECT_EQ(got, expected);
+  for (const std::string& name : promised) EXPECT_EQ(unique.count(name), 1u) << "missing op " << name;
+  EXPECT_EQ(unique.size(), promised.size()) << "ops beyond the promised set: update this test";
+  // The first ops keep their places (core group first).
+  const std::vector<std::string> first = {"ElementWiseAdd", "ElementWiseMultiply", "Relu",     "FullyConnected",
+                                          "MatMul",         "Conv2d",              "PoolMax2d", "Reshape",
+                                          "Softmax"};
+  ASSERT_GE(got.size(), first.size());
+  EXPECT_EQ(std::vector<std::string>(got.begin(), got.begin() + first.size()), first);
   EXPECT_EQ(all_ops().data(), all_ops().data());  // the same table every call
 }
 
@@ -91,8 +107,10 @@ TEST(CommonRules, BaseNodesAreValidAndBuildKernels) {
 
 TEST(CommonRules, UnsupportedTypeIsNamed) {
   // FLOAT_16 and fixed point go through the type adapter; a 64-bit integer
-  // activation is nothing these ops define.
+  // activation is nothing these ops define. (Reshape moves any type; its
+  // rule is that in and out types match, tested with the data-movement ops.)
   for (Node n : valid_nodes()) {
+    if (n.type == "Reshape") continue;
     n.inputs[0].dtype = dtype::kInt64;
     EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "in[0]", "INT_64", "'n1'");
   }
@@ -100,11 +118,16 @@ TEST(CommonRules, UnsupportedTypeIsNamed) {
 
 TEST(CommonRules, FixedPointWithoutEncodingIsInvalid) {
   for (Node n : valid_nodes()) {
+    if (n.type == "Reshape") {  // data movement: the same type on both sides
+      n.inputs[0].dtype = dtype::kUfixed8;
+      n.inputs[0].quant = Quant{true, 1.0f, 0};
+    }
     n.outputs[0].dtype = dtype::kUfixed8;
     EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "out[0]", "UFIXED_POINT_8",
                   "needs a quantization encoding");
   }
   for (Node n : valid_nodes()) {
+    if (n.type == "Reshape") continue;  // moves INT_32 as well; mixing types is its rule (layout tests)
     n.inputs.back().dtype = dtype::kInt32;
     EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "INT_32");
   }

@@ -62,5 +62,53 @@ TEST(Reshape, Rules) {
   EXPECT_STATUS(big_out.prepare(), StatusCode::kUnsupported, "out[0] rank is 6");
 }
 
+// Reshape is type-generic: raw elements of any size move unchanged.
+std::vector<uint8_t> run_reshape_raw(const Node& n, const std::vector<uint8_t>& x) {
+  std::unique_ptr<OpKernel> k;
+  Status s = n.prepare(&k);
+  EXPECT_TRUE(s.ok()) << s.message;
+  if (!s.ok()) return {};
+  std::vector<uint8_t> y(n.outputs[0].num_bytes(), 0xAB);
+  std::vector<const void*> in{x.data()};
+  std::vector<void*> out{y.data()};
+  k->run(in, out);
+  return y;
+}
+
+TensorDesc u8q(std::vector<uint32_t> dims, float scale, int32_t offset) {
+  TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
+  t.quant.present = true;
+  t.quant.scale = scale;
+  t.quant.offset = offset;
+  return t;
+}
+
+TEST(Reshape, Ufixed8AndInt32MoveUnchanged) {
+  Node q{"Reshape", "rs", {u8q({2, 3}, 0.1f, -7)}, {u8q({3, 2}, 0.1f, -7)}, {}};
+  std::vector<uint8_t> x{0, 1, 127, 128, 254, 255};
+  EXPECT_EQ(run_reshape_raw(q, x), x);
+  Node i{"Reshape", "rs", {typed(dtype::kInt32, {3})}, {typed(dtype::kInt32, {1, 3})}, {}};
+  std::vector<int32_t> v{-2147483647 - 1, 0, 2147483647};
+  std::vector<uint8_t> b(12);
+  std::memcpy(b.data(), v.data(), 12);
+  EXPECT_EQ(run_reshape_raw(i, b), b);
+}
+
+TEST(Reshape, DifferentEncodingRequantizes) {
+  // scale 1 -> scale 2 (offsets 0): q_out = round_half_even(q / 2):
+  // 3 -> 1.5 -> 2, 4 -> 2, 5 -> 2.5 -> 2, 255 -> 127.5 -> 128.
+  Node n{"Reshape", "rs", {u8q({4}, 1.0f, 0)}, {u8q({2, 2}, 2.0f, 0)}, {}};
+  EXPECT_EQ(run_reshape_raw(n, {3, 4, 5, 255}), (std::vector<uint8_t>{2, 2, 2, 128}));
+}
+
+TEST(Reshape, TypeRules) {
+  Node mix{"Reshape", "rs", {typed(dtype::kInt32, {2})}, {f32({2})}, {}};
+  EXPECT_STATUS(mix.prepare(), StatusCode::kInvalidArgument, "out[0] data type is FLOAT_32, expected INT_32");
+  Node no_enc{"Reshape", "rs", {typed(dtype::kUfixed8, {2})}, {u8q({2}, 1, 0)}, {}};
+  EXPECT_STATUS(no_enc.prepare(), StatusCode::kInvalidArgument, "in[0] UFIXED_POINT_8 needs a quantization encoding");
+  Node unknown{"Reshape", "rs", {typed(0x1234, {2})}, {f32({2})}, {}};
+  EXPECT_STATUS(unknown.prepare(), StatusCode::kInvalidArgument, "in[0] has unknown data type 0x1234");
+}
+
 }  // namespace
 }  // namespace opstest

@@ -20,7 +20,10 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "binary/context_codec.h"
+#include "common/openmp_policy.h"
 #include "htp/prepared_graph.h"
 #include "kernels/fast_paths.h"
 #include "common/command_line.h"
@@ -102,6 +105,13 @@ int profile_graph(htp::GraphSpec spec, int iterations, bool reference) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // This tool links oneDNN, so libgomp is loaded before main and has read its
+  // wait policy already: restart once with the policy the runtime uses
+  // (src/common/openmp_policy.h), so the profile matches the DSP process.
+  if (getenv("OMP_WAIT_POLICY") == nullptr) {
+    openhtp::prefer_passive_openmp_wait();
+    execv("/proc/self/exe", argv);
+  }
   tools::CommandLine cl;
   std::string error;
   if (!tools::scan_command_line(argc, argv, {"--binary", "--iterations", "--threads", "--kernels"}, &cl, &error)) {

@@ -1,10 +1,39 @@
-// The layout family (see op_defs.h).
+// The layout family (see op_defs.h): conv/pool variants, data movement,
+// resize and type conversion. The accessors are declared here rather than in
+// op_defs.h so this family is added in one place.
 #include "ops/op_defs.h"
 
 namespace openhtp::ops::detail {
 
+// Float kernels (op_flags::kAdaptTypes).
+OpDef depthwise_conv2d_def();
+OpDef transpose_conv2d_def();
+OpDef pool_avg2d_def();
+OpDef resize_def();
+OpDef resize_bilinear_def();
+OpDef resize_nearest_neighbor_def();
+// Type-generic data movement (data_movement.cpp holds their shared rules;
+// Reshape is in core_group).
+OpDef transpose_def();
+OpDef concat_def();
+OpDef split_def();
+OpDef strided_slice_def();
+OpDef gather_def();
+OpDef pad_def();
+// Type conversion.
+OpDef quantize_def();
+OpDef dequantize_def();
+OpDef convert_def();
+OpDef cast_def();
+
 std::vector<OpDef> layout_group() {
-  return {};
+  return {
+      depthwise_conv2d_def(), transpose_conv2d_def(), pool_avg2d_def(), resize_def(),
+      resize_bilinear_def(),  resize_nearest_neighbor_def(),
+      transpose_def(),        concat_def(),           split_def(),      strided_slice_def(),
+      gather_def(),           pad_def(),
+      quantize_def(),         dequantize_def(),       convert_def(),    cast_def(),
+  };
 }
 
 }  // namespace openhtp::ops::detail

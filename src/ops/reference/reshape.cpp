@@ -1,6 +1,7 @@
 // Reshape: the data is unchanged, only the dims differ; the target shape is
 // out[0]'s dims (QNN's optional in[1] shape tensor is for dynamic outputs,
-// which the HTP does not support).
+// which the HTP does not support). Type-generic: elements are moved as bytes
+// of their own type (see data_movement.cpp for the encoding rule).
 #include <cstring>
 
 #include "ops/op_defs.h"
@@ -8,6 +9,13 @@
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
+
+// data_movement.cpp
+Status check_generic_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
+Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::string& from_label,
+                     const TensorDesc& to, const std::string& to_label, bool* requantize);
+void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch);
+
 namespace {
 
 constexpr size_t kMaxRank = 5;  // HTP: rank 1..5
@@ -25,16 +33,34 @@ class ReshapeKernel final : public OpKernel {
   size_t bytes_;
 };
 
+// Same elements, different encodings: the values are requantized.
+class RequantizingReshapeKernel final : public OpKernel {
+ public:
+  RequantizingReshapeKernel(const TensorDesc& from, const TensorDesc& to)
+      : from_(from), to_(to), scratch_(from.num_elements()) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    // Element-wise in place is safe: to_float reads everything before
+    // from_float writes.
+    requantize(from_, to_, in[0], out[0], scratch_.data());
+  }
+
+ private:
+  TensorDesc from_, to_;
+  std::vector<float> scratch_;
+};
+
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 1, 2, 1); !s.ok()) return s;
   if (has_input(node, 1)) {
     return unsupported(node, "in[1] (shape) is not supported; the output shape must come from out[0]");
   }
-  static constexpr std::string_view kRoles[] = {"", "shape"};
-  if (Status s = check_all_f32(node, kRoles, 1); !s.ok()) return s;
   if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& y = node.outputs[0];
+  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
+  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
+  bool requant = false;
+  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
   if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
     return s;
   if (Status s = check_rank(node, y, out_label(0), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
@@ -43,12 +69,22 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     return invalid(node, "out[0] dims ", dims_str(y.dims), " hold ", y.num_elements(),
                    " elements, expected ", x.num_elements(), " as in[0] dims ", dims_str(x.dims));
   }
-  if (kernel) *kernel = std::make_unique<ReshapeKernel>(x.num_bytes());
+  if (kernel) {
+    if (requant) {
+      TensorDesc from = x;
+      from.static_data = nullptr;
+      TensorDesc to = y;
+      to.dims = x.dims;  // same element count; only the count matters element-wise
+      *kernel = std::make_unique<RequantizingReshapeKernel>(from, to);
+    } else {
+      *kernel = std::make_unique<ReshapeKernel>(x.num_bytes());
+    }
+  }
   return Status::Ok();
 }
 
 }  // namespace
 
-OpDef reshape_def() { return {"Reshape", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
+OpDef reshape_def() { return {"Reshape", &guarded_prepare<prepare>, 0}; }
 
 }  // namespace openhtp::ops::detail

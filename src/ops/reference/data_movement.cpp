@@ -1,0 +1,100 @@
+// Shared rules of the type-generic data-movement ops (Transpose, Concat,
+// Split, StridedSlice, Gather, Pad, Reshape); check_plain_tensor also serves
+// the type-conversion ops (Quantize, Dequantize, Convert, Cast).
+//
+// These ops are not wrapped by the type adapter: they see the real data types
+// and move elements by their byte size, so an UFIXED_POINT_8 tensor moves as
+// bytes and an INT_32 one as 4-byte words, with no rounding anywhere.
+//
+// The decision on encodings: when a source and a destination tensor have the
+// same data type and (for fixed point) the same per-tensor encoding, elements
+// are copied bit for bit. When both are float-like (FLOAT_32, FLOAT_16 or
+// fixed point) but differ in type or encoding, the moved values are
+// requantized through float (quant::to_float then quant::from_float: round
+// half to even, saturating), so the real values are preserved as closely as
+// the destination encoding allows. Plain integer and bool tensors must match
+// exactly: there is no encoding to translate between them (use Cast).
+// Per-channel encodings are refused: moving elements would move the channel
+// axis away from the channel each scale belongs to.
+//
+// The consumers declare what they use at their top (no header, by the
+// project's file-ownership split).
+#include <string>
+
+#include "ops/op_defs.h"
+#include "ops/quant.h"
+#include "ops/shape.h"
+#include "ops/validate.h"
+
+namespace openhtp::ops::detail {
+
+namespace {
+
+bool float_like(uint32_t dt) {
+  return dt == dtype::kFloat32 || dt == dtype::kFloat16 || quant::is_fixed_point(dt);
+}
+
+bool same_encoding(const Quant& a, const Quant& b) {
+  return a.scale == b.scale && a.offset == b.offset;
+}
+
+}  // namespace
+
+Status check_plain_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label) {
+  if (!t.present) return invalid(node, label, " is mandatory but absent (NULL tensor)");
+  if (dtype::element_size(t.dtype) == 0) {
+    return invalid(node, label, " has unknown data type 0x", std::hex, t.dtype);
+  }
+  for (size_t i = 0; i < t.dims.size(); ++i) {
+    if (t.dims[i] == 0) {
+      return invalid(node, label, " dim ", i, " is 0, expected >= 1 (empty or dynamic dims are not allowed)");
+    }
+  }
+  uint64_t n = 0;
+  if (!checked_num_elements(t.dims, &n) || n > kMaxElements) {
+    return unsupported(node, label, " dims ", dims_str(t.dims), " hold more than ", kMaxElements, " elements");
+  }
+  return Status::Ok();
+}
+
+Status check_generic_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label) {
+  if (Status s = check_plain_tensor(node, t, label); !s.ok()) return s;
+  if (quant::is_fixed_point(t.dtype)) {
+    if (std::string why = quant::check_encoding(t); !why.empty()) return invalid(node, label, " ", why);
+    if (t.quant.per_channel()) {
+      return unsupported(node, label, " has a per-channel encoding (axis ", t.quant.axis,
+                         "); data movement supports per-tensor encodings only");
+    }
+  }
+  return Status::Ok();
+}
+
+Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::string& from_label,
+                     const TensorDesc& to, const std::string& to_label, bool* requantize) {
+  *requantize = false;
+  if (from.dtype == to.dtype) {
+    *requantize = quant::is_fixed_point(from.dtype) && !same_encoding(from.quant, to.quant);
+    return Status::Ok();
+  }
+  if (float_like(from.dtype) && float_like(to.dtype)) {
+    *requantize = true;
+    return Status::Ok();
+  }
+  return invalid(node, to_label, " data type is ", dtype::name(to.dtype), ", expected ",
+                 dtype::name(from.dtype), " as ", from_label, " (data movement does not convert integer types)");
+}
+
+void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch) {
+  quant::to_float(from, src, scratch);
+  quant::from_float(to, scratch, dst);
+}
+
+TensorDesc retyped(const TensorDesc& shape_of, const TensorDesc& type_of) {
+  TensorDesc t;
+  t.dtype = type_of.dtype;
+  t.quant = type_of.quant;
+  t.dims = shape_of.dims;
+  return t;
+}
+
+}  // namespace openhtp::ops::detail
