@@ -52,3 +52,29 @@ else
   echo "$mem_bin not found: build it with ninja -C $build bench_memory" >&2
   exit 1
 fi
+
+# Real CNNs against OpenCV DNN: torchvision ResNet-18 (opset 13) and
+# MobileNetV2 (opset 10), random weights with randomised BatchNorm, generated
+# into <build-dir>/bench_models (not checked in: ResNet-18 is 45 MB), each
+# converted by qnn-onnx-converter to fp32 and uint8 binaries, then
+# bench_onnx_models (a few minutes at most). Needs Debian's python3-torch /
+# python3-torchvision / python3-onnx, seen only by /usr/bin/python3.
+onnx_bin="$build/bin/bench_onnx_models"
+converter="$build/bin/qnn-onnx-converter"
+models="$build/bench_models"
+echo
+if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
+  echo "bench_onnx_models skipped: /usr/bin/python3 cannot import torch, torchvision and onnx" \
+       "(apt-get install python3-torch python3-torchvision python3-onnx)"
+elif [[ ! -x "$onnx_bin" || ! -x "$converter" ]]; then
+  echo "$onnx_bin or $converter not found: build them with ninja -C $build bench_onnx_models qnn-onnx-converter" >&2
+  exit 1
+else
+  /usr/bin/python3 "$here/models/make_bench_models.py" "$models"
+  for m in resnet18 mobilenet_v2; do
+    "$converter" -i "$models/$m.onnx" -o "$models/${m}_fp32.bin"
+    "$converter" -i "$models/$m.onnx" -o "$models/${m}_uint8.bin" \
+      --input_list "$models/${m}_calibration_list.txt" --act_bitwidth 8 --use_per_channel_quantization
+  done
+  timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2
+fi

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Runs the shared-buffer examples in order.
+# Runs the shared-buffer examples in order, then the CNN demo: the checked-in
+# models/democnn converted by qnn-onnx-converter (float, and uint8 calibrated
+# on its calibration list) into <build-dir>/democnn/, each binary run by
+# example_cnn_classifier against PyTorch's logits.
 #   examples/run_demo.sh <build-dir>    (the examples are in <build-dir>/bin)
-# Installed as <prefix>/bin/run_demo.sh it defaults to <prefix>.
+# Installed as <prefix>/bin/run_demo.sh it defaults to <prefix>; the CNN demo
+# needs the source tree's models/democnn (or DEMOCNN_DIR=<dir>).
 # Exits non-zero if any example fails; all of them run regardless.
 set -u
 
-root="${1:-$(cd "$(dirname "$0")/.." && pwd)}"
+root="$(cd "${1:-$(dirname "$0")/..}" && pwd)"  # absolute: the CNN demo runs the converter from the model folder
 bin="$root/bin"
 
 examples=(
@@ -31,9 +35,46 @@ for entry in "${examples[@]}"; do
   fi
 done
 
+# The CNN demo. The calibration list's paths are relative to the model's
+# folder, so the converter runs there.
+democnn="${DEMOCNN_DIR:-$(cd "$(dirname "$0")/.." && pwd)/models/democnn}"
+out="$root/democnn"
+converter="$bin/qnn-onnx-converter"
+classifier="$bin/example_cnn_classifier"
+total=$((${#examples[@]} + 2))
+for precision in float uint8; do
+  echo
+  echo "######## example_cnn_classifier ($precision): models/democnn converted by qnn-onnx-converter, run with memhandle I/O"
+  if [[ ! -f "$democnn/democnn.onnx" ]]; then
+    echo "missing $democnn/democnn.onnx (set DEMOCNN_DIR to the source tree's models/democnn)"
+    failed+=("cnn_classifier_$precision")
+    continue
+  fi
+  if [[ ! -x "$converter" || ! -x "$classifier" ]]; then
+    echo "missing $converter or $classifier (build them: ninja -C $root qnn-onnx-converter example_cnn_classifier)"
+    failed+=("cnn_classifier_$precision")
+    continue
+  fi
+  mkdir -p "$out"
+  args=(-i "$democnn/democnn.onnx" -o "$out/democnn_$precision.bin")
+  bound=float
+  if [[ $precision == uint8 ]]; then
+    args+=(--input_list calibration_list.txt --act_bitwidth 8 --use_per_channel_quantization)
+    bound=quantized
+  fi
+  echo "qnn-onnx-converter ${args[*]}"
+  if ! (cd "$democnn" && "$converter" "${args[@]}"); then
+    failed+=("cnn_classifier_$precision")
+    continue
+  fi
+  if ! "$classifier" --binary "$out/democnn_$precision.bin" --data "$democnn" --precision "$bound"; then
+    failed+=("cnn_classifier_$precision")
+  fi
+done
+
 echo
 if ((${#failed[@]})); then
   echo "run_demo: FAILED: ${failed[*]}"
   exit 1
 fi
-echo "run_demo: all ${#examples[@]} examples passed"
+echo "run_demo: all $total examples passed"

@@ -1,0 +1,548 @@
+// A real CNN through openhtp: the demo classifier models/democnn (trained in
+// PyTorch, exported to ONNX, turned into a context binary by
+// qnn-onnx-converter) run on its 16 checked-in test inputs, each output
+// checked against PyTorch's logits.
+//
+//   example_cnn_classifier --binary democnn.bin --data models/democnn
+//
+// What a client of a converted model does, step by step:
+//   1. read the graph's name and I/O tensors (ids, shapes, data types,
+//      quantization encodings) from the binary with libQnnSystem's
+//      QnnSystemContext_getBinaryInfo -- the binary is all the client has;
+//   2. contextCreateFromBinary + graphRetrieve in libQnnHtp;
+//   3. one rpcmem buffer per graph I/O tensor, registered with memRegister
+//      (QNN_MEM_TYPE_ION) and bound as a memhandle tensor: executes copy no
+//      tensor data (checked with the copy accounting on the first execute);
+//   4. per test input: NCHW float32 file -> the graph input's layout and data
+//      type (float, or quantized with its scale/offset), graphExecute, output
+//      -> float logits, compare.
+//
+// Checks (the bounds are explained at kFloatTolerance / kQuantTolerance):
+//   float graph:     max |logit - PyTorch| <= 1e-4 * max |PyTorch logit| per input;
+//   quantized graph: max |logit - PyTorch| <= 0.10 * max |PyTorch logit| over the test set
+//   (--precision float|quantized; by default quantized iff the graph output is),
+//   and in both cases top-1 agreement with PyTorch on >= 15 of 16 inputs (--min_top1).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <dlfcn.h>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "HTP/QnnHtpMem.h"
+#include "QnnMem.h"
+#include "System/QnnSystemInterface.h"
+#include "common/qnn_loader.h"
+#include "common/qnn_session.h"
+#include "common/report.h"
+#include "common/rpcmem_loader.h"
+#include "common/shared_library.h"
+
+using namespace examples;
+
+namespace {
+
+// Float graph: the HTP computes in float32 like PyTorch but in another order
+// (NHWC, other accumulation order in conv/GEMM), so logits differ by a few
+// float32 ulps of the values summed; 1e-4 of the largest logit leaves ~100x
+// headroom over that and still catches any wrong weight or op.
+constexpr double kFloatTolerance = 1e-4;
+
+// Quantized graph (uint8 activations, int8 per-channel weights): a bound from
+// the step sizes. Each uint8 tensor is rounded to 1/255 of its calibrated
+// range (error <= 0.2% of that range) and each int8 per-channel weight to
+// 1/254 of its channel's max |w| (<= 0.4% relative). democnn requantizes 9
+// tensors between input and logits (input, 7 conv/GEMM outputs, the residual
+// add); relative errors add roughly linearly through its linear+ReLU layers,
+// so in the worst aligned case they reach 9 x (0.2% + 0.4%) ~ 5.4% of the
+// logit range. The logits span about 2 x max |logit| (they are centred), so
+// the bound is ~11% of max |logit|; we allow 10% of the test set's largest
+// |logit|. An ideal min/max quantizer simulated in PyTorch gives 1.6% (and
+// openhtp's uint8 binary measured the same 0.29 of 18.0), so the bound leaves
+// ~6x room for other rounding/range choices while a broken scale or offset
+// (errors of the order of the logits) fails it. The decisive check is top-1:
+// democnn's smallest top-1 margin on the test inputs is 5.5.
+constexpr double kQuantTolerance = 0.10;
+
+void log_to_stderr(const char* fmt, QnnLog_Level_t level, uint64_t, va_list args) {
+  std::fprintf(stderr, "  [backend %s] ", level == QNN_LOG_LEVEL_ERROR ? "error" : "warning");
+  std::vfprintf(stderr, fmt, args);
+  std::fputc('\n', stderr);
+}
+
+int fail(const char* step, const std::string& why) {
+  std::printf("FAILED at %s: %s\n", step, why.c_str());
+  return 1;
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *error = "cannot open " + path;
+    return false;
+  }
+  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+  return true;
+}
+
+bool read_lines(const std::string& path, std::vector<std::string>* lines, std::string* error) {
+  std::ifstream f(path);
+  if (!f) {
+    *error = "cannot open " + path;
+    return false;
+  }
+  for (std::string line; std::getline(f, line);) {
+    if (!line.empty()) lines->push_back(line);
+  }
+  return true;
+}
+
+bool read_floats(const std::string& path, size_t count, std::vector<float>* out, std::string* error) {
+  std::vector<uint8_t> bytes;
+  if (!read_file(path, &bytes, error)) return false;
+  if (bytes.size() != count * sizeof(float)) {
+    *error = path + " holds " + std::to_string(bytes.size()) + " bytes, expected " +
+             std::to_string(count * sizeof(float)) + " (" + std::to_string(count) + " float32 values)";
+    return false;
+  }
+  out->resize(count);
+  std::memcpy(out->data(), bytes.data(), bytes.size());
+  return true;
+}
+
+// ---------------------------------------------------------------------------
+// Step 1: the graph's I/O from the binary, through libQnnSystem.
+
+// One graph input or output as the binary describes it; `tensor` is the
+// template passed to graphExecute (its name/dims point into this struct, so
+// it is not copied after fix_pointers()).
+struct IoTensor {
+  Qnn_Tensor_t tensor = QNN_TENSOR_INIT;
+  std::string name;
+  std::vector<uint32_t> dims;
+
+  void fix_pointers() {
+    tensor.v1.name = name.c_str();
+    tensor.v1.dimensions = dims.data();
+  }
+  size_t elements() const {
+    size_t n = 1;
+    for (uint32_t d : dims) n *= d;
+    return n;
+  }
+  Qnn_DataType_t dtype() const { return tensor.v1.dataType; }
+  size_t element_bytes() const {
+    switch (dtype()) {
+      case QNN_DATATYPE_FLOAT_32: return 4;
+      case QNN_DATATYPE_UFIXED_POINT_8:
+      case QNN_DATATYPE_SFIXED_POINT_8: return 1;
+      case QNN_DATATYPE_UFIXED_POINT_16:
+      case QNN_DATATYPE_SFIXED_POINT_16: return 2;
+      default: return 0;
+    }
+  }
+  size_t bytes() const { return elements() * element_bytes(); }
+  bool quantized() const { return dtype() != QNN_DATATYPE_FLOAT_32; }
+  float scale() const { return tensor.v1.quantizeParams.scaleOffsetEncoding.scale; }
+  int32_t offset() const { return tensor.v1.quantizeParams.scaleOffsetEncoding.offset; }
+  std::string describe() const {
+    std::string s = "'" + name + "' [";
+    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+    s += "] ";
+    char q[96];
+    switch (dtype()) {
+      case QNN_DATATYPE_FLOAT_32: return s + "float32";
+      case QNN_DATATYPE_UFIXED_POINT_8: s += "uint8"; break;
+      case QNN_DATATYPE_SFIXED_POINT_8: s += "int8"; break;
+      case QNN_DATATYPE_UFIXED_POINT_16: s += "uint16"; break;
+      case QNN_DATATYPE_SFIXED_POINT_16: s += "int16"; break;
+      default: return s + "dtype 0x" + std::to_string(dtype());
+    }
+    std::snprintf(q, sizeof q, " (scale %.6g, offset %d)", scale(), offset());
+    return s + q;
+  }
+};
+
+struct GraphIo {
+  std::string graph_name;
+  std::vector<IoTensor> inputs, outputs;
+};
+
+// Graph I/O needs a data type this program converts and, if quantized, one
+// per-tensor scale/offset (what QNN converters give graph I/O).
+bool check_io_supported(const IoTensor& t, std::string* error) {
+  if (t.element_bytes() == 0) {
+    *error = "tensor " + t.describe() + ": data type not handled (float32, u/int8, u/int16 are)";
+    return false;
+  }
+  if (t.quantized() && (t.tensor.v1.quantizeParams.encodingDefinition != QNN_DEFINITION_DEFINED ||
+                        t.tensor.v1.quantizeParams.quantizationEncoding != QNN_QUANTIZATION_ENCODING_SCALE_OFFSET)) {
+    *error = "tensor " + t.describe() + ": quantized graph I/O must have a per-tensor SCALE_OFFSET encoding";
+    return false;
+  }
+  return true;
+}
+
+std::vector<IoTensor> copy_tensors(const Qnn_Tensor_t* tensors, uint32_t n) {
+  std::vector<IoTensor> out(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    // Versions 1 and 2 share the v1 fields; v2's extras (dynamic dims,
+    // sparsity) do not apply to this program's graphs.
+    out[i].tensor = tensors[i];
+    out[i].name = tensors[i].v1.name != nullptr ? tensors[i].v1.name : "";
+    out[i].dims.assign(tensors[i].v1.dimensions, tensors[i].v1.dimensions + tensors[i].v1.rank);
+    out[i].tensor.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+    out[i].tensor.v1.memHandle = nullptr;
+  }
+  return out;
+}
+
+bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string* error) {
+  std::string path;
+  void* lib = open_shared_library("libQnnSystem.so", &path, error);
+  if (lib == nullptr) return false;
+  using GetProvidersFn = Qnn_ErrorHandle_t (*)(const QnnSystemInterface_t***, uint32_t*);
+  auto get_providers = reinterpret_cast<GetProvidersFn>(dlsym(lib, "QnnSystemInterface_getProviders"));
+  const QnnSystemInterface_t** providers = nullptr;
+  uint32_t count = 0;
+  if (get_providers == nullptr || get_providers(&providers, &count) != QNN_SUCCESS || count == 0) {
+    *error = path + ": no QnnSystemInterface provider";
+    dlclose(lib);
+    return false;
+  }
+  const QNN_SYSTEM_INTERFACE_VER_TYPE* api = nullptr;
+  for (uint32_t i = 0; i < count && api == nullptr; ++i) {
+    if (providers[i] != nullptr && providers[i]->systemApiVersion.major == QNN_SYSTEM_API_VERSION_MAJOR) {
+      api = &providers[i]->QNN_SYSTEM_INTERFACE_VER_NAME;
+    }
+  }
+  QnnSystemContext_Handle_t sys = nullptr;
+  const QnnSystemContext_BinaryInfo_t* info = nullptr;
+  Qnn_ContextBinarySize_t info_size = 0;
+  bool ok = api != nullptr && api->systemContextCreate(&sys) == QNN_SUCCESS &&
+            api->systemContextGetBinaryInfo(sys, const_cast<uint8_t*>(binary.data()), binary.size(), &info,
+                                            &info_size) == QNN_SUCCESS &&
+            info != nullptr;
+  if (!ok) *error = path + ": QnnSystemContext_getBinaryInfo failed (not a context binary?)";
+  uint32_t num_graphs = 0;
+  const QnnSystemContext_GraphInfo_t* graphs = nullptr;
+  if (ok) {
+    switch (info->version) {
+      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_1:
+        num_graphs = info->contextBinaryInfoV1.numGraphs, graphs = info->contextBinaryInfoV1.graphs;
+        break;
+      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_2:
+        num_graphs = info->contextBinaryInfoV2.numGraphs, graphs = info->contextBinaryInfoV2.graphs;
+        break;
+      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_3:
+        num_graphs = info->contextBinaryInfoV3.numGraphs, graphs = info->contextBinaryInfoV3.graphs;
+        break;
+      default: break;
+    }
+    if (num_graphs != 1 || graphs == nullptr) {
+      *error = "the binary holds " + std::to_string(num_graphs) + " graphs (or an unknown info version); expected 1";
+      ok = false;
+    }
+  }
+  if (ok) {
+    // The V1 members lead V2 and V3 as well.
+    const QnnSystemContext_GraphInfoV1_t& g = graphs[0].graphInfoV1;
+    io->graph_name = g.graphName != nullptr ? g.graphName : "";
+    io->inputs = copy_tensors(g.graphInputs, g.numGraphInputs);
+    io->outputs = copy_tensors(g.graphOutputs, g.numGraphOutputs);
+    for (auto* list : {&io->inputs, &io->outputs}) {
+      for (IoTensor& t : *list) {
+        t.fix_pointers();
+        ok = ok && check_io_supported(t, error);
+      }
+    }
+  }
+  if (sys != nullptr) api->systemContextFree(sys);
+  dlclose(lib);
+  return ok;
+}
+
+// ---------------------------------------------------------------------------
+// Step 4 helpers: layout and data-type conversion at the graph boundary.
+
+// democnn's files are NCHW (PyTorch's layout). A converter may keep that
+// input shape or present the QNN-native NHWC one; tell them apart by where a
+// small channel count sits: [N,H,W,C] with C <= 4 and H > 4 is NHWC.
+bool input_is_nhwc(const IoTensor& t) { return t.dims.size() == 4 && t.dims[3] <= 4 && t.dims[1] > 4; }
+
+std::vector<float> nchw_to_nhwc(const std::vector<float>& x, const std::vector<uint32_t>& nhwc) {
+  const size_t n = nhwc[0], h = nhwc[1], w = nhwc[2], c = nhwc[3];
+  std::vector<float> y(x.size());
+  for (size_t b = 0; b < n; ++b)
+    for (size_t ci = 0; ci < c; ++ci)
+      for (size_t hi = 0; hi < h; ++hi)
+        for (size_t wi = 0; wi < w; ++wi) y[((b * h + hi) * w + wi) * c + ci] = x[((b * c + ci) * h + hi) * w + wi];
+  return y;
+}
+
+// QNN's convention: real = (q + offset) * scale, so q = round(real / scale) - offset.
+template <typename Q>
+void quantize_into(const std::vector<float>& x, float scale, int32_t offset, Q* out) {
+  constexpr double lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double q = std::nearbyint(static_cast<double>(x[i]) / scale) - offset;
+    out[i] = static_cast<Q>(std::clamp(q, lo, hi));
+  }
+}
+
+template <typename Q>
+void dequantize_from(const Q* q, size_t n, float scale, int32_t offset, std::vector<float>* out) {
+  out->resize(n);
+  for (size_t i = 0; i < n; ++i) (*out)[i] = static_cast<float>((static_cast<double>(q[i]) + offset) * scale);
+}
+
+void write_input(const IoTensor& t, const std::vector<float>& x, uint8_t* mem) {
+  switch (t.dtype()) {
+    case QNN_DATATYPE_FLOAT_32: std::memcpy(mem, x.data(), x.size() * sizeof(float)); break;
+    case QNN_DATATYPE_UFIXED_POINT_8: quantize_into(x, t.scale(), t.offset(), mem); break;
+    case QNN_DATATYPE_SFIXED_POINT_8: quantize_into(x, t.scale(), t.offset(), reinterpret_cast<int8_t*>(mem)); break;
+    case QNN_DATATYPE_UFIXED_POINT_16:
+      quantize_into(x, t.scale(), t.offset(), reinterpret_cast<uint16_t*>(mem));
+      break;
+    default: quantize_into(x, t.scale(), t.offset(), reinterpret_cast<int16_t*>(mem)); break;
+  }
+}
+
+std::vector<float> read_output(const IoTensor& t, const uint8_t* mem) {
+  std::vector<float> y;
+  const size_t n = t.elements();
+  switch (t.dtype()) {
+    case QNN_DATATYPE_FLOAT_32: y.assign(reinterpret_cast<const float*>(mem), reinterpret_cast<const float*>(mem) + n); break;
+    case QNN_DATATYPE_UFIXED_POINT_8: dequantize_from(mem, n, t.scale(), t.offset(), &y); break;
+    case QNN_DATATYPE_SFIXED_POINT_8:
+      dequantize_from(reinterpret_cast<const int8_t*>(mem), n, t.scale(), t.offset(), &y);
+      break;
+    case QNN_DATATYPE_UFIXED_POINT_16:
+      dequantize_from(reinterpret_cast<const uint16_t*>(mem), n, t.scale(), t.offset(), &y);
+      break;
+    default: dequantize_from(reinterpret_cast<const int16_t*>(mem), n, t.scale(), t.offset(), &y); break;
+  }
+  return y;
+}
+
+// List entries are relative to the data directory unless absolute.
+std::string resolve(const std::string& dir, const std::string& path) {
+  return !path.empty() && path[0] == '/' ? path : dir + "/" + path;
+}
+
+size_t argmax(const std::vector<float>& v) {
+  return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
+}
+
+struct Options {
+  std::string binary, data;
+  size_t min_top1 = 15;
+  // Which bound applies: "float" or "quantized" (the graph computes in uint8,
+  // whatever its I/O types). "" = quantized iff the graph output is.
+  std::string precision;
+};
+
+bool parse(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 < argc && a == "--binary") {
+      o->binary = argv[++i];
+    } else if (i + 1 < argc && a == "--data") {
+      o->data = argv[++i];
+    } else if (i + 1 < argc && a == "--precision") {
+      o->precision = argv[++i];
+      if (o->precision != "float" && o->precision != "quantized") return false;
+    } else if (i + 1 < argc && a == "--min_top1") {
+      o->min_top1 = std::stoul(argv[++i]);
+    } else {
+      return false;
+    }
+  }
+  return !o->binary.empty() && !o->data.empty();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  if (!parse(argc, argv, &opt)) {
+    std::fprintf(stderr, "usage: %s --binary <context binary> --data <models/democnn> [--precision float|quantized] [--min_top1 15]\n",
+                 argv[0]);
+    return 2;
+  }
+  std::printf("== cnn_classifier: %s on the test inputs of %s ==\n", opt.binary.c_str(), opt.data.c_str());
+  std::string error;
+
+  // The test set: input files, PyTorch's logits, PyTorch's top-1 and the true class.
+  std::vector<std::string> input_files, expected_files, label_lines;
+  if (!read_lines(opt.data + "/input_list.txt", &input_files, &error) ||
+      !read_lines(opt.data + "/expected_list.txt", &expected_files, &error) ||
+      !read_lines(opt.data + "/test/labels.txt", &label_lines, &error)) {
+    return fail("reading the test set", error);
+  }
+  if (input_files.size() != expected_files.size() || input_files.size() != label_lines.size() ||
+      input_files.empty()) {
+    return fail("reading the test set", "input_list.txt, expected_list.txt and test/labels.txt differ in length");
+  }
+
+  // Step 1: what the binary says about its graph.
+  std::vector<uint8_t> binary;
+  if (!read_file(opt.binary, &binary, &error)) return fail("step 1", error);
+  GraphIo io;
+  if (!read_graph_io(binary, &io, &error)) return fail("step 1", error);
+  if (io.inputs.size() != 1 || io.outputs.size() != 1) {
+    return fail("step 1", "graph '" + io.graph_name + "' has " + std::to_string(io.inputs.size()) + " inputs and " +
+                              std::to_string(io.outputs.size()) + " outputs; a classifier has 1 and 1");
+  }
+  IoTensor& in = io.inputs[0];
+  IoTensor& out = io.outputs[0];
+  std::printf("step 1  QnnSystemContext_getBinaryInfo(%zu B): graph '%s', input %s%s, output %s\n", binary.size(),
+              io.graph_name.c_str(), in.describe().c_str(), input_is_nhwc(in) ? " (NHWC)" : "",
+              out.describe().c_str());
+  const bool quantized_bound = opt.precision.empty() ? out.quantized() : opt.precision == "quantized";
+
+  // Step 2: backend, context from the binary, graph.
+  RpcMemLibrary rpcmem;
+  if (!rpcmem.load(&error)) return fail("step 2", error);
+  QnnBackendLibrary qnn;
+  if (!qnn.load("libQnnHtp.so", &error)) return fail("step 2", error);
+  const QNN_INTERFACE_VER_TYPE& api = qnn.api;
+  Qnn_LogHandle_t log = nullptr;
+  Qnn_BackendHandle_t backend = nullptr;
+  Qnn_ContextHandle_t context = nullptr;
+  struct Buffer {
+    uint8_t* mem = nullptr;
+    Qnn_MemHandle_t handle = nullptr;
+  } in_buf, out_buf;
+  auto release = [&] {
+    for (Buffer* b : {&in_buf, &out_buf}) {
+      if (b->handle != nullptr) api.memDeRegister(&b->handle, 1);
+      if (b->mem != nullptr) rpcmem.rpcmem_free(b->mem);
+      *b = Buffer{};
+    }
+    if (context != nullptr) api.contextFree(context, nullptr);
+    if (backend != nullptr) api.backendFree(backend);
+    if (log != nullptr) api.logFree(log);
+    context = nullptr, backend = nullptr, log = nullptr;
+  };
+  auto give_up = [&](const char* step, const std::string& why) {
+    release();
+    return fail(step, why);
+  };
+  if (Qnn_ErrorHandle_t e = api.logCreate(log_to_stderr, QNN_LOG_LEVEL_WARN, &log); e != QNN_SUCCESS) {
+    return give_up("step 2", "logCreate: " + describe_qnn_error(api, e));
+  }
+  if (Qnn_ErrorHandle_t e = api.backendCreate(log, nullptr, &backend); e != QNN_SUCCESS) {
+    return give_up("step 2", "backendCreate: " + describe_qnn_error(api, e));
+  }
+  if (Qnn_ErrorHandle_t e =
+          api.contextCreateFromBinary(backend, nullptr, nullptr, binary.data(), binary.size(), &context, nullptr);
+      e != QNN_SUCCESS) {
+    return give_up("step 2", "contextCreateFromBinary: " + describe_qnn_error(api, e));
+  }
+  Qnn_GraphHandle_t graph = nullptr;
+  if (Qnn_ErrorHandle_t e = api.graphRetrieve(context, io.graph_name.c_str(), &graph); e != QNN_SUCCESS) {
+    return give_up("step 2", "graphRetrieve: " + describe_qnn_error(api, e));
+  }
+  std::printf("step 2  %s: contextCreateFromBinary, graphRetrieve(\"%s\")\n", qnn.path.c_str(), io.graph_name.c_str());
+
+  // Step 3: a registered rpcmem buffer per I/O tensor.
+  for (auto [buf, t] : {std::pair{&in_buf, &in}, std::pair{&out_buf, &out}}) {
+    buf->mem = static_cast<uint8_t*>(
+        rpcmem.rpcmem_alloc(kRpcMemHeapIdSystem, kRpcMemDefaultFlags, static_cast<int>(t->bytes())));
+    const int fd = buf->mem != nullptr ? rpcmem.rpcmem_to_fd(buf->mem) : -1;
+    if (fd == -1) return give_up("step 3", "rpcmem_alloc/rpcmem_to_fd for '" + t->name + "'");
+    Qnn_MemDescriptor_t desc = QNN_MEM_DESCRIPTOR_INIT;
+    desc.memShape = {static_cast<uint32_t>(t->dims.size()), t->dims.data(), nullptr};
+    desc.dataType = t->dtype();
+    desc.memType = QNN_MEM_TYPE_ION;
+    desc.ionInfo.fd = fd;
+    if (Qnn_ErrorHandle_t e = api.memRegister(context, &desc, 1, &buf->handle); e != QNN_SUCCESS) {
+      return give_up("step 3", "memRegister('" + t->name + "'): " + describe_qnn_error(api, e));
+    }
+    t->tensor.v1.memHandle = buf->handle;
+  }
+  std::printf("step 3  rpcmem buffers of %zu B (input) and %zu B (output) registered as QNN_MEM_TYPE_ION memhandles\n",
+              in.bytes(), out.bytes());
+
+  // Step 4: execute every test input and compare.
+  ExecuteReport report(qnn, backend);
+  if (!report.init(&error)) return give_up("step 4", error);
+  const size_t classes = out.elements();
+  std::vector<std::vector<float>> expected(input_files.size()), actual(input_files.size());
+  double largest_logit = 0.0;
+  for (size_t i = 0; i < expected_files.size(); ++i) {
+    if (!read_floats(resolve(opt.data, expected_files[i]), classes, &expected[i], &error)) {
+      return give_up("step 4", error);
+    }
+    for (float v : expected[i]) largest_logit = std::max(largest_logit, std::fabs(static_cast<double>(v)));
+  }
+  std::printf("step 4  executing %zu inputs (%s bound):\n", input_files.size(),
+              quantized_bound ? "quantized" : "float");
+  size_t top1_agree = 0, within = 0;
+  double worst = 0.0;
+  std::vector<double> execute_us;
+  bool accounting_ok = false;
+  for (size_t i = 0; i < input_files.size(); ++i) {
+    std::vector<float> x;
+    if (!read_floats(resolve(opt.data, input_files[i]), in.elements(), &x, &error)) return give_up("step 4", error);
+    if (input_is_nhwc(in)) x = nchw_to_nhwc(x, in.dims);
+    write_input(in, x, in_buf.mem);
+    std::memset(out_buf.mem, 0xFF, out.bytes());  // a float NaN pattern: a stale output cannot pass
+    const auto t0 = std::chrono::steady_clock::now();
+    if (Qnn_ErrorHandle_t e = api.graphExecute(graph, &in.tensor, 1, &out.tensor, 1, i == 0 ? report.profile() : nullptr,
+                                               nullptr);
+        e != QNN_SUCCESS) {
+      return give_up("step 4", "graphExecute(input " + std::to_string(i) + "): " + describe_qnn_error(api, e));
+    }
+    execute_us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    if (i == 0) {
+      // Zero copy: the whole input and output travel by reference.
+      CopyAccounting a;
+      const bool read_ok = report.read_last(graph, &a, &error);
+      accounting_ok = read_ok && a == CopyAccounting{0, 0, in.bytes() + out.bytes()};
+      if (!accounting_ok) std::printf("  copy accounting: %s %s\n", to_string(a).c_str(), error.c_str());
+      std::printf("  %-5s %-5s %-6s %-6s %-11s %-10s %s\n", "input", "true", "torch", "htp", "max|diff|", "limit",
+                  "result");
+    }
+    actual[i] = read_output(out, out_buf.mem);
+    double diff = 0.0, local_max = 0.0;
+    for (size_t k = 0; k < classes; ++k) {
+      const double d = std::fabs(static_cast<double>(actual[i][k]) - expected[i][k]);
+      diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
+      local_max = std::max(local_max, std::fabs(static_cast<double>(expected[i][k])));
+    }
+    const double limit = quantized_bound ? kQuantTolerance * largest_logit : kFloatTolerance * local_max;
+    const size_t torch_top1 = argmax(expected[i]), htp_top1 = argmax(actual[i]);
+    std::istringstream labels(label_lines[i]);
+    size_t label_top1 = 0, truth = 0;
+    labels >> label_top1 >> truth;
+    if (label_top1 != torch_top1) {
+      return give_up("step 4", "test/labels.txt line " + std::to_string(i + 1) + " disagrees with " +
+                                   expected_files[i] + " about PyTorch's top-1");
+    }
+    const bool ok = diff <= limit;
+    within += ok;
+    top1_agree += torch_top1 == htp_top1;
+    worst = std::max(worst, diff);
+    std::printf("  %-5zu %-5zu %-6zu %-6zu %-11.2e %-10.2e %s%s\n", i, truth, torch_top1, htp_top1, diff, limit,
+                ok ? "ok" : "OUT OF BOUND", torch_top1 == htp_top1 ? "" : ", top-1 differs");
+  }
+  release();
+
+  std::sort(execute_us.begin(), execute_us.end());
+  const size_t n = input_files.size();
+  const bool passed = within == n && top1_agree >= opt.min_top1 && accounting_ok;
+  std::printf(
+      "cnn_classifier (%s): %zu/%zu within bound (max |diff| %.2e, largest |logit| %.2f), top-1 agrees with "
+      "PyTorch on %zu/%zu (need %zu); zero-copy accounting %s; median graphExecute %.0f us%s\n",
+      quantized_bound ? "quantized" : "float", within, n, worst, largest_logit, top1_agree, n, opt.min_top1,
+      accounting_ok ? "ok" : "WRONG", execute_us[execute_us.size() / 2], passed ? "" : " -- checks FAILED");
+  return passed ? 0 : 1;
+}

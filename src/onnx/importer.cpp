@@ -1,0 +1,78 @@
+#include "onnx/importer.h"
+
+#include "onnx/attributes.h"
+#include "onnx/batchnorm_folding.h"
+#include "onnx/calibration.h"
+#include "onnx/constant_folding.h"
+#include "onnx/lowering.h"
+#include "onnx/qdq_folding.h"
+#include "onnx/spatial_1d.h"
+
+namespace openhtp::onnx_import {
+
+bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, PreparedModel* out,
+                   std::string* error) {
+  PreparedModel p;
+  if (!model_from_proto(proto, &p.model, error, options.input_dims)) return false;
+  if (options.quantize && !options.keep_quant_nodes) {
+    p.folded_qdq_pairs = fold_qdq_pairs(&p.model, &p.encoding_overrides);
+  }
+  if (!fold_constants(&p.model, error, &p.folded_constants)) return false;
+  if (lift_1d_spatial_ops(&p.model) != 0 && !infer_shapes(&p.model, error)) return false;
+  if (options.fold_batchnorm) {
+    p.folded_batchnorms = fold_batchnorms(&p.model);
+    if (p.folded_batchnorms != 0 && !infer_shapes(&p.model, error)) return false;
+  }
+  *out = std::move(p);
+  return true;
+}
+
+std::vector<UnsupportedNode> find_unsupported(const Model& model) {
+  std::vector<UnsupportedNode> v;
+  for (const auto& n : model.nodes) {
+    if (std::string why = check_node(n, model); !why.empty()) {
+      std::string name = n.name();
+      for (int i = 0; name.empty() && i < n.output_size(); ++i) name = n.output(i);
+      v.push_back({name, n.op_type(), why});
+    }
+  }
+  return v;
+}
+
+std::string describe_unsupported(const std::vector<UnsupportedNode>& nodes) {
+  std::string s = std::to_string(nodes.size()) + " unsupported node(s):";
+  for (const auto& n : nodes) s += "\n  " + n.op_type + " '" + n.name + "': " + n.reason;
+  return s;
+}
+
+bool build_graph_desc(const PreparedModel& prepared, const ImportOptions& options, QnnGraphDesc* out,
+                      std::string* error) {
+  if (auto bad = find_unsupported(prepared.model); !bad.empty()) {
+    *error = describe_unsupported(bad);
+    return false;
+  }
+  LoweringOptions lo;
+  lo.channel_last_inputs = options.channel_last_inputs;
+  return lower_model(prepared.model, lo, out, error, options.progress);
+}
+
+bool import_model(const PreparedModel& prepared, const ImportOptions& options, const QNN_INTERFACE_VER_TYPE& api,
+                  Qnn_BackendHandle_t backend, Qnn_ContextHandle_t context, SubmittedGraph* out,
+                  QnnGraphDesc* desc_out, std::string* error) {
+  QnnGraphDesc desc;
+  if (!build_graph_desc(prepared, options, &desc, error)) return false;
+  if (options.quantize) {
+    if (options.calibration.empty()) {
+      *error = "quantized conversion needs calibration inputs (--input_list)";
+      return false;
+    }
+    std::map<std::string, TensorRange> ranges;
+    if (!calibrate(api, backend, desc, options.calibration, &ranges, error, options.progress)) return false;
+    if (!quantize_graph(&desc, ranges, prepared.encoding_overrides, options.quant, error)) return false;
+  }
+  if (!submit_graph(api, context, desc, out, error, options.progress)) return false;
+  if (desc_out != nullptr) *desc_out = std::move(desc);
+  return true;
+}
+
+}  // namespace openhtp::onnx_import

@@ -1,0 +1,322 @@
+// Element-wise ONNX ops: binary (numpy broadcasting, variadic Max/Min/Sum/
+// Mean chained), unary math, activations, Clip, PRelu/LeakyRelu.
+//
+// Layout: an element-wise op stays channel-last when its activation inputs
+// exist only channel-last (e.g. between two convolutions) and have the
+// output's rank; constants are then broadcast to that rank and permuted at
+// import. Otherwise it works in ONNX layout.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "QnnOpDef.h"
+#include "onnx/attributes.h"
+#include "onnx/lowering.h"
+
+namespace openhtp::onnx_import {
+
+namespace {
+
+std::vector<int64_t> broadcast(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  const size_t r = std::max(a.size(), b.size());
+  std::vector<int64_t> out(r, 1);
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t da = i < r - a.size() ? 1 : a[i - (r - a.size())];
+    const int64_t db = i < r - b.size() ? 1 : b[i - (r - b.size())];
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+// Decides the layout for an element-wise node over `inputs` producing a
+// value of rank `out_rank`.
+bool use_channel_last(LoweringContext& ctx, const std::vector<std::string>& inputs, size_t out_rank) {
+  if (out_rank < 3) return false;
+  bool any_dynamic = false;
+  for (const std::string& in : inputs) {
+    if (ctx.constant(in) != nullptr) {
+      if (ctx.rank(in) > out_rank) return false;
+      continue;
+    }
+    any_dynamic = true;
+    if (!ctx.prefers_channel_last(in) || ctx.rank(in) != out_rank) return false;
+  }
+  return any_dynamic;
+}
+
+// The QNN tensor for operand `name` in the chosen layout.
+std::string operand(LoweringContext& ctx, const std::string& name, bool channel_last, size_t out_rank) {
+  if (!channel_last) return ctx.as_is(name);
+  if (const Tensor* c = ctx.constant(name)) {
+    Tensor t = *c;
+    while (t.dims.size() < out_rank) t.dims.insert(t.dims.begin(), 1);
+    return ctx.static_from(name + "_nhwc", permute_tensor(t, to_channel_last_perm(out_rank)));
+  }
+  return ctx.channel_last(name);
+}
+
+QParam operation(const char* param, uint32_t op) { return param_u32(param, op); }
+
+// One binary QNN op; `op_code` >= 0 selects ElementWiseBinary's operation.
+struct BinarySpec {
+  const char* qnn_type;
+  int op_code;
+};
+
+void emit_binary_chain(const onnx::NodeProto& node, LoweringContext& ctx, const BinarySpec& spec,
+                       const std::vector<std::string>& inputs, const std::string& out_name,
+                       std::optional<float> final_scale = std::nullopt) {
+  const size_t out_rank = ctx.rank(out_name);
+  const bool cl = use_channel_last(ctx, inputs, out_rank);
+  const Qnn_DataType_t out_dt = [&] {
+    Qnn_DataType_t dt;
+    qnn_dtype_for(ctx.info(out_name).elem_type, &dt);
+    return dt;
+  }();
+  auto params = [&] {
+    std::vector<QParam> p;
+    if (spec.op_code >= 0) p.push_back(operation(QNN_OP_ELEMENT_WISE_BINARY_PARAM_OPERATION, spec.op_code));
+    return p;
+  };
+  auto layout_dims = [&](std::vector<int64_t> dims) {
+    if (cl) {
+      while (dims.size() < out_rank) dims.insert(dims.begin(), 1);
+      dims = permute_dims(dims, to_channel_last_perm(out_rank));
+    }
+    return std::vector<uint32_t>(dims.begin(), dims.end());
+  };
+  std::string acc = operand(ctx, inputs[0], cl, out_rank);
+  std::vector<int64_t> acc_dims = ctx.info(inputs[0]).dims;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    const std::string rhs = operand(ctx, inputs[i], cl, out_rank);
+    acc_dims = broadcast(acc_dims, ctx.info(inputs[i]).dims);
+    const bool last = i + 1 == inputs.size() && !final_scale;
+    const std::string out = last ? ctx.output(out_name, cl ? Layout::kChannelLast : Layout::kOnnx)
+                                 : ctx.native(out_name + "_part", out_dt, layout_dims(acc_dims));
+    ctx.add_node(spec.qnn_type, {acc, rhs}, {out}, params());
+    acc = out;
+  }
+  if (final_scale) {
+    const std::string k = ctx.static_f32(out_name + "_scale", {1}, {*final_scale});
+    const std::string out = ctx.output(out_name, cl ? Layout::kChannelLast : Layout::kOnnx);
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MULTIPLY, {acc, k}, {out});
+  }
+  (void)node;
+}
+
+BinarySpec binary_spec(const onnx::NodeProto& node) {
+  const std::string& t = node.op_type();
+  if (t == "Add" || t == "Sum" || t == "Mean") return {QNN_OP_ELEMENT_WISE_ADD, -1};
+  if (t == "Sub") return {QNN_OP_ELEMENT_WISE_SUBTRACT, -1};
+  if (t == "Mul") return {QNN_OP_ELEMENT_WISE_MULTIPLY, -1};
+  if (t == "Div") return {QNN_OP_ELEMENT_WISE_DIVIDE, -1};
+  if (t == "Max") return {QNN_OP_ELEMENT_WISE_MAXIMUM, -1};
+  if (t == "Min") return {QNN_OP_ELEMENT_WISE_MINIMUM, -1};
+  if (t == "PRelu") return {QNN_OP_PRELU, -1};
+  const char* generic = QNN_OP_ELEMENT_WISE_BINARY;
+  if (t == "Pow") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_POWER};
+  if (t == "Equal") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_EQUAL};
+  if (t == "Greater") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_GREATER};
+  if (t == "GreaterOrEqual") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_GREATER_EQUAL};
+  if (t == "Less") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_LESS};
+  if (t == "LessOrEqual") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_LESS_EQUAL};
+  if (t == "And") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_AND};
+  if (t == "Or") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_OR};
+  if (t == "Xor") return {generic, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_XOR};
+  if (t == "Mod") {
+    return {generic, attr_int(node, "fmod", 0) != 0 ? QNN_OP_ELEMENT_WISE_BINARY_OPERATION_FMOD
+                                                    : QNN_OP_ELEMENT_WISE_BINARY_OPERATION_MOD};
+  }
+  return {generic, -1};
+}
+
+std::string check_binary(const onnx::NodeProto& node, const Model&) {
+  if (node.input_size() < 1) return "needs at least one input";
+  if (node.op_type() == "Mean" || node.op_type() == "Sum" || node.op_type() == "Max" || node.op_type() == "Min") {
+    return "";
+  }
+  if (node.input_size() != 2) return "needs two inputs";
+  return "";
+}
+
+void lower_binary(const onnx::NodeProto& node, LoweringContext& ctx) {
+  std::vector<std::string> inputs(node.input().begin(), node.input().end());
+  if (inputs.size() == 1) {
+    ctx.alias(node.output(0), inputs[0]);
+    return;
+  }
+  std::optional<float> scale;
+  if (node.op_type() == "Mean") scale = 1.0f / static_cast<float>(inputs.size());
+  emit_binary_chain(node, ctx, binary_spec(node), inputs, node.output(0), scale);
+}
+
+// ---- unary ----
+
+struct UnarySpec {
+  const char* qnn_type;
+  std::vector<QParam> params;
+};
+
+UnarySpec unary_spec(const onnx::NodeProto& node) {
+  const std::string& t = node.op_type();
+  auto generic = [](uint32_t op) {
+    return UnarySpec{QNN_OP_ELEMENT_WISE_UNARY, {param_u32(QNN_OP_ELEMENT_WISE_UNARY_PARAM_OPERATION, op)}};
+  };
+  auto neuron = [](uint32_t op, std::vector<QParam> extra) {
+    extra.insert(extra.begin(), param_u32(QNN_OP_ELEMENT_WISE_NEURON_PARAM_OPERATION, op));
+    return UnarySpec{QNN_OP_ELEMENT_WISE_NEURON, std::move(extra)};
+  };
+  if (t == "Abs") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_ABS);
+  if (t == "Asin") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_ASIN);
+  if (t == "Atan") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_ATAN);
+  if (t == "Ceil") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_CEIL);
+  if (t == "Cos") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_COS);
+  if (t == "Exp") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_EXP);
+  if (t == "Floor") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_FLOOR);
+  if (t == "Log") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_LOG);
+  if (t == "Neg") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_NEG);
+  if (t == "Not") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_NOT);
+  if (t == "Reciprocal") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_RECIPROCAL);
+  if (t == "Round") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_ROUND);
+  if (t == "Sign") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_SIGN);
+  if (t == "Sin") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_SIN);
+  if (t == "Sqrt") return generic(QNN_OP_ELEMENT_WISE_UNARY_OPERATION_SQRT);
+  if (t == "Relu") return {QNN_OP_RELU, {}};
+  if (t == "Sigmoid") return {QNN_OP_SIGMOID, {}};
+  if (t == "Tanh") return {QNN_OP_TANH, {}};
+  if (t == "HardSwish") return {QNN_OP_HARD_SWISH, {}};
+  if (t == "Elu") {
+    return neuron(QNN_OP_ELEMENT_WISE_NEURON_OPERATION_ELU,
+                  {param_f32(QNN_OP_ELEMENT_WISE_NEURON_PARAM_ALPHA, attr_float(node, "alpha", 1.0f))});
+  }
+  if (t == "HardSigmoid") {
+    return neuron(QNN_OP_ELEMENT_WISE_NEURON_OPERATION_HARD_SIGMOID,
+                  {param_f32(QNN_OP_ELEMENT_WISE_NEURON_PARAM_ALPHA, attr_float(node, "alpha", 0.2f)),
+                   param_f32(QNN_OP_ELEMENT_WISE_NEURON_PARAM_BETA, attr_float(node, "beta", 0.5f))});
+  }
+  if (t == "Softplus") {
+    return neuron(QNN_OP_ELEMENT_WISE_NEURON_OPERATION_SOFTPLUS,
+                  {param_f32(QNN_OP_ELEMENT_WISE_NEURON_PARAM_BETA, 1.0f)});
+  }
+  return {"", {}};
+}
+
+void emit_unary(LoweringContext& ctx, const std::string& in, const std::string& out_name, const char* type,
+                std::vector<QParam> params) {
+  const bool cl = ctx.prefers_channel_last(in);
+  const std::string x = cl ? ctx.channel_last(in) : ctx.as_is(in);
+  const std::string y = ctx.output(out_name, cl ? Layout::kChannelLast : Layout::kOnnx);
+  ctx.add_node(type, {x}, {y}, std::move(params));
+}
+
+void lower_unary(const onnx::NodeProto& node, LoweringContext& ctx) {
+  UnarySpec spec = unary_spec(node);
+  emit_unary(ctx, node.input(0), node.output(0), spec.qnn_type, std::move(spec.params));
+}
+
+std::string check_unary(const onnx::NodeProto& node, const Model&) {
+  if (node.input_size() < 1) return "needs one input";
+  return "";
+}
+
+// PRelu. Legacy models (opset < 7, e.g. old PyTorch exports) give a [C]
+// slope meant for the channel axis 1; it is reshaped to [C, 1, .., 1] so
+// numpy broadcasting (and the channel-last permutation) applies.
+void lower_prelu(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string& xn = node.input(0);
+  const std::string& sn = node.input(1);
+  const std::vector<int64_t> xd = ctx.info(xn).dims;
+  const Tensor* slope = ctx.constant(sn);
+  const bool channel_slope = slope != nullptr && slope->dims.size() == 1 && xd.size() >= 3 &&
+                             slope->dims[0] == xd[1] && (ctx.model().opset < 7 || xd.back() != xd[1]);
+  if (!channel_slope) {
+    emit_binary_chain(node, ctx, {QNN_OP_PRELU, -1}, {xn, sn}, node.output(0));
+    return;
+  }
+  Tensor s = *slope;
+  s.dims = std::vector<int64_t>(xd.size(), 1);
+  s.dims[1] = xd[1];
+  const bool cl = ctx.prefers_channel_last(xn);
+  const std::string x = cl ? ctx.channel_last(xn) : ctx.as_is(xn);
+  const std::string st =
+      cl ? ctx.static_from(sn + "_nhwc", permute_tensor(s, to_channel_last_perm(xd.size()))) : ctx.static_from(sn + "_c", s);
+  ctx.add_node(QNN_OP_PRELU, {x, st}, {ctx.output(node.output(0), cl ? Layout::kChannelLast : Layout::kOnnx)});
+}
+
+// LeakyRelu(x) = PRelu(x, alpha).
+void lower_leaky_relu(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string& in = node.input(0);
+  const bool cl = ctx.prefers_channel_last(in);
+  const std::string x = cl ? ctx.channel_last(in) : ctx.as_is(in);
+  const std::string slope = ctx.static_f32(node.output(0) + "_alpha", {1}, {attr_float(node, "alpha", 0.01f)});
+  const std::string y = ctx.output(node.output(0), cl ? Layout::kChannelLast : Layout::kOnnx);
+  ctx.add_node(QNN_OP_PRELU, {x, slope}, {y});
+}
+
+// Clip: ReluMinMax when the bounds are constants (or absent); otherwise
+// Maximum then Minimum with the bound tensors.
+void lower_clip(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const Model& m = ctx.model();
+  std::string lo_name, hi_name;
+  float lo = -std::numeric_limits<float>::max(), hi = std::numeric_limits<float>::max();
+  bool lo_static = true, hi_static = true;
+  if (m.opset < 11) {
+    lo = attr_float(node, "min", lo);
+    hi = attr_float(node, "max", hi);
+  } else {
+    lo_name = input_name(node, 1);
+    hi_name = input_name(node, 2);
+    if (!lo_name.empty()) {
+      if (const Tensor* c = m.constant(lo_name)) lo = static_cast<float>(c->get(0));
+      else lo_static = false;
+    }
+    if (!hi_name.empty()) {
+      if (const Tensor* c = m.constant(hi_name)) hi = static_cast<float>(c->get(0));
+      else hi_static = false;
+    }
+  }
+  const std::string& in = node.input(0);
+  if (lo_static && hi_static) {
+    emit_unary(ctx, in, node.output(0), QNN_OP_RELU_MIN_MAX,
+               {param_f32(QNN_OP_RELU_MIN_MAX_PARAM_MIN_VALUE, lo), param_f32(QNN_OP_RELU_MIN_MAX_PARAM_MAX_VALUE, hi)});
+    return;
+  }
+  std::string x = ctx.as_is(in);
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const std::vector<uint32_t> dims = xt.dims;
+  auto bound = [&](const std::string& name, float fallback) {
+    if (name.empty()) return ctx.static_f32(node.output(0) + "_bound", {1}, {fallback});
+    return ctx.as_is(name);
+  };
+  if (!lo_name.empty() || lo_static) {
+    const bool last = hi_name.empty();
+    const std::string out = last ? ctx.output(node.output(0)) : ctx.native(node.output(0) + "_lo", dt, dims);
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MAXIMUM, {x, bound(lo_name, lo)}, {out});
+    x = out;
+  }
+  if (!hi_name.empty()) {
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MINIMUM, {x, bound(hi_name, hi)}, {ctx.output(node.output(0))});
+  }
+}
+
+}  // namespace
+
+std::vector<OpLowering> elementwise_lowerings() {
+  std::vector<OpLowering> v;
+  for (const char* t : {"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean", "Pow", "Equal", "Greater",
+                        "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Mod"}) {
+    v.push_back({t, check_binary, lower_binary});
+  }
+  for (const char* t : {"Abs", "Asin", "Atan", "Ceil", "Cos", "Exp", "Floor", "Log", "Neg", "Not", "Reciprocal",
+                        "Round", "Sign", "Sin", "Sqrt", "Relu", "Sigmoid", "Tanh", "HardSwish", "Elu", "HardSigmoid",
+                        "Softplus"}) {
+    v.push_back({t, check_unary, lower_unary});
+  }
+  v.push_back({"PRelu", check_binary, lower_prelu});
+  v.push_back({"LeakyRelu", check_unary, lower_leaky_relu});
+  v.push_back({"Clip", check_unary, lower_clip});
+  return v;
+}
+
+}  // namespace openhtp::onnx_import

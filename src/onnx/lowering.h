@@ -1,0 +1,60 @@
+// ONNX op -> QNN op(s): a table with one entry per ONNX op type. Each entry
+// has a check (can this node be lowered? answered from the model alone, no
+// backend needed) and a lower function writing QNN tensors and nodes through
+// the LoweringContext. The functions live in one file per op family:
+//   lower_conv_pool.cpp    Conv, ConvTranspose, pools, BatchNormalization,
+//                          InstanceNormalization, Resize/Upsample
+//   lower_elementwise.cpp  binary, unary, activations, Clip, PRelu
+//   lower_shape_ops.cpp    Reshape/Flatten/Squeeze/Unsqueeze, Transpose, Concat,
+//                          Split, Slice, Gather, Pad
+//   lower_misc.cpp         Gemm, MatMul, Softmax/LogSoftmax, LayerNormalization,
+//                          reductions, ArgMax/ArgMin, TopK, Cast, Q/DQ, Identity
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "onnx/lowering_context.h"
+#include "onnx/model.h"
+#include "onnx/progress.h"
+#include "onnx/qnn_graph.h"
+
+namespace openhtp::onnx_import {
+
+struct OpLowering {
+  const char* op_type;
+  // "" when the node can be lowered, else the reason (without node prefix).
+  std::string (*check)(const onnx::NodeProto& node, const Model& model);
+  void (*lower)(const onnx::NodeProto& node, LoweringContext& ctx);
+};
+
+// The families' tables.
+std::vector<OpLowering> conv_pool_lowerings();
+std::vector<OpLowering> elementwise_lowerings();
+std::vector<OpLowering> shape_op_lowerings();
+std::vector<OpLowering> misc_lowerings();
+
+const OpLowering* find_lowering(const std::string& op_type);
+std::vector<std::string> supported_op_types();
+
+// Why `node` cannot be lowered ("" when it can): unknown domain or op type,
+// element types QNN lacks (double, string, bfloat16), non-static shapes, then
+// the op's own check.
+std::string check_node(const onnx::NodeProto& node, const Model& model);
+
+struct LoweringOptions {
+  std::set<std::string> channel_last_inputs;  // --input_layout NAME NHWC
+};
+
+// Lowers every node of `model` (which must pass check_node) into `graph`.
+bool lower_model(const Model& model, const LoweringOptions& options, QnnGraphDesc* graph, std::string* error,
+                 const ProgressFn& progress = {});
+
+// Helpers shared by the family files.
+int64_t normalize_axis(int64_t axis, size_t rank);
+std::string check_constant_inputs(const onnx::NodeProto& node, const Model& model, std::vector<int> which);
+std::string check_no_extra_outputs(const onnx::NodeProto& node, int allowed);
+
+}  // namespace openhtp::onnx_import

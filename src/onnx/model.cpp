@@ -1,0 +1,426 @@
+#include "onnx/model.h"
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include <onnx/defs/schema.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include "ops/quant.h"
+
+namespace openhtp::onnx_import {
+
+namespace onnx_type {
+
+size_t element_size(int32_t t) {
+  switch (t) {
+    case kFloat: case kInt32: case kUint32: return 4;
+    case kUint8: case kInt8: case kBool: return 1;
+    case kUint16: case kInt16: case kFloat16: case kBfloat16: return 2;
+    case kInt64: case kDouble: case kUint64: return 8;
+    default: return 0;
+  }
+}
+
+const char* name(int32_t t) {
+  if (onnx::TensorProto_DataType_IsValid(t)) {
+    static thread_local std::string s;
+    s = onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(t));
+    return s.c_str();
+  }
+  return "UNKNOWN";
+}
+
+}  // namespace onnx_type
+
+namespace {
+
+float bf16_to_float(uint16_t b) {
+  uint32_t bits = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename T>
+T load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
+template <typename T>
+void store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+}  // namespace
+
+size_t Tensor::count() const {
+  size_t n = 1;
+  for (int64_t d : dims) n *= static_cast<size_t>(d);
+  return n;
+}
+
+double Tensor::get(size_t i) const {
+  const uint8_t* p = data.data() + i * onnx_type::element_size(elem_type);
+  switch (elem_type) {
+    case onnx_type::kFloat: return load<float>(p);
+    case onnx_type::kDouble: return load<double>(p);
+    case onnx_type::kFloat16: return ops::quant::half_to_float(load<uint16_t>(p));
+    case onnx_type::kBfloat16: return bf16_to_float(load<uint16_t>(p));
+    default: return static_cast<double>(get_int(i));
+  }
+}
+
+int64_t Tensor::get_int(size_t i) const {
+  const uint8_t* p = data.data() + i * onnx_type::element_size(elem_type);
+  switch (elem_type) {
+    case onnx_type::kUint8: case onnx_type::kBool: return *p;
+    case onnx_type::kInt8: return static_cast<int8_t>(*p);
+    case onnx_type::kUint16: return load<uint16_t>(p);
+    case onnx_type::kInt16: return load<int16_t>(p);
+    case onnx_type::kInt32: return load<int32_t>(p);
+    case onnx_type::kUint32: return load<uint32_t>(p);
+    case onnx_type::kInt64: return load<int64_t>(p);
+    case onnx_type::kUint64: return static_cast<int64_t>(load<uint64_t>(p));
+    default: return static_cast<int64_t>(get(i));
+  }
+}
+
+void Tensor::set(size_t i, double v) {
+  uint8_t* p = data.data() + i * onnx_type::element_size(elem_type);
+  switch (elem_type) {
+    case onnx_type::kFloat: store<float>(p, static_cast<float>(v)); break;
+    case onnx_type::kDouble: store<double>(p, v); break;
+    case onnx_type::kFloat16: store<uint16_t>(p, ops::quant::float_to_half(static_cast<float>(v))); break;
+    case onnx_type::kBool: *p = v != 0.0 ? 1 : 0; break;
+    case onnx_type::kUint8: *p = static_cast<uint8_t>(static_cast<int64_t>(v)); break;
+    case onnx_type::kInt8: *p = static_cast<uint8_t>(static_cast<int8_t>(static_cast<int64_t>(v))); break;
+    case onnx_type::kUint16: store<uint16_t>(p, static_cast<uint16_t>(static_cast<int64_t>(v))); break;
+    case onnx_type::kInt16: store<int16_t>(p, static_cast<int16_t>(static_cast<int64_t>(v))); break;
+    case onnx_type::kInt32: store<int32_t>(p, static_cast<int32_t>(static_cast<int64_t>(v))); break;
+    case onnx_type::kUint32: store<uint32_t>(p, static_cast<uint32_t>(static_cast<int64_t>(v))); break;
+    case onnx_type::kInt64: store<int64_t>(p, static_cast<int64_t>(v)); break;
+    case onnx_type::kUint64: store<uint64_t>(p, static_cast<uint64_t>(v)); break;
+    default: break;
+  }
+}
+
+std::vector<double> Tensor::to_doubles() const {
+  std::vector<double> v(count());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get(i);
+  return v;
+}
+
+std::vector<int64_t> Tensor::to_ints() const {
+  std::vector<int64_t> v(count());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = get_int(i);
+  return v;
+}
+
+std::vector<float> Tensor::to_floats() const {
+  std::vector<float> v(count());
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(get(i));
+  return v;
+}
+
+Tensor Tensor::zeros(int32_t elem_type, std::vector<int64_t> dims) {
+  Tensor t;
+  t.elem_type = elem_type;
+  t.dims = std::move(dims);
+  t.data.assign(t.count() * onnx_type::element_size(elem_type), 0);
+  return t;
+}
+
+Tensor Tensor::from_floats(std::vector<int64_t> dims, const std::vector<float>& values) {
+  Tensor t = zeros(onnx_type::kFloat, std::move(dims));
+  std::memcpy(t.data.data(), values.data(), std::min(t.data.size(), values.size() * 4));
+  return t;
+}
+
+Tensor Tensor::from_ints(int32_t elem_type, std::vector<int64_t> dims, const std::vector<int64_t>& values) {
+  Tensor t = zeros(elem_type, std::move(dims));
+  for (size_t i = 0; i < t.count() && i < values.size(); ++i) {
+    if (elem_type == onnx_type::kInt64) {
+      store<int64_t>(t.data.data() + 8 * i, values[i]);
+    } else {
+      t.set(i, static_cast<double>(values[i]));
+    }
+  }
+  return t;
+}
+
+bool tensor_from_proto(const onnx::TensorProto& proto, Tensor* out, std::string* error) {
+  const std::string what = "tensor '" + proto.name() + "'";
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    *error = what + ": external data is not supported (save the model with weights inside)";
+    return false;
+  }
+  const int32_t type = proto.data_type();
+  const size_t esize = onnx_type::element_size(type);
+  if (esize == 0) {
+    *error = what + ": element type " + onnx_type::name(type) + " is not supported";
+    return false;
+  }
+  Tensor t;
+  t.elem_type = type;
+  t.dims.assign(proto.dims().begin(), proto.dims().end());
+  for (int64_t d : t.dims) {
+    if (d < 0) {
+      *error = what + ": negative dimension " + std::to_string(d);
+      return false;
+    }
+  }
+  const size_t n = t.count();
+  t.data.assign(n * esize, 0);
+  if (proto.has_raw_data()) {
+    if (proto.raw_data().size() != t.data.size()) {
+      *error = what + ": raw_data has " + std::to_string(proto.raw_data().size()) + " bytes, expected " +
+               std::to_string(t.data.size());
+      return false;
+    }
+    std::memcpy(t.data.data(), proto.raw_data().data(), t.data.size());
+    *out = std::move(t);
+    return true;
+  }
+  // Typed fields: which repeated field holds the values depends on the type
+  // (onnx.proto's comments on each field).
+  size_t have = 0;
+  auto check = [&](size_t got) {
+    have = got;
+    if (got != n) {
+      *error = what + ": has " + std::to_string(got) + " values for " + std::to_string(n) + " elements";
+      return false;
+    }
+    return true;
+  };
+  switch (type) {
+    case onnx_type::kFloat:
+      if (!check(proto.float_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) store<float>(t.data.data() + 4 * i, proto.float_data(i));
+      break;
+    case onnx_type::kDouble:
+      if (!check(proto.double_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) store<double>(t.data.data() + 8 * i, proto.double_data(i));
+      break;
+    case onnx_type::kInt64:
+      if (!check(proto.int64_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) store<int64_t>(t.data.data() + 8 * i, proto.int64_data(i));
+      break;
+    case onnx_type::kUint32: case onnx_type::kUint64:
+      if (!check(proto.uint64_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) {
+        if (type == onnx_type::kUint32) store<uint32_t>(t.data.data() + 4 * i, static_cast<uint32_t>(proto.uint64_data(i)));
+        else store<uint64_t>(t.data.data() + 8 * i, proto.uint64_data(i));
+      }
+      break;
+    case onnx_type::kFloat16: case onnx_type::kBfloat16:
+      // The 16 bits are stored in int32_data.
+      if (!check(proto.int32_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) store<uint16_t>(t.data.data() + 2 * i, static_cast<uint16_t>(proto.int32_data(i)));
+      break;
+    default:  // int32, int16, int8, uint16, uint8, bool
+      if (!check(proto.int32_data_size())) return false;
+      for (size_t i = 0; i < n; ++i) t.set(i, static_cast<double>(proto.int32_data(i)));
+      break;
+  }
+  (void)have;
+  *out = std::move(t);
+  return true;
+}
+
+void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto* out) {
+  out->Clear();
+  out->set_name(name);
+  out->set_data_type(t.elem_type);
+  for (int64_t d : t.dims) out->add_dims(d);
+  out->set_raw_data(std::string(reinterpret_cast<const char*>(t.data.data()), t.data.size()));
+}
+
+bool read_tensor_file(const std::string& path, Tensor* out, std::string* name, std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  onnx::TensorProto proto;
+  if (!f || !proto.ParseFromIstream(&f)) {
+    *error = path + ": cannot read a serialized TensorProto";
+    return false;
+  }
+  if (name != nullptr) *name = proto.name();
+  if (!tensor_from_proto(proto, out, error)) {
+    *error = path + ": " + *error;
+    return false;
+  }
+  return true;
+}
+
+bool ValueInfo::is_static() const {
+  if (!has_shape) return false;
+  for (int64_t d : dims) {
+    if (d < 0) return false;
+  }
+  return true;
+}
+
+const Tensor* Model::constant(const std::string& name) const {
+  auto it = constants.find(name);
+  return it == constants.end() ? nullptr : &it->second;
+}
+
+const ValueInfo* Model::info(const std::string& name) const {
+  auto it = values.find(name);
+  return it == values.end() ? nullptr : &it->second;
+}
+
+std::string dims_to_string(const std::vector<int64_t>& dims) {
+  if (dims.empty()) return "scalar";
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "x" : "") + std::to_string(dims[i]);
+  return s;
+}
+
+bool load_model_file(const std::string& path, onnx::ModelProto* out, std::string* error) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  if (!out->ParseFromIstream(&f)) {
+    *error = path + ": not a serialized ONNX ModelProto";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+ValueInfo value_info_from(const onnx::TypeProto& type) {
+  ValueInfo v;
+  if (!type.has_tensor_type()) return v;
+  v.elem_type = type.tensor_type().elem_type();
+  if (type.tensor_type().has_shape()) {
+    v.has_shape = true;
+    for (const auto& d : type.tensor_type().shape().dim()) v.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  }
+  return v;
+}
+
+void set_value_info(const std::string& name, const ValueInfo& v, onnx::ValueInfoProto* out) {
+  out->set_name(name);
+  auto* tt = out->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(v.elem_type);
+  if (v.has_shape) {
+    auto* shape = tt->mutable_shape();
+    for (int64_t d : v.dims) {
+      auto* dim = shape->add_dim();
+      if (d >= 0) dim->set_dim_value(d);
+    }
+  }
+}
+
+}  // namespace
+
+bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* error,
+                      const std::map<std::string, std::vector<int64_t>>& input_dims) {
+  Model m;
+  const onnx::GraphProto& g = proto.graph();
+  m.graph_name = g.name().empty() ? "onnx_graph" : g.name();
+  for (const auto& op : proto.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") m.opset = op.version();
+  }
+  if (m.opset == 0) {
+    *error = "model imports no opset of the default ONNX domain";
+    return false;
+  }
+  for (const auto& init : g.initializer()) {
+    Tensor t;
+    if (!tensor_from_proto(init, &t, error)) return false;
+    m.constants[init.name()] = std::move(t);
+  }
+  for (const auto& in : g.input()) {
+    if (m.is_constant(in.name())) continue;  // IR < 4 lists initializers as inputs too
+    ValueInfo v = value_info_from(in.type());
+    if (auto it = input_dims.find(in.name()); it != input_dims.end()) {
+      v.dims = it->second;
+      v.has_shape = true;
+    }
+    m.values[in.name()] = v;
+    m.inputs.push_back(in.name());
+  }
+  for (const auto& [name, dims] : input_dims) {
+    if (m.values.count(name) == 0) {
+      *error = "--input_dim names '" + name + "', which is not a graph input";
+      return false;
+    }
+  }
+  for (const auto& o : g.output()) {
+    m.outputs.push_back(o.name());
+    m.values[o.name()] = value_info_from(o.type());
+  }
+  for (const auto& vi : g.value_info()) m.values[vi.name()] = value_info_from(vi.type());
+  m.nodes.assign(g.node().begin(), g.node().end());
+  for (const auto& [name, t] : m.constants) m.values[name] = ValueInfo{t.elem_type, t.dims, true};
+  if (!infer_shapes(&m, error)) return false;
+  *out = std::move(m);
+  return true;
+}
+
+bool infer_shapes(Model* model, std::string* error) {
+  // Rebuild a ModelProto of the model as it is now: constants become
+  // initializers, so shape inference sees folded Reshape targets etc.
+  onnx::ModelProto p;
+  p.set_ir_version(8);
+  auto* opset = p.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(model->opset);
+  onnx::GraphProto* g = p.mutable_graph();
+  g->set_name(model->graph_name);
+  std::map<std::string, bool> used;
+  for (const auto& n : model->nodes) {
+    *g->add_node() = n;
+    for (const auto& i : n.input()) used[i] = true;
+  }
+  for (const auto& o : model->outputs) used[o] = true;
+  for (const auto& [name, t] : model->constants) {
+    if (used.count(name) == 0) continue;
+    // Shape inference only needs the data of small (shape-like) constants;
+    // big weights are declared by type and shape alone.
+    if (t.count() <= 64) {
+      tensor_to_proto(t, name, g->add_initializer());
+    } else {
+      set_value_info(name, ValueInfo{t.elem_type, t.dims, true}, g->add_input());
+    }
+  }
+  for (const auto& name : model->inputs) set_value_info(name, model->values[name], g->add_input());
+  for (const auto& name : model->outputs) {
+    auto* o = g->add_output();
+    o->set_name(name);
+    if (auto it = model->values.find(name); it != model->values.end() && it->second.elem_type != 0) {
+      set_value_info(name, it->second, o);
+    }
+  }
+  try {
+    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/true};
+    onnx::shape_inference::InferShapes(p, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    *error = std::string("ONNX shape inference failed: ") + e.what();
+    return false;
+  }
+  auto merge = [&](const onnx::ValueInfoProto& vi) {
+    ValueInfo v = value_info_from(vi.type());
+    if (v.elem_type == 0) return;
+    ValueInfo& cur = model->values[vi.name()];
+    // Keep what we knew when inference knows less (e.g. a declared output shape).
+    if (cur.elem_type == 0) cur.elem_type = v.elem_type;
+    if (v.has_shape && (!cur.is_static() || v.is_static())) {
+      cur.dims = v.dims;
+      cur.has_shape = true;
+    }
+  };
+  for (const auto& vi : p.graph().value_info()) merge(vi);
+  for (const auto& vi : p.graph().output()) merge(vi);
+  for (const auto& [name, t] : model->constants) model->values[name] = ValueInfo{t.elem_type, t.dims, true};
+  return true;
+}
+
+}  // namespace openhtp::onnx_import

@@ -1,0 +1,90 @@
+// The ONNX model as the importer works on it: nodes in topological order,
+// every constant (initializers, Constant nodes, folded values) as a plain
+// Tensor, and the type and static shape of every value (from ONNX shape
+// inference, re-run after each pass that creates constants).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>
+
+namespace openhtp::onnx_import {
+
+// onnx::TensorProto_DataType values used by name in the importer.
+namespace onnx_type {
+inline constexpr int32_t kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
+                         kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12, kUint64 = 13,
+                         kBfloat16 = 16;
+// Bytes per element in a Tensor's `data` (bool is one byte); 0 for types the
+// importer cannot hold (string, complex).
+size_t element_size(int32_t elem_type);
+const char* name(int32_t elem_type);
+}  // namespace onnx_type
+
+// A dense tensor value; `data` holds the elements little-endian and packed.
+struct Tensor {
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> data;
+
+  size_t count() const;
+  // Element i converted; float16 is widened, integer types sign/zero-extended.
+  double get(size_t i) const;
+  int64_t get_int(size_t i) const;
+  void set(size_t i, double v);  // converts to elem_type (ints truncate, bool != 0)
+  std::vector<double> to_doubles() const;
+  std::vector<int64_t> to_ints() const;
+  std::vector<float> to_floats() const;
+
+  static Tensor zeros(int32_t elem_type, std::vector<int64_t> dims);
+  static Tensor from_floats(std::vector<int64_t> dims, const std::vector<float>& values);
+  static Tensor from_ints(int32_t elem_type, std::vector<int64_t> dims, const std::vector<int64_t>& values);
+};
+
+// TensorProto -> Tensor, from raw_data or the typed repeated fields.
+// False + *error for external data, strings and unknown types.
+bool tensor_from_proto(const onnx::TensorProto& proto, Tensor* out, std::string* error);
+void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto* out);
+// Reads a serialized TensorProto file (test_data_set_*/input_K.pb).
+bool read_tensor_file(const std::string& path, Tensor* out, std::string* name, std::string* error);
+
+// Type and shape of one value; dims are -1 where unknown.
+struct ValueInfo {
+  int32_t elem_type = 0;
+  std::vector<int64_t> dims;
+  bool has_shape = false;
+  bool is_static() const;
+};
+
+struct Model {
+  std::string graph_name;
+  int64_t opset = 0;                          // of the default ("" / ai.onnx) domain
+  std::vector<onnx::NodeProto> nodes;         // topological order
+  std::map<std::string, Tensor> constants;
+  std::map<std::string, ValueInfo> values;    // every known value, constants included
+  std::vector<std::string> inputs;            // graph inputs that are not initializers, in order
+  std::vector<std::string> outputs;
+
+  bool is_constant(const std::string& name) const { return constants.count(name) != 0; }
+  const Tensor* constant(const std::string& name) const;
+  const ValueInfo* info(const std::string& name) const;
+};
+
+bool load_model_file(const std::string& path, onnx::ModelProto* out, std::string* error);
+
+// ModelProto -> Model: opset, initializers, graph I/O, nodes; then shape
+// inference. `input_dims` overrides graph input shapes (converter -d).
+bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* error,
+                      const std::map<std::string, std::vector<int64_t>>& input_dims = {});
+
+// Runs ONNX shape inference (with data propagation) over the model as it is
+// now and refreshes `values`. Constants keep the shape of their data.
+bool infer_shapes(Model* model, std::string* error);
+
+// "1x3x224x224" for messages.
+std::string dims_to_string(const std::vector<int64_t>& dims);
+
+}  // namespace openhtp::onnx_import

@@ -1,0 +1,248 @@
+#include "onnx/quantization.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <set>
+
+#include "QnnOpDef.h"
+
+namespace openhtp::onnx_import {
+
+namespace {
+
+std::vector<float> floats_of(const QTensor& t) {
+  std::vector<float> v(t.data.size() / 4);
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), v.size() * 4);
+  return v;
+}
+
+int64_t range_lo(Qnn_DataType_t dt) {
+  switch (dt) {
+    case QNN_DATATYPE_SFIXED_POINT_8: return -128;
+    case QNN_DATATYPE_SFIXED_POINT_16: return -32768;
+    case QNN_DATATYPE_SFIXED_POINT_32: return INT32_MIN;
+    default: return 0;
+  }
+}
+
+int64_t range_hi(Qnn_DataType_t dt) {
+  switch (dt) {
+    case QNN_DATATYPE_SFIXED_POINT_8: return 127;
+    case QNN_DATATYPE_SFIXED_POINT_16: return 32767;
+    case QNN_DATATYPE_SFIXED_POINT_32: return INT32_MAX;
+    case QNN_DATATYPE_UFIXED_POINT_16: return 65535;
+    default: return 255;
+  }
+}
+
+bool is_weighted(const std::string& type) {
+  return type == QNN_OP_CONV_2D || type == QNN_OP_DEPTH_WISE_CONV_2D || type == QNN_OP_TRANSPOSE_CONV_2D ||
+         type == QNN_OP_FULLY_CONNECTED;
+}
+
+bool is_data_movement(const std::string& type) {
+  return type == QNN_OP_RESHAPE || type == QNN_OP_TRANSPOSE || type == QNN_OP_STRIDED_SLICE ||
+         type == QNN_OP_GATHER || type == QNN_OP_SPLIT || type == QNN_OP_POOL_MAX_2D;
+}
+
+}  // namespace
+
+Encoding asymmetric_encoding(float min, float max, int bitwidth) {
+  // The range must contain 0 (zero exactly representable) and be at least
+  // 1e-4 wide.
+  double lo = std::min(0.0, static_cast<double>(min)), hi = std::max(0.0, static_cast<double>(max));
+  if (hi - lo < 1e-4) hi = lo + 1e-4;
+  const double steps = std::pow(2.0, bitwidth) - 1.0;
+  const double scale = (hi - lo) / steps;
+  // Nudge: the zero point is an integer in [0, steps].
+  const double zero_point = std::clamp(std::round(-lo / scale), 0.0, steps);
+  Encoding e;
+  e.kind = Encoding::Kind::kPerTensor;
+  e.scale = static_cast<float>(scale);
+  e.offset = static_cast<int32_t>(-zero_point);
+  return e;
+}
+
+Encoding symmetric_encoding(const std::vector<float>& values) {
+  float m = 0.0f;
+  for (float v : values) m = std::max(m, std::fabs(v));
+  Encoding e;
+  e.kind = Encoding::Kind::kPerTensor;
+  e.scale = std::max(m / 127.0f, 1e-8f);
+  e.offset = 0;
+  return e;
+}
+
+Encoding symmetric_per_axis_encoding(const std::vector<float>& values, const std::vector<uint32_t>& dims,
+                                     int32_t axis) {
+  size_t inner = 1;
+  for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+  const size_t channels = dims[axis];
+  std::vector<float> m(channels, 0.0f);
+  for (size_t i = 0; i < values.size(); ++i) {
+    const size_t c = (i / inner) % channels;
+    m[c] = std::max(m[c], std::fabs(values[i]));
+  }
+  Encoding e;
+  e.kind = Encoding::Kind::kPerAxis;
+  e.axis = axis;
+  for (size_t c = 0; c < channels; ++c) {
+    e.scales.push_back(std::max(m[c] / 127.0f, 1e-8f));
+    e.offsets.push_back(0);
+  }
+  return e;
+}
+
+std::vector<uint8_t> quantize_values(const std::vector<float>& values, const std::vector<uint32_t>& dims,
+                                     const Encoding& enc, Qnn_DataType_t dtype) {
+  const size_t esize = qnn_element_size(dtype);
+  std::vector<uint8_t> out(values.size() * esize);
+  size_t inner = 1;
+  if (enc.kind == Encoding::Kind::kPerAxis) {
+    for (size_t i = enc.axis + 1; i < dims.size(); ++i) inner *= dims[i];
+  }
+  const int64_t lo = range_lo(dtype), hi = range_hi(dtype);
+  for (size_t i = 0; i < values.size(); ++i) {
+    float scale = enc.scale;
+    int32_t offset = enc.offset;
+    if (enc.kind == Encoding::Kind::kPerAxis) {
+      const size_t c = (i / inner) % dims[enc.axis];
+      scale = enc.scales[c];
+      offset = enc.offsets[c];
+    }
+    const double q = std::nearbyint(static_cast<double>(values[i]) / scale) - offset;  // half to even
+    const int64_t v = std::clamp<int64_t>(static_cast<int64_t>(q), lo, hi);
+    if (esize == 1) {
+      out[i] = static_cast<uint8_t>(v);
+    } else if (esize == 2) {
+      const uint16_t w = static_cast<uint16_t>(v);
+      std::memcpy(out.data() + 2 * i, &w, 2);
+    } else {
+      const int32_t w = static_cast<int32_t>(v);
+      std::memcpy(out.data() + 4 * i, &w, 4);
+    }
+  }
+  return out;
+}
+
+bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange>& ranges,
+                    const std::map<std::string, Encoding>& overrides, const QuantOptions& options,
+                    std::string* error) {
+  if (options.act_bitwidth != 8 && options.act_bitwidth != 16) {
+    *error = "--act_bitwidth " + std::to_string(options.act_bitwidth) + " is not supported (8 or 16)";
+    return false;
+  }
+  if (options.weights_bitwidth != 8) {
+    *error = "--weights_bitwidth " + std::to_string(options.weights_bitwidth) + " is not supported (8)";
+    return false;
+  }
+  if (options.bias_bitwidth != 32) {
+    *error = "--bias_bitwidth " + std::to_string(options.bias_bitwidth) + " is not supported (32)";
+    return false;
+  }
+  const Qnn_DataType_t act_dt = options.act_bitwidth == 16 ? QNN_DATATYPE_UFIXED_POINT_16 : QNN_DATATYPE_UFIXED_POINT_8;
+  auto find_override = [&](const std::string& name) -> const Encoding* {
+    auto it = overrides.find(name);
+    if (it == overrides.end() && name.size() > 5 && name.compare(name.size() - 5, 5, "_nhwc") == 0) {
+      it = overrides.find(name.substr(0, name.size() - 5));
+    }
+    return it == overrides.end() ? nullptr : &it->second;
+  };
+  std::set<std::string> weights, biases;
+  for (const QNode& n : graph->nodes) {
+    if (!is_weighted(n.type)) continue;
+    if (n.inputs.size() > 1) weights.insert(n.inputs[1]);
+    if (n.inputs.size() > 2 && !n.inputs[2].empty()) biases.insert(n.inputs[2]);
+  }
+  // 1. Activations, in graph order so data-movement outputs can inherit.
+  auto quantize_activation = [&](QTensor& t) -> bool {
+    if (t.dtype != QNN_DATATYPE_FLOAT_32 || t.type == QNN_TENSOR_TYPE_STATIC) return true;
+    if (const Encoding* o = find_override(t.name)) {
+      t.encoding = *o;
+    } else {
+      auto it = ranges.find(t.name);
+      if (it == ranges.end()) {
+        *error = "no calibration range for tensor '" + t.name + "'";
+        return false;
+      }
+      t.encoding = asymmetric_encoding(it->second.min, it->second.max, options.act_bitwidth);
+    }
+    t.dtype = act_dt;
+    return true;
+  };
+  for (const std::string& in : graph->inputs) {
+    if (!quantize_activation(*graph->find(in))) return false;
+  }
+  for (const QNode& n : graph->nodes) {
+    for (const std::string& o : n.outputs) {
+      QTensor& t = *graph->find(o);
+      if (t.dtype != QNN_DATATYPE_FLOAT_32) continue;
+      const QTensor* src = n.inputs.empty() ? nullptr : graph->find(n.inputs[0]);
+      if (is_data_movement(n.type) && src != nullptr && src->type != QNN_TENSOR_TYPE_STATIC &&
+          src->encoding.kind == Encoding::Kind::kPerTensor && find_override(o) == nullptr) {
+        t.dtype = src->dtype;
+        t.encoding = src->encoding;
+        continue;
+      }
+      if (!quantize_activation(t)) return false;
+    }
+  }
+  // 2. Weights, then biases (which need the weights' and inputs' scales).
+  for (const QNode& n : graph->nodes) {
+    if (!is_weighted(n.type) || n.inputs.size() < 2) continue;
+    QTensor& w = *graph->find(n.inputs[1]);
+    if (w.type != QNN_TENSOR_TYPE_STATIC || w.dtype != QNN_DATATYPE_FLOAT_32) continue;
+    const std::vector<float> v = floats_of(w);
+    // Output-channel axis: last for the conv family (HWIO), 0 for FC [out, in].
+    const int32_t axis = n.type == QNN_OP_FULLY_CONNECTED ? 0 : static_cast<int32_t>(w.dims.size()) - 1;
+    w.encoding = options.per_channel ? symmetric_per_axis_encoding(v, w.dims, axis) : symmetric_encoding(v);
+    w.dtype = QNN_DATATYPE_SFIXED_POINT_8;
+    w.data = quantize_values(v, w.dims, w.encoding, w.dtype);
+  }
+  for (const QNode& n : graph->nodes) {
+    if (!is_weighted(n.type) || n.inputs.size() < 3 || n.inputs[2].empty()) continue;
+    QTensor& b = *graph->find(n.inputs[2]);
+    if (b.type != QNN_TENSOR_TYPE_STATIC || b.dtype != QNN_DATATYPE_FLOAT_32) continue;
+    const QTensor& in = *graph->find(n.inputs[0]);
+    const QTensor& w = *graph->find(n.inputs[1]);
+    if (in.encoding.kind != Encoding::Kind::kPerTensor || w.encoding.kind == Encoding::Kind::kNone) {
+      *error = "bias '" + b.name + "': input or weight of " + n.name + " is not quantized";
+      return false;
+    }
+    const std::vector<float> v = floats_of(b);
+    Encoding e;
+    if (w.encoding.kind == Encoding::Kind::kPerAxis) {
+      e.kind = Encoding::Kind::kPerAxis;
+      e.axis = 0;
+      for (float ws : w.encoding.scales) {
+        e.scales.push_back(in.encoding.scale * ws);
+        e.offsets.push_back(0);
+      }
+    } else {
+      e.kind = Encoding::Kind::kPerTensor;
+      e.scale = in.encoding.scale * w.encoding.scale;
+      e.offset = 0;
+    }
+    b.encoding = e;
+    b.dtype = QNN_DATATYPE_SFIXED_POINT_32;
+    b.data = quantize_values(v, b.dims, e, b.dtype);
+  }
+  // 3. Remaining static float tensors.
+  for (QTensor& t : graph->tensors) {
+    if (t.type != QNN_TENSOR_TYPE_STATIC || t.dtype != QNN_DATATYPE_FLOAT_32) continue;
+    if (weights.count(t.name) != 0 || biases.count(t.name) != 0) continue;
+    const std::vector<float> v = floats_of(t);
+    float lo = 0.0f, hi = 0.0f;
+    for (float x : v) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+    t.encoding = asymmetric_encoding(lo, hi, 8);
+    t.dtype = QNN_DATATYPE_UFIXED_POINT_8;
+    t.data = quantize_values(v, t.dims, t.encoding, t.dtype);
+  }
+  return true;
+}
+
+}  // namespace openhtp::onnx_import

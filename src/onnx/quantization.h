@@ -1,0 +1,59 @@
+// Post-training quantization of a lowered QnnGraphDesc.
+//
+// Encodings (QNN convention real = (q + offset) * scale, offset = -zero_point):
+//  * activations (every non-static FLOAT_32 tensor, graph inputs and outputs
+//    included, as qnn-onnx-converter does): asymmetric UFIXED_POINT_8/16 from
+//    the calibrated [min, max], range widened to contain 0 so zero is exactly
+//    representable: scale = (max - min) / (2^bw - 1), offset =
+//    round(min / scale) (i.e. -zero_point), at least 1e-4 wide;
+//  * weights (input 1 of Conv2d, DepthWiseConv2d, TransposeConv2d,
+//    FullyConnected): SFIXED_POINT_8 symmetric, scale = max|w| / 127, offset
+//    0; per output channel (AXIS_SCALE_OFFSET on the output-channel axis)
+//    with per_channel, else per tensor;
+//  * bias (input 2 of those ops): SFIXED_POINT_32, scale = in_scale *
+//    w_scale (per channel when the weights are), offset 0;
+//  * other static float tensors (element-wise constants, norm gammas):
+//    asymmetric 8-bit from their own min/max;
+//  * data-movement ops (Reshape, Transpose, StridedSlice, Gather, Split,
+//    PoolMax2d, Concat inputs excluded) give their output the input's encoding, so no
+//    requantization happens where none is needed;
+//  * `overrides` (from QDQ pairs in the model) win over calibration.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "onnx/qnn_graph.h"
+
+namespace openhtp::onnx_import {
+
+struct TensorRange {
+  float min = 0.0f;
+  float max = 0.0f;
+};
+
+struct QuantOptions {
+  int act_bitwidth = 8;       // 8 or 16
+  int weights_bitwidth = 8;   // 8 only
+  int bias_bitwidth = 32;     // 32 only
+  bool per_channel = false;
+};
+
+// Asymmetric encoding for [min, max] with `bitwidth` unsigned steps.
+Encoding asymmetric_encoding(float min, float max, int bitwidth);
+// Symmetric signed 8-bit: scale = max|v| / 127 (1e-8 floor), offset 0.
+Encoding symmetric_encoding(const std::vector<float>& values);
+// Per-axis symmetric: one scale per index of `axis` of a tensor with `dims`.
+Encoding symmetric_per_axis_encoding(const std::vector<float>& values, const std::vector<uint32_t>& dims,
+                                     int32_t axis);
+// Quantizes `values` (a tensor with `dims`) to `dtype` with `enc`
+// (q = clamp(round_half_even(v / scale) - offset)).
+std::vector<uint8_t> quantize_values(const std::vector<float>& values, const std::vector<uint32_t>& dims,
+                                     const Encoding& enc, Qnn_DataType_t dtype);
+
+bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange>& ranges,
+                    const std::map<std::string, Encoding>& overrides, const QuantOptions& options,
+                    std::string* error);
+
+}  // namespace openhtp::onnx_import

@@ -1,0 +1,403 @@
+// Unit tests of the importer passes on small ModelProtos: layout
+// conversion, BatchNormalization folding, constant folding, the
+// unsupported-node report and the INT64 -> INT_32 rule. Expected values are
+// worked out by hand or by naive double-precision formulas here.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "QnnOpDef.h"
+#include "model_builder.h"
+#include "onnx/attributes.h"
+#include "onnx/batchnorm_folding.h"
+#include "onnx/importer.h"
+#include "onnx/layout.h"
+#include "onnx/lowering.h"
+
+namespace {
+
+using namespace openhtp::onnx_import;
+using onnx_test::ModelBuilder;
+
+std::vector<float> iota_values(size_t n, float scale, float shift) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(i) * scale + shift;
+  return v;
+}
+
+size_t count_nodes(const QnnGraphDesc& g, const std::string& type) {
+  size_t n = 0;
+  for (const auto& node : g.nodes) n += node.type == type ? 1 : 0;
+  return n;
+}
+
+bool lower(const onnx::ModelProto& proto, QnnGraphDesc* g, std::string* error, ImportOptions options = {}) {
+  PreparedModel p;
+  if (!prepare_model(proto, options, &p, error)) return false;
+  return build_graph_desc(p, options, g, error);
+}
+
+TEST(OnnxLayout, PermuteTensorByHand) {
+  Tensor t = Tensor::from_floats({2, 3}, {0, 1, 2, 3, 4, 5});
+  Tensor p = permute_tensor(t, {1, 0});
+  EXPECT_EQ(p.dims, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ(p.to_floats(), (std::vector<float>{0, 3, 1, 4, 2, 5}));
+  EXPECT_EQ(to_channel_last_perm(4), (std::vector<uint32_t>{0, 2, 3, 1}));
+  EXPECT_EQ(from_channel_last_perm(4), (std::vector<uint32_t>{0, 3, 1, 2}));
+  EXPECT_EQ(channel_last_axis(1, 4), 3u);  // C moves last
+  EXPECT_EQ(channel_last_axis(2, 4), 1u);  // H moves forward
+}
+
+TEST(OnnxLayout, ConvWeightsBecomeHwio) {
+  // OIHW [3, 2, 3, 3] -> HWIO [3, 3, 2, 3]: hwio[kh][kw][i][o] = oihw[o][i][kh][kw].
+  const std::vector<float> w = iota_values(3 * 2 * 3 * 3, 1.0f, 0.0f);
+  Tensor hwio = conv_weight_to_hwio(Tensor::from_floats({3, 2, 3, 3}, w));
+  EXPECT_EQ(hwio.dims, (std::vector<int64_t>{3, 3, 2, 3}));
+  const int o = 2, i = 1, kh = 1, kw = 2;
+  EXPECT_EQ(hwio.to_floats()[((kh * 3 + kw) * 2 + i) * 3 + o], w[((o * 2 + i) * 3 + kh) * 3 + kw]);
+  // ConvTranspose IOHW [2, 3, 2, 2] -> [kh, kw, I, O]: q[kh][kw][i][o] = w[i][o][kh][kw].
+  const std::vector<float> t = iota_values(2 * 3 * 2 * 2, 1.0f, 0.0f);
+  Tensor q = conv_transpose_weight_to_qnn(Tensor::from_floats({2, 3, 2, 2}, t));
+  EXPECT_EQ(q.dims, (std::vector<int64_t>{2, 2, 2, 3}));
+  EXPECT_EQ(q.to_floats()[((1 * 2 + 0) * 2 + 1) * 3 + 2], t[((1 * 3 + 2) * 2 + 1) * 2 + 0]);
+}
+
+onnx::ModelProto conv_relu_conv(bool softmax_between) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 4, 4}).output("y", {1, 2, 4, 4});
+  b.initializer("w1", {3, 2, 3, 3}, iota_values(54, 0.01f, -0.2f));
+  b.initializer("w2", {2, 3, 1, 1}, iota_values(6, 0.1f, -0.3f));
+  ModelBuilder::ints(b.node("Conv", "conv1", {"x", "w1"}, {"c1"}), "pads", {1, 1, 1, 1});
+  b.node("Relu", "relu", {"c1"}, {"r"});
+  std::string mid = "r";
+  if (softmax_between) {
+    b.node("Softmax", "sm", {"r"}, {"s"});
+    mid = "s";
+  }
+  b.node("Conv", "conv2", {mid, "w2"}, {"y"});
+  return b.model();
+}
+
+TEST(OnnxLayout, ChannelLastChainNeedsOneTransposeAtEachEnd) {
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(conv_relu_conv(false), &g, &error)) << error;
+  // x -> NHWC before conv1, NHWC -> NCHW after conv2; Relu stays NHWC.
+  EXPECT_EQ(count_nodes(g, QNN_OP_TRANSPOSE), 2u);
+  EXPECT_EQ(count_nodes(g, QNN_OP_CONV_2D), 2u);
+  const QTensor* w1 = g.find("w1_hwio");
+  ASSERT_NE(w1, nullptr);
+  EXPECT_EQ(w1->type, QNN_TENSOR_TYPE_STATIC);
+  EXPECT_EQ(w1->dims, (std::vector<uint32_t>{3, 3, 2, 3}));
+  // Graph I/O keep their names and ONNX layout.
+  ASSERT_EQ(g.inputs, (std::vector<std::string>{"x"}));
+  ASSERT_EQ(g.outputs, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(g.find("x")->dims, (std::vector<uint32_t>{1, 2, 4, 4}));
+  EXPECT_EQ(g.find("y")->dims, (std::vector<uint32_t>{1, 2, 4, 4}));
+}
+
+TEST(OnnxLayout, LayoutSensitiveConsumerBetweenConvsCostsTwoMoreTransposes) {
+  // Breaking the chain: Softmax over the ONNX last axis (W) needs NCHW, so
+  // the value goes back to NCHW and then to NHWC again for conv2.
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(conv_relu_conv(true), &g, &error)) << error;
+  EXPECT_EQ(count_nodes(g, QNN_OP_TRANSPOSE), 4u);
+}
+
+TEST(OnnxLayout, ChannelLastInputNeedsNoTranspose) {
+  QnnGraphDesc g;
+  std::string error;
+  ImportOptions o;
+  o.channel_last_inputs = {"x"};
+  ASSERT_TRUE(lower(conv_relu_conv(false), &g, &error, o)) << error;
+  EXPECT_EQ(count_nodes(g, QNN_OP_TRANSPOSE), 1u);
+  EXPECT_EQ(g.find("x")->dims, (std::vector<uint32_t>{1, 4, 4, 2}));
+}
+
+// Conv + BN model: x [1,2,5,5], W [3,2,3,3], B [3], BN stats [3].
+struct ConvBn {
+  std::vector<float> w = iota_values(54, 0.03f, -0.7f);
+  std::vector<float> b = {0.1f, -0.2f, 0.3f};
+  std::vector<float> scale = {1.5f, 0.5f, -2.0f}, shift = {0.25f, 0.0f, -1.0f};
+  std::vector<float> mean = {0.2f, -0.4f, 1.0f}, var = {0.5f, 2.0f, 0.25f};
+  float eps = 1e-3f;
+
+  onnx::ModelProto model(bool conv_output_also_graph_output) const {
+    ModelBuilder m;
+    m.input("x", {1, 2, 5, 5}).output("y", {1, 3, 5, 5});
+    if (conv_output_also_graph_output) m.output("c", {1, 3, 5, 5});
+    m.initializer("W", {3, 2, 3, 3}, w).initializer("B", {3}, b);
+    m.initializer("s", {3}, scale).initializer("sh", {3}, shift).initializer("m", {3}, mean).initializer("v", {3}, var);
+    ModelBuilder::ints(m.node("Conv", "conv", {"x", "W", "B"}, {"c"}), "pads", {1, 1, 1, 1});
+    ModelBuilder::f(m.node("BatchNormalization", "bn", {"c", "s", "sh", "m", "v"}, {"y"}), "epsilon", eps);
+    return m.model();
+  }
+};
+
+TEST(OnnxBatchnormFolding, FoldedConvMatchesConvThenBatchnorm) {
+  ConvBn cb;
+  Model m;
+  std::string error;
+  ASSERT_TRUE(model_from_proto(cb.model(false), &m, &error)) << error;
+  ASSERT_EQ(fold_batchnorms(&m), 1u);
+  ASSERT_EQ(m.nodes.size(), 1u);
+  EXPECT_EQ(m.nodes[0].op_type(), "Conv");
+  EXPECT_EQ(m.nodes[0].output(0), "y");
+  const Tensor* fw = m.constant(m.nodes[0].input(1));
+  const Tensor* fb = m.constant(m.nodes[0].input(2));
+  ASSERT_NE(fw, nullptr);
+  ASSERT_NE(fb, nullptr);
+
+  std::vector<double> x(50);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.37 * static_cast<double>(i));
+  int oh = 0, ow = 0;
+  // Unfolded: conv in double, then BN's formula per channel.
+  const std::vector<double> conv = onnx_test::naive_conv(x, 1, 2, 5, 5, {cb.w.begin(), cb.w.end()},
+                                                         {cb.b.begin(), cb.b.end()}, 3, 3, 1, 1, &oh, &ow);
+  const std::vector<double> folded =
+      onnx_test::naive_conv(x, 1, 2, 5, 5, fw->to_doubles(), fb->to_doubles(), 3, 3, 1, 1, &oh, &ow);
+  for (size_t i = 0; i < conv.size(); ++i) {
+    const size_t c = i / 25;
+    const double bn = (conv[i] - cb.mean[c]) / std::sqrt(static_cast<double>(cb.var[c]) + cb.eps) * cb.scale[c] +
+                      cb.shift[c];
+    EXPECT_NEAR(folded[i], bn, 1e-5) << "element " << i;
+  }
+}
+
+TEST(OnnxBatchnormFolding, NotFoldedWhenConvOutputHasAnotherConsumer) {
+  ConvBn cb;
+  Model m;
+  std::string error;
+  ASSERT_TRUE(model_from_proto(cb.model(true), &m, &error)) << error;
+  EXPECT_EQ(fold_batchnorms(&m), 0u);
+  EXPECT_EQ(m.nodes.size(), 2u);
+}
+
+TEST(OnnxBatchnormFolding, NotFoldedWhenStatisticsAreRuntimeInputs) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 3, 3}).input("mean", {2}).output("y", {1, 2, 3, 3});
+  b.initializer("W", {2, 2, 1, 1}, {1, 0, 0, 1}).initializer("s", {2}, {1, 1}).initializer("sh", {2}, {0, 0});
+  b.initializer("v", {2}, {1, 1});
+  b.node("Conv", "conv", {"x", "W"}, {"c"});
+  b.node("BatchNormalization", "bn", {"c", "s", "sh", "mean", "v"}, {"y"});
+  Model m;
+  std::string error;
+  ASSERT_TRUE(model_from_proto(b.model(), &m, &error)) << error;
+  EXPECT_EQ(fold_batchnorms(&m), 0u);
+}
+
+onnx::ModelProto shape_subgraph_model(bool static_input) {
+  // y = Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), Constant[-1])) -> [2, 12]
+  ModelBuilder b;
+  b.input("x", {static_input ? 2 : -1, 3, 4});
+  b.output("y", {2, 12});
+  b.int64_initializer("zero", {}, {0}).int64_initializer("axes0", {1}, {0});
+  b.node("Shape", "shape", {"x"}, {"sx"});
+  b.node("Gather", "g", {"sx", "zero"}, {"n"});
+  b.node("Unsqueeze", "u", {"n", "axes0"}, {"n1"});
+  auto& c = b.node("Constant", "minus_one", {}, {"m1"});
+  auto* a = c.add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(7);
+  a->mutable_t()->add_dims(1);
+  a->mutable_t()->add_int64_data(-1);
+  ModelBuilder::i(b.node("Concat", "cat", {"n1", "m1"}, {"shape"}), "axis", 0);
+  b.node("Reshape", "reshape", {"x", "shape"}, {"y"});
+  onnx::ModelProto p = b.model();
+  if (!static_input) {
+    auto* dim = p.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    dim->clear_dim_value();
+    dim->set_dim_param("batch");
+  }
+  return p;
+}
+
+TEST(OnnxConstantFolding, ShapeSubgraphFoldsIntoReshapeTarget) {
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(shape_subgraph_model(true), {}, &p, &error)) << error;
+  ASSERT_EQ(p.model.nodes.size(), 1u);
+  const auto& r = p.model.nodes[0];
+  EXPECT_EQ(r.op_type(), "Reshape");
+  const Tensor* shape = p.model.constant(r.input(1));
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->to_ints(), (std::vector<int64_t>{2, -1}));
+  EXPECT_EQ(p.folded_constants, 5u);  // Shape, Gather, Unsqueeze, Constant, Concat
+  EXPECT_EQ(p.model.info("y")->dims, (std::vector<int64_t>{2, 12}));
+}
+
+TEST(OnnxConstantFolding, ShapeOfDynamicDimensionIsNotFolded) {
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(shape_subgraph_model(false), {}, &p, &error)) << error;
+  // Only the Constant node folds; Shape(x) depends on the unknown batch.
+  EXPECT_EQ(p.folded_constants, 1u);
+  EXPECT_EQ(p.model.nodes.size(), 5u);
+  // With the batch fixed (converter -d x 2,3,4) everything folds again.
+  ImportOptions o;
+  o.input_dims["x"] = {2, 3, 4};
+  ASSERT_TRUE(prepare_model(shape_subgraph_model(false), o, &p, &error)) << error;
+  EXPECT_EQ(p.model.nodes.size(), 1u);
+}
+
+TEST(OnnxUnsupported, EveryUnsupportedNodeIsReportedByNameAndType) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 3, 3, 3}).output("y", {1, 2, 3, 3, 3}).output("z", {1, 2, 3, 3, 3});
+  b.initializer("w", {2, 2, 1, 1, 1}, std::vector<float>(4, 0.5f));
+  b.node("Foo", "n1", {"x"}, {"y"});
+  b.node("Conv", "c3d", {"x", "w"}, {"z"});
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  const auto bad = find_unsupported(p.model);
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_EQ(bad[0].name, "n1");
+  EXPECT_EQ(bad[0].op_type, "Foo");
+  EXPECT_NE(bad[0].reason.find("op type Foo is not supported"), std::string::npos) << bad[0].reason;
+  EXPECT_EQ(bad[1].name, "c3d");
+  EXPECT_EQ(bad[1].op_type, "Conv");
+  EXPECT_NE(bad[1].reason.find("rank 5"), std::string::npos) << bad[1].reason;
+  QnnGraphDesc g;
+  ASSERT_FALSE(build_graph_desc(p, {}, &g, &error));
+  EXPECT_NE(error.find("2 unsupported node(s)"), std::string::npos) << error;
+  EXPECT_NE(error.find("Foo 'n1'"), std::string::npos) << error;
+  EXPECT_NE(error.find("Conv 'c3d'"), std::string::npos) << error;
+}
+
+TEST(OnnxUnsupported, DoubleTensorsAreRefusedWithTheirType) {
+  ModelBuilder b;
+  b.input("x", {4}, 11).output("y", {4}, 11);
+  b.node("Relu", "r", {"x"}, {"y"});
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  const auto bad = find_unsupported(p.model);
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].reason.find("DOUBLE"), std::string::npos) << bad[0].reason;
+}
+
+TEST(OnnxTypes, Int64BecomesInt32) {
+  ModelBuilder b;
+  b.input("data", {5, 2}).input("idx", {3}, 7).output("y", {3, 2});
+  b.node("Gather", "g", {"data", "idx"}, {"y"});
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(b.model(), &g, &error)) << error;
+  EXPECT_EQ(g.find("idx")->dtype, QNN_DATATYPE_INT_32);
+  EXPECT_EQ(g.find("data")->dtype, QNN_DATATYPE_FLOAT_32);
+  // A constant int64 beyond int32 clamps rather than wraps (Slice "to the end").
+  Tensor big = Tensor::from_ints(onnx_type::kInt64, {2}, {INT64_MAX, -5});
+  const auto bytes = to_qnn_bytes(big, QNN_DATATYPE_INT_32);
+  int32_t v[2];
+  std::memcpy(v, bytes.data(), 8);
+  EXPECT_EQ(v[0], INT32_MAX);
+  EXPECT_EQ(v[1], -5);
+}
+
+TEST(OnnxSpatial1d, Conv1dIsLiftedToTwoDimensions) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 7}).output("y", {1, 3, 4});
+  b.initializer("w", {3, 2, 3}, iota_values(18, 0.1f, -0.5f));
+  auto& c = b.node("Conv", "conv", {"x", "w"}, {"y"});
+  ModelBuilder::ints(c, "pads", {1, 1});
+  ModelBuilder::ints(c, "strides", {2});
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  ASSERT_EQ(p.model.nodes.size(), 3u);
+  EXPECT_EQ(p.model.nodes[0].op_type(), "Unsqueeze");
+  EXPECT_EQ(p.model.nodes[2].op_type(), "Squeeze");
+  const auto& conv = p.model.nodes[1];
+  EXPECT_EQ(p.model.info(conv.input(0))->dims, (std::vector<int64_t>{1, 2, 1, 7}));
+  EXPECT_EQ(p.model.constant(conv.input(1))->dims, (std::vector<int64_t>{3, 2, 1, 3}));
+  // pads [1, 1] -> [0, 1, 0, 1]; strides [2] -> [1, 2]; output [1, 3, 1, 4].
+  EXPECT_EQ(attr_ints(conv, "pads"), (std::vector<int64_t>{0, 1, 0, 1}));
+  EXPECT_EQ(attr_ints(conv, "strides"), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(p.model.info(conv.output(0))->dims, (std::vector<int64_t>{1, 3, 1, 4}));
+  // The lifted model is fully supported.
+  EXPECT_TRUE(find_unsupported(p.model).empty());
+}
+
+onnx::ModelProto qdq_model(int64_t dq_zero_point, int32_t zp_type) {
+  ModelBuilder b;
+  b.input("x", {1, 4}).output("y", {1, 4});
+  b.initializer("s", {}, {0.1f});
+  auto zp = [&](const std::string& name, int64_t v) {
+    auto* t = const_cast<onnx::ModelProto&>(b.model()).mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(zp_type);
+    t->add_int32_data(static_cast<int32_t>(v));
+  };
+  zp("zq", zp_type == 3 ? 0 : 128);
+  zp("zd", dq_zero_point);
+  b.node("QuantizeLinear", "q", {"x", "s", "zq"}, {"xq"});
+  b.node("DequantizeLinear", "dq", {"xq", "s", "zd"}, {"xd"});
+  b.node("Relu", "relu", {"xd"}, {"y"});
+  return b.model();
+}
+
+TEST(OnnxQdqFolding, PairBecomesTheEncodingOfItsInput) {
+  ImportOptions o;
+  o.quantize = true;
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(qdq_model(128, 2), o, &p, &error)) << error;
+  EXPECT_EQ(p.folded_qdq_pairs, 1u);
+  ASSERT_EQ(p.model.nodes.size(), 1u);
+  EXPECT_EQ(p.model.nodes[0].op_type(), "Relu");
+  EXPECT_EQ(p.model.nodes[0].input(0), "x");
+  ASSERT_EQ(p.encoding_overrides.count("x"), 1u);
+  EXPECT_FLOAT_EQ(p.encoding_overrides["x"].scale, 0.1f);
+  EXPECT_EQ(p.encoding_overrides["x"].offset, -128);  // uint8 zero point 128
+}
+
+TEST(OnnxQdqFolding, SignedZeroPointIsShiftedOntoUnsigned) {
+  ImportOptions o;
+  o.quantize = true;
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(qdq_model(0, 3), o, &p, &error)) << error;
+  ASSERT_EQ(p.encoding_overrides.count("x"), 1u);
+  // int8 zero point 0 == uint8 zero point 128 for the same real values.
+  EXPECT_EQ(p.encoding_overrides["x"].offset, -128);
+}
+
+TEST(OnnxQdqFolding, MismatchedPairOrFloatModeIsKept) {
+  ImportOptions o;
+  o.quantize = true;
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(qdq_model(127, 2), o, &p, &error)) << error;
+  EXPECT_EQ(p.folded_qdq_pairs, 0u);
+  EXPECT_EQ(p.model.nodes.size(), 3u);
+  // Float conversion never folds: Q/DQ stay ops computing the fake quantization.
+  ASSERT_TRUE(prepare_model(qdq_model(128, 2), {}, &p, &error)) << error;
+  EXPECT_EQ(p.folded_qdq_pairs, 0u);
+  EXPECT_EQ(p.model.nodes.size(), 3u);
+}
+
+TEST(OnnxModel, TensorProtoRawAndTypedFieldsAgree) {
+  onnx::TensorProto typed, raw;
+  typed.set_data_type(1);
+  typed.add_dims(3);
+  for (float f : {1.5f, -2.0f, 0.25f}) typed.add_float_data(f);
+  raw.set_data_type(1);
+  raw.add_dims(3);
+  const float values[3] = {1.5f, -2.0f, 0.25f};
+  raw.set_raw_data(std::string(reinterpret_cast<const char*>(values), sizeof values));
+  Tensor a, b;
+  std::string error;
+  ASSERT_TRUE(tensor_from_proto(typed, &a, &error)) << error;
+  ASSERT_TRUE(tensor_from_proto(raw, &b, &error)) << error;
+  EXPECT_EQ(a.to_floats(), b.to_floats());
+  // Breaking it: raw_data of the wrong size is refused with both sizes.
+  raw.set_raw_data("abc");
+  EXPECT_FALSE(tensor_from_proto(raw, &b, &error));
+  EXPECT_NE(error.find("3 bytes, expected 12"), std::string::npos) << error;
+}
+
+}  // namespace

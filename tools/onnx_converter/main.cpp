@@ -1,0 +1,150 @@
+// qnn-onnx-converter: ONNX model -> QNN graph in openhtp's libQnnHtp ->
+// context binary.
+//
+//   1. parse options; load the model; prepare it (shape inference, constant,
+//      QDQ and BatchNormalization folding)
+//   2. report every unsupported node at once (exit 1)
+//   3. open the backend and a context; with --input_list read the
+//      calibration inputs
+//   4. import (lower, calibrate + quantize when asked, add nodes, finalize)
+//   5. contextGetBinarySize / contextGetBinary, write the file
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "QnnInterface.h"
+#include "onnx/backend_session.h"
+#include "onnx/importer.h"
+#include "onnx/input_list.h"
+#include "options.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace openhtp::onnx_import;
+
+constexpr const char* kTool = "qnn-onnx-converter";
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "%s: error: %s\n", kTool, message.c_str());
+  return 1;
+}
+
+// One stderr line per stage step of 10% (and the last), for long imports.
+ProgressFn progress_printer() {
+  auto last = std::make_shared<std::pair<std::string, size_t>>();
+  return [last](const std::string& stage, size_t done, size_t total) {
+    if (total < 20) return;
+    const size_t decile = done * 10 / total;
+    if (stage == last->first && decile == last->second && done != total) return;
+    *last = {stage, decile};
+    std::fprintf(stderr, "%s: %s %zu/%zu (%zu%%)\n", kTool, stage.c_str(), done, total, done * 100 / total);
+  };
+}
+
+bool read_file(const std::string& path, std::vector<uint8_t>* out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  out->assign(std::istreambuf_iterator<char>(f), {});
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  openhtp::onnx_converter::Options opt;
+  std::string error;
+  if (!openhtp::onnx_converter::parse_options(argc, argv, &opt, &error)) {
+    std::fprintf(stderr, "%s: error: %s\n%s", kTool, error.c_str(), openhtp::onnx_converter::usage_text());
+    return 1;
+  }
+  if (opt.help) {
+    std::fputs(openhtp::onnx_converter::usage_text(), stdout);
+    return 0;
+  }
+  if (opt.version) {
+    std::printf("%s (openhtp) %s\n", kTool, OPENHTP_VERSION);
+    return 0;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  onnx::ModelProto proto;
+  if (!load_model_file(opt.input_network, &proto, &error)) return fail(error);
+
+  ImportOptions io;
+  io.input_dims = opt.input_dims;
+  io.channel_last_inputs = opt.nhwc_inputs;
+  io.fold_batchnorm = !opt.disable_batchnorm_folding;
+  io.quantize = !opt.input_list.empty();
+  io.keep_quant_nodes = opt.keep_quant_nodes;
+  io.quant.act_bitwidth = opt.act_bitwidth;
+  io.quant.weights_bitwidth = opt.weights_bitwidth;
+  io.quant.bias_bitwidth = opt.bias_bitwidth;
+  io.quant.per_channel = opt.per_channel;
+  io.progress = progress_printer();
+
+  PreparedModel prepared;
+  if (!prepare_model(proto, io, &prepared, &error)) return fail(error);
+  if (auto bad = find_unsupported(prepared.model); !bad.empty()) return fail(describe_unsupported(bad));
+
+  BackendSession session;
+  if (!session.open(QnnInterface_getProviders, &error)) return fail(error);
+
+  if (io.quantize) {
+    // Calibration files are float32 in each graph input's QNN shape (NCHW
+    // unless --input_layout NHWC).
+    QnnGraphDesc probe;
+    if (!build_graph_desc(prepared, io, &probe, &error)) return fail(error);
+    std::vector<InputListEntry> entries;
+    if (!read_input_list(opt.input_list, prepared.model.inputs, &entries, &error)) return fail(error);
+    for (const auto& entry : entries) {
+      std::vector<std::vector<uint8_t>> sample;
+      for (size_t i = 0; i < entry.size(); ++i) {
+        const QTensor* t = probe.find(probe.inputs[i]);
+        std::vector<uint8_t> bytes;
+        if (!read_file(entry[i], &bytes)) return fail(entry[i] + ": cannot read");
+        const size_t want = tensor_bytes(t->dtype, t->dims);
+        if (bytes.size() != want) {
+          return fail(entry[i] + ": " + std::to_string(bytes.size()) + " bytes, input '" + t->name + "' needs " +
+                      std::to_string(want) + " (" + qnn_dtype_name(t->dtype) + ")");
+        }
+        sample.push_back(std::move(bytes));
+      }
+      io.calibration.push_back(std::move(sample));
+    }
+  }
+
+  Qnn_ContextHandle_t context = nullptr;
+  if (!session.create_context(&context, &error)) return fail(error);
+  SubmittedGraph graph;
+  QnnGraphDesc desc;
+  const bool ok = import_model(prepared, io, session.api, session.backend, context, &graph, &desc, &error);
+  if (!ok) {
+    session.api.contextFree(context, nullptr);
+    return fail(error);
+  }
+  Qnn_ContextBinarySize_t size = 0;
+  if (Qnn_ErrorHandle_t e = session.api.contextGetBinarySize(context, &size); e != QNN_SUCCESS) {
+    return fail("contextGetBinarySize: " + describe_qnn_error(session.api, e));
+  }
+  std::vector<uint8_t> binary(size);
+  Qnn_ContextBinarySize_t written = 0;
+  if (Qnn_ErrorHandle_t e = session.api.contextGetBinary(context, binary.data(), size, &written); e != QNN_SUCCESS) {
+    return fail("contextGetBinary: " + describe_qnn_error(session.api, e));
+  }
+  session.api.contextFree(context, nullptr);
+  std::string out_path = opt.output_path;
+  if (out_path.empty()) out_path = fs::path(opt.input_network).replace_extension(".bin").string();
+  if (fs::path(out_path).has_parent_path()) fs::create_directories(fs::path(out_path).parent_path());
+  std::ofstream f(out_path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(written));
+  if (!f) return fail(out_path + ": cannot write");
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%s: graph '%s': %zu ONNX nodes -> %zu QNN nodes (%zu constants folded, %zu BatchNormalization "
+              "folded%s), %s, wrote %s (%llu bytes) in %.2f s\n",
+              kTool, desc.name.c_str(), prepared.model.nodes.size(), desc.nodes.size(), prepared.folded_constants,
+              prepared.folded_batchnorms,
+              io.quantize ? (", " + std::to_string(prepared.folded_qdq_pairs) + " QDQ pairs folded").c_str() : "",
+              io.quantize ? "quantized" : "float", out_path.c_str(), static_cast<unsigned long long>(written), s);
+  return 0;
+}

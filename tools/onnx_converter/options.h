@@ -1,0 +1,30 @@
+// qnn-onnx-converter's command line, with the real tool's option names.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace openhtp::onnx_converter {
+
+struct Options {
+  std::string input_network;                              // -i / --input_network
+  std::string output_path;                                // -o / --output_path (context binary)
+  std::string input_list;                                 // --input_list: quantize
+  int act_bitwidth = 8;
+  int weights_bitwidth = 8;
+  int bias_bitwidth = 32;
+  bool per_channel = false;                               // --use_per_channel_quantization
+  bool keep_quant_nodes = false;
+  bool disable_batchnorm_folding = false;
+  std::set<std::string> nhwc_inputs;                      // --input_layout NAME NHWC
+  std::map<std::string, std::vector<int64_t>> input_dims; // -d / --input_dim NAME 1,3,224,224
+  bool help = false;
+  bool version = false;
+};
+
+bool parse_options(int argc, char** argv, Options* out, std::string* error);
+const char* usage_text();
+
+}  // namespace openhtp::onnx_converter
