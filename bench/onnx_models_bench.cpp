@@ -2,28 +2,34 @@
 // bench/models/make_bench_models.py, converted by qnn-onnx-converter) on
 // openhtp against OpenCV DNN 4.6 (fp32, CPU), in the same process and run.
 //
-//   bench_onnx_models --models <dir> --binaries <dir> [--runs 15] [--warmup 3] [--threads 1,2]
+//   bench_onnx_models --models <dir> --binaries <dir> [--runs 15] [--warmup 3]
+//   [--threads 1,2]
 //
 //   <dir of models>:   <model>.onnx and input.raw (float32 [1,3,224,224] NCHW)
-//   <dir of binaries>: <model>_fp32.bin and <model>_uint8.bin (qnn-onnx-converter outputs)
+//   <dir of binaries>: <model>_fp32.bin and <model>_uint8.bin
+//   (qnn-onnx-converter outputs)
 //
 // Per model and thread count, four engines, batch 1:
 //   opencv          cv::dnn on the .onnx, cv::setNumThreads(t)
-//   htp_fp32        openhtp fp32 over FastRPC, I/O in registered rpcmem (memhandles, zero copy)
-//   htp_fp32_inproc the same binary with OPENHTP_HTP_TRANSPORT=inproc (the skel in this process),
+//   htp_fp32        openhtp fp32 over FastRPC, I/O in registered rpcmem
+//   (memhandles, zero copy) htp_fp32_inproc the same binary with
+//   OPENHTP_HTP_TRANSPORT=inproc (the skel in this process),
 //                   memhandles as well, so only the transport differs
 //   htp_uint8       the quantized binary over FastRPC with memhandles
-// openhtp's thread count is the graph config QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS,
-// set with graphSetConfig on the retrieved graph before its first execute; if the backend
-// refuses it, the row says at how many threads the graph really ran.
+// openhtp's thread count is the graph config
+// QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS, set with graphSetConfig on the
+// retrieved graph before its first execute; if the backend refuses it, the row
+// says at how many threads the graph really ran.
 //
-// Timing: after the warm-up, the engines take turns one execute at a time (run r of every
-// engine, then run r+1, ...), so a burst of load from other processes on this shared
-// machine hits all of them alike; each engine's median is reported. Only the ratios
-// printed at the end are meant to be compared across runs.
+// Timing: after the warm-up, the engines take turns one execute at a time (run
+// r of every engine, then run r+1, ...), so a burst of load from other
+// processes on this shared machine hits all of them alike; each engine's median
+// is reported. Only the ratios printed at the end are meant to be compared
+// across runs.
 //
-// Honesty checks: openhtp fp32's output against OpenCV's (max |diff|, and relative to
-// max |output|) and top-1 agreement; for uint8 the same numbers are printed for information.
+// Honesty checks: openhtp fp32's output against OpenCV's (max |diff|, and
+// relative to max |output|) and top-1 agreement; for uint8 the same numbers are
+// printed for information.
 #include <sched.h>
 
 #include <algorithm>
@@ -36,13 +42,12 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <opencv2/core.hpp>
+#include <opencv2/dnn.hpp>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <opencv2/core.hpp>
-#include <opencv2/dnn.hpp>
 
 #include "HTP/QnnHtpGraph.h"
 #include "QnnInterface.h"
@@ -51,21 +56,21 @@
 
 namespace {
 
-const QNN_INTERFACE_VER_TYPE* qnn_api() {
-  const QnnInterface_t** providers = nullptr;
+const QNN_INTERFACE_VER_TYPE *qnn_api() {
+  const QnnInterface_t **providers = nullptr;
   uint32_t n = 0;
   if (QnnInterface_getProviders(&providers, &n) != QNN_SUCCESS || n == 0) return nullptr;
   return &providers[0]->QNN_INTERFACE_VER_NAME;
 }
 
-const QNN_SYSTEM_INTERFACE_VER_TYPE* system_api() {
-  const QnnSystemInterface_t** providers = nullptr;
+const QNN_SYSTEM_INTERFACE_VER_TYPE *system_api() {
+  const QnnSystemInterface_t **providers = nullptr;
   uint32_t n = 0;
   if (QnnSystemInterface_getProviders(&providers, &n) != QNN_SUCCESS || n == 0) return nullptr;
   return &providers[0]->QNN_SYSTEM_INTERFACE_VER_NAME;
 }
 
-bool read_file(const std::string& path, std::vector<uint8_t>* out) {
+bool read_file(const std::string &path, std::vector<uint8_t> *out) {
   std::ifstream f(path, std::ios::binary);
   if (!f) return false;
   out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
@@ -78,7 +83,7 @@ double median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-size_t argmax(const std::vector<float>& v) {
+size_t argmax(const std::vector<float> &v) {
   return static_cast<size_t>(std::max_element(v.begin(), v.end()) - v.begin());
 }
 
@@ -96,10 +101,13 @@ struct IoTensor {
   Qnn_DataType_t dtype() const { return tensor.v1.dataType; }
   size_t element_bytes() const {
     switch (dtype()) {
-      case QNN_DATATYPE_FLOAT_32: return 4;
+      case QNN_DATATYPE_FLOAT_32:
+        return 4;
       case QNN_DATATYPE_UFIXED_POINT_8:
-      case QNN_DATATYPE_SFIXED_POINT_8: return 1;
-      default: return 0;  // not handled here
+      case QNN_DATATYPE_SFIXED_POINT_8:
+        return 1;
+      default:
+        return 0;  // not handled here
     }
   }
   size_t bytes() const { return elements() * element_bytes(); }
@@ -114,13 +122,13 @@ struct GraphIo {
   IoTensor input, output;
 };
 
-bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string* error) {
-  const QNN_SYSTEM_INTERFACE_VER_TYPE* sys = system_api();
+bool read_graph_io(const std::vector<uint8_t> &binary, GraphIo *io, std::string *error) {
+  const QNN_SYSTEM_INTERFACE_VER_TYPE *sys = system_api();
   QnnSystemContext_Handle_t h = nullptr;
-  const QnnSystemContext_BinaryInfo_t* info = nullptr;
+  const QnnSystemContext_BinaryInfo_t *info = nullptr;
   Qnn_ContextBinarySize_t size = 0;
   if (sys == nullptr || sys->systemContextCreate(&h) != QNN_SUCCESS ||
-      sys->systemContextGetBinaryInfo(h, const_cast<uint8_t*>(binary.data()), binary.size(), &info, &size) !=
+      sys->systemContextGetBinaryInfo(h, const_cast<uint8_t *>(binary.data()), binary.size(), &info, &size) !=
           QNN_SUCCESS ||
       info == nullptr) {
     *error = "QnnSystemContext_getBinaryInfo failed";
@@ -128,19 +136,26 @@ bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string*
     return false;
   }
   uint32_t n = 0;
-  const QnnSystemContext_GraphInfo_t* graphs = nullptr;
+  const QnnSystemContext_GraphInfo_t *graphs = nullptr;
   switch (info->version) {
-    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_1: n = info->contextBinaryInfoV1.numGraphs, graphs = info->contextBinaryInfoV1.graphs; break;
-    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_2: n = info->contextBinaryInfoV2.numGraphs, graphs = info->contextBinaryInfoV2.graphs; break;
-    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_3: n = info->contextBinaryInfoV3.numGraphs, graphs = info->contextBinaryInfoV3.graphs; break;
-    default: break;
+    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_1:
+      n = info->contextBinaryInfoV1.numGraphs, graphs = info->contextBinaryInfoV1.graphs;
+      break;
+    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_2:
+      n = info->contextBinaryInfoV2.numGraphs, graphs = info->contextBinaryInfoV2.graphs;
+      break;
+    case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_3:
+      n = info->contextBinaryInfoV3.numGraphs, graphs = info->contextBinaryInfoV3.graphs;
+      break;
+    default:
+      break;
   }
   bool ok = n == 1 && graphs != nullptr && graphs[0].graphInfoV1.numGraphInputs == 1 &&
             graphs[0].graphInfoV1.numGraphOutputs == 1;
   if (!ok) {
     *error = "expected one graph with one input and one output";
   } else {
-    const auto& g = graphs[0].graphInfoV1;  // V1 members lead V2/V3 too
+    const auto &g = graphs[0].graphInfoV1;  // V1 members lead V2/V3 too
     io->graph_name = g.graphName;
     for (auto [dst, src] : {std::pair{&io->input, &g.graphInputs[0]}, std::pair{&io->output, &g.graphOutputs[0]}}) {
       dst->tensor = *src;
@@ -162,14 +177,14 @@ bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string*
 class Engine {
  public:
   virtual ~Engine() = default;
-  virtual bool set_threads(int threads, std::string* note) = 0;
+  virtual bool set_threads(int threads, std::string *note) = 0;
   virtual bool run() = 0;
   virtual std::vector<float> output() const = 0;
 };
 
 class OpenCvEngine : public Engine {
  public:
-  bool load(const std::string& onnx, const std::vector<float>& nchw, std::string* error) {
+  bool load(const std::string &onnx, const std::vector<float> &nchw, std::string *error) {
     try {
       net_ = cv::dnn::readNetFromONNX(onnx);
       net_.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
@@ -177,13 +192,13 @@ class OpenCvEngine : public Engine {
       const int shape[4] = {1, 3, 224, 224};
       input_ = cv::Mat(4, shape, CV_32F);
       std::memcpy(input_.ptr<float>(), nchw.data(), nchw.size() * sizeof(float));
-    } catch (const cv::Exception& e) {
+    } catch (const cv::Exception &e) {
       *error = e.what();
       return false;
     }
     return true;
   }
-  bool set_threads(int threads, std::string*) override {
+  bool set_threads(int threads, std::string *) override {
     cv::setNumThreads(threads);
     return true;
   }
@@ -204,7 +219,7 @@ class OpenCvEngine : public Engine {
 class HtpEngine : public Engine {
  public:
   ~HtpEngine() override {
-    for (Buffer* b : {&in_, &out_}) {
+    for (Buffer *b : {&in_, &out_}) {
       if (b->handle != nullptr) api_->memDeRegister(&b->handle, 1);
       if (b->mem != nullptr) rpcmem_free(b->mem);
     }
@@ -212,8 +227,9 @@ class HtpEngine : public Engine {
     if (backend_ != nullptr) api_->backendFree(backend_);
   }
 
-  // `inproc`: create the backend with OPENHTP_HTP_TRANSPORT=inproc (read at backendCreate).
-  bool load(const std::string& binary_path, bool inproc, const std::vector<float>& nchw, std::string* error) {
+  // `inproc`: create the backend with OPENHTP_HTP_TRANSPORT=inproc (read at
+  // backendCreate).
+  bool load(const std::string &binary_path, bool inproc, const std::vector<float> &nchw, std::string *error) {
     api_ = qnn_api();
     std::vector<uint8_t> binary;
     if (api_ == nullptr || !read_file(binary_path, &binary)) {
@@ -224,14 +240,16 @@ class HtpEngine : public Engine {
     if (inproc) setenv("OPENHTP_HTP_TRANSPORT", "inproc", 1);
     const bool created = api_->backendCreate(nullptr, nullptr, &backend_) == QNN_SUCCESS;
     if (inproc) unsetenv("OPENHTP_HTP_TRANSPORT");
-    if (!created || api_->contextCreateFromBinary(backend_, nullptr, nullptr, binary.data(), binary.size(), &context_,
-                                                  nullptr) != QNN_SUCCESS ||
+    if (!created ||
+        api_->contextCreateFromBinary(backend_, nullptr, nullptr, binary.data(), binary.size(), &context_, nullptr) !=
+            QNN_SUCCESS ||
         api_->graphRetrieve(context_, io_.graph_name.c_str(), &graph_) != QNN_SUCCESS) {
       *error = "backendCreate/contextCreateFromBinary/graphRetrieve failed for " + binary_path;
       return false;
     }
     for (auto [b, t] : {std::pair{&in_, &io_.input}, std::pair{&out_, &io_.output}}) {
-      b->mem = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, static_cast<int>(t->bytes())));
+      b->mem = static_cast<uint8_t *>(
+          rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, static_cast<int>(t->bytes())));
       if (b->mem == nullptr) {
         *error = "rpcmem_alloc failed";
         return false;
@@ -252,7 +270,7 @@ class HtpEngine : public Engine {
     }
     // The input, once, in the graph's layout and type.
     std::vector<float> x = nchw;
-    const IoTensor& in = io_.input;
+    const IoTensor &in = io_.input;
     if (x.size() != in.elements()) {
       *error = "input.raw has " + std::to_string(x.size()) + " values, graph input '" + in.name + "' " +
                std::to_string(in.elements());
@@ -277,17 +295,18 @@ class HtpEngine : public Engine {
     return true;
   }
 
-  bool set_threads(int threads, std::string* note) override {
+  bool set_threads(int threads, std::string *note) override {
     QnnHtpGraph_CustomConfig_t htp{};
     htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
     htp.numHvxThreads = static_cast<uint64_t>(threads);
     QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
     cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
     cfg.customConfig = &htp;
-    const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
+    const QnnGraph_Config_t *cfgs[] = {&cfg, nullptr};
     if (api_->graphSetConfig(graph_, cfgs) == QNN_SUCCESS) return true;
     *note = "graphSetConfig(NUM_HVX_THREADS=" + std::to_string(threads) +
-            ") refused on the retrieved graph: it runs at the binary's thread count (default: all " +
+            ") refused on the retrieved graph: it runs at the binary's thread "
+            "count (default: all " +
             std::to_string(std::thread::hardware_concurrency()) + " cores)";
     return false;
   }
@@ -297,13 +316,19 @@ class HtpEngine : public Engine {
   }
 
   std::vector<float> output() const override {
-    const IoTensor& o = io_.output;
+    const IoTensor &o = io_.output;
     std::vector<float> y(o.elements());
     for (size_t i = 0; i < y.size(); ++i) {
       switch (o.dtype()) {
-        case QNN_DATATYPE_FLOAT_32: y[i] = reinterpret_cast<const float*>(out_.mem)[i]; break;
-        case QNN_DATATYPE_UFIXED_POINT_8: y[i] = (static_cast<float>(out_.mem[i]) + o.offset()) * o.scale(); break;
-        default: y[i] = (static_cast<float>(static_cast<int8_t>(out_.mem[i])) + o.offset()) * o.scale(); break;
+        case QNN_DATATYPE_FLOAT_32:
+          y[i] = reinterpret_cast<const float *>(out_.mem)[i];
+          break;
+        case QNN_DATATYPE_UFIXED_POINT_8:
+          y[i] = (static_cast<float>(out_.mem[i]) + o.offset()) * o.scale();
+          break;
+        default:
+          y[i] = (static_cast<float>(static_cast<int8_t>(out_.mem[i])) + o.offset()) * o.scale();
+          break;
       }
     }
     return y;
@@ -311,10 +336,10 @@ class HtpEngine : public Engine {
 
  private:
   struct Buffer {
-    uint8_t* mem = nullptr;
+    uint8_t *mem = nullptr;
     Qnn_MemHandle_t handle = nullptr;
   };
-  const QNN_INTERFACE_VER_TYPE* api_ = nullptr;
+  const QNN_INTERFACE_VER_TYPE *api_ = nullptr;
   GraphIo io_;
   Qnn_BackendHandle_t backend_ = nullptr;
   Qnn_ContextHandle_t context_ = nullptr;
@@ -328,13 +353,17 @@ struct Options {
   std::vector<int> threads = {1, 2};
 };
 
-bool parse(int argc, char** argv, Options* o) {
+bool parse(int argc, char **argv, Options *o) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--models") o->models = v;
-    else if (a == "--binaries") o->binaries = v;
-    else if (a == "--runs") o->runs = std::max(1, std::atoi(v.c_str()));
-    else if (a == "--warmup") o->warmup = std::max(0, std::atoi(v.c_str()));
+    if (a == "--models")
+      o->models = v;
+    else if (a == "--binaries")
+      o->binaries = v;
+    else if (a == "--runs")
+      o->runs = std::max(1, std::atoi(v.c_str()));
+    else if (a == "--warmup")
+      o->warmup = std::max(0, std::atoi(v.c_str()));
     else if (a == "--threads") {
       o->threads.clear();
       std::stringstream s(v);
@@ -351,7 +380,7 @@ struct Comparison {
   bool top1_same = false;
 };
 
-Comparison compare(const std::vector<float>& got, const std::vector<float>& ref) {
+Comparison compare(const std::vector<float> &got, const std::vector<float> &ref) {
   Comparison c;
   if (got.size() != ref.size()) return {std::numeric_limits<double>::infinity(), 0.0, false};
   for (size_t i = 0; i < ref.size(); ++i) {
@@ -365,10 +394,12 @@ Comparison compare(const std::vector<float>& got, const std::vector<float>& ref)
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   Options opt;
   if (!parse(argc, argv, &opt)) {
-    std::fprintf(stderr, "usage: %s --models <dir> --binaries <dir> [--runs 15] [--warmup 3] [--threads 1,2]\n",
+    std::fprintf(stderr,
+                 "usage: %s --models <dir> --binaries <dir> [--runs 15] "
+                 "[--warmup 3] [--threads 1,2]\n",
                  argv[0]);
     return 2;
   }
@@ -377,8 +408,8 @@ int main(int argc, char** argv) {
   // up to 4608 products), so ~1e-6 relative is expected; 1e-4 flags any real
   // difference in the computation.
   constexpr double kFp32RelTolerance = 1e-4;
-  const char* kModels[] = {"resnet18", "mobilenet_v2"};
-  const char* kEngineNames[] = {"opencv", "htp_fp32", "htp_fp32_inproc", "htp_uint8"};
+  const char *kModels[] = {"resnet18", "mobilenet_v2"};
+  const char *kEngineNames[] = {"opencv", "htp_fp32", "htp_fp32_inproc", "htp_uint8"};
   bool all_ok = true;
 
   std::vector<uint8_t> raw;
@@ -389,76 +420,82 @@ int main(int argc, char** argv) {
   std::vector<float> input(raw.size() / sizeof(float));
   std::memcpy(input.data(), raw.data(), raw.size());
 
-  std::printf("bench_onnx_models: batch 1, median of %d runs after %d warm-up, engines interleaved per run\n",
-              opt.runs, opt.warmup);
+  std::printf(
+      "bench_onnx_models: batch 1, median of %d runs after %d warm-up, "
+      "engines interleaved per run\n",
+      opt.runs, opt.warmup);
   struct Row {
     std::string model;
     int threads;
     double ms[4];
   };
   std::vector<Row> rows;
-  for (const char* model : kModels) {
-    std::string error;
-    auto cv = std::make_unique<OpenCvEngine>();
-    auto fp32 = std::make_unique<HtpEngine>();
-    auto fp32_inproc = std::make_unique<HtpEngine>();
-    auto u8 = std::make_unique<HtpEngine>();
-    const std::string bin = opt.binaries + "/" + model;
-    if (!cv->load(opt.models + "/" + model + ".onnx", input, &error) ||
-        !fp32->load(bin + "_fp32.bin", false, input, &error) ||
-        !fp32_inproc->load(bin + "_fp32.bin", true, input, &error) ||
-        !u8->load(bin + "_uint8.bin", false, input, &error)) {
-      std::printf("%s: FAILED to load: %s\n", model, error.c_str());
-      all_ok = false;
-      continue;
-    }
-    Engine* engines[4] = {cv.get(), fp32.get(), fp32_inproc.get(), u8.get()};
+  for (const char *model : kModels) {
     for (int threads : opt.threads) {
-      // Once the backend has refused the thread count for one graph it will
-      // for all (the rule is the backend's, not the graph's): ask once per
-      // row so its error log stays short.
-      std::string note;
-      for (Engine* e : engines) {
-        if (!note.empty()) break;
-        e->set_threads(threads, &note);
-      }
-      std::vector<double> times[4];
-      bool ran = true;
-      for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
-        for (int e = 0; e < 4 && ran; ++e) {
-          const auto t0 = std::chrono::steady_clock::now();
-          ran = engines[e]->run();
-          const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          if (r >= 0) times[e].push_back(ms);
-          if (!ran) std::printf("%s: %s run failed\n", model, kEngineNames[e]);
-        }
-      }
-      if (!ran) {
+      // One binary per thread count: the converter stores NUM_HVX_THREADS in
+      // it (--num_hvx_threads), as a QNN graph config would be.
+      std::string error;
+      auto cv = std::make_unique<OpenCvEngine>();
+      auto fp32 = std::make_unique<HtpEngine>();
+      auto fp32_inproc = std::make_unique<HtpEngine>();
+      auto u8 = std::make_unique<HtpEngine>();
+      const std::string bin = opt.binaries + "/" + model;
+      const std::string suffix = "_t" + std::to_string(threads) + ".bin";
+      if (!cv->load(opt.models + "/" + model + ".onnx", input, &error) ||
+          !fp32->load(bin + "_fp32" + suffix, false, input, &error) ||
+          !fp32_inproc->load(bin + "_fp32" + suffix, true, input, &error) ||
+          !u8->load(bin + "_uint8" + suffix, false, input, &error)) {
+        std::printf("%s: FAILED to load: %s\n", model, error.c_str());
         all_ok = false;
-        break;
+        continue;
       }
-      const std::vector<float> ref = cv->output();
-      const Comparison c32 = compare(fp32->output(), ref), c32i = compare(fp32_inproc->output(), ref),
-                       c8 = compare(u8->output(), ref);
-      Row row{model, threads, {median(times[0]), median(times[1]), median(times[2]), median(times[3])}};
-      rows.push_back(row);
-      const bool fp32_ok = c32.max_abs <= kFp32RelTolerance * c32.max_ref && c32.top1_same &&
-                           c32i.max_abs <= kFp32RelTolerance * c32i.max_ref && c32i.top1_same;
-      all_ok = all_ok && fp32_ok;
-      std::printf("\n%s, %d thread%s:%s%s\n", model, threads, threads > 1 ? "s" : "", note.empty() ? "" : "\n  NOTE: ",
-                  note.c_str());
-      for (int e = 0; e < 4; ++e) std::printf("  %-16s %9.2f ms\n", kEngineNames[e], row.ms[e]);
-      std::printf("  htp_fp32 vs opencv: max |diff| %.2e (%.1e of max |out| %.3g), top-1 %s -> %s\n", c32.max_abs,
-                  c32.max_abs / c32.max_ref, c32.max_ref, c32.top1_same ? "same" : "DIFFERS", fp32_ok ? "ok" : "MISMATCH");
-      std::printf("  htp_uint8 vs opencv: max |diff| %.2e (%.1e of max |out|), top-1 %s (information only)\n",
-                  c8.max_abs, c8.max_abs / c8.max_ref, c8.top1_same ? "same" : "differs");
+      Engine *engines[4] = {cv.get(), fp32.get(), fp32_inproc.get(), u8.get()};
+      {
+        std::string note;
+        cv->set_threads(threads, &note);
+        std::vector<double> times[4];
+        bool ran = true;
+        for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
+          for (int e = 0; e < 4 && ran; ++e) {
+            const auto t0 = std::chrono::steady_clock::now();
+            ran = engines[e]->run();
+            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (r >= 0) times[e].push_back(ms);
+            if (!ran) std::printf("%s: %s run failed\n", model, kEngineNames[e]);
+          }
+        }
+        if (!ran) {
+          all_ok = false;
+          break;
+        }
+        const std::vector<float> ref = cv->output();
+        const Comparison c32 = compare(fp32->output(), ref), c32i = compare(fp32_inproc->output(), ref),
+                         c8 = compare(u8->output(), ref);
+        Row row{model, threads, {median(times[0]), median(times[1]), median(times[2]), median(times[3])}};
+        rows.push_back(row);
+        const bool fp32_ok = c32.max_abs <= kFp32RelTolerance * c32.max_ref && c32.top1_same &&
+                             c32i.max_abs <= kFp32RelTolerance * c32i.max_ref && c32i.top1_same;
+        all_ok = all_ok && fp32_ok;
+        std::printf("\n%s, %d thread%s:%s%s\n", model, threads, threads > 1 ? "s" : "",
+                    note.empty() ? "" : "\n  NOTE: ", note.c_str());
+        for (int e = 0; e < 4; ++e) std::printf("  %-16s %9.2f ms\n", kEngineNames[e], row.ms[e]);
+        std::printf(
+            "  htp_fp32 vs opencv: max |diff| %.2e (%.1e of max |out| "
+            "%.3g), top-1 %s -> %s\n",
+            c32.max_abs, c32.max_abs / c32.max_ref, c32.max_ref, c32.top1_same ? "same" : "DIFFERS",
+            fp32_ok ? "ok" : "MISMATCH");
+        std::printf(
+            "  htp_uint8 vs opencv: max |diff| %.2e (%.1e of max "
+            "|out|), top-1 %s (information only)\n",
+            c8.max_abs, c8.max_abs / c8.max_ref, c8.top1_same ? "same" : "differs");
+      }
     }
   }
 
   std::printf("\nratios (median time; < 1 means the first is faster):\n");
   std::printf("  %-14s %-7s %-16s %-16s %-18s\n", "model", "threads", "htp_fp32/opencv", "uint8/fp32",
               "memhandle/inproc");
-  for (const Row& r : rows) {
+  for (const Row &r : rows) {
     std::printf("  %-14s %-7d %-16.2f %-16.2f %-18.2f\n", r.model.c_str(), r.threads, r.ms[1] / r.ms[0],
                 r.ms[3] / r.ms[1], r.ms[1] / r.ms[2]);
   }

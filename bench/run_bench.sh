@@ -72,9 +72,11 @@ elif [[ ! -x "$onnx_bin" || ! -x "$converter" ]]; then
 else
   /usr/bin/python3 "$here/models/make_bench_models.py" "$models"
   for m in resnet18 mobilenet_v2; do
-    "$converter" -i "$models/$m.onnx" -o "$models/${m}_fp32.bin"
-    "$converter" -i "$models/$m.onnx" -o "$models/${m}_uint8.bin" \
-      --input_list "$models/${m}_calibration_list.txt" --act_bitwidth 8 --use_per_channel_quantization
+    for t in 1 2; do
+      "$converter" -i "$models/$m.onnx" -o "$models/${m}_fp32_t$t.bin" --num_hvx_threads $t
+      "$converter" -i "$models/$m.onnx" -o "$models/${m}_uint8_t$t.bin" --num_hvx_threads $t \
+        --input_list "$models/${m}_calibration_list.txt" --act_bitwidth 8 --use_per_channel_quantization
+    done
   done
   timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2
 fi

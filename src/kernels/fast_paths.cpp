@@ -1,5 +1,6 @@
 #include "kernels/fast_paths.h"
 
+#include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/xnnpack_convolution.h"
 #include "kernels/xnnpack_paths.h"
@@ -7,7 +8,8 @@
 namespace openhtp::kernels {
 
 std::span<const ops::FastPath> fast_paths() {
-  // fp32 conv/GEMM: oneDNN; quantized, fp16, pooling, add: XNNPACK. Each
+  // fp32 conv/GEMM: oneDNN; quantized, fp16, pooling, add: XNNPACK; 8-bit
+  // pointwise ops: lookup tables. Each
   // declines what it does not cover, so order only matters where two cover
   // the same case (none do).
   static constexpr ops::FastPath kPaths[] = {
@@ -21,6 +23,17 @@ std::span<const ops::FastPath> fast_paths() {
       {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
       {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},
       {"PoolAvg2d", "xnnpack", &xnn::prepare_pool_avg2d},
+      // 8-bit pointwise ops: a table of the reference's 256 answers.
+      {"Relu", "lookup-table", &lut::prepare_unary},
+      {"ReluMinMax", "lookup-table", &lut::prepare_unary},
+      {"Sigmoid", "lookup-table", &lut::prepare_unary},
+      {"Tanh", "lookup-table", &lut::prepare_unary},
+      {"Gelu", "lookup-table", &lut::prepare_unary},
+      {"HardSwish", "lookup-table", &lut::prepare_unary},
+      {"ElementWiseNeuron", "lookup-table", &lut::prepare_unary},
+      {"ElementWiseUnary", "lookup-table", &lut::prepare_unary},
+      {"Convert", "lookup-table", &lut::prepare_unary},
+      {"Dequantize", "lookup-table", &lut::prepare_unary},
   };
   return kPaths;
 }

@@ -66,17 +66,17 @@ bool prepare_add(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kern
   xnn_operator_t op = nullptr;
   bool is_float = false;
   if (a.dtype == dtype::kFloat32 && b.dtype == dtype::kFloat32 && y.dtype == dtype::kFloat32) {
-    if (xnn_create_add_nd_f32(-INFINITY, INFINITY, 0, &op) != xnn_status_success) return false;
+    if (xnn_create_add_nd_f32(-INFINITY, INFINITY, kRunFlags, &op) != xnn_status_success) return false;
     is_float = true;
   } else {
     const auto a_zp = u8_zero_point(a), b_zp = u8_zero_point(b), y_zp = u8_zero_point(y);
     if (!a_zp || !b_zp || !y_zp) return false;
-    if (xnn_create_add_nd_qu8(*a_zp, a.quant.scale, *b_zp, b.quant.scale, *y_zp, y.quant.scale, 0, 255, 0, &op) !=
+    if (xnn_create_add_nd_qu8(*a_zp, a.quant.scale, *b_zp, b.quant.scale, *y_zp, y.quant.scale, 0, 255, kRunFlags, &op) !=
         xnn_status_success) {
       return false;
     }
   }
-  *kernel = std::make_unique<AddKernel>(Operator(op), is_float, node, pool_of(node));
+  *kernel = std::make_unique<AddKernel>(Operator(op), is_float, node, pool_for(node, y.num_elements()));
   return true;
 }
 

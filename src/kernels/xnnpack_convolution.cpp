@@ -102,8 +102,8 @@ bool prepare_qu8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   xnn_operator_t op = nullptr;
   const xnn_status st = xnn_create_convolution2d_nhwc_qu8(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
-      *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale, 0, 255, 0, &op);
-  *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, pool_of(node));
+      *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale, 0, 255, kRunFlags, &op);
+  *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
 
@@ -135,7 +135,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const std::vector<int8_t> ohwi = hwio_to_ohwi(static_cast<const int8_t*>(w.static_data), g);
   spec.ohwi = ohwi.data();
   spec.bias = bias.data();
-  *kernel = make_qc8_conv(spec, pool_of(node));
+  *kernel = make_qc8_conv(spec, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
 
@@ -152,8 +152,8 @@ bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   xnn_operator_t op = nullptr;
   const xnn_status st = xnn_create_convolution2d_nhwc_f16(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
-      ohwi.data(), bias, -INFINITY, INFINITY, 0, &op);
-  *kernel = finish(st, op, Kind::kF16, g, 2, false, false, pool_of(node));
+      ohwi.data(), bias, -INFINITY, INFINITY, kRunFlags, &op);
+  *kernel = finish(st, op, Kind::kF16, g, 2, false, false, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
 
@@ -168,7 +168,7 @@ std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& s, pthreadpool* 
   const xnn_status st = xnn_create_convolution2d_nhwc_qc8(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
       static_cast<int8_t>(in_zp), s.in_scale, s.w_scales.data(), s.ohwi, s.bias, static_cast<int8_t>(out_zp),
-      s.out_scale, -128, 127, 0, &op);
+      s.out_scale, -128, 127, kRunFlags, &op);
   return finish(st, op, Kind::kQc8, g, 1, s.u8_in, s.u8_out, pool);
 }
 

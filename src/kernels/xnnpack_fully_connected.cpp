@@ -72,10 +72,11 @@ bool prepare_qu8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
   xnn_operator_t op = nullptr;
   if (xnn_create_fully_connected_nc_qu8(s.n, s.m, s.n, s.m, *x_zp, x.quant.scale, *w_zp, w.quant.scale,
                                         static_cast<const uint8_t*>(w.static_data), bias.data(), *y_zp,
-                                        y.quant.scale, 0, 255, 0, &op) != xnn_status_success) {
+                                        y.quant.scale, 0, 255, kRunFlags, &op) != xnn_status_success) {
     return false;
   }
-  *kernel = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n, pool_of(node));
+  *kernel = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n,
+                                       pool_for(node, uint64_t{s.batch} * s.n * s.m));
   return true;
 }
 
@@ -107,7 +108,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   spec.bias = bias.data();
-  *kernel = make_qc8_conv(spec, pool_of(node));
+  *kernel = make_qc8_conv(spec, pool_for(node, uint64_t{s.batch} * s.n * s.m));
   return *kernel != nullptr;
 }
 
@@ -133,11 +134,11 @@ bool prepare_fully_connected_f32(const ops::NodeDesc& node, std::unique_ptr<ops:
   xnn_operator_t op = nullptr;
   if (xnn_create_fully_connected_nc_f32(s.n, s.m, s.n, s.m, static_cast<const float*>(node.inputs[1].static_data),
                                         has_bias ? static_cast<const float*>(node.inputs[2].static_data) : nullptr,
-                                        -INFINITY, INFINITY, 0, &op) != xnn_status_success) {
+                                        -INFINITY, INFINITY, kRunFlags, &op) != xnn_status_success) {
     return false;
   }
   *kernel = std::make_unique<FcKernel>(Operator(op), true, s.batch, size_t{s.batch} * s.n * sizeof(float),
-                                       pool_of(node));
+                                       pool_for(node, uint64_t{s.batch} * s.n * s.m));
   return true;
 }
 

@@ -67,7 +67,7 @@ bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDes
             size_t elem_bytes, std::unique_ptr<ops::OpKernel>* kernel) {
   if (created != xnn_status_success) return false;
   auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, size_t{g.N} * g.H * g.W * g.C * elem_bytes,
-                                        pool_of(node));
+                                        pool_for(node, uint64_t{g.N} * g.H * g.W * g.C));
   if (!k->setup_once()) return false;
   *kernel = std::move(k);
   return true;
@@ -93,7 +93,7 @@ bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   xnn_operator_t op = nullptr;
   if (t == Types::kF32) {
     const xnn_status st = xnn_create_max_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
-                                                            1, 1, g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+                                                            1, 1, g.C, g.C, g.C, -INFINITY, INFINITY, kRunFlags, &op);
     return finish(st, op, Kind::kMaxF32, node, g, sizeof(float), kernel);
   }
   if (t == Types::kU8) {
@@ -101,7 +101,7 @@ bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
     const ops::Quant& qy = node.outputs[0].quant;
     if (qx.scale != qy.scale || qx.offset != qy.offset) return false;
     const xnn_status st = xnn_create_max_pooling2d_nhwc_u8(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
-                                                           1, 1, g.C, g.C, g.C, 0, 255, 0, &op);
+                                                           1, 1, g.C, g.C, g.C, 0, 255, kRunFlags, &op);
     return finish(st, op, Kind::kMaxU8, node, g, 1, kernel);
   }
   return false;
@@ -117,12 +117,12 @@ bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   xnn_operator_t op = nullptr;
   if (t == Types::kF32) {
     if (global) {
-      const xnn_status st = xnn_create_global_average_pooling_nwc_f32(g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+      const xnn_status st = xnn_create_global_average_pooling_nwc_f32(g.C, g.C, g.C, -INFINITY, INFINITY, kRunFlags, &op);
       return finish(st, op, Kind::kGlobalF32, node, g, sizeof(float), kernel);
     }
     if (g.any_padding() && g.count_pad) return false;
     const xnn_status st = xnn_create_average_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh,
-                                                                g.sw, g.C, g.C, g.C, -INFINITY, INFINITY, 0, &op);
+                                                                g.sw, g.C, g.C, g.C, -INFINITY, INFINITY, kRunFlags, &op);
     return finish(st, op, Kind::kAvgF32, node, g, sizeof(float), kernel);
   }
   const ops::Quant& qx = node.inputs[0].quant;
@@ -130,12 +130,12 @@ bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   const uint8_t x_zp = *u8_zero_point(node.inputs[0]), y_zp = *u8_zero_point(node.outputs[0]);
   if (global) {
     const xnn_status st = xnn_create_global_average_pooling_nwc_qu8(g.C, g.C, g.C, x_zp, qx.scale, y_zp, qy.scale,
-                                                                    0, 255, 0, &op);
+                                                                    0, 255, kRunFlags, &op);
     return finish(st, op, Kind::kGlobalQu8, node, g, 1, kernel);
   }
   if (g.any_padding()) return false;
   const xnn_status st = xnn_create_average_pooling2d_nhwc_qu8(0, 0, 0, 0, g.fh, g.fw, g.sh, g.sw, g.C, g.C, g.C,
-                                                              x_zp, qx.scale, y_zp, qy.scale, 0, 255, 0, &op);
+                                                              x_zp, qx.scale, y_zp, qy.scale, 0, 255, kRunFlags, &op);
   return finish(st, op, Kind::kAvgQu8, node, g, 1, kernel);
 }
 

@@ -22,8 +22,26 @@ struct OperatorDelete {
 };
 using Operator = std::unique_ptr<xnn_operator, OperatorDelete>;
 
+// Flags every operator is created with. XNN_FLAG_YIELD_WORKERS makes the
+// pool's workers sleep (futex) after each operator instead of spinning for
+// the next one: the graph runs other kernels on the caller's thread between
+// XNNPACK operators, and spinning workers took the cores from it — MobileNetV2
+// uint8 ran 6x slower on 2 threads than on 1 on a loaded 2-core machine.
+inline constexpr uint32_t kRunFlags = XNN_FLAG_YIELD_WORKERS;
+
 // The graph's pool (null = run on the caller's thread).
 inline pthreadpool_t pool_of(const ops::NodeDesc& node) { return node.env ? node.env->pool : nullptr; }
+
+// The pool for an operator doing `work` multiply-adds (or element visits),
+// or null to run it on the caller's thread. Waking a sleeping worker costs a
+// cross-CPU wake-up — tens of microseconds in the VMs CI runs on — so an
+// operator shorter than that runs faster alone. 16M is about 0.2 ms of int8
+// work on one core: measured on MobileNetV2 uint8 (2 threads), parallelizing
+// every operator made the graph 1.9x slower than one thread.
+inline constexpr uint64_t kParallelMinWork = uint64_t{16} << 20;
+inline pthreadpool_t pool_for(const ops::NodeDesc& node, uint64_t work) {
+  return work >= kParallelMinWork ? pool_of(node) : nullptr;
+}
 
 // XNNPACK's micro-kernels may read up to XNN_EXTRA_BYTES past the end of an
 // input. Buffers we allocate have that slack, but a graph input can be a

@@ -1,5 +1,7 @@
 #include "onnx/graph_submit.h"
 
+#include "HTP/QnnHtpGraph.h"
+
 #include <cstdio>
 #include <map>
 
@@ -79,7 +81,18 @@ class Submitter {
 bool submit_graph(const QNN_INTERFACE_VER_TYPE& api, Qnn_ContextHandle_t context, const QnnGraphDesc& desc,
                   SubmittedGraph* out, std::string* error, const ProgressFn& progress) {
   Submitter s(api, out);
-  if (Qnn_ErrorHandle_t e = api.graphCreate(context, desc.name.c_str(), nullptr, &out->graph); e != QNN_SUCCESS) {
+  // NUM_HVX_THREADS travels as an HTP custom graph config and is kept in the
+  // context binary, so the loaded graph runs on that many threads.
+  QnnHtpGraph_CustomConfig_t htp_threads{};
+  htp_threads.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
+  htp_threads.numHvxThreads = desc.num_hvx_threads;
+  QnnGraph_Config_t threads_config = QNN_GRAPH_CONFIG_INIT;
+  threads_config.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+  threads_config.customConfig = &htp_threads;
+  const QnnGraph_Config_t* configs[] = {&threads_config, nullptr};
+  if (Qnn_ErrorHandle_t e = api.graphCreate(context, desc.name.c_str(), desc.num_hvx_threads ? configs : nullptr,
+                                            &out->graph);
+      e != QNN_SUCCESS) {
     *error = "graphCreate '" + desc.name + "': " + describe_qnn_error(api, e);
     return false;
   }

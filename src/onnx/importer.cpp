@@ -70,6 +70,7 @@ bool import_model(const PreparedModel& prepared, const ImportOptions& options, c
     if (!calibrate(api, backend, desc, options.calibration, &ranges, error, options.progress)) return false;
     if (!quantize_graph(&desc, ranges, prepared.encoding_overrides, options.quant, error)) return false;
   }
+  desc.num_hvx_threads = options.num_hvx_threads;
   if (!submit_graph(api, context, desc, out, error, options.progress)) return false;
   if (desc_out != nullptr) *desc_out = std::move(desc);
   return true;

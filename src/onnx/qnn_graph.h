@@ -67,6 +67,7 @@ struct QnnGraphDesc {
   std::vector<QNode> nodes;
   std::vector<std::string> inputs;   // APP_WRITE tensors, in ONNX graph input order
   std::vector<std::string> outputs;  // APP_READ tensors, in ONNX graph output order
+  uint32_t num_hvx_threads = 0;      // graph config NUM_HVX_THREADS at graphCreate; 0 = none given
 
   QTensor* find(const std::string& name);
   const QTensor* find(const std::string& name) const;

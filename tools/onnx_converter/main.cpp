@@ -78,6 +78,7 @@ int main(int argc, char** argv) {
   io.quantize = !opt.input_list.empty();
   io.keep_quant_nodes = opt.keep_quant_nodes;
   io.quant.act_bitwidth = opt.act_bitwidth;
+  io.num_hvx_threads = static_cast<uint32_t>(opt.num_hvx_threads);
   io.quant.weights_bitwidth = opt.weights_bitwidth;
   io.quant.bias_bitwidth = opt.bias_bitwidth;
   io.quant.per_channel = opt.per_channel;

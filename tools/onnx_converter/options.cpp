@@ -49,7 +49,7 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
   std::vector<char*> av;
   for (auto& s : args) av.push_back(s.data());
   openhtp::tools::CommandLine cl;
-  std::set<std::string> value_options = {"--input_network", "--output_path", "--input_list", "--act_bitwidth",
+  std::set<std::string> value_options = {"--input_network", "--output_path", "--input_list", "--act_bitwidth", "--num_hvx_threads",
                                          "--weights_bitwidth", "--bias_bitwidth"};
   value_options.insert(kFlags.begin(), kFlags.end());
   value_options.insert(kPairs.begin(), kPairs.end());
@@ -65,7 +65,14 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     else if (opt == "--use_per_channel_quantization") out->per_channel = true;
     else if (opt == "--keep_quant_nodes") out->keep_quant_nodes = true;
     else if (opt == "--disable_batchnorm_folding") out->disable_batchnorm_folding = true;
-    else if (opt == "--act_bitwidth" || opt == "--weights_bitwidth" || opt == "--bias_bitwidth") {
+    else if (opt == "--num_hvx_threads") {
+      int v = 0;
+      if (!parse_int(value, &v) || v < 1 || v > 64) {
+        *error = "invalid --num_hvx_threads '" + value + "' (expected 1 to 64)";
+        return false;
+      }
+      out->num_hvx_threads = v;
+    } else if (opt == "--act_bitwidth" || opt == "--weights_bitwidth" || opt == "--bias_bitwidth") {
       int v = 0;
       if (!parse_int(value, &v)) {
         *error = "invalid " + opt + " '" + value + "' (expected a number)";
@@ -125,6 +132,8 @@ const char* usage_text() {
          "  -d, --input_dim <name> <d0,d1..> fix a graph input's shape\n"
          "  --input_layout <name> NHWC|NCHW  the input is given channel-last (no Transpose)\n"
          "  --disable_batchnorm_folding      keep BatchNormalization as its own op\n"
+         "  --num_hvx_threads <n>            (openhtp) threads the graph's kernels use, kept in\n"
+         "                                   the binary as the NUM_HVX_THREADS graph config\n"
          "Quantization (on when --input_list is given):\n"
          "  --input_list <file>              calibration inputs, qnn-net-run format: one\n"
          "                                   line per inference, raw float32 files,\n"

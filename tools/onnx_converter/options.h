@@ -15,6 +15,7 @@ struct Options {
   int act_bitwidth = 8;
   int weights_bitwidth = 8;
   int bias_bitwidth = 32;
+  int num_hvx_threads = 0;                                // --num_hvx_threads (openhtp): graph config in the binary
   bool per_channel = false;                               // --use_per_channel_quantization
   bool keep_quant_nodes = false;
   bool disable_batchnorm_folding = false;

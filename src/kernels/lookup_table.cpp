@@ -1,0 +1,92 @@
+#include "kernels/lookup_table.h"
+
+#include <pthreadpool.h>
+
+#include <cstring>
+#include <vector>
+
+#include "ops/quant.h"
+
+namespace openhtp::kernels::lut {
+namespace {
+
+namespace dtype = ops::dtype;
+
+// Elements per pool task, and the size below which the table runs on the
+// caller's thread alone: a lookup is about a nanosecond, so only tensors of
+// several million elements outweigh waking a worker (see xnnpack_runtime.h).
+constexpr size_t kTile = 1024 * 1024;
+
+class LookupKernel final : public ops::OpKernel {
+ public:
+  LookupKernel(std::vector<uint8_t> table, size_t out_bytes, size_t n, pthreadpool* pool)
+      : table_(std::move(table)), out_bytes_(out_bytes), n_(n), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    x_ = static_cast<const uint8_t*>(in[0]);
+    y_ = static_cast<uint8_t*>(out[0]);
+    if (pool_ == nullptr || n_ < 2 * kTile) {
+      apply(0, n_);
+      return;
+    }
+    pthreadpool_parallelize_1d_tile_1d(
+        pool_,
+        [](void* self, size_t start, size_t count) { static_cast<LookupKernel*>(self)->apply(start, count); },
+        this, n_, kTile, PTHREADPOOL_FLAG_YIELD_WORKERS);
+  }
+
+ private:
+  void apply(size_t start, size_t count) const {
+    const uint8_t* x = x_ + start;
+    const uint8_t* table = table_.data();  // a local: y may alias anything, the table must stay in a register
+    if (out_bytes_ == 1) {
+      uint8_t* y = y_ + start;
+      for (size_t i = 0; i < count; ++i) y[i] = table[x[i]];
+      return;
+    }
+    uint8_t* y = y_ + start * out_bytes_;
+    for (size_t i = 0; i < count; ++i) std::memcpy(y + i * out_bytes_, &table_[x[i] * out_bytes_], out_bytes_);
+  }
+
+  std::vector<uint8_t> table_;  // 256 entries of out_bytes_ each
+  size_t out_bytes_, n_;
+  pthreadpool* pool_;
+  const uint8_t* x_ = nullptr;  // valid during run() only
+  uint8_t* y_ = nullptr;
+};
+
+bool is_8bit_quantized(const ops::TensorDesc& t) {
+  return (t.dtype == dtype::kUfixed8 || t.dtype == dtype::kSfixed8) && t.quant.present && !t.quant.per_channel();
+}
+
+}  // namespace
+
+bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (!x.present || !is_8bit_quantized(x) || y.quant.per_channel() || y.dims != x.dims) return false;
+  const size_t out_bytes = dtype::element_size(y.dtype);
+  if (out_bytes == 0 || out_bytes > 4) return false;
+
+  // The same node over the 256 codes, prepared and run by the reference.
+  ops::TensorDesc x256 = x, y256 = y;
+  x256.dims = {256};
+  y256.dims = {256};
+  const ops::TensorDesc ins[] = {x256};
+  const ops::TensorDesc outs[] = {y256};
+  const ops::NodeDesc probe{node.name, node.type, ins, outs, node.params, nullptr};
+  std::unique_ptr<ops::OpKernel> reference;
+  if (!ops::prepare_reference(probe, &reference).ok() || !reference) return false;
+  std::vector<uint8_t> codes(256);
+  for (size_t i = 0; i < 256; ++i) codes[i] = static_cast<uint8_t>(i);
+  std::vector<uint8_t> table(256 * out_bytes);
+  const void* in_ptrs[] = {codes.data()};
+  void* out_ptrs[] = {table.data()};
+  reference->run(in_ptrs, out_ptrs);
+  *kernel = std::make_unique<LookupKernel>(std::move(table), out_bytes, x.num_elements(),
+                                           node.env ? node.env->pool : nullptr);
+  return true;
+}
+
+}  // namespace openhtp::kernels::lut

@@ -1,0 +1,77 @@
+// The 8-bit lookup-table path must give the reference kernel's answer for
+// every element, whatever the op, encodings and thread count.
+#include "kernel_check.h"
+
+namespace kernelstest {
+namespace {
+
+TensorDesc q8(uint32_t dt, std::vector<uint32_t> dims, float scale, int32_t offset) {
+  TensorDesc t = typed(dt, std::move(dims));
+  t.quant = Quant{true, scale, offset};
+  return t;
+}
+
+// Runs `n` through the reference and through the lookup table on every code
+// (repeated and shuffled over a tensor large enough to be split across the
+// pool), and requires identical bytes.
+void expect_same_as_reference(Node n, size_t threads) {
+  std::mt19937 rng(11);
+  const size_t count = n.inputs[0].num_elements();
+  Bytes x(count);
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<uint8_t>(i % 256);
+  std::shuffle(x.begin(), x.end(), rng);
+  const size_t out_bytes = n.outputs[0].num_bytes();
+  Bytes want(out_bytes, 0xAA), got(out_bytes, 0x55);
+  std::unique_ptr<OpKernel> ref, fast;
+  ASSERT_TRUE(prepare_reference(n.desc(), &ref).ok());
+  ThreadEnv env(threads);
+  NodeDesc d = n.desc();
+  d.env = env.env();
+  ASSERT_TRUE(fast_path(n.type, "lookup-table").prepare(d, &fast)) << n.type;
+  const void* in[] = {x.data()};
+  void* o1[] = {want.data()};
+  void* o2[] = {got.data()};
+  ref->run(in, o1);
+  fast->run(in, o2);
+  EXPECT_EQ(got, want) << n.type << " threads " << threads;
+}
+
+TEST(LookupTable, MatchesReferenceForPointwiseOps) {
+  const std::vector<uint32_t> dims{1, 40, 40, 160};  // 256000 elements: several pool tiles
+  for (size_t threads : {1, 2}) {
+    expect_same_as_reference({"Relu", "r", {q8(dtype::kUfixed8, dims, 0.05f, -100)},
+                              {q8(dtype::kUfixed8, dims, 0.03f, 0)}, {}}, threads);
+    expect_same_as_reference({"ReluMinMax", "clip", {q8(dtype::kUfixed8, dims, 0.05f, -100)},
+                              {q8(dtype::kUfixed8, dims, 6.0f / 255, 0)},
+                              {f32_param("min_value", 0.0f), f32_param("max_value", 6.0f)}}, threads);
+    expect_same_as_reference({"Sigmoid", "s", {q8(dtype::kSfixed8, dims, 0.1f, 0)},
+                              {q8(dtype::kUfixed8, dims, 1.0f / 256, 0)}, {}}, threads);
+    expect_same_as_reference({"HardSwish", "h", {q8(dtype::kUfixed8, dims, 0.04f, -128)},
+                              {q8(dtype::kUfixed8, dims, 0.03f, -20)}, {}}, threads);
+    expect_same_as_reference({"Dequantize", "dq", {q8(dtype::kUfixed8, dims, 0.04f, -128)},
+                              {typed(dtype::kFloat32, dims)}, {}}, threads);
+  }
+}
+
+TEST(LookupTable, DeclinesWhatItCannotTabulate) {
+  std::unique_ptr<OpKernel> k;
+  const std::vector<uint32_t> dims{2, 8};
+  // Float input: 2^32 codes.
+  Node f{"Relu", "r", {f32(dims)}, {f32(dims)}, {}};
+  EXPECT_FALSE(fast_path("Relu", "lookup-table").prepare(f.desc(), &k));
+  // 16-bit input: a 65536-entry table is not what this path is for.
+  Node u16{"Relu", "r", {q8(dtype::kUfixed16, dims, 0.1f, 0)}, {q8(dtype::kUfixed16, dims, 0.1f, 0)}, {}};
+  EXPECT_FALSE(fast_path("Relu", "lookup-table").prepare(u16.desc(), &k));
+  // Per-channel input encoding: the table would differ per channel.
+  TensorDesc pc = typed(dtype::kSfixed8, dims);
+  pc.quant.present = true;
+  pc.quant.axis = 1;
+  pc.quant.scales.assign(8, 0.1f);
+  pc.quant.offsets.assign(8, 0);
+  Node per_channel{"Relu", "r", {pc}, {q8(dtype::kUfixed8, dims, 0.1f, 0)}, {}};
+  EXPECT_FALSE(fast_path("Relu", "lookup-table").prepare(per_channel.desc(), &k));
+  EXPECT_EQ(k, nullptr);
+}
+
+}  // namespace
+}  // namespace kernelstest
