@@ -16,7 +16,7 @@ namespace openhtp::ops::detail {
 // The op families; op_registry.cpp concatenates them in this order.
 std::vector<OpDef> core_group();    // the first ops: add, multiply, relu, FC, matmul, conv, maxpool, reshape, softmax
 std::vector<OpDef> math_group();    // element-wise binary/unary/neuron ops and activations
-std::vector<OpDef> norm_group();    // normalizations, reductions, LogSoftmax, Argmax, TopK
+std::vector<OpDef> norm_group();    // normalizations, reductions, LogSoftmax, Argmax/Argmin, TopK
 std::vector<OpDef> layout_group();  // conv/pool variants, data movement, resize, type conversion
 
 OpDef elementwise_add_def();

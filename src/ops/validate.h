@@ -66,4 +66,15 @@ Status check_rank(const NodeDesc& node, const TensorDesc& t, const std::string& 
 // out[index] must have exactly `expected` dims.
 Status check_output_dims(const NodeDesc& node, size_t index, std::span<const uint32_t> expected);
 
+// INT_8/16/32 or UINT_8/16/32: the integer types the element-wise, Relu,
+// ReluMinMax and PoolMax2d kernels compute natively (reference/elementwise.cpp).
+bool is_plain_integer(uint32_t dt);
+
+// When any of in[0..n_inputs) (and out[0] if with_output) is a plain integer
+// type, all of them must be that same type: another integer type breaks the
+// op definition (kInvalidArgument), a float or other type mixed with an
+// integer is not supported. On success *int_type is the common type, or 0
+// when none of them is a plain integer (the caller's float rules apply).
+Status common_integer_type(const NodeDesc& node, size_t n_inputs, bool with_output, uint32_t* int_type);
+
 }  // namespace openhtp::ops::detail

@@ -1,4 +1,4 @@
-// Argmax and TopK: selections whose index outputs are INT_32 / UINT_32.
+// Argmax, Argmin and TopK: selections whose index outputs are INT_32 / UINT_32.
 #include <algorithm>
 #include <numeric>
 
@@ -16,9 +16,9 @@ void run_raw(const Node& n, std::vector<const void*> ins, std::vector<void*> out
   k->run(ins, outs);
 }
 
-// ---- Argmax ----------------------------------------------------------------
+// ---- Argmax / Argmin -------------------------------------------------------
 
-std::vector<int32_t> argmax(const Node& n, const std::vector<float>& x) {
+std::vector<int32_t> arg_select(const Node& n, const std::vector<float>& x) {
   std::vector<int32_t> y(n.outputs[0].num_elements(), -7);
   run_raw(n, {x.data()}, {y.data()});
   return y;
@@ -28,20 +28,39 @@ TEST(Argmax, HandComputed) {
   // [2,3] = {{1, 5, 5}, {7, -1, 7}}: ties -> first index.
   std::vector<float> x{1, 5, 5, 7, -1, 7};
   Node n{"Argmax", "am", {f32({2, 3})}, {typed(dtype::kInt32, {2})}, {u32_param("axis", 1)}};
-  EXPECT_EQ(argmax(n, x), (std::vector<int32_t>{1, 0}));
+  EXPECT_EQ(arg_select(n, x), (std::vector<int32_t>{1, 0}));
   // axis 0: columns {1,7} {5,-1} {5,7} -> {1, 0, 1}; UINT_32 output, keep_dims -> [1,3].
   Node c{"Argmax", "am", {f32({2, 3})}, {typed(dtype::kUint32, {1, 3})},
          {u32_param("axis", 0), bool_param("keep_dims", true)}};
-  EXPECT_EQ(argmax(c, x), (std::vector<int32_t>{1, 0, 1}));
+  EXPECT_EQ(arg_select(c, x), (std::vector<int32_t>{1, 0, 1}));
   // Rank 1 without keep_dims: output [1]. NaN is skipped.
   std::vector<float> v{NAN, -3, 2, 2, NAN};
   Node r1{"Argmax", "am", {f32({5})}, {typed(dtype::kInt32, {1})}, {u32_param("axis", 0)}};
-  EXPECT_EQ(argmax(r1, v), (std::vector<int32_t>{2}));
+  EXPECT_EQ(arg_select(r1, v), (std::vector<int32_t>{2}));
 }
 
-TEST(Argmax, RandomAgainstNaive) {
+TEST(Argmin, HandComputed) {
+  // [2,3] = {{1, 5, 5}, {7, -1, 7}}: minima 1 at 0, -1 at 1.
+  std::vector<float> x{1, 5, 5, 7, -1, 7};
+  Node n{"Argmin", "an", {f32({2, 3})}, {typed(dtype::kInt32, {2})}, {u32_param("axis", 1)}};
+  EXPECT_EQ(arg_select(n, x), (std::vector<int32_t>{0, 1}));
+  // Ties -> first index: {{3, 1, 1}, {2, 2, 2}} -> {1, 0}.
+  std::vector<float> t{3, 1, 1, 2, 2, 2};
+  EXPECT_EQ(arg_select(n, t), (std::vector<int32_t>{1, 0}));
+  // axis 0: columns {1,7} {5,-1} {5,7} -> {0, 1, 0}; UINT_32 output, keep_dims -> [1,3].
+  Node c{"Argmin", "an", {f32({2, 3})}, {typed(dtype::kUint32, {1, 3})},
+         {u32_param("axis", 0), bool_param("keep_dims", true)}};
+  EXPECT_EQ(arg_select(c, x), (std::vector<int32_t>{0, 1, 0}));
+  // Rank 1 without keep_dims: output [1]. NaN is skipped, the first -2 wins.
+  std::vector<float> v{NAN, 4, -2, -2, NAN};
+  Node r1{"Argmin", "an", {f32({5})}, {typed(dtype::kInt32, {1})}, {u32_param("axis", 0)}};
+  EXPECT_EQ(arg_select(r1, v), (std::vector<int32_t>{2}));
+}
+
+TEST(ArgSelect, RandomAgainstNaive) {
   std::mt19937 rng(111);
-  for (int iter = 0; iter < 50; ++iter) {
+  for (int iter = 0; iter < 100; ++iter) {
+    const bool is_max = (iter / 2) % 2 == 0;
     const uint32_t rank = rand_int(rng, 1, 5);
     std::vector<uint32_t> dims(rank);
     for (auto& d : dims) d = rand_int(rng, 1, 5);
@@ -56,22 +75,22 @@ TEST(Argmax, RandomAgainstNaive) {
     // Small integers: plenty of ties.
     std::vector<float> x(count(dims));
     for (float& f : x) f = static_cast<float>(rand_int(rng, 0, 3));
-    Node n{"Argmax", "am", {f32(dims)}, {typed(dtype::kInt32, out_dims)},
+    Node n{is_max ? "Argmax" : "Argmin", "am", {f32(dims)}, {typed(dtype::kInt32, out_dims)},
            {u32_param("axis", axis), bool_param("keep_dims", keep)}};
-    std::vector<int32_t> y = argmax(n, x);
+    std::vector<int32_t> y = arg_select(n, x);
     size_t inner = 1, outer = 1;
     for (uint32_t i = axis + 1; i < rank; ++i) inner *= dims[i];
     for (uint32_t i = 0; i < axis; ++i) outer *= dims[i];
     for (size_t o = 0; o < outer; ++o) {
       for (size_t in = 0; in < inner; ++in) {
-        // First index holding the maximum.
-        double best = -INFINITY;
+        // First index holding the maximum (minimum).
+        double best = is_max ? -INFINITY : INFINITY;
         int32_t want = -1;
         for (size_t k = 0; k < dims[axis]; ++k) {
-          const float v = x[(o * dims[axis] + k) * inner + in];
-          if (v > best) best = v, want = static_cast<int32_t>(k);
+          const double v = x[(o * dims[axis] + k) * inner + in];
+          if (is_max ? v > best : v < best) best = v, want = static_cast<int32_t>(k);
         }
-        ASSERT_EQ(y[o * inner + in], want) << "iter " << iter;
+        ASSERT_EQ(y[o * inner + in], want) << n.type << " iter " << iter;
       }
     }
   }
@@ -91,32 +110,48 @@ TEST(Argmax, QuantizedUfixed8) {
   EXPECT_EQ(y, (std::vector<int32_t>{1, 3}));
 }
 
-TEST(ArgmaxRules, All) {
-  Node n{"Argmax", "am1", {f32({2, 3, 4})}, {typed(dtype::kInt32, {2, 4})}, {u32_param("axis", 1)}};
-  EXPECT_TRUE(n.prepare().ok());
-  Node p = n;
-  p.params = {};
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "Argmax 'am1': mandatory parameter 'axis' is missing");
-  p.params = {u32_param("axis", 3)};
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "parameter 'axis' is 3, expected < rank 3");
-  p.params = {u32_param("axis", 1), bool_param("keep_dims", true)};
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] rank is 2, expected 3 (computed output dims [2,1,4])");
-  p = n;
-  p.outputs[0] = typed(dtype::kInt32, {2, 3});
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] dim 1 is 3, expected 4");
-  p = n;
-  p.outputs[0] = f32({2, 4});
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] data type is FLOAT_32, expected INT_32 or UINT_32");
-  p.outputs[0] = typed(dtype::kInt64, {2, 4});
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] data type is INT_64");
-  p.outputs[0] = typed(0x4242, {2, 4});
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] has unknown data type 0x4242");
-  p = n;
-  p.inputs[0].dtype = dtype::kInt32;
-  EXPECT_STATUS(p.prepare(), StatusCode::kUnsupported, "in[0] data type is INT_32");
-  p = n;
-  p.params.push_back(u32_param("k", 1));
-  EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "unknown parameter 'k'");
+TEST(Argmin, QuantizedUfixed8) {
+  // real = (q - 4) * 0.5: row 0 q {3, 9, 1, 1} -> {-0.5, 2.5, -1.5, -1.5} -> 2 (first of the tie);
+  // row 1 q {7, 5, 6, 0} -> {1.5, 0.5, 1, -2} -> 3.
+  TensorDesc in = typed(dtype::kUfixed8, {2, 4});
+  in.quant.present = true;
+  in.quant.scale = 0.5f;
+  in.quant.offset = -4;
+  Node n{"Argmin", "anq", {in}, {typed(dtype::kUint32, {2})}, {u32_param("axis", 1)}};
+  std::vector<uint8_t> x{3, 9, 1, 1, 7, 5, 6, 0};
+  std::vector<uint32_t> y(2, 7);
+  run_raw(n, {x.data()}, {y.data()});
+  EXPECT_EQ(y, (std::vector<uint32_t>{2, 3}));
+}
+
+TEST(ArgSelectRules, All) {
+  for (const char* op : {"Argmax", "Argmin"}) {
+    Node n{op, "am1", {f32({2, 3, 4})}, {typed(dtype::kInt32, {2, 4})}, {u32_param("axis", 1)}};
+    EXPECT_TRUE(n.prepare().ok());
+    Node p = n;
+    p.params = {};
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, op, "'am1': mandatory parameter 'axis' is missing");
+    p.params = {u32_param("axis", 3)};
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "parameter 'axis' is 3, expected < rank 3");
+    p.params = {u32_param("axis", 1), bool_param("keep_dims", true)};
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] rank is 2, expected 3 (computed output dims [2,1,4])");
+    p = n;
+    p.outputs[0] = typed(dtype::kInt32, {2, 3});
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] dim 1 is 3, expected 4");
+    p = n;
+    p.outputs[0] = f32({2, 4});
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] data type is FLOAT_32, expected INT_32 or UINT_32");
+    p.outputs[0] = typed(dtype::kInt64, {2, 4});
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] data type is INT_64");
+    p.outputs[0] = typed(0x4242, {2, 4});
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "out[0] has unknown data type 0x4242");
+    p = n;
+    p.inputs[0].dtype = dtype::kInt32;
+    EXPECT_STATUS(p.prepare(), StatusCode::kUnsupported, "in[0] data type is INT_32");
+    p = n;
+    p.params.push_back(u32_param("k", 1));
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "unknown parameter 'k'");
+  }
 }
 
 // ---- TopK ------------------------------------------------------------------

@@ -10,7 +10,8 @@ Param axes_param(std::vector<uint32_t> axes) {
   return u32_tensor_param("axes", {m}, std::move(axes));
 }
 
-const char* const kReduceOps[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin"};
+const char* const kReduceOps[] = {"ReduceMean", "ReduceSum",  "ReduceMax",
+                                  "ReduceMin",  "ReduceProd", "ReduceSumSquare"};
 
 TEST(Reduce, HandComputed) {
   // x [2,3] = {{1, 2, 3}, {4, 5, 9}}.
@@ -23,9 +24,21 @@ TEST(Reduce, HandComputed) {
   EXPECT_EQ(n.run({&x}), (std::vector<float>{3, 9}));
   n.type = "ReduceMin";
   EXPECT_EQ(n.run({&x}), (std::vector<float>{1, 4}));
+  n.type = "ReduceProd";
+  EXPECT_EQ(n.run({&x}), (std::vector<float>{6, 180}));  // 1*2*3, 4*5*9
+  n.type = "ReduceSumSquare";
+  EXPECT_EQ(n.run({&x}), (std::vector<float>{14, 122}));  // 1+4+9, 16+25+81
   // axis 0 with keep_dims: [1,3] = column sums {5, 7, 12}.
   Node k{"ReduceSum", "r", {f32({2, 3})}, {f32({1, 3})}, {axes_param({0}), bool_param("keep_dims", true)}};
   EXPECT_EQ(k.run({&x}), (std::vector<float>{5, 7, 12}));
+  k.type = "ReduceProd";
+  EXPECT_EQ(k.run({&x}), (std::vector<float>{4, 10, 27}));
+  // Signs multiply; a zero makes the product 0. Rows {-2, 0.5, -3}, {-1, 0, 7}.
+  std::vector<float> xs{-2, 0.5f, -3, -1, 0, 7};
+  n.type = "ReduceProd";
+  EXPECT_EQ(n.run({&xs}), (std::vector<float>{3, 0}));
+  n.type = "ReduceSumSquare";  // 4 + 0.25 + 9, 1 + 0 + 49
+  EXPECT_EQ(n.run({&xs}), (std::vector<float>{13.25f, 50}));
   // Every axis, axes listed in reverse, no keep_dims: output [1] (rank max(1, N-M)).
   Node all{"ReduceMean", "r", {f32({2, 3})}, {f32({1})}, {axes_param({1, 0})}};
   EXPECT_EQ(all.run({&x}), (std::vector<float>{4}));
@@ -39,12 +52,17 @@ TEST(Reduce, HandComputed) {
   EXPECT_EQ(mid.run({&x3}), (std::vector<float>{10, 18}));
   mid.type = "ReduceMax";
   EXPECT_EQ(mid.run({&x3}), (std::vector<float>{5, 7}));
+  mid.type = "ReduceProd";  // 0*1*4*5, 2*3*6*7
+  EXPECT_EQ(mid.run({&x3}), (std::vector<float>{0, 252}));
+  mid.type = "ReduceSumSquare";  // 0+1+16+25, 4+9+36+49
+  EXPECT_EQ(mid.run({&x3}), (std::vector<float>{42, 98}));
 }
 
 TEST(Reduce, RandomAgainstDouble) {
   std::mt19937 rng(101);
-  for (int iter = 0; iter < 80; ++iter) {
-    const char* op = kReduceOps[iter % 4];
+  for (int iter = 0; iter < 120; ++iter) {
+    const char* op = kReduceOps[iter % 6];
+    const std::string s = op;
     const uint32_t rank = rand_int(rng, 1, 5);
     std::vector<uint32_t> dims(rank);
     for (auto& d : dims) d = rand_int(rng, 1, 5);
@@ -62,6 +80,12 @@ TEST(Reduce, RandomAgainstDouble) {
     }
     if (out_dims.empty()) out_dims.push_back(1);
     std::vector<float> x = random_floats(rng, count(dims), -10.0f, 10.0f);
+    if (s == "ReduceProd") {
+      // Up to 5^5 factors: magnitudes near 1 (random signs) keep the
+      // product well inside float range.
+      x = random_floats(rng, count(dims), 0.8f, 1.25f);
+      for (float& f : x) f = rand_int(rng, 0, 1) ? -f : f;
+    }
     Node n{op, "r", {f32(dims)}, {f32(out_dims)}, {axes_param(axes)}};
     if (keep || iter % 3 == 0) n.params.push_back(bool_param("keep_dims", keep));
     std::vector<float> y = n.run({&x});
@@ -71,7 +95,7 @@ TEST(Reduce, RandomAgainstDouble) {
     for (uint32_t i = 0; i < rank; ++i) if (!red[i]) kept_sizes.push_back(dims[i]);
     ASSERT_EQ(y.size(), count(std::vector<uint32_t>(kept_sizes.begin(), kept_sizes.end())));
     for (size_t o = 0; o < y.size(); ++o) {
-      double sum = 0, mx = -INFINITY, mn = INFINITY, cnt = 0;
+      double sum = 0, mx = -INFINITY, mn = INFINITY, cnt = 0, prod = 1, sumsq = 0;
       for (size_t e = 0; e < x.size(); ++e) {
         // Input coordinates of e, then the row-major index of its kept ones.
         size_t rem = e, flat = 0, mul = 1;
@@ -81,10 +105,15 @@ TEST(Reduce, RandomAgainstDouble) {
           if (!red[i]) flat += coord[i] * mul, mul *= dims[i];
         }
         if (flat != o) continue;
-        sum += x[e], mx = std::max<double>(mx, x[e]), mn = std::min<double>(mn, x[e]), cnt += 1;
+        const double v = x[e];
+        sum += v, mx = std::max(mx, v), mn = std::min(mn, v), cnt += 1, prod *= v, sumsq += v * v;
       }
-      const std::string s = op;
-      const double want = s == "ReduceSum" ? sum : s == "ReduceMean" ? sum / cnt : s == "ReduceMax" ? mx : mn;
+      const double want = s == "ReduceSum"    ? sum
+                          : s == "ReduceMean" ? sum / cnt
+                          : s == "ReduceMax"  ? mx
+                          : s == "ReduceMin"  ? mn
+                          : s == "ReduceProd" ? prod
+                                              : sumsq;
       ASSERT_NEAR(y[o], want, 1e-6 * (1 + std::fabs(want))) << op << " iter " << iter << " at " << o;
     }
   }
@@ -112,13 +141,36 @@ TEST(Reduce, QuantizedMeanUfixed8) {
   EXPECT_EQ(y, (std::vector<uint8_t>{20, 81}));
 }
 
+TEST(Reduce, QuantizedSumSquareUfixed8) {
+  // in real = (q - 10) * 0.1: rows q {10, 20, 30} -> {0, 1, 2}, q {0, 41, 50} -> {-1, 3.1, 4}.
+  // Sums of squares {5, 1 + 9.61 + 16 = 26.61}; out real = q * 0.25 (offset 0):
+  // q = round(5 / 0.25) = 20, round(26.61 / 0.25 = 106.44) = 106.
+  TensorDesc in = typed(dtype::kUfixed8, {2, 3});
+  in.quant.present = true;
+  in.quant.scale = 0.1f;
+  in.quant.offset = -10;
+  TensorDesc out = typed(dtype::kUfixed8, {2});
+  out.quant.present = true;
+  out.quant.scale = 0.25f;
+  out.quant.offset = 0;
+  Node n{"ReduceSumSquare", "rq", {in}, {out}, {axes_param({1})}};
+  std::unique_ptr<OpKernel> k;
+  Status s = n.prepare(&k);
+  ASSERT_TRUE(s.ok()) << s.message;
+  std::vector<uint8_t> x{10, 20, 30, 0, 41, 50}, y(2, 0);
+  std::vector<const void*> ins{x.data()};
+  std::vector<void*> outs{y.data()};
+  k->run(ins, outs);
+  EXPECT_EQ(y, (std::vector<uint8_t>{20, 106}));
+}
+
 TEST(ReduceRules, All) {
   for (const char* op : kReduceOps) {
     Node n{op, "r1", {f32({2, 3, 4})}, {f32({2, 4})}, {axes_param({1})}};
     EXPECT_TRUE(n.prepare().ok()) << op;
     Node p = n;
     p.params = {};
-    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "'r1': mandatory parameter 'axes' is missing");
+    EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, op, "'r1': mandatory parameter 'axes' is missing");
     p.params = {axes_param({3})};
     EXPECT_STATUS(p.prepare(), StatusCode::kInvalidArgument, "parameter 'axes' element 0 is 3, expected < rank 3");
     p.params = {axes_param({1, 1})};

@@ -14,8 +14,9 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       "ElementWiseMinimum", "ElementWiseBinary", "ElementWiseUnary", "ElementWiseNeuron", "Relu", "ReluMinMax",
       "Sigmoid", "Tanh", "Gelu", "HardSwish", "Prelu", "Softmax", "LogSoftmax", "LayerNorm", "RmsNorm",
       "InstanceNorm", "GroupNorm", "Batchnorm", "Reshape", "Transpose", "Concat", "Split", "StridedSlice",
-      "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "Resize",
-      "ResizeBilinear", "ResizeNearestNeighbor", "Argmax", "TopK", "Quantize", "Dequantize", "Convert", "Cast"};
+      "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+      "ReduceSumSquare", "Resize", "ResizeBilinear", "ResizeNearestNeighbor", "Argmax", "Argmin", "TopK",
+      "Quantize", "Dequantize", "Convert", "Cast"};
   std::vector<std::string> got;
   std::set<std::string> unique;
   for (const OpDef& d : all_ops()) {
@@ -126,10 +127,23 @@ TEST(CommonRules, FixedPointWithoutEncodingIsInvalid) {
     EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "out[0]", "UFIXED_POINT_8",
                   "needs a quantization encoding");
   }
+  // One INT_32 operand among float ones: no op computes on that mix. (The
+  // element-wise ops, Relu and PoolMax2d accept INT_32 when every data tensor
+  // is INT_32 -- math_integer_test.cpp -- so this is the mixed case only.)
   for (Node n : valid_nodes()) {
     if (n.type == "Reshape") continue;  // moves INT_32 as well; mixing types is its rule (layout tests)
     n.inputs.back().dtype = dtype::kInt32;
     EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "INT_32");
+    // All INT_32: valid exactly for the ops with integer kernels.
+    for (TensorDesc& t : n.inputs) t.dtype = dtype::kInt32;
+    for (TensorDesc& t : n.outputs) t.dtype = dtype::kInt32;
+    const bool integer_op = n.type == "ElementWiseAdd" || n.type == "ElementWiseMultiply" || n.type == "Relu" ||
+                            n.type == "PoolMax2d";
+    if (integer_op) {
+      EXPECT_TRUE(n.prepare().ok()) << n.type << ": " << n.prepare().message;
+    } else {
+      EXPECT_STATUS(n.prepare(), StatusCode::kUnsupported, "INT_32");
+    }
   }
 }
 

@@ -1,5 +1,6 @@
-// Argmax: index of the largest element along `axis` (first one on ties),
-// written as INT_32 or UINT_32. keep_dims keeps `axis` as a 1; without it
+// Argmax / Argmin: index of the largest / smallest element along `axis`
+// (first one on ties), written as INT_32 or UINT_32. The two differ only in
+// the comparison, so one kernel and one prepare serve both. keep_dims keeps `axis` as a 1; without it
 // the axis is dropped, and a rank-1 input gives [1] (rank max(1, N - 1)).
 #include <cmath>
 #include <vector>
@@ -14,10 +15,13 @@ namespace {
 
 constexpr size_t kMaxRank = 5;
 
+enum class Select { kMax, kMin };
+
 // The tensor seen as [outer, len, inner]; one index per (outer, inner).
-class ArgmaxKernel final : public OpKernel {
+template <Select S>
+class ArgSelectKernel final : public OpKernel {
  public:
-  ArgmaxKernel(size_t outer, size_t len, size_t inner) : outer_(outer), len_(len), inner_(inner) {}
+  ArgSelectKernel(size_t outer, size_t len, size_t inner) : outer_(outer), len_(len), inner_(inner) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* x = static_cast<const float*>(in[0]);
@@ -27,13 +31,13 @@ class ArgmaxKernel final : public OpKernel {
     for (size_t o = 0; o < outer_; ++o) {
       for (size_t i = 0; i < inner_; ++i) {
         const float* row = x + o * len_ * inner_ + i;
-        // Strictly greater: the first of equal maxima wins. NaNs are
+        // Strictly better: the first of equal extremes wins. NaNs are
         // skipped; a row of NaNs gives index 0.
         size_t best = len_;  // none yet
         for (size_t k = 0; k < len_; ++k) {
           const float v = row[k * inner_];
           if (std::isnan(v)) continue;
-          if (best == len_ || v > row[best * inner_]) best = k;
+          if (best == len_ || better(v, row[best * inner_])) best = k;
         }
         if (best == len_) best = 0;
         y[o * inner_ + i] = static_cast<uint32_t>(best);
@@ -42,9 +46,12 @@ class ArgmaxKernel final : public OpKernel {
   }
 
  private:
+  static bool better(float v, float best) { return S == Select::kMax ? v > best : v < best; }
+
   size_t outer_, len_, inner_;
 };
 
+template <Select S>
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
@@ -76,14 +83,15 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_output_dims(node, 0, out_dims); !s.ok()) return s;
 
   if (kernel) {
-    *kernel = std::make_unique<ArgmaxKernel>(product(x.dims, 0, axis), x.dims[axis],
-                                             product(x.dims, axis + 1, rank));
+    *kernel = std::make_unique<ArgSelectKernel<S>>(product(x.dims, 0, axis), x.dims[axis],
+                                                   product(x.dims, axis + 1, rank));
   }
   return Status::Ok();
 }
 
 }  // namespace
 
-OpDef argmax_def() { return {"Argmax", &guarded_prepare<prepare>, op_flags::kAdaptTypes}; }
+OpDef argmax_def() { return {"Argmax", &guarded_prepare<prepare<Select::kMax>>, op_flags::kAdaptTypes}; }
+OpDef argmin_def() { return {"Argmin", &guarded_prepare<prepare<Select::kMin>>, op_flags::kAdaptTypes}; }
 
 }  // namespace openhtp::ops::detail

@@ -7,8 +7,16 @@
 // These are kAdaptTypes ops, so float-like tensors (FLOAT_16, fixed point)
 // arrive here as FLOAT_32; BOOL_8 tensors (comparison/logical outputs,
 // logical inputs) pass through the adapter unchanged and are 0/1 bytes.
+//
+// Plain integer tensors (INT_8/16/32, UINT_8/16/32) also pass through the
+// adapter unchanged, and are computed natively rather than in float: int32
+// does not fit a float's 24-bit mantissa, and integer Divide/Mod differ from
+// their float forms. A node computes in integers when all its data tensors
+// are one plain integer type (comparison outputs stay BOOL_8); see
+// integer_binary_kernel() for the semantics.
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "ops/op_defs.h"
@@ -17,6 +25,73 @@
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
+
+// is_plain_integer / common_integer_type (declared in validate.h) live here,
+// beside the integer kernels they select.
+bool is_plain_integer(uint32_t dt) {
+  switch (dt) {
+    case dtype::kInt8: case dtype::kInt16: case dtype::kInt32:
+    case dtype::kUint8: case dtype::kUint16: case dtype::kUint32:
+      return true;
+    default:
+      return false;
+  }
+}
+
+namespace {
+
+bool is_integer_code(uint32_t dt) {
+  return is_plain_integer(dt) || dt == dtype::kInt64 || dt == dtype::kUint64;
+}
+
+// Float-like types all look like FLOAT_32 here (the type adapter), so name
+// the family rather than a type the user may not have given.
+std::string type_word(uint32_t dt) { return dt == dtype::kFloat32 ? "a float type" : dtype::name(dt); }
+
+}  // namespace
+
+Status common_integer_type(const NodeDesc& node, size_t n_inputs, bool with_output, uint32_t* int_type) {
+  *int_type = 0;
+  struct Operand {
+    const TensorDesc* t;
+    std::string label;
+  };
+  std::vector<Operand> operands;
+  for (size_t i = 0; i < n_inputs && i < node.inputs.size(); ++i) operands.push_back({&node.inputs[i], in_label(i, "")});
+  if (with_output && !node.outputs.empty()) operands.push_back({&node.outputs[0], out_label(0)});
+  const Operand* first = nullptr;
+  for (const Operand& o : operands) {
+    if (o.t->present && is_plain_integer(o.t->dtype)) {
+      first = &o;
+      break;
+    }
+  }
+  if (first == nullptr) return Status::Ok();
+  const uint32_t want = first->t->dtype;
+  for (const Operand& o : operands) {
+    const TensorDesc& t = *o.t;
+    // Absent tensors and unknown codes get the usual messages.
+    if (!t.present || dtype::element_size(t.dtype) == 0) return check_f32_tensor(node, t, o.label);
+    if (t.dtype == want) continue;
+    if (is_integer_code(t.dtype)) {
+      return invalid(node, o.label, " data type is ", dtype::name(t.dtype), " but ", first->label, " is ",
+                     dtype::name(want), ": integer operands must all have the same type");
+    }
+    // Float with integer: QNN may define some such mixes, this backend does not.
+    return unsupported(node, o.label, " data type is ", type_word(t.dtype), " but ", first->label, " is ",
+                       dtype::name(want), ": integer operands need every data tensor of that one type");
+  }
+  // The remaining per-tensor rules (no zero dims, element limit) are the
+  // float ones; only the type differs.
+  for (const Operand& o : operands) {
+    TensorDesc as_float = *o.t;
+    as_float.dtype = dtype::kFloat32;
+    if (Status s = check_f32_tensor(node, as_float, o.label); !s.ok()) return s;
+  }
+  *int_type = want;
+  return Status::Ok();
+}
+
 namespace {
 
 constexpr size_t kMaxRank = 5;       // HTP: rank 1..5
@@ -116,10 +191,7 @@ Status plan_broadcast(const NodeDesc& node, Broadcast* bc) {
 Status check_bool_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label,
                          std::string_view why) {
   if (t.present && t.dtype != dtype::kBool8) {
-    // Float-like types all look like FLOAT_32 here (the type adapter), so
-    // name the family rather than a type the user may not have given.
-    const std::string got = t.dtype == dtype::kFloat32 ? "a float type" : dtype::name(t.dtype);
-    return invalid(node, label, " data type is ", got, ", expected BOOL_8: ", why);
+    return invalid(node, label, " data type is ", type_word(t.dtype), ", expected BOOL_8: ", why);
   }
   TensorDesc as_float = t;
   as_float.dtype = dtype::kFloat32;
@@ -190,6 +262,150 @@ float floor_div(float a, float b) {
   return q - f > 0.5f ? f + 1.0f : f;
 }
 
+// --- integer operations ---
+//
+// Values are widened to 64 bits and the result stored with C / numpy
+// wrap-around (modulo 2^bits): uint8 200 + 100 = 44, as numpy and ONNX give.
+// Add, Subtract, Multiply, SquaredDifference and Power wrap in uint64 (where
+// wrapping is defined) and keep the low bits, which are the same for signed
+// and unsigned types. Division-like operations work in int64, which holds
+// every value of the six types exactly.
+//
+// Division by zero (Divide, FloorDiv, Mod, Fmod) gives 0: run() cannot fail,
+// and numpy's integer division by zero also gives 0 (with a warning).
+
+// The low bits of v as T (modular since C++20 for signed T too).
+template <typename T>
+T wrap(uint64_t v) {
+  return static_cast<T>(v);
+}
+
+// Truncates toward zero, as C and ONNX Div on integers do. int64 so that
+// INT32_MIN / -1 = 2^31 is exact before it wraps back to INT32_MIN.
+template <typename T>
+T int_divide(T a, T b) {
+  if (b == 0) return 0;
+  return wrap<T>(static_cast<uint64_t>(int64_t{a} / int64_t{b}));
+}
+
+// Remainder with the sign of the dividend (C %, std::fmod, ONNX Mod fmod=1).
+template <typename T>
+T int_fmod(T a, T b) {
+  if (b == 0) return 0;
+  return static_cast<T>(int64_t{a} % int64_t{b});
+}
+
+// Remainder with the sign of the divisor (numpy mod, Python %, ONNX Mod fmod=0).
+template <typename T>
+T int_floor_mod(T a, T b) {
+  if (b == 0) return 0;
+  const int64_t y = b;
+  int64_t m = int64_t{a} % y;
+  if (m != 0 && ((m < 0) != (y < 0))) m += y;
+  return static_cast<T>(m);
+}
+
+// Quotient rounded toward negative infinity (numpy floor_divide, Python //).
+template <typename T>
+T int_floor_div(T a, T b) {
+  if (b == 0) return 0;
+  const int64_t x = a, y = b;
+  int64_t q = x / y;
+  if (x % y != 0 && ((x < 0) != (y < 0))) q -= 1;
+  return wrap<T>(static_cast<uint64_t>(q));
+}
+
+// Integer exponentiation by squaring, wrapping like repeated multiplication.
+// A negative exponent has no integer result in general: numpy refuses it, and
+// run() cannot fail, so it is defined as the true value 1 / a^|b| truncated
+// toward zero: 1 for a = 1, +-1 for a = -1 (by the exponent's parity), and 0
+// otherwise (including a = 0, like division by zero above).
+template <typename T>
+T int_power(T a, T b) {
+  const int64_t x = a, y = b;
+  if (y < 0) {
+    if (x == 1) return 1;
+    if (x == -1) return y % 2 == 0 ? 1 : wrap<T>(static_cast<uint64_t>(x));
+    return 0;
+  }
+  uint64_t base = static_cast<uint64_t>(x);
+  uint64_t e = static_cast<uint64_t>(y);
+  uint64_t result = 1;
+  while (e != 0) {
+    if (e & 1) result *= base;
+    base *= base;
+    e >>= 1;
+  }
+  return wrap<T>(result);
+}
+
+template <typename T>
+uint64_t widen(T v) {
+  return static_cast<uint64_t>(static_cast<int64_t>(v));
+}
+
+// ElementWiseBinary's arithmetic operations (and the typed ops) on T.
+template <typename T>
+std::unique_ptr<OpKernel> integer_arithmetic_kernel(BinaryOp op, const Broadcast& bc) {
+  switch (op) {
+    case BinaryOp::kAdd: return make_kernel<T, T, T>(bc, [](T a, T b) { return wrap<T>(widen(a) + widen(b)); });
+    case BinaryOp::kSubtract: return make_kernel<T, T, T>(bc, [](T a, T b) { return wrap<T>(widen(a) - widen(b)); });
+    case BinaryOp::kMultiply: return make_kernel<T, T, T>(bc, [](T a, T b) { return wrap<T>(widen(a) * widen(b)); });
+    case BinaryOp::kDivide: return make_kernel<T, T, T>(bc, int_divide<T>);
+    case BinaryOp::kMaximum: return make_kernel<T, T, T>(bc, [](T a, T b) { return a > b ? a : b; });
+    case BinaryOp::kMinimum: return make_kernel<T, T, T>(bc, [](T a, T b) { return a < b ? a : b; });
+    case BinaryOp::kFloorDiv: return make_kernel<T, T, T>(bc, int_floor_div<T>);
+    case BinaryOp::kFmod: return make_kernel<T, T, T>(bc, int_fmod<T>);
+    case BinaryOp::kMod: return make_kernel<T, T, T>(bc, int_floor_mod<T>);
+    case BinaryOp::kPower: return make_kernel<T, T, T>(bc, int_power<T>);
+    case BinaryOp::kSquaredDifference:
+      return make_kernel<T, T, T>(bc, [](T a, T b) {
+        const uint64_t d = widen(a) - widen(b);
+        return wrap<T>(d * d);
+      });
+    default: return nullptr;
+  }
+}
+
+template <typename T>
+std::unique_ptr<OpKernel> integer_comparison_kernel(BinaryOp op, const Broadcast& bc) {
+  using Bool = uint8_t;
+  switch (op) {
+    case BinaryOp::kEqual: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a == b; });
+    case BinaryOp::kNotEqual: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a != b; });
+    case BinaryOp::kGreater: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a > b; });
+    case BinaryOp::kGreaterEqual: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a >= b; });
+    case BinaryOp::kLess: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a < b; });
+    case BinaryOp::kLessEqual: return make_kernel<T, T, Bool>(bc, [](T a, T b) -> Bool { return a <= b; });
+    default: return nullptr;
+  }
+}
+
+template <typename In>
+std::unique_ptr<OpKernel> logical_kernel(BinaryOp op, const Broadcast& bc);
+
+// The kernel for one BinaryOp on plain integer type `int_type`.
+std::unique_ptr<OpKernel> integer_binary_kernel(BinaryOp op, uint32_t int_type, const Broadcast& bc) {
+  auto make = [&](auto zero) -> std::unique_ptr<OpKernel> {
+    using T = decltype(zero);
+    switch (kind_of(op)) {
+      case OpKind::kArithmetic: return integer_arithmetic_kernel<T>(op, bc);
+      case OpKind::kComparison: return integer_comparison_kernel<T>(op, bc);
+      case OpKind::kLogical: return logical_kernel<T>(op, bc);
+    }
+    return nullptr;
+  };
+  switch (int_type) {
+    case dtype::kInt8: return make(int8_t{});
+    case dtype::kInt16: return make(int16_t{});
+    case dtype::kInt32: return make(int32_t{});
+    case dtype::kUint8: return make(uint8_t{});
+    case dtype::kUint16: return make(uint16_t{});
+    case dtype::kUint32: return make(uint32_t{});
+    default: return nullptr;
+  }
+}
+
 std::unique_ptr<OpKernel> arithmetic_kernel(BinaryOp op, const Broadcast& bc) {
   using F = float;
   switch (op) {
@@ -223,7 +439,7 @@ std::unique_ptr<OpKernel> comparison_kernel(BinaryOp op, const Broadcast& bc) {
   }
 }
 
-// In is float or uint8_t (BOOL_8); either way non-zero means true.
+// In is float, uint8_t (BOOL_8) or a plain integer; non-zero means true.
 template <typename In>
 std::unique_ptr<OpKernel> logical_kernel(BinaryOp op, const Broadcast& bc) {
   using Bool = uint8_t;
@@ -235,33 +451,39 @@ std::unique_ptr<OpKernel> logical_kernel(BinaryOp op, const Broadcast& bc) {
   }
 }
 
-// The typed ops (ElementWiseAdd, ...): float in, float out, no parameters.
+// The typed ops (ElementWiseAdd, ...): no parameters; float in, float out,
+// or one plain integer type throughout.
 template <BinaryOp Op>
 Status prepare_arithmetic(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {"", ""};
-  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
+  uint32_t int_type = 0;
+  if (Status s = common_integer_type(node, 2, true, &int_type); !s.ok()) return s;
+  if (int_type == 0) {
+    static constexpr std::string_view kRoles[] = {"", ""};
+    if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
+  }
   if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
   Broadcast bc;
   if (Status s = plan_broadcast(node, &bc); !s.ok()) return s;
-  if (kernel) *kernel = arithmetic_kernel(Op, bc);
+  if (kernel) *kernel = int_type != 0 ? integer_binary_kernel(Op, int_type, bc) : arithmetic_kernel(Op, bc);
   return Status::Ok();
 }
 
-// Input/output types of ElementWiseBinary for one operation kind; sets
-// *bool_inputs for logical ops fed BOOL_8.
-Status check_binary_types(const NodeDesc& node, BinaryOp op, bool* bool_inputs) {
+// Input/output types of ElementWiseBinary for one operation kind. Sets
+// *operand_type to what the kernel computes on: FLOAT_32, BOOL_8 (logical ops
+// fed booleans) or a plain integer type.
+Status check_binary_types(const NodeDesc& node, BinaryOp op, uint32_t* operand_type) {
   const std::string_view op_name = kBinaryOpNames[static_cast<uint32_t>(op)];
   const OpKind kind = kind_of(op);
-  *bool_inputs = false;
+  bool bool_inputs = false;
   if (kind == OpKind::kLogical) {
-    // Both BOOL_8, or both float (quantized inputs reach us as float).
-    *bool_inputs = node.inputs[0].dtype == dtype::kBool8;
+    // Both BOOL_8, or both numbers (quantized inputs reach us as float).
+    bool_inputs = node.inputs[0].dtype == dtype::kBool8;
     const bool other = node.inputs[1].dtype == dtype::kBool8;
-    if (node.inputs[0].present && node.inputs[1].present && *bool_inputs != other) {
-      return unsupported(node, "in[0] is ", *bool_inputs ? "BOOL_8" : "not BOOL_8", " but in[1] is ",
+    if (node.inputs[0].present && node.inputs[1].present && bool_inputs != other) {
+      return unsupported(node, "in[0] is ", bool_inputs ? "BOOL_8" : "not BOOL_8", " but in[1] is ",
                          other ? "BOOL_8" : "not BOOL_8", ": operation ", op_name,
-                         " needs both inputs BOOL_8 or both float");
+                         " needs both inputs BOOL_8 or both numbers");
     }
   } else {
     for (size_t i = 0; i < 2; ++i) {
@@ -271,19 +493,25 @@ Status check_binary_types(const NodeDesc& node, BinaryOp op, bool* bool_inputs) 
       }
     }
   }
-  for (size_t i = 0; i < 2; ++i) {
-    const Status s = *bool_inputs ? check_bool_tensor(node, node.inputs[i], in_label(i, ""), "logical input")
-                                  : check_f32_tensor(node, node.inputs[i], in_label(i, ""));
-    if (!s.ok()) return s;
-  }
   const TensorDesc& y = node.outputs[0];
-  if (kind == OpKind::kArithmetic) {
-    if (y.present && y.dtype == dtype::kBool8) {
-      return invalid(node, "out[0] data type is BOOL_8, expected a float type: operation ", op_name,
-                     " outputs numbers");
-    }
-    return check_f32_tensor(node, y, out_label(0));
+  const bool numeric_output = kind == OpKind::kArithmetic;
+  if (numeric_output && y.present && y.dtype == dtype::kBool8) {
+    return invalid(node, "out[0] data type is BOOL_8, expected a float type: operation ", op_name,
+                   " outputs numbers");
   }
+  uint32_t int_type = 0;
+  if (!bool_inputs) {
+    if (Status s = common_integer_type(node, 2, numeric_output, &int_type); !s.ok()) return s;
+  }
+  if (int_type == 0) {
+    for (size_t i = 0; i < 2; ++i) {
+      const Status s = bool_inputs ? check_bool_tensor(node, node.inputs[i], in_label(i, ""), "logical input")
+                                   : check_f32_tensor(node, node.inputs[i], in_label(i, ""));
+      if (!s.ok()) return s;
+    }
+  }
+  *operand_type = bool_inputs ? dtype::kBool8 : int_type != 0 ? int_type : dtype::kFloat32;
+  if (numeric_output) return int_type != 0 ? Status::Ok() : check_f32_tensor(node, y, out_label(0));
   return check_bool_tensor(node, y, out_label(0), cat("operation ", op_name, " outputs booleans"));
 }
 
@@ -298,11 +526,14 @@ Status prepare_elementwise_binary(const NodeDesc& node, std::unique_ptr<OpKernel
                    ", not an ElementWiseBinary operation (0 ADD .. 19 XOR)");
   }
   const auto op = static_cast<BinaryOp>(op_code);
-  bool bool_inputs = false;
-  if (Status s = check_binary_types(node, op, &bool_inputs); !s.ok()) return s;
+  uint32_t operand_type = 0;
+  if (Status s = check_binary_types(node, op, &operand_type); !s.ok()) return s;
+  const bool bool_inputs = operand_type == dtype::kBool8;
   Broadcast bc;
   if (Status s = plan_broadcast(node, &bc); !s.ok()) return s;
-  if (kernel) {
+  if (kernel && is_plain_integer(operand_type)) {
+    *kernel = integer_binary_kernel(op, operand_type, bc);
+  } else if (kernel) {
     switch (kind_of(op)) {
       case OpKind::kArithmetic: *kernel = arithmetic_kernel(op, bc); break;
       case OpKind::kComparison: *kernel = comparison_kernel(op, bc); break;

@@ -4,13 +4,17 @@
 // Float in, float out, same shape; FLOAT_16 and fixed point go through the
 // type adapter. Transcendental functions are evaluated in double and rounded
 // once, so the reference is as close to the real function as float allows.
+// ReluMinMax also clamps plain integer tensors natively (ONNX Clip on ints).
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
+
 namespace {
 
 enum class NeuronOp : uint32_t {
@@ -133,12 +137,66 @@ Status prepare_neuron(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   return Status::Ok();
 }
 
+// y[i] = clamp(x[i], lo, hi) on a plain integer type T.
+template <typename T>
+class IntegerClampKernel final : public OpKernel {
+ public:
+  IntegerClampKernel(size_t n, T lo, T hi) : n_(n), lo_(lo), hi_(hi) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const T* x = static_cast<const T*>(in[0]);
+    T* y = static_cast<T*>(out[0]);
+    for (size_t i = 0; i < n_; ++i) y[i] = x[i] < lo_ ? lo_ : (x[i] > hi_ ? hi_ : x[i]);
+  }
+
+ private:
+  size_t n_;
+  T lo_, hi_;
+};
+
+// The float bounds as T: the integers of T inside [min_value, max_value]
+// (bounds rounded inward, then limited to T's range, so the importer's
+// +-FLT_MAX "no bound" becomes T's own limits). Refused when that set is
+// empty. (The bounds are float parameters, NaN already refused by the reader,
+// so an int32 bound beyond 2^24 is as exact as the float it came in.)
+template <typename T>
+Status integer_clamp_kernel(const NodeDesc& node, const NeuronParams& p, std::unique_ptr<OpKernel>* kernel) {
+  constexpr double kLo = std::numeric_limits<T>::min();
+  constexpr double kHi = std::numeric_limits<T>::max();
+  const double lo = std::clamp(std::ceil(double{p.min_value}), kLo, kHi);
+  const double hi = std::clamp(std::floor(double{p.max_value}), kLo, kHi);
+  if (lo > hi) {
+    return unsupported(node, "no ", dtype::name(node.inputs[0].dtype), " value lies in [min_value, max_value] = [",
+                       p.min_value, ", ", p.max_value, "]");
+  }
+  if (kernel) {
+    *kernel = std::make_unique<IntegerClampKernel<T>>(node.inputs[0].num_elements(), static_cast<T>(lo),
+                                                      static_cast<T>(hi));
+  }
+  return Status::Ok();
+}
+
 Status prepare_relu_min_max(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_activation_io(node); !s.ok()) return s;
+  if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
+  uint32_t int_type = 0;
+  if (Status s = common_integer_type(node, 1, true, &int_type); !s.ok()) return s;
+  if (int_type == 0) {
+    if (Status s = check_activation_io(node); !s.ok()) return s;
+  } else if (Status s = check_output_dims(node, 0, node.inputs[0].dims); !s.ok()) {
+    return s;
+  }
   ParamReader params(node);
   if (Status s = params.check_names({"min_value", "max_value"}); !s.ok()) return s;
   NeuronParams p;
   if (Status s = read_min_max(node, params, &p); !s.ok()) return s;
+  switch (int_type) {
+    case dtype::kInt8: return integer_clamp_kernel<int8_t>(node, p, kernel);
+    case dtype::kInt16: return integer_clamp_kernel<int16_t>(node, p, kernel);
+    case dtype::kInt32: return integer_clamp_kernel<int32_t>(node, p, kernel);
+    case dtype::kUint8: return integer_clamp_kernel<uint8_t>(node, p, kernel);
+    case dtype::kUint16: return integer_clamp_kernel<uint16_t>(node, p, kernel);
+    case dtype::kUint32: return integer_clamp_kernel<uint32_t>(node, p, kernel);
+    default: break;
+  }
   if (kernel) *kernel = neuron_kernel(NeuronOp::kReluMinMax, p, node.inputs[0].num_elements());
   return Status::Ok();
 }

@@ -1,6 +1,10 @@
 // PoolMax2d, NHWC: y[n][oh][ow][c] = max over the fh x fw window at
 // (oh*sh - pt, ow*sw - pl) of x[n][ih][iw][c]; padded positions never count.
+// Float (FLOAT_16 and fixed point through the type adapter), or one plain
+// integer type in and out, compared natively.
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
@@ -8,42 +12,52 @@
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
+
 namespace {
 
 constexpr uint32_t kRoundFloor = 0;
 constexpr uint32_t kRoundCeil = 1;
 
+struct Geometry {
+  size_t N, H, W, C, Ho, Wo;
+};
+
+// T is float or a plain integer type.
+template <typename T>
 class PoolMax2dKernel final : public OpKernel {
  public:
-  struct Geometry {
-    size_t N, H, W, C, Ho, Wo;
-  };
 
   PoolMax2dKernel(const Geometry& g, std::vector<TapRange> rows, std::vector<TapRange> cols,
                   uint32_t sh, uint32_t sw, uint32_t pt, uint32_t pl)
       : g_(g), rows_(std::move(rows)), cols_(std::move(cols)), sh_(sh), sw_(sw), pt_(pt), pl_(pl) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const float* x = static_cast<const float*>(in[0]);
-    float* y = static_cast<float*>(out[0]);
+    const T* x = static_cast<const T*>(in[0]);
+    T* y = static_cast<T*>(out[0]);
+    // Prepare guaranteed every window holds at least one real input, so the
+    // start value is always replaced (or is itself the true maximum).
+    constexpr T kStart = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
+                                                     : std::numeric_limits<T>::lowest();
     const size_t C = g_.C;
     for (size_t n = 0; n < g_.N; ++n) {
       for (size_t oh = 0; oh < g_.Ho; ++oh) {
         const TapRange rh = rows_[oh];
         for (size_t ow = 0; ow < g_.Wo; ++ow) {
           const TapRange rw = cols_[ow];
-          float* yp = y + ((n * g_.Ho + oh) * g_.Wo + ow) * C;
-          // Prepare guaranteed every window holds at least one real input,
-          // so -inf is always replaced (or is itself the true maximum).
-          for (size_t c = 0; c < C; ++c) yp[c] = -INFINITY;
+          T* yp = y + ((n * g_.Ho + oh) * g_.Wo + ow) * C;
+          for (size_t c = 0; c < C; ++c) yp[c] = kStart;
           for (size_t kh = rh.lo; kh < rh.hi; ++kh) {
             const size_t ih = oh * sh_ + kh - pt_;
             for (size_t kw = rw.lo; kw < rw.hi; ++kw) {
               const size_t iw = ow * sw_ + kw - pl_;
-              const float* xp = x + ((n * g_.H + ih) * g_.W + iw) * C;
-              // NaN propagates: once yp[c] is NaN no comparison replaces it.
+              const T* xp = x + ((n * g_.H + ih) * g_.W + iw) * C;
               for (size_t c = 0; c < C; ++c) {
-                if (xp[c] > yp[c] || std::isnan(xp[c])) yp[c] = xp[c];
+                if constexpr (std::is_floating_point_v<T>) {
+                  // NaN propagates: once yp[c] is NaN no comparison replaces it.
+                  if (xp[c] > yp[c] || std::isnan(xp[c])) yp[c] = xp[c];
+                } else if (xp[c] > yp[c]) {
+                  yp[c] = xp[c];
+                }
               }
             }
           }
@@ -59,10 +73,33 @@ class PoolMax2dKernel final : public OpKernel {
   size_t sh_, sw_, pt_, pl_;
 };
 
+// The kernel for plain integer type `int_type`, or float when it is 0.
+std::unique_ptr<OpKernel> make_pool_max2d(uint32_t int_type, const Geometry& g, std::vector<TapRange> rows,
+                                          std::vector<TapRange> cols, uint32_t sh, uint32_t sw, uint32_t pt,
+                                          uint32_t pl) {
+  auto make = [&](auto zero) -> std::unique_ptr<OpKernel> {
+    using T = decltype(zero);
+    return std::make_unique<PoolMax2dKernel<T>>(g, std::move(rows), std::move(cols), sh, sw, pt, pl);
+  };
+  switch (int_type) {
+    case dtype::kInt8: return make(int8_t{});
+    case dtype::kInt16: return make(int16_t{});
+    case dtype::kInt32: return make(int32_t{});
+    case dtype::kUint8: return make(uint8_t{});
+    case dtype::kUint16: return make(uint16_t{});
+    case dtype::kUint32: return make(uint32_t{});
+    default: return make(float{});
+  }
+}
+
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {"input"};
-  if (Status s = check_all_f32(node, kRoles, 1); !s.ok()) return s;
+  uint32_t int_type = 0;
+  if (Status s = common_integer_type(node, 1, true, &int_type); !s.ok()) return s;
+  if (int_type == 0) {
+    static constexpr std::string_view kRoles[] = {"input"};
+    if (Status s = check_all_f32(node, kRoles, 1); !s.ok()) return s;
+  }
   ParamReader params(node);
   if (Status s = params.check_names({"filter_size", "stride", "pad_amount", "rounding_mode"}); !s.ok())
     return s;
@@ -131,9 +168,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     std::vector<TapRange> rows(Ho), cols(Wo);
     for (uint64_t o = 0; o < Ho; ++o) rows[o] = valid_taps(o, stride[0], pt, 1, filter[0], H);
     for (uint64_t o = 0; o < Wo; ++o) cols[o] = valid_taps(o, stride[1], pl, 1, filter[1], W);
-    const PoolMax2dKernel::Geometry g{N, H, W, C, Ho, Wo};
-    *kernel = std::make_unique<PoolMax2dKernel>(g, std::move(rows), std::move(cols), stride[0],
-                                                stride[1], pt, pl);
+    const Geometry g{N, H, W, C, Ho, Wo};
+    *kernel = make_pool_max2d(int_type, g, std::move(rows), std::move(cols), stride[0], stride[1], pt, pl);
   }
   return Status::Ok();
 }

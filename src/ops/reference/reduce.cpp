@@ -1,4 +1,5 @@
-// ReduceMean, ReduceSum, ReduceMax, ReduceMin over any set of `axes`.
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceProd, ReduceSumSquare
+// over any set of `axes`.
 // Output dims: with keep_dims the reduced axes stay as 1s; without, they are
 // dropped, and a reduction over every axis gives [1] (rank max(1, N - M)).
 // Either way the output elements are in the row-major order of the kept axes.
@@ -18,7 +19,7 @@ namespace {
 
 constexpr size_t kMaxRank = 5;
 
-enum class Reduction { kMean, kSum, kMax, kMin };
+enum class Reduction { kMean, kSum, kMax, kMin, kProd, kSumSquare };
 
 // One pass over the input in row-major order; each element is folded into
 // the accumulator of its output position. out_strides_ is 0 on the reduced
@@ -37,11 +38,10 @@ class ReduceKernel final : public OpKernel {
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* x = static_cast<const float*>(in[0]);
     float* y = static_cast<float*>(out[0]);
-    // Sums in double: the reference should not depend on summation order.
-    // Max/min start from NaN so fmax/fmin take the first element (and skip
-    // NaN inputs, as fmax does).
-    const bool sums = op_ == Reduction::kMean || op_ == Reduction::kSum;
-    std::fill(acc_.begin(), acc_.end(), sums ? 0.0 : std::numeric_limits<double>::quiet_NaN());
+    // Sums and products in double: the reference should not depend on the
+    // order of accumulation. Max/min start from NaN so fmax/fmin take the
+    // first element (and skip NaN inputs, as fmax does).
+    std::fill(acc_.begin(), acc_.end(), initial_value(op_));
     size_t total = 1;
     for (size_t i = 0; i < rank_; ++i) total *= dims_[i];
     std::array<size_t, kMaxRank> idx{};
@@ -53,6 +53,8 @@ class ReduceKernel final : public OpKernel {
         case Reduction::kSum: acc_[o] += v; break;
         case Reduction::kMax: acc_[o] = std::fmax(acc_[o], v); break;
         case Reduction::kMin: acc_[o] = std::fmin(acc_[o], v); break;
+        case Reduction::kProd: acc_[o] *= v; break;
+        case Reduction::kSumSquare: acc_[o] += v * v; break;
       }
       for (size_t ax = rank_; ax-- > 0;) {
         o += out_strides_[ax];
@@ -66,6 +68,16 @@ class ReduceKernel final : public OpKernel {
   }
 
  private:
+  // The identity of each fold (NaN for max/min: see run()).
+  static double initial_value(Reduction op) {
+    switch (op) {
+      case Reduction::kProd: return 1.0;
+      case Reduction::kMax:
+      case Reduction::kMin: return std::numeric_limits<double>::quiet_NaN();
+      default: return 0.0;
+    }
+  }
+
   Reduction op_;
   size_t rank_;
   std::array<size_t, kMaxRank> dims_{};
@@ -150,5 +162,9 @@ OpDef reduce_mean_def() { return reduce_def("ReduceMean", &guarded_prepare<prepa
 OpDef reduce_sum_def() { return reduce_def("ReduceSum", &guarded_prepare<prepare<Reduction::kSum>>); }
 OpDef reduce_max_def() { return reduce_def("ReduceMax", &guarded_prepare<prepare<Reduction::kMax>>); }
 OpDef reduce_min_def() { return reduce_def("ReduceMin", &guarded_prepare<prepare<Reduction::kMin>>); }
+OpDef reduce_prod_def() { return reduce_def("ReduceProd", &guarded_prepare<prepare<Reduction::kProd>>); }
+OpDef reduce_sum_square_def() {
+  return reduce_def("ReduceSumSquare", &guarded_prepare<prepare<Reduction::kSumSquare>>);
+}
 
 }  // namespace openhtp::ops::detail
