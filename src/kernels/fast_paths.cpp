@@ -9,13 +9,16 @@ namespace openhtp::kernels {
 
 std::span<const ops::FastPath> fast_paths() {
   // fp32 conv/GEMM: oneDNN; quantized, fp16, pooling, add: XNNPACK; 8-bit
-  // pointwise ops: lookup tables. Each
-  // declines what it does not cover, so order only matters where two cover
-  // the same case (none do).
+  // pointwise ops: lookup tables. Each declines what it does not cover, so
+  // order only matters where two cover the same case: 8-bit convolutions
+  // with symmetric int8 weights go to oneDNN where the CPU has VNNI (it
+  // scales with threads; XNNPACK barely does), otherwise to XNNPACK.
   static constexpr ops::FastPath kPaths[] = {
       {"Conv2d", "onednn", &onednn::prepare_conv2d},
+      {"Conv2d", "onednn-int8", &onednn::prepare_conv2d_int8},
       {"Conv2d", "xnnpack", &xnn::prepare_conv2d},
       {"DepthWiseConv2d", "onednn", &onednn::prepare_conv2d},
+      {"DepthWiseConv2d", "onednn-int8", &onednn::prepare_conv2d_int8},
       {"DepthWiseConv2d", "xnnpack", &xnn::prepare_conv2d},
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
       {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},

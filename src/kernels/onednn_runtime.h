@@ -56,4 +56,19 @@ class Executor {
 // allocated inside execute.
 dnnl::primitive_attr default_attr();
 
+// Whether oneDNN's int8 (u8/s8 x s8) convolutions give exact integer sums on
+// this CPU. Without VNNI they multiply pairs with vpmaddubsw, whose int16
+// result saturates for full-range weights (up to 33 LSB off, measured on
+// AVX2), so the int8 path needs both:
+//  - the CPU reports avx512vnni or avxvnni, and
+//  - int8_self_test() passes (oneDNN may still dispatch to a non-VNNI
+//    kernel, e.g. under ONEDNN_MAX_CPU_ISA).
+// Decided once per process, at first call; false means false forever.
+bool int8_convolution_exact();
+
+// The self-test itself: small u8 and s8 convolutions (3x3, 1x1, depthwise)
+// with full-range [-127, 127] weights and saturating input patterns, s32
+// output, compared exactly with a plain integer sum. Exposed for tests.
+bool int8_self_test();
+
 }  // namespace openhtp::kernels::onednn
