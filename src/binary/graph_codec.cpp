@@ -87,7 +87,7 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
       ts.type = t->type();
       ts.dtype = t->dtype();
       ts.dims = to_vector(t->dims());
-      if (t->quant() != nullptr) ts.quant = ops::Quant{true, t->quant()->scale(), t->quant()->offset()};
+      if (t->quant() != nullptr) ts.quant = ops::Quant::per_tensor(t->quant()->scale(), t->quant()->offset());
       if (const fb::AxisQuant* aq = t->axis_quant(); aq != nullptr) {
         ts.quant = ops::Quant{};
         ts.quant.present = true;

@@ -44,14 +44,18 @@ bool use_channel_last(LoweringContext& ctx, const std::vector<std::string>& inpu
   return any_dynamic;
 }
 
+// A constant operand as a STATIC tensor in the chosen layout.
+std::string constant_operand(LoweringContext& ctx, const std::string& hint, Tensor t, bool channel_last,
+                             size_t out_rank) {
+  if (!channel_last) return ctx.static_from(hint, t);
+  while (t.dims.size() < out_rank) t.dims.insert(t.dims.begin(), 1);
+  return ctx.static_from(hint + "_nhwc", permute_tensor(t, to_channel_last_perm(out_rank)));
+}
+
 // The QNN tensor for operand `name` in the chosen layout.
 std::string operand(LoweringContext& ctx, const std::string& name, bool channel_last, size_t out_rank) {
   if (!channel_last) return ctx.as_is(name);
-  if (const Tensor* c = ctx.constant(name)) {
-    Tensor t = *c;
-    while (t.dims.size() < out_rank) t.dims.insert(t.dims.begin(), 1);
-    return ctx.static_from(name + "_nhwc", permute_tensor(t, to_channel_last_perm(out_rank)));
-  }
+  if (const Tensor* c = ctx.constant(name)) return constant_operand(ctx, name, *c, true, out_rank);
   return ctx.channel_last(name);
 }
 
@@ -137,6 +141,64 @@ std::string check_binary(const onnx::NodeProto& node, const Model&) {
   }
   if (node.input_size() != 2) return "needs two inputs";
   return "";
+}
+
+bool is_float_type(Qnn_DataType_t dt) { return dt == QNN_DATATYPE_FLOAT_32 || dt == QNN_DATATYPE_FLOAT_16; }
+
+Qnn_DataType_t qnn_type_of(LoweringContext& ctx, const std::string& onnx_name) {
+  Qnn_DataType_t dt;
+  qnn_dtype_for(ctx.info(onnx_name).elem_type, &dt);
+  return dt;
+}
+
+// Pow: ONNX lets base and exponent have different types (the result has the
+// base's); QNN's ElementWiseBinary POWER takes one type for all three. So a
+// mixed pair is brought to one compute type: the base's when it is a float
+// type or both are integers (the exponent is converted), FLOAT_32 for an
+// integer base with a float exponent (2^0.5 needs float). In the latter case
+// the float power is Cast back to the base's type; QNN Cast truncates toward
+// zero, as ONNX's reference (numpy astype) does. Constant operands are
+// converted at import, run-time ones with a QNN Cast.
+void lower_pow(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string& base = node.input(0);
+  const std::string& exponent = node.input(1);
+  const std::string& out_name = node.output(0);
+  const Qnn_DataType_t base_dt = qnn_type_of(ctx, base), exponent_dt = qnn_type_of(ctx, exponent);
+  if (base_dt == exponent_dt) {
+    emit_binary_chain(node, ctx, binary_spec(node), {base, exponent}, out_name);
+    return;
+  }
+  const bool via_float = !is_float_type(base_dt) && is_float_type(exponent_dt);
+  const int32_t compute_elem = via_float ? onnx_type::kFloat : ctx.info(base).elem_type;
+  const Qnn_DataType_t compute_dt = via_float ? QNN_DATATYPE_FLOAT_32 : base_dt;
+  const size_t out_rank = ctx.rank(out_name);
+  const bool cl = use_channel_last(ctx, {base, exponent}, out_rank);
+  auto in_compute_type = [&](const std::string& name, const char* suffix) {
+    if (qnn_type_of(ctx, name) == compute_dt) return operand(ctx, name, cl, out_rank);
+    if (const Tensor* c = ctx.constant(name)) {
+      Tensor t = Tensor::zeros(compute_elem, c->dims);
+      for (size_t i = 0; i < t.count(); ++i) t.set(i, c->get(i));
+      return constant_operand(ctx, name + suffix, std::move(t), cl, out_rank);
+    }
+    const std::string src = operand(ctx, name, cl, out_rank);
+    const std::vector<uint32_t> dims = ctx.qtensor(src).dims;
+    const std::string cast = ctx.native(name + suffix, compute_dt, dims);
+    ctx.add_node(QNN_OP_CAST, {src}, {cast});
+    return cast;
+  };
+  const std::string x = in_compute_type(base, "_pow_base");
+  const std::string e = in_compute_type(exponent, "_pow_exponent");
+  const std::string y = ctx.output(out_name, cl ? Layout::kChannelLast : Layout::kOnnx);
+  const std::vector<QParam> power = {
+      operation(QNN_OP_ELEMENT_WISE_BINARY_PARAM_OPERATION, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_POWER)};
+  if (!via_float) {
+    ctx.add_node(QNN_OP_ELEMENT_WISE_BINARY, {x, e}, {y}, power);
+    return;
+  }
+  const std::vector<uint32_t> out_dims = ctx.qtensor(y).dims;
+  const std::string p = ctx.native(out_name + "_pow_float", QNN_DATATYPE_FLOAT_32, out_dims);
+  ctx.add_node(QNN_OP_ELEMENT_WISE_BINARY, {x, e}, {p}, power);
+  ctx.add_node(QNN_OP_CAST, {p}, {y});
 }
 
 void lower_binary(const onnx::NodeProto& node, LoweringContext& ctx) {
@@ -253,8 +315,12 @@ void lower_leaky_relu(const onnx::NodeProto& node, LoweringContext& ctx) {
   ctx.add_node(QNN_OP_PRELU, {x, slope}, {y});
 }
 
-// Clip: ReluMinMax when the bounds are constants (or absent); otherwise
-// Maximum then Minimum with the bound tensors.
+// Clip: ReluMinMax when the bounds are constants (or absent; integer inputs
+// too: the backend clamps plain integers natively and reads the +-FLT_MAX
+// "no bound" as the type's limits); otherwise Maximum with the lower bound
+// tensor and/or Minimum with the upper one. An absent bound gets no op at
+// all: a float stand-in bound would mix types with an integer input, which
+// the backend refuses.
 void lower_clip(const onnx::NodeProto& node, LoweringContext& ctx) {
   const Model& m = ctx.model();
   std::string lo_name, hi_name;
@@ -281,22 +347,20 @@ void lower_clip(const onnx::NodeProto& node, LoweringContext& ctx) {
                {param_f32(QNN_OP_RELU_MIN_MAX_PARAM_MIN_VALUE, lo), param_f32(QNN_OP_RELU_MIN_MAX_PARAM_MAX_VALUE, hi)});
     return;
   }
+  // Here at least one bound is a run-time input (opset >= 11: bounds are
+  // inputs, constant ones read as tensors of the input's type).
   std::string x = ctx.as_is(in);
   const QTensor& xt = ctx.qtensor(x);
   const Qnn_DataType_t dt = xt.dtype;
   const std::vector<uint32_t> dims = xt.dims;
-  auto bound = [&](const std::string& name, float fallback) {
-    if (name.empty()) return ctx.static_f32(node.output(0) + "_bound", {1}, {fallback});
-    return ctx.as_is(name);
-  };
-  if (!lo_name.empty() || lo_static) {
+  if (!lo_name.empty()) {
     const bool last = hi_name.empty();
     const std::string out = last ? ctx.output(node.output(0)) : ctx.native(node.output(0) + "_lo", dt, dims);
-    ctx.add_node(QNN_OP_ELEMENT_WISE_MAXIMUM, {x, bound(lo_name, lo)}, {out});
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MAXIMUM, {x, ctx.as_is(lo_name)}, {out});
     x = out;
   }
   if (!hi_name.empty()) {
-    ctx.add_node(QNN_OP_ELEMENT_WISE_MINIMUM, {x, bound(hi_name, hi)}, {ctx.output(node.output(0))});
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MINIMUM, {x, ctx.as_is(hi_name)}, {ctx.output(node.output(0))});
   }
 }
 
@@ -304,7 +368,7 @@ void lower_clip(const onnx::NodeProto& node, LoweringContext& ctx) {
 
 std::vector<OpLowering> elementwise_lowerings() {
   std::vector<OpLowering> v;
-  for (const char* t : {"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean", "Pow", "Equal", "Greater",
+  for (const char* t : {"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean", "Equal", "Greater",
                         "GreaterOrEqual", "Less", "LessOrEqual", "And", "Or", "Xor", "Mod"}) {
     v.push_back({t, check_binary, lower_binary});
   }
@@ -313,6 +377,7 @@ std::vector<OpLowering> elementwise_lowerings() {
                         "Softplus"}) {
     v.push_back({t, check_unary, lower_unary});
   }
+  v.push_back({"Pow", check_binary, lower_pow});
   v.push_back({"PRelu", check_binary, lower_prelu});
   v.push_back({"LeakyRelu", check_unary, lower_leaky_relu});
   v.push_back({"Clip", check_unary, lower_clip});

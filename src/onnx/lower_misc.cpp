@@ -265,19 +265,49 @@ void lower_reduce(const onnx::NodeProto& node, LoweringContext& ctx) {
 
 // ---- ArgMax / ArgMin / TopK ----
 
-std::string check_arg(const onnx::NodeProto& node, const Model&) {
-  if (attr_int(node, "select_last_index", 0) != 0) return "select_last_index=1 is not supported";
-  return "";
-}
-
+// select_last_index=1 (the last of equal extremes): QNN's Argmax/Argmin pick
+// the first, and have no such parameter. So the input is reversed along the
+// axis (StridedSlice, stride -1 from dim-1 through index 0: an end of -1
+// means "through index 0" for a negative stride, facts §4.2), the first
+// extreme of the reversed tensor is found, and its index r maps back to
+// (dim - 1) - r (an INT_32 ElementWiseSubtract from a static constant).
 void lower_arg(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string& in = node.input(0);
   const size_t r = ctx.rank(in);
   const int64_t axis = normalize_axis(attr_int(node, "axis", 0), r);
-  ctx.add_node(node.op_type() == "ArgMax" ? QNN_OP_ARGMAX : QNN_OP_ARGMIN, {ctx.as_is(in)},
-               {ctx.output(node.output(0))},
-               {param_u32(QNN_OP_ARGMAX_PARAM_AXIS, static_cast<uint32_t>(axis)),
-                param_bool(QNN_OP_ARGMAX_PARAM_KEEP_DIMS, attr_int(node, "keepdims", 1) != 0)});
+  const bool last_index = attr_int(node, "select_last_index", 0) != 0;
+  const char* type = node.op_type() == "ArgMax" ? QNN_OP_ARGMAX : QNN_OP_ARGMIN;
+  const std::vector<QParam> params = {param_u32(QNN_OP_ARGMAX_PARAM_AXIS, static_cast<uint32_t>(axis)),
+                                      param_bool(QNN_OP_ARGMAX_PARAM_KEEP_DIMS, attr_int(node, "keepdims", 1) != 0)};
+  const std::string x = ctx.as_is(in);
+  const std::string y = ctx.output(node.output(0));
+  if (!last_index) {
+    ctx.add_node(type, {x}, {y}, params);
+    return;
+  }
+  const std::vector<uint32_t> xd = ctx.qtensor(x).dims;
+  const Qnn_DataType_t x_dt = ctx.qtensor(x).dtype;
+  const int32_t dim = static_cast<int32_t>(xd[axis]);
+  std::vector<int32_t> ranges;
+  for (size_t a = 0; a < r; ++a) {
+    const bool reversed = static_cast<int64_t>(a) == axis;
+    ranges.push_back(reversed ? dim - 1 : 0);
+    ranges.push_back(reversed ? -1 : static_cast<int32_t>(xd[a]));
+    ranges.push_back(reversed ? -1 : 1);
+  }
+  const std::string flipped = ctx.native(node.output(0) + "_reversed", x_dt, xd);
+  ctx.add_node(QNN_OP_STRIDED_SLICE, {x}, {flipped},
+               {param_i32_tensor(QNN_OP_STRIDED_SLICE_PARAM_RANGES, {static_cast<uint32_t>(r), 3}, ranges)});
+  const QTensor& yt = ctx.qtensor(y);
+  const Qnn_DataType_t y_dt = yt.dtype;
+  const std::vector<uint32_t> yd = yt.dims;
+  const std::string rev_index = ctx.native(node.output(0) + "_reversed_index", y_dt, yd);
+  ctx.add_node(type, {flipped}, {rev_index}, params);
+  const int32_t last = dim - 1;
+  std::vector<uint8_t> bytes(sizeof(last));
+  std::memcpy(bytes.data(), &last, sizeof(last));
+  const std::string last_t = ctx.static_tensor(node.output(0) + "_last_index", y_dt, {1}, bytes);
+  ctx.add_node(QNN_OP_ELEMENT_WISE_SUBTRACT, {last_t, rev_index}, {y});
 }
 
 // K given at run time is read off the static output shape.
@@ -451,8 +481,8 @@ std::vector<OpLowering> misc_lowerings() {
       {"Softmax", check_any, lower_softmax},
       {"LogSoftmax", check_any, lower_softmax},
       {"LayerNormalization", check_any, lower_layer_norm},
-      {"ArgMax", check_arg, lower_arg},
-      {"ArgMin", check_arg, lower_arg},
+      {"ArgMax", check_any, lower_arg},
+      {"ArgMin", check_any, lower_arg},
       {"TopK", check_topk, lower_topk},
       {"Cast", check_any, lower_cast},
       {"QuantizeLinear", check_any, lower_quantize},

@@ -58,6 +58,14 @@ struct Quant {
   std::vector<float> scales;     // per-channel only
   std::vector<int32_t> offsets;  // per-channel only (0 = symmetric)
 
+  // A per-tensor (SCALE_OFFSET) encoding.
+  static Quant per_tensor(float scale, int32_t offset) {
+    Quant q;
+    q.present = true;
+    q.scale = scale;
+    q.offset = offset;
+    return q;
+  }
   bool per_channel() const { return present && axis >= 0; }
   // Scale/offset of channel c (the per-tensor pair when not per-channel).
   float scale_at(size_t c) const { return per_channel() ? scales[c] : scale; }

@@ -52,10 +52,10 @@ bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims
   };
   switch (q.quantizationEncoding) {
     case QNN_QUANTIZATION_ENCODING_SCALE_OFFSET:
-      *out = ops::Quant{true, q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset};
+      *out = ops::Quant::per_tensor(q.scaleOffsetEncoding.scale, q.scaleOffsetEncoding.offset);
       return true;
     case QNN_QUANTIZATION_ENCODING_BW_SCALE_OFFSET:
-      *out = ops::Quant{true, q.bwScaleOffsetEncoding.scale, q.bwScaleOffsetEncoding.offset};
+      *out = ops::Quant::per_tensor(q.bwScaleOffsetEncoding.scale, q.bwScaleOffsetEncoding.offset);
       return true;
     case QNN_QUANTIZATION_ENCODING_AXIS_SCALE_OFFSET: {
       const Qnn_AxisScaleOffset_t& a = q.axisScaleOffsetEncoding;

@@ -23,7 +23,7 @@ std::vector<uint8_t> seed_binary(int graphs) {
     g.spec.name = "g" + std::to_string(gi);
     g.spec.tensors.push_back({1, "x", htp::tensor_type::kAppWrite, ops::dtype::kFloat32, {1, 8}, {}, {}});
     g.spec.tensors.push_back(
-        {2, "w", htp::tensor_type::kStatic, ops::dtype::kFloat32, {8}, {true, 0.1f, -2}, std::vector<uint8_t>(32, 3)});
+        {2, "w", htp::tensor_type::kStatic, ops::dtype::kFloat32, {8}, ops::Quant::per_tensor(0.1f, -2), std::vector<uint8_t>(32, 3)});
     g.spec.tensors.push_back({3, "y", htp::tensor_type::kAppRead, ops::dtype::kFloat32, {1, 8}, {}, {}});
     g.spec.nodes.push_back({"add", "qti.aisw", "ElementWiseAdd", {}, {1, 2}, {3}});
     g.arena_bytes = 64;

@@ -14,7 +14,7 @@ htp::GraphSpec sample() {
   htp::GraphSpec g;
   g.name = "g";
   htp::TensorSpec a{1, "a", htp::tensor_type::kAppWrite, ops::dtype::kFloat32, {1, 4}, {}, {}};
-  htp::TensorSpec w{2, "w", htp::tensor_type::kStatic, ops::dtype::kFloat32, {4}, {true, 0.5f, -3}, std::vector<uint8_t>(16, 7)};
+  htp::TensorSpec w{2, "w", htp::tensor_type::kStatic, ops::dtype::kFloat32, {4}, ops::Quant::per_tensor(0.5f, -3), std::vector<uint8_t>(16, 7)};
   htp::TensorSpec o{3, "o", htp::tensor_type::kAppRead, ops::dtype::kFloat32, {1, 4}, {}, {}};
   g.tensors = {a, w, o};
   ops::Param p;

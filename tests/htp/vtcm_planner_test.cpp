@@ -95,7 +95,7 @@ htp::GraphSpec relu_chain(int n) {
 std::unique_ptr<htp::PreparedGraph> prepare(htp::GraphSpec spec, size_t budget) {
   htp::GraphError err = htp::GraphError::kNone;
   std::string msg;
-  auto g = htp::PreparedGraph::create(std::move(spec), htp::PlanOptions{budget}, &err, &msg);
+  auto g = htp::PreparedGraph::create(std::move(spec), [&] { htp::PlanOptions o; o.vtcm_budget_bytes = budget; return o; }(), &err, &msg);
   EXPECT_NE(g, nullptr) << msg;
   return g;
 }

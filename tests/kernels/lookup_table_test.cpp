@@ -7,7 +7,7 @@ namespace {
 
 TensorDesc q8(uint32_t dt, std::vector<uint32_t> dims, float scale, int32_t offset) {
   TensorDesc t = typed(dt, std::move(dims));
-  t.quant = Quant{true, scale, offset};
+  t.quant = Quant::per_tensor(scale, offset);
   return t;
 }
 

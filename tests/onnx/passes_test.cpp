@@ -1,12 +1,15 @@
 // Unit tests of the importer passes on small ModelProtos: layout
 // conversion, BatchNormalization folding, constant folding, the
-// unsupported-node report and the INT64 -> INT_32 rule. Expected values are
+// unsupported-node report, the INT64 -> INT_32 rule, and the QNN node
+// sequences of ops lowered to several nodes (ArgMax select_last_index,
+// integer Clip, mixed-type Pow). Expected values are
 // worked out by hand or by naive double-precision formulas here.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "QnnOpDef.h"
 #include "model_builder.h"
@@ -398,6 +401,196 @@ TEST(OnnxModel, TensorProtoRawAndTypedFieldsAgree) {
   raw.set_raw_data("abc");
   EXPECT_FALSE(tensor_from_proto(raw, &b, &error));
   EXPECT_NE(error.find("3 bytes, expected 12"), std::string::npos) << error;
+}
+
+// ---- lowering of single ops: the QNN node sequence ----
+
+std::vector<std::string> node_types(const QnnGraphDesc& g) {
+  std::vector<std::string> v;
+  for (const auto& n : g.nodes) v.push_back(n.type);
+  return v;
+}
+
+const QParam* find_param(const QNode& n, const std::string& name) {
+  for (const QParam& p : n.params) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::vector<int32_t> as_i32(const std::vector<uint8_t>& bytes) {
+  std::vector<int32_t> v(bytes.size() / 4);
+  std::memcpy(v.data(), bytes.data(), v.size() * 4);
+  return v;
+}
+
+std::vector<float> as_f32(const std::vector<uint8_t>& bytes) {
+  std::vector<float> v(bytes.size() / 4);
+  std::memcpy(v.data(), bytes.data(), v.size() * 4);
+  return v;
+}
+
+onnx::ModelProto argmax_model(int64_t select_last_index) {
+  ModelBuilder b;
+  b.input("x", {2, 3, 4}).output("y", {2, 1, 4}, 7);
+  auto& n = b.node("ArgMax", "am", {"x"}, {"y"});
+  ModelBuilder::i(n, "axis", -2);
+  ModelBuilder::i(n, "keepdims", 1);
+  ModelBuilder::i(n, "select_last_index", select_last_index);
+  return b.model();
+}
+
+TEST(OnnxLowering, ArgMaxSelectLastIndexReversesTheAxisAndMapsTheIndexBack) {
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(argmax_model(1), &g, &error)) << error;
+  ASSERT_EQ(node_types(g), (std::vector<std::string>{QNN_OP_STRIDED_SLICE, QNN_OP_ARGMAX,
+                                                     QNN_OP_ELEMENT_WISE_SUBTRACT}));
+  // Axis -2 of [2,3,4] is 1: dims 0 and 2 copied (0, dim, 1), dim 1 read
+  // backwards from index 2 through index 0 (end -1 with stride -1).
+  const QNode& slice = g.nodes[0];
+  EXPECT_EQ(slice.inputs, (std::vector<std::string>{"x"}));
+  const QParam* ranges = find_param(slice, QNN_OP_STRIDED_SLICE_PARAM_RANGES);
+  ASSERT_NE(ranges, nullptr);
+  EXPECT_EQ(ranges->dtype, QNN_DATATYPE_INT_32);
+  EXPECT_EQ(ranges->dims, (std::vector<uint32_t>{3, 3}));
+  EXPECT_EQ(as_i32(ranges->data), (std::vector<int32_t>{0, 2, 1, 2, -1, -1, 0, 4, 1}));
+  const QTensor* reversed = g.find(slice.outputs[0]);
+  ASSERT_NE(reversed, nullptr);
+  EXPECT_EQ(reversed->dims, (std::vector<uint32_t>{2, 3, 4}));
+  EXPECT_EQ(reversed->dtype, QNN_DATATYPE_FLOAT_32);
+  // Argmax of the reversed tensor along axis 1.
+  const QNode& arg = g.nodes[1];
+  EXPECT_EQ(arg.inputs, (std::vector<std::string>{slice.outputs[0]}));
+  const QParam* axis = find_param(arg, QNN_OP_ARGMAX_PARAM_AXIS);
+  ASSERT_NE(axis, nullptr);
+  EXPECT_EQ(axis->scalar.uint32Value, 1u);
+  const QTensor* rev_index = g.find(arg.outputs[0]);
+  ASSERT_NE(rev_index, nullptr);
+  EXPECT_EQ(rev_index->dims, (std::vector<uint32_t>{2, 1, 4}));
+  EXPECT_EQ(rev_index->dtype, QNN_DATATYPE_INT_32);
+  // y = 2 - r: e.g. a column [5, 7, 7] reverses to [7, 7, 5], whose first
+  // maximum is r = 0, so y = 2, the last 7.
+  const QNode& sub = g.nodes[2];
+  ASSERT_EQ(sub.inputs.size(), 2u);
+  const QTensor* last = g.find(sub.inputs[0]);
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->type, QNN_TENSOR_TYPE_STATIC);
+  EXPECT_EQ(last->dtype, QNN_DATATYPE_INT_32);
+  EXPECT_EQ(as_i32(last->data), (std::vector<int32_t>{2}));
+  EXPECT_EQ(sub.inputs[1], arg.outputs[0]);
+  EXPECT_EQ(sub.outputs, (std::vector<std::string>{"y"}));
+  // Breaking it: select_last_index=0 is the plain Argmax on x.
+  QnnGraphDesc plain;
+  ASSERT_TRUE(lower(argmax_model(0), &plain, &error)) << error;
+  ASSERT_EQ(node_types(plain), (std::vector<std::string>{QNN_OP_ARGMAX}));
+  EXPECT_EQ(plain.nodes[0].inputs, (std::vector<std::string>{"x"}));
+  EXPECT_EQ(plain.nodes[0].outputs, (std::vector<std::string>{"y"}));
+}
+
+TEST(OnnxLowering, ClipOfIntegersWithOneRuntimeBoundStaysInTheInputType) {
+  // ONNX Clip(x, "", max) on int8: only a Minimum with max, and no float
+  // stand-in for the absent lower bound.
+  ModelBuilder b;
+  b.input("x", {5}, 3).input("max", {}, 3).output("y", {5}, 3);
+  b.node("Clip", "c", {"x", "", "max"}, {"y"});
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(b.model(), &g, &error)) << error;
+  ASSERT_EQ(node_types(g), (std::vector<std::string>{QNN_OP_ELEMENT_WISE_MINIMUM}));
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<std::string>{"x", "max"}));
+  EXPECT_EQ(g.nodes[0].outputs, (std::vector<std::string>{"y"}));
+  for (const QTensor& t : g.tensors) EXPECT_EQ(t.dtype, QNN_DATATYPE_INT_8) << t.name;
+  // The mirror case: Clip(x, min, "") is one Maximum with min.
+  ModelBuilder lo;
+  lo.input("x", {5}, 3).input("min", {}, 3).output("y", {5}, 3);
+  lo.node("Clip", "c", {"x", "min"}, {"y"});
+  QnnGraphDesc gl;
+  ASSERT_TRUE(lower(lo.model(), &gl, &error)) << error;
+  ASSERT_EQ(node_types(gl), (std::vector<std::string>{QNN_OP_ELEMENT_WISE_MAXIMUM}));
+  EXPECT_EQ(gl.nodes[0].inputs, (std::vector<std::string>{"x", "min"}));
+  // Constant bounds on integers: ReluMinMax, the absent bound as -FLT_MAX
+  // (the backend reads it as the integer type's limit).
+  ModelBuilder k;
+  k.input("x", {5}, 7).output("y", {5}, 7);
+  k.int64_initializer("max", {}, {3});
+  k.node("Clip", "c", {"x", "", "max"}, {"y"});
+  QnnGraphDesc gk;
+  ASSERT_TRUE(lower(k.model(), &gk, &error)) << error;
+  ASSERT_EQ(node_types(gk), (std::vector<std::string>{QNN_OP_RELU_MIN_MAX}));
+  const QParam* lo_p = find_param(gk.nodes[0], QNN_OP_RELU_MIN_MAX_PARAM_MIN_VALUE);
+  const QParam* hi_p = find_param(gk.nodes[0], QNN_OP_RELU_MIN_MAX_PARAM_MAX_VALUE);
+  ASSERT_NE(lo_p, nullptr);
+  ASSERT_NE(hi_p, nullptr);
+  EXPECT_EQ(lo_p->scalar.floatValue, -std::numeric_limits<float>::max());
+  EXPECT_EQ(hi_p->scalar.floatValue, 3.0f);
+  EXPECT_EQ(gk.find("x")->dtype, QNN_DATATYPE_INT_32);
+}
+
+QnnGraphDesc lower_pow(int32_t base_type, int32_t exponent_type, bool constant_exponent = false) {
+  ModelBuilder b;
+  b.input("x", {3}, base_type);
+  if (constant_exponent) {
+    b.int64_initializer("e", {3}, {4, 5, 6});
+  } else {
+    b.input("e", {3}, exponent_type);
+  }
+  b.output("z", {3}, base_type);
+  b.node("Pow", "p", {"x", "e"}, {"z"});
+  QnnGraphDesc g;
+  std::string error;
+  EXPECT_TRUE(lower(b.model(), &g, &error)) << error;
+  return g;
+}
+
+void expect_power(const QNode& n) {
+  EXPECT_EQ(n.type, QNN_OP_ELEMENT_WISE_BINARY);
+  const QParam* op = find_param(n, QNN_OP_ELEMENT_WISE_BINARY_PARAM_OPERATION);
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->scalar.uint32Value, static_cast<uint32_t>(QNN_OP_ELEMENT_WISE_BINARY_OPERATION_POWER));
+}
+
+TEST(OnnxLowering, PowOfIntegerBaseAndFloatExponentRunsInFloatAndCastsBack) {
+  const QnnGraphDesc g = lower_pow(onnx_type::kInt32, onnx_type::kFloat);
+  ASSERT_EQ(node_types(g), (std::vector<std::string>{QNN_OP_CAST, QNN_OP_ELEMENT_WISE_BINARY, QNN_OP_CAST}));
+  const QNode& to_float = g.nodes[0];
+  EXPECT_EQ(to_float.inputs, (std::vector<std::string>{"x"}));
+  ASSERT_NE(g.find(to_float.outputs[0]), nullptr);
+  EXPECT_EQ(g.find(to_float.outputs[0])->dtype, QNN_DATATYPE_FLOAT_32);
+  const QNode& power = g.nodes[1];
+  expect_power(power);
+  EXPECT_EQ(power.inputs, (std::vector<std::string>{to_float.outputs[0], "e"}));
+  ASSERT_NE(g.find(power.outputs[0]), nullptr);
+  EXPECT_EQ(g.find(power.outputs[0])->dtype, QNN_DATATYPE_FLOAT_32);
+  EXPECT_EQ(g.find(power.outputs[0])->dims, (std::vector<uint32_t>{3}));
+  const QNode& back = g.nodes[2];
+  EXPECT_EQ(back.inputs, (std::vector<std::string>{power.outputs[0]}));
+  EXPECT_EQ(back.outputs, (std::vector<std::string>{"z"}));
+  EXPECT_EQ(g.find("z")->dtype, QNN_DATATYPE_INT_32);
+}
+
+TEST(OnnxLowering, PowOfFloatBaseAndIntegerExponentCastsTheExponent) {
+  const QnnGraphDesc g = lower_pow(onnx_type::kFloat, onnx_type::kInt64);
+  ASSERT_EQ(node_types(g), (std::vector<std::string>{QNN_OP_CAST, QNN_OP_ELEMENT_WISE_BINARY}));
+  EXPECT_EQ(g.nodes[0].inputs, (std::vector<std::string>{"e"}));
+  EXPECT_EQ(g.find("e")->dtype, QNN_DATATYPE_INT_32);
+  ASSERT_NE(g.find(g.nodes[0].outputs[0]), nullptr);
+  EXPECT_EQ(g.find(g.nodes[0].outputs[0])->dtype, QNN_DATATYPE_FLOAT_32);
+  expect_power(g.nodes[1]);
+  EXPECT_EQ(g.nodes[1].inputs, (std::vector<std::string>{"x", g.nodes[0].outputs[0]}));
+  EXPECT_EQ(g.nodes[1].outputs, (std::vector<std::string>{"z"}));
+  // A constant integer exponent is converted at import: no Cast node.
+  const QnnGraphDesc k = lower_pow(onnx_type::kFloat, onnx_type::kInt64, true);
+  ASSERT_EQ(node_types(k), (std::vector<std::string>{QNN_OP_ELEMENT_WISE_BINARY}));
+  const QTensor* e = k.find(k.nodes[0].inputs[1]);
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->type, QNN_TENSOR_TYPE_STATIC);
+  EXPECT_EQ(e->dtype, QNN_DATATYPE_FLOAT_32);
+  EXPECT_EQ(as_f32(e->data), (std::vector<float>{4.0f, 5.0f, 6.0f}));
+  // Breaking it: operands of one type need no Cast.
+  const QnnGraphDesc same = lower_pow(onnx_type::kInt32, onnx_type::kInt32);
+  ASSERT_EQ(node_types(same), (std::vector<std::string>{QNN_OP_ELEMENT_WISE_BINARY}));
+  EXPECT_EQ(same.nodes[0].inputs, (std::vector<std::string>{"x", "e"}));
 }
 
 }  // namespace

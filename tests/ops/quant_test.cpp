@@ -76,7 +76,7 @@ TEST(Quantize, TensorPerChannelUsesTheAxis) {
 
 TEST(Quantize, Uint16AndInt32Ranges) {
   TensorDesc t = typed(dtype::kUfixed16, {3});
-  t.quant = Quant{true, 0.001f, -32768};
+  t.quant = Quant::per_tensor(0.001f, -32768);
   const float f[3] = {0.0f, 40.0f, -40.0f};
   uint16_t q[3];
   from_float(t, f, q);
@@ -94,9 +94,9 @@ TEST(Quantize, Uint16AndInt32Ranges) {
 TEST(Quantize, EncodingChecks) {
   TensorDesc t = typed(dtype::kUfixed8, {2, 4});
   EXPECT_NE(check_encoding(t).find("needs a quantization encoding"), std::string::npos);
-  t.quant = Quant{true, 0.0f, 0};
+  t.quant = Quant::per_tensor(0.0f, 0);
   EXPECT_NE(check_encoding(t).find("scale is 0"), std::string::npos);
-  t.quant = Quant{true, 0.1f, -3};
+  t.quant = Quant::per_tensor(0.1f, -3);
   EXPECT_EQ(check_encoding(t), "");
   t.quant.axis = 1;
   t.quant.scales = {1, 1, 1};

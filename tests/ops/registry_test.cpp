@@ -121,7 +121,7 @@ TEST(CommonRules, FixedPointWithoutEncodingIsInvalid) {
   for (Node n : valid_nodes()) {
     if (n.type == "Reshape") {  // data movement: the same type on both sides
       n.inputs[0].dtype = dtype::kUfixed8;
-      n.inputs[0].quant = Quant{true, 1.0f, 0};
+      n.inputs[0].quant = Quant::per_tensor(1.0f, 0);
     }
     n.outputs[0].dtype = dtype::kUfixed8;
     EXPECT_STATUS(n.prepare(), StatusCode::kInvalidArgument, "out[0]", "UFIXED_POINT_8",

@@ -11,7 +11,7 @@ namespace {
 
 TensorDesc u8(std::vector<uint32_t> dims, float scale, int32_t offset) {
   TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
-  t.quant = Quant{true, scale, offset};
+  t.quant = Quant::per_tensor(scale, offset);
   return t;
 }
 
@@ -59,7 +59,7 @@ TEST(TypeAdapter, PerChannelWeightsAndDerivedBiasScale) {
   const int8_t wq[4] = {10, -20, 5, 5};  // real [[1, -2], [1, 1]]
   w.static_data = wq;
   TensorDesc b = typed(dtype::kSfixed32, {2});
-  b.quant = Quant{true, 0.0f, 0};
+  b.quant = Quant::per_tensor(0.0f, 0);
   const int32_t bq[2] = {20, -10};  // scales 0.05, 0.1 -> real 1.0, -1.0
   b.static_data = bq;
   Node n{"FullyConnected", "fc", {x, w, b}, {u8({1, 2}, 0.25f, -128)}, {}};

@@ -202,7 +202,7 @@ TEST(SystemContextImage, QuantAndSizesAreReported) {
   in.type = htp::tensor_type::kAppWrite;
   in.dtype = QNN_DATATYPE_UFIXED_POINT_8;
   in.dims = {1, 4};
-  in.quant = {true, 0.25f, -128};
+  in.quant = openhtp::ops::Quant::per_tensor(0.25f, -128);
   htp::TensorSpec io = in;
   io.id = 9;
   io.name = "io";
