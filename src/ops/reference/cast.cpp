@@ -14,14 +14,12 @@
 #include <cstring>
 
 #include "ops/op_defs.h"
+#include "ops/reference/data_movement.h"
 #include "ops/param_reader.h"
 #include "ops/quant.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
-
-// data_movement.cpp
-Status check_plain_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
 
 namespace {
 

@@ -3,14 +3,12 @@
 // A requantization between two fixed-point encodings therefore rounds once,
 // from the exact real value (up to float precision).
 #include "ops/op_defs.h"
+#include "ops/reference/data_movement.h"
 #include "ops/param_reader.h"
 #include "ops/quant.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
-
-// data_movement.cpp
-Status check_plain_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
 
 namespace {
 

@@ -16,9 +16,8 @@
 // exactly: there is no encoding to translate between them (use Cast).
 // Per-channel encodings are refused: moving elements would move the channel
 // axis away from the channel each scale belongs to.
-//
-// The consumers declare what they use at their top (no header, by the
-// project's file-ownership split).
+#include "ops/reference/data_movement.h"
+
 #include <string>
 
 #include "ops/op_defs.h"

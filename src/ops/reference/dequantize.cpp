@@ -1,14 +1,12 @@
 // Dequantize: fixed point -> FLOAT_32 (or FLOAT_16) with in[0]'s encoding,
 // x = (q + offset) * scale, per tensor or per channel.
 #include "ops/op_defs.h"
+#include "ops/reference/data_movement.h"
 #include "ops/param_reader.h"
 #include "ops/quant.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
-
-// data_movement.cpp
-Status check_plain_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
 
 namespace {
 

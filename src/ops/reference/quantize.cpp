@@ -2,14 +2,12 @@
 // q = clamp(round_half_even(x / scale) - offset, qmin, qmax) (QNN's offset is
 // the negative zero point, facts §4.4). Per-channel encodings are honoured.
 #include "ops/op_defs.h"
+#include "ops/reference/data_movement.h"
 #include "ops/param_reader.h"
 #include "ops/quant.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
-
-// data_movement.cpp
-Status check_plain_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
 
 namespace {
 

@@ -14,18 +14,12 @@
 #include <cstring>
 
 #include "ops/op_defs.h"
+#include "ops/reference/data_movement.h"
 #include "ops/param_reader.h"
 #include "ops/shape.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
-
-// data_movement.cpp
-Status check_generic_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
-Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::string& from_label,
-                     const TensorDesc& to, const std::string& to_label, bool* requantize);
-void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch);
-TensorDesc retyped(const TensorDesc& shape_of, const TensorDesc& type_of);
 
 namespace {
 
