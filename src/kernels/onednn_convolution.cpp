@@ -88,6 +88,7 @@ bool prepare_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kern
 }  // namespace
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  use_graph_threads(node);
   if (node.inputs.empty() || node.inputs[0].dtype != ops::dtype::kFloat32) return false;
   try {
     return prepare_f32(node, kernel);

@@ -149,6 +149,7 @@ bool prepare_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ker
 }  // namespace
 
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  use_graph_threads(node);
   if (node.inputs.size() < 2 || node.outputs.size() != 1) return false;
   if (node.inputs[1].dtype != ops::dtype::kSfixed8) return false;
   if (!int8_convolution_exact()) return false;  // checked last: the first call runs the self-test

@@ -143,6 +143,7 @@ bool all_f32(const ops::NodeDesc& node) {
 }  // namespace
 
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  use_graph_threads(node);
   if (!all_f32(node) || node.inputs.size() < 2) return false;
   try {
     return prepare_fc(node, kernel);
@@ -152,6 +153,7 @@ bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpK
 }
 
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  use_graph_threads(node);
   if (!all_f32(node) || node.inputs.size() < 2) return false;
   try {
     return prepare_mm(node, kernel);

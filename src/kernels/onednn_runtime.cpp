@@ -36,6 +36,8 @@ void Executor::add_fixed(int arg, dnnl::memory mem) {
   keep_.push_back(std::move(mem));
 }
 
+void use_graph_threads(const ops::NodeDesc& node) { omp_set_num_threads(threads_of(node)); }
+
 void Executor::execute() {
   // Sizes oneDNN's OpenMP team like the graph's pthreadpool (see header).
   omp_set_num_threads(threads_);
