@@ -1,5 +1,7 @@
 #include "onnx/importer.h"
 
+#include <cstdio>
+
 #include "onnx/attributes.h"
 #include "onnx/batchnorm_folding.h"
 #include "onnx/calibration.h"
@@ -16,6 +18,7 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
   if (!model_from_proto(proto, &p.model, error, options.input_dims)) return false;
   if (options.quantize && !options.keep_quant_nodes) {
     p.folded_qdq_pairs = fold_qdq_pairs(&p.model, &p.encoding_overrides);
+    collect_qdq_weights(p.model, &p.qdq_weights);
   }
   if (!fold_constants(&p.model, error, &p.folded_constants)) return false;
   if (lift_1d_spatial_ops(&p.model) != 0 && !infer_shapes(&p.model, error)) return false;
@@ -68,7 +71,12 @@ bool import_model(const PreparedModel& prepared, const ImportOptions& options, c
     }
     std::map<std::string, TensorRange> ranges;
     if (!calibrate(api, backend, desc, options.calibration, &ranges, error, options.progress)) return false;
-    if (!quantize_graph(&desc, ranges, prepared.encoding_overrides, options.quant, error)) return false;
+    std::vector<std::string> notes;
+    if (!quantize_graph(&desc, ranges, prepared.encoding_overrides, options.quant, error, prepared.qdq_weights,
+                        &notes)) {
+      return false;
+    }
+    for (const std::string& note : notes) std::fprintf(stderr, "warning: %s\n", note.c_str());
   }
   desc.num_hvx_threads = options.num_hvx_threads;
   if (!submit_graph(api, context, desc, out, error, options.progress)) return false;

@@ -51,6 +51,7 @@ struct UnsupportedNode {
 struct PreparedModel {
   Model model;
   std::map<std::string, Encoding> encoding_overrides;  // from QDQ pairs
+  std::map<std::string, QdqWeight> qdq_weights;         // DequantizeLinear of int8/uint8 constants
   size_t folded_constants = 0;
   size_t folded_batchnorms = 0;
   size_t folded_qdq_pairs = 0;

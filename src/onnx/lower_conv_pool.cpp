@@ -69,6 +69,7 @@ void lower_conv(const onnx::NodeProto& node, LoweringContext& ctx) {
   std::string w;
   if (const Tensor* c = ctx.constant(wn)) {
     w = ctx.static_from(wn + "_hwio", conv_weight_to_hwio(*c));
+    ctx.set_source(w, wn, kConvWeightPerm);
   } else {
     w = ctx.transpose(ctx.as_is(wn), kConvWeightPerm);
   }
@@ -126,6 +127,7 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
   std::string w;
   if (const Tensor* c = ctx.constant(wn)) {
     w = ctx.static_from(wn + "_qnn", conv_transpose_weight_to_qnn(*c));
+    ctx.set_source(w, wn, kConvTransposeWeightPerm);
   } else {
     w = ctx.transpose(ctx.as_is(wn), kConvTransposeWeightPerm);
   }

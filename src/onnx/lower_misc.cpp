@@ -53,6 +53,8 @@ void lower_gemm(const onnx::NodeProto& node, LoweringContext& ctx) {
     Tensor wf = Tensor::zeros(onnx_type::kFloat, w.dims);
     for (size_t i = 0; i < w.count(); ++i) wf.set(i, alpha * w.get(i));
     std::vector<std::string> inputs = {ctx.as_is(an), ctx.static_from(node.output(0) + "_weights", wf)};
+    // (alpha != 1 changes the values; quantization notices and requantizes.)
+    ctx.set_source(inputs[1], bn, trans_b ? std::vector<uint32_t>{0, 1} : std::vector<uint32_t>{1, 0});
     if (c != nullptr) {
       std::vector<float> bias(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) bias[i] = static_cast<float>(beta * c->get(c->count() == 1 ? 0 : i));

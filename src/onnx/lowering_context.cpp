@@ -251,6 +251,14 @@ std::string LoweringContext::static_from(const std::string& hint, const Tensor& 
   return static_tensor(hint, dt, std::move(dims), to_qnn_bytes(value, dt));
 }
 
+void LoweringContext::set_source(const std::string& qnn_name, const std::string& onnx_constant,
+                                 std::vector<uint32_t> perm) {
+  QTensor* t = graph_->find(qnn_name);
+  if (t == nullptr || t->type != QNN_TENSOR_TYPE_STATIC) return;
+  t->source_constant = onnx_constant;
+  t->source_perm = std::move(perm);
+}
+
 void LoweringContext::add_node(const std::string& type, std::vector<std::string> inputs,
                                std::vector<std::string> outputs, std::vector<QParam> params) {
   QNode n;

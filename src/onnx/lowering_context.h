@@ -82,6 +82,9 @@ class LoweringContext {
   std::string reshape(const std::string& qnn_in, const std::vector<uint32_t>& dims);
 
   const QTensor& qtensor(const std::string& qnn_name) const;
+  // Records that STATIC tensor `qnn_name` is ONNX constant `onnx_constant`
+  // permuted by `perm` (see QTensor::source_constant).
+  void set_source(const std::string& qnn_name, const std::string& onnx_constant, std::vector<uint32_t> perm);
   std::string unique_name(const std::string& hint);
 
   // Graph outputs: every ONNX output in ONNX layout as an APP_READ tensor

@@ -83,4 +83,37 @@ size_t fold_qdq_pairs(Model* model, std::map<std::string, Encoding>* overrides) 
   return rename.size();
 }
 
+size_t collect_qdq_weights(const Model& m, std::map<std::string, QdqWeight>* weights) {
+  size_t n = 0;
+  for (const onnx::NodeProto& dq : m.nodes) {
+    if (dq.op_type() != "DequantizeLinear" || dq.input_size() < 2) continue;
+    const Tensor* x = m.constant(dq.input(0));
+    const Tensor* s = m.constant(dq.input(1));
+    const std::string zn = input_name(dq, 2);
+    const Tensor* z = zn.empty() ? nullptr : m.constant(zn);
+    if (x == nullptr || s == nullptr || (!zn.empty() && z == nullptr)) continue;
+    if (x->elem_type != onnx_type::kInt8 && x->elem_type != onnx_type::kUint8) continue;
+    if (s->elem_type != onnx_type::kFloat || attr_int(dq, "block_size", 0) != 0) continue;
+    if (z != nullptr && (z->elem_type != x->elem_type || z->count() != s->count())) continue;
+    QdqWeight w;
+    w.is_signed = x->elem_type == onnx_type::kInt8;
+    w.dims = x->dims;
+    if (s->count() != 1) {
+      const int64_t r = static_cast<int64_t>(x->dims.size());
+      int64_t axis = attr_int(dq, "axis", 1);
+      if (axis < 0) axis += r;
+      if (axis < 0 || axis >= r || x->dims[axis] != static_cast<int64_t>(s->count())) continue;
+      w.axis = axis;
+    }
+    for (size_t i = 0; i < x->count(); ++i) w.values.push_back(static_cast<int32_t>(x->get_int(i)));
+    for (size_t i = 0; i < s->count(); ++i) {
+      w.scales.push_back(static_cast<float>(s->get(i)));
+      w.zero_points.push_back(z != nullptr ? static_cast<int32_t>(z->get_int(i)) : 0);
+    }
+    (*weights)[dq.output(0)] = std::move(w);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace openhtp::onnx_import

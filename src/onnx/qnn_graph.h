@@ -32,6 +32,12 @@ struct QTensor {
   std::vector<uint32_t> dims;
   std::vector<uint8_t> data;  // STATIC only, elements of dtype
   Encoding encoding;
+  // STATIC tensors converted from an ONNX constant (conv/FC weights): that
+  // constant's name and the permutation applied to it (output dim i = ONNX
+  // dim source_perm[i]), so quantization can find the constant's original
+  // QDQ integers and encoding and carry them over in the QNN layout.
+  std::string source_constant;
+  std::vector<uint32_t> source_perm;
 };
 
 struct QParam {

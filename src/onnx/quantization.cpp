@@ -46,6 +46,66 @@ bool is_data_movement(const std::string& type) {
          type == QNN_OP_GATHER || type == QNN_OP_SPLIT || type == QNN_OP_POOL_MAX_2D;
 }
 
+// Makes weight `w` (FLOAT_32, converted from ONNX constant w.source_constant
+// by w.source_perm) carry the integers and encoding of its QDQ source `src`.
+// `out_axis` is the output-channel axis of the QNN weight, the only axis
+// the kernels take per-axis encodings on. Returns "" or why it cannot.
+std::string keep_qdq_weight(QTensor* w, const QdqWeight& src, int32_t out_axis) {
+  const std::vector<uint32_t>& perm = w->source_perm;
+  if (perm.size() != src.dims.size() || perm.size() != w->dims.size()) return "layout change unknown";
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] >= src.dims.size() || static_cast<int64_t>(w->dims[i]) != src.dims[perm[i]]) {
+      return "QNN dims do not match the permuted ONNX dims";
+    }
+  }
+  int32_t qnn_axis = -1;
+  if (src.axis >= 0) {
+    for (size_t i = 0; i < perm.size(); ++i) {
+      if (static_cast<int64_t>(perm[i]) == src.axis) qnn_axis = static_cast<int32_t>(i);
+    }
+    if (qnn_axis != out_axis) {
+      return "per-axis encoding on ONNX axis " + std::to_string(src.axis) + " (QNN axis " + std::to_string(qnn_axis) +
+             "), but the kernels take per-axis weights only on the output-channel axis " + std::to_string(out_axis);
+    }
+  }
+  // ONNX row-major strides, to read the source element of each QNN element.
+  std::vector<size_t> onnx_stride(src.dims.size(), 1);
+  for (size_t i = src.dims.size(); i-- > 1;) onnx_stride[i - 1] = onnx_stride[i] * static_cast<size_t>(src.dims[i]);
+  const std::vector<float> current = floats_of(*w);
+  std::vector<uint8_t> data(current.size());
+  std::vector<size_t> idx(w->dims.size(), 0);  // QNN multi-index
+  for (size_t i = 0; i < current.size(); ++i) {
+    size_t s = 0;
+    for (size_t d = 0; d < idx.size(); ++d) s += idx[d] * onnx_stride[perm[d]];
+    const size_t c = qnn_axis >= 0 ? idx[qnn_axis] : 0;
+    const int32_t q = src.values[s];
+    // The float weight must still be exactly the folded DequantizeLinear
+    // (BatchNormalization folding or Gemm's alpha change it).
+    const float dequantized = static_cast<float>((static_cast<double>(q) - src.zero_points[c]) * src.scales[c]);
+    if (current[i] != dequantized) return "the weights were changed after DequantizeLinear (e.g. a folded BatchNormalization or Gemm alpha)";
+    data[i] = static_cast<uint8_t>(q);
+    for (size_t d = idx.size(); d-- > 0;) {
+      if (++idx[d] < w->dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+  Encoding e;
+  if (qnn_axis >= 0) {
+    e.kind = Encoding::Kind::kPerAxis;
+    e.axis = qnn_axis;
+    e.scales = src.scales;
+    for (int32_t z : src.zero_points) e.offsets.push_back(-z);
+  } else {
+    e.kind = Encoding::Kind::kPerTensor;
+    e.scale = src.scales[0];
+    e.offset = -src.zero_points[0];
+  }
+  w->encoding = e;
+  w->dtype = src.is_signed ? QNN_DATATYPE_SFIXED_POINT_8 : QNN_DATATYPE_UFIXED_POINT_8;
+  w->data = std::move(data);
+  return "";
+}
+
 }  // namespace
 
 Encoding asymmetric_encoding(float min, float max, int bitwidth) {
@@ -128,7 +188,8 @@ std::vector<uint8_t> quantize_values(const std::vector<float>& values, const std
 
 bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange>& ranges,
                     const std::map<std::string, Encoding>& overrides, const QuantOptions& options,
-                    std::string* error) {
+                    std::string* error, const std::map<std::string, QdqWeight>& qdq_weights,
+                    std::vector<std::string>* notes) {
   if (options.act_bitwidth != 8 && options.act_bitwidth != 16) {
     *error = "--act_bitwidth " + std::to_string(options.act_bitwidth) + " is not supported (8 or 16)";
     return false;
@@ -193,9 +254,17 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     if (!is_weighted(n.type) || n.inputs.size() < 2) continue;
     QTensor& w = *graph->find(n.inputs[1]);
     if (w.type != QNN_TENSOR_TYPE_STATIC || w.dtype != QNN_DATATYPE_FLOAT_32) continue;
-    const std::vector<float> v = floats_of(w);
     // Output-channel axis: last for the conv family (HWIO), 0 for FC [out, in].
     const int32_t axis = n.type == QNN_OP_FULLY_CONNECTED ? 0 : static_cast<int32_t>(w.dims.size()) - 1;
+    if (auto src = qdq_weights.find(w.source_constant); !w.source_constant.empty() && src != qdq_weights.end()) {
+      const std::string why = keep_qdq_weight(&w, src->second, axis);
+      if (why.empty()) continue;
+      if (notes != nullptr) {
+        notes->push_back("weight '" + w.source_constant + "' of " + n.onnx_node + ": QDQ encoding not kept (" + why +
+                         "); requantized");
+      }
+    }
+    const std::vector<float> v = floats_of(w);
     w.encoding = options.per_channel ? symmetric_per_axis_encoding(v, w.dims, axis) : symmetric_encoding(v);
     w.dtype = QNN_DATATYPE_SFIXED_POINT_8;
     w.data = quantize_values(v, w.dims, w.encoding, w.dtype);

@@ -17,7 +17,13 @@
 //  * data-movement ops (Reshape, Transpose, StridedSlice, Gather, Split,
 //    PoolMax2d, Concat inputs excluded) give their output the input's encoding, so no
 //    requantization happens where none is needed;
-//  * `overrides` (from QDQ pairs in the model) win over calibration.
+//  * `overrides` (from QDQ pairs in the model) win over calibration;
+//  * weights that were DequantizeLinear(int8/uint8 constant) in the model
+//    (`qdq_weights`, keyed by the DequantizeLinear output) keep those
+//    integers and that encoding (SFIXED/UFIXED_POINT_8, offset = -zero
+//    point, per-axis axis mapped into the QNN layout) instead of being
+//    requantized, when the encoding is one the kernels take; otherwise they
+//    are requantized as above and a note says why.
 #pragma once
 
 #include <map>
@@ -31,6 +37,17 @@ namespace openhtp::onnx_import {
 struct TensorRange {
   float min = 0.0f;
   float max = 0.0f;
+};
+
+// A weight as the QDQ model stores it: DequantizeLinear(values, scales,
+// zero_points[, axis]) with int8/uint8 constant values (ONNX layout).
+struct QdqWeight {
+  bool is_signed = true;           // int8 (else uint8)
+  std::vector<int64_t> dims;       // ONNX dims of the values
+  std::vector<int32_t> values;     // row-major, ONNX layout
+  int64_t axis = -1;               // ONNX axis of per-axis scales; -1 = per tensor
+  std::vector<float> scales;       // 1 (per tensor) or dims[axis]
+  std::vector<int32_t> zero_points;  // same count as scales
 };
 
 struct QuantOptions {
@@ -52,8 +69,11 @@ Encoding symmetric_per_axis_encoding(const std::vector<float>& values, const std
 std::vector<uint8_t> quantize_values(const std::vector<float>& values, const std::vector<uint32_t>& dims,
                                      const Encoding& enc, Qnn_DataType_t dtype);
 
+// `notes` (optional) receives one line per QDQ weight whose encoding could
+// not be kept (it was requantized instead).
 bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange>& ranges,
                     const std::map<std::string, Encoding>& overrides, const QuantOptions& options,
-                    std::string* error);
+                    std::string* error, const std::map<std::string, QdqWeight>& qdq_weights = {},
+                    std::vector<std::string>* notes = nullptr);
 
 }  // namespace openhtp::onnx_import

@@ -4,6 +4,7 @@
 // written in this test. Float, then quantized with a calibration input list.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -35,9 +36,8 @@ std::vector<float> input(int seed) {
 }
 
 // Naive NCHW: conv (pad 1) + bias, relu, maxpool 2x2 stride 2 -> [1, 3, 3, 3].
-std::vector<double> reference(const std::vector<float>& x) {
+std::vector<double> reference(const std::vector<float>& x, const std::vector<float>& w = weights()) {
   int oh = 0, ow = 0;
-  const auto w = weights();
   std::vector<double> conv = onnx_test::naive_conv({x.begin(), x.end()}, 1, kC, kH, kW, {w.begin(), w.end()},
                                                    {kBias.begin(), kBias.end()}, kO, 3, 1, 1, &oh, &ow);
   for (double& v : conv) v = std::max(v, 0.0);
@@ -63,6 +63,90 @@ onnx::ModelProto tiny_model() {
   ModelBuilder::ints(pool, "kernel_shape", {2, 2});
   ModelBuilder::ints(pool, "strides", {2, 2});
   return b.model();
+}
+
+// QDQ weights: int8 per output channel (scale max|w_o| / 127, zero point 0)
+// or uint8 per tensor (scale 1/255, zero point 128) from weights(); the
+// model's weight is DequantizeLinear of those integers.
+struct QdqWeights {
+  bool is_signed = true;
+  std::vector<int32_t> q;
+  std::vector<float> scales;
+  std::vector<int32_t> zero_points;
+  std::vector<float> dequantized() const {
+    std::vector<float> w(q.size());
+    const size_t per = q.size() / scales.size();
+    for (size_t i = 0; i < q.size(); ++i) {
+      const size_t c = i / per;
+      w[i] = static_cast<float>((static_cast<double>(q[i]) - zero_points[c]) * scales[c]);
+    }
+    return w;
+  }
+};
+
+QdqWeights qdq_weights(bool is_signed) {
+  const std::vector<float> w = weights();
+  QdqWeights r;
+  r.is_signed = is_signed;
+  const size_t per = w.size() / kO;
+  if (is_signed) {
+    for (int o = 0; o < kO; ++o) {
+      double m = 0.0;
+      for (size_t i = 0; i < per; ++i) m = std::max(m, std::fabs(static_cast<double>(w[o * per + i])));
+      r.scales.push_back(static_cast<float>(m / 127.0));
+      r.zero_points.push_back(0);
+    }
+  } else {
+    r.scales = {1.0f / 255.0f};
+    r.zero_points = {128};
+  }
+  const size_t per_scale = w.size() / r.scales.size();
+  for (size_t i = 0; i < w.size(); ++i) {
+    const size_t c = i / per_scale;
+    const long v = std::lround(w[i] / r.scales[c]) + r.zero_points[c];
+    r.q.push_back(static_cast<int32_t>(std::clamp<long>(v, is_signed ? -128 : 0, is_signed ? 127 : 255)));
+  }
+  return r;
+}
+
+onnx::ModelProto tiny_qdq_model(const QdqWeights& qw) {
+  onnx::ModelProto m = tiny_model();
+  auto* g = m.mutable_graph();
+  // Replace initializer W by DequantizeLinear(Wq, Ws, Wz) -> W.
+  for (int i = 0; i < g->initializer_size(); ++i) {
+    if (g->initializer(i).name() == "W") g->mutable_initializer()->DeleteSubrange(i--, 1);
+  }
+  const int32_t type = qw.is_signed ? 3 : 2;
+  auto add = [&](const std::string& name, int32_t t, std::vector<int64_t> dims) {
+    auto* x = g->add_initializer();
+    x->set_name(name);
+    x->set_data_type(t);
+    for (int64_t d : dims) x->add_dims(d);
+    return x;
+  };
+  auto* wq = add("Wq", type, {kO, kC, 3, 3});
+  for (int32_t v : qw.q) wq->add_int32_data(v);
+  const std::vector<int64_t> sd = qw.scales.size() == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{kO};
+  auto* ws = add("Ws", 1, sd);
+  for (float v : qw.scales) ws->add_float_data(v);
+  auto* wz = add("Wz", type, sd);
+  for (int32_t v : qw.zero_points) wz->add_int32_data(v);
+  onnx::ModelProto out = m;
+  auto* og = out.mutable_graph();
+  og->clear_node();
+  auto* dq = og->add_node();
+  dq->set_op_type("DequantizeLinear");
+  dq->set_name("dq");
+  dq->add_input("Wq");
+  dq->add_input("Ws");
+  dq->add_input("Wz");
+  dq->add_output("W");
+  auto* axis = dq->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  for (const auto& n : g->node()) *og->add_node() = n;
+  return out;
 }
 
 class OnnxEndToEnd : public ::testing::Test {
@@ -196,6 +280,45 @@ TEST_F(OnnxEndToEnd, QuantizedModelMatchesWithinQuantizationError) {
     const double got = (static_cast<double>(y[i]) + off) * s;
     // 8-bit input, weights and output: a few output steps of error.
     EXPECT_NEAR(got, want[i], 4.0 * s + 0.02 * range) << "y[" << i << "]";
+  }
+}
+
+// QDQ weights keep their integers and encodings (int8 per channel, uint8
+// per tensor with zero point 128): the backend accepts them and the result
+// matches the naive conv with the dequantized weights.
+TEST_F(OnnxEndToEnd, QdqWeightsRunWithTheirOwnEncodings) {
+  std::ofstream list(dir_ / "inputs.txt");
+  for (int k = 0; k < 4; ++k) {
+    const std::vector<float> x = input(k);
+    const std::string name = "in" + std::to_string(k) + ".raw";
+    std::ofstream f(dir_ / name, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
+    list << "x:=" << (dir_ / name).string() << "\n";
+  }
+  list.close();
+  for (bool is_signed : {true, false}) {
+    SCOPED_TRACE(is_signed ? "int8 per channel" : "uint8 per tensor");
+    const QdqWeights qw = qdq_weights(is_signed);
+    {
+      std::ofstream f(dir_ / "tiny.onnx", std::ios::binary | std::ios::trunc);
+      tiny_qdq_model(qw).SerializeToOstream(&f);
+    }
+    ASSERT_EQ(convert("--input_list " + (dir_ / "inputs.txt").string()), 0) << log();
+    EXPECT_EQ(log().find("QDQ encoding not kept"), std::string::npos) << log();
+    const std::vector<float> x = input(2);
+    Qnn_Tensor_t in{}, out{};
+    const std::vector<uint8_t> y = run({}, &in, &out, true, x);
+    ASSERT_EQ(out.v1.dataType, QNN_DATATYPE_UFIXED_POINT_8);
+    const float s = out.v1.quantizeParams.scaleOffsetEncoding.scale;
+    const int32_t off = out.v1.quantizeParams.scaleOffsetEncoding.offset;
+    const std::vector<double> want = reference(x, qw.dequantized());
+    ASSERT_EQ(y.size(), want.size());
+    double range = 0.0;
+    for (double v : want) range = std::max(range, std::fabs(v));
+    for (size_t i = 0; i < want.size(); ++i) {
+      const double got = (static_cast<double>(y[i]) + off) * s;
+      EXPECT_NEAR(got, want[i], 4.0 * s + 0.02 * range) << "y[" << i << "]";
+    }
   }
 }
 

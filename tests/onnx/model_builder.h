@@ -34,6 +34,16 @@ class ModelBuilder {
     for (float f : v) t->add_float_data(f);
     return *this;
   }
+  // int8 (type 3) or uint8 (type 2) values, stored in int32_data as ONNX does.
+  ModelBuilder& int8_initializer(const std::string& name, int32_t type, std::vector<int64_t> dims,
+                                 const std::vector<int32_t>& v) {
+    auto* t = model_.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(type);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int32_t x : v) t->add_int32_data(x);
+    return *this;
+  }
   ModelBuilder& int64_initializer(const std::string& name, std::vector<int64_t> dims, const std::vector<int64_t>& v) {
     auto* t = model_.mutable_graph()->add_initializer();
     t->set_name(name);
