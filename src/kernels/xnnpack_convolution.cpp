@@ -114,22 +114,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const auto w_scales = symmetric_s8_scales(w, 3, g.Cout);
   if (!w_scales) return false;
   Qc8ConvSpec spec{g, nullptr, *w_scales, nullptr, 0, 0, x.quant.scale, y.quant.scale, false, false};
-  if (auto zp = u8_zero_point(x)) {
-    spec.in_zero_point = *zp;
-    spec.u8_in = true;
-  } else if (auto zp8 = s8_zero_point(x)) {
-    spec.in_zero_point = *zp8;
-  } else {
-    return false;
-  }
-  if (auto zp = u8_zero_point(y)) {
-    spec.out_zero_point = *zp;
-    spec.u8_out = true;
-  } else if (auto zp8 = s8_zero_point(y)) {
-    spec.out_zero_point = *zp8;
-  } else {
-    return false;
-  }
+  if (!set_qc8_zero_points(x, y, &spec)) return false;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   const std::vector<int8_t> ohwi = hwio_to_ohwi(static_cast<const int8_t*>(w.static_data), g);
@@ -158,6 +143,26 @@ bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 }
 
 }  // namespace
+
+bool set_qc8_zero_points(const ops::TensorDesc& x, const ops::TensorDesc& y, Qc8ConvSpec* spec) {
+  if (auto zp = u8_zero_point(x)) {
+    spec->in_zero_point = *zp;
+    spec->u8_in = true;
+  } else if (auto zp8 = s8_zero_point(x)) {
+    spec->in_zero_point = *zp8;
+  } else {
+    return false;
+  }
+  if (auto zp = u8_zero_point(y)) {
+    spec->out_zero_point = *zp;
+    spec->u8_out = true;
+  } else if (auto zp8 = s8_zero_point(y)) {
+    spec->out_zero_point = *zp8;
+  } else {
+    return false;
+  }
+  return true;
+}
 
 std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& s, pthreadpool* pool) {
   // XNNPACK sees int8: a uint8 zero point z becomes z - 128 after the flip.

@@ -25,6 +25,10 @@ struct Qc8ConvSpec {
   float in_scale, out_scale;
   bool u8_in, u8_out;
 };
+// Fills the spec's zero points from the activations' encodings: uint8
+// (flipped to int8 around the operator) or int8, per tensor. False when
+// either encoding is neither.
+bool set_qc8_zero_points(const ops::TensorDesc& x, const ops::TensorDesc& y, Qc8ConvSpec* spec);
 // Null when XNNPACK refuses the configuration.
 std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& spec, pthreadpool* pool);
 

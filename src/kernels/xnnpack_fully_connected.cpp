@@ -89,22 +89,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
   const ConvGeometry g{s.batch, 1, 1, s.n, 1, 1, s.m, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false};
   Qc8ConvSpec spec{g, static_cast<const int8_t*>(w.static_data), *w_scales, nullptr, 0, 0,
                    x.quant.scale, y.quant.scale, false, false};
-  if (auto zp = u8_zero_point(x)) {
-    spec.in_zero_point = *zp;
-    spec.u8_in = true;
-  } else if (auto zp8 = s8_zero_point(x)) {
-    spec.in_zero_point = *zp8;
-  } else {
-    return false;
-  }
-  if (auto zp = u8_zero_point(y)) {
-    spec.out_zero_point = *zp;
-    spec.u8_out = true;
-  } else if (auto zp8 = s8_zero_point(y)) {
-    spec.out_zero_point = *zp8;
-  } else {
-    return false;
-  }
+  if (!set_qc8_zero_points(x, y, &spec)) return false;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   spec.bias = bias.data();
