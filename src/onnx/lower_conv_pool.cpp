@@ -1,7 +1,7 @@
-// Layout-sensitive ONNX ops, lowered on channel-last activations: Conv
+// Convolutions and pools, lowered on channel-last activations: Conv
 // (Conv2d / DepthWiseConv2d), ConvTranspose (TransposeConv2d), MaxPool /
 // AveragePool (PoolMax2d / PoolAvg2d), GlobalAverage/MaxPool (reductions over
-// H, W), BatchNormalization, InstanceNormalization, Resize / Upsample.
+// H, W).
 // Only 2-D spatial (rank-4) tensors; weights are converted to QNN layouts
 // here (constant) or by a Transpose node (weights given at run time).
 #include <cmath>
@@ -193,136 +193,6 @@ std::string check_global_pool(const onnx::NodeProto& node, const Model& model) {
   return "";
 }
 
-std::string check_batchnorm(const onnx::NodeProto& node, const Model& model) {
-  if (attr_int(node, "training_mode", 0) != 0) return "training_mode=1 is not supported";
-  if (std::string why = check_no_extra_outputs(node, 1); !why.empty()) return why;
-  const ValueInfo* v = model.info(node.input(0));
-  if (v == nullptr || v->dims.size() < 2) return "input must have rank >= 2";
-  return "";
-}
-
-// BatchNormalization (inference). With constant statistics: QNN Batchnorm
-// with w = scale / sqrt(var + eps) and b = B - mean * w. With statistics
-// given at run time: the same formula as element-wise ops on [C] vectors,
-// which broadcast over the last (channel) axis of the channel-last input.
-void lower_batchnorm(const onnx::NodeProto& node, LoweringContext& ctx) {
-  const Model& m = ctx.model();
-  const std::string& in = node.input(0);
-  const size_t r = ctx.rank(in);
-  const float eps = attr_float(node, "epsilon", 1e-5f);
-  const bool cl = r >= 3;
-  const std::string x = cl ? ctx.channel_last(in) : ctx.as_is(in);
-  const Layout layout = cl ? Layout::kChannelLast : Layout::kOnnx;
-  const Tensor* s = m.constant(node.input(1));
-  const Tensor* b = m.constant(node.input(2));
-  const Tensor* mean = m.constant(node.input(3));
-  const Tensor* var = m.constant(node.input(4));
-  if (s && b && mean && var) {
-    const size_t c = s->count();
-    std::vector<float> w(c), bias(c);
-    for (size_t i = 0; i < c; ++i) {
-      w[i] = static_cast<float>(s->get(i) / std::sqrt(var->get(i) + eps));
-      bias[i] = static_cast<float>(b->get(i) - mean->get(i) * w[i]);
-    }
-    const std::string wt = ctx.static_f32(node.output(0) + "_bn_weight", {static_cast<uint32_t>(c)}, w);
-    const std::string bt = ctx.static_f32(node.output(0) + "_bn_bias", {static_cast<uint32_t>(c)}, bias);
-    ctx.add_node(QNN_OP_BATCHNORM, {x, wt, bt}, {ctx.output(node.output(0), layout)});
-    return;
-  }
-  const QTensor& xt = ctx.qtensor(x);
-  const std::vector<uint32_t> xdims = xt.dims;
-  const Qnn_DataType_t dt = xt.dtype;
-  const uint32_t c = xdims.back();
-  const std::string base = node.output(0);
-  const std::string eps_t = ctx.static_f32(base + "_eps", {1}, {eps});
-  const std::string var_eps = ctx.native(base + "_var_eps", dt, {c});
-  ctx.add_node(QNN_OP_ELEMENT_WISE_ADD, {ctx.as_is(node.input(4)), eps_t}, {var_eps});
-  const std::string inv_std = ctx.native(base + "_inv_std", dt, {c});
-  ctx.add_node(QNN_OP_ELEMENT_WISE_UNARY, {var_eps}, {inv_std},
-               {param_u32(QNN_OP_ELEMENT_WISE_UNARY_PARAM_OPERATION, QNN_OP_ELEMENT_WISE_UNARY_OPERATION_RSQRT)});
-  const std::string w = ctx.native(base + "_w", dt, {c});
-  ctx.add_node(QNN_OP_ELEMENT_WISE_MULTIPLY, {ctx.as_is(node.input(1)), inv_std}, {w});
-  const std::string centered = ctx.native(base + "_centered", dt, xdims);
-  ctx.add_node(QNN_OP_ELEMENT_WISE_SUBTRACT, {x, ctx.as_is(node.input(3))}, {centered});
-  const std::string scaled = ctx.native(base + "_scaled", dt, xdims);
-  ctx.add_node(QNN_OP_ELEMENT_WISE_MULTIPLY, {centered, w}, {scaled});
-  ctx.add_node(QNN_OP_ELEMENT_WISE_ADD, {scaled, ctx.as_is(node.input(2))}, {ctx.output(node.output(0), layout)});
-}
-
-std::string check_instance_norm(const onnx::NodeProto& node, const Model& model) {
-  const ValueInfo* v = model.info(node.input(0));
-  if (v == nullptr || v->dims.size() < 3) return "input must have rank >= 3";
-  return "";
-}
-
-void lower_instance_norm(const onnx::NodeProto& node, LoweringContext& ctx) {
-  const std::string x = ctx.channel_last(node.input(0));
-  ctx.add_node(QNN_OP_INSTANCE_NORM, {x, ctx.as_is(node.input(1)), ctx.as_is(node.input(2))},
-               {ctx.output(node.output(0), Layout::kChannelLast)},
-               {param_f32(QNN_OP_INSTANCE_NORM_PARAM_EPSILON, attr_float(node, "epsilon", 1e-5f)),
-                param_u32(QNN_OP_INSTANCE_NORM_PARAM_MODE, QNN_OP_INSTANCE_NORM_MODE_MU_SIGMA),
-                param_bool(QNN_OP_INSTANCE_NORM_PARAM_NORMALIZE_VARIANCE, true),
-                param_u32(QNN_OP_INSTANCE_NORM_PARAM_REGION, QNN_OP_INSTANCE_NORM_REGION_ACROSS_SPATIAL)});
-}
-
-std::string check_resize(const onnx::NodeProto& node, const Model& model) {
-  const ValueInfo* in = model.info(node.input(0));
-  const ValueInfo* out = model.info(node.output(0));
-  if (in == nullptr || in->dims.size() != 4) return "only rank-4 (NCHW) inputs are supported";
-  if (out == nullptr || !out->is_static()) return "output shape is not static";
-  if (in->dims[0] != out->dims[0] || in->dims[1] != out->dims[1]) return "resizing N or C is not supported";
-  const std::string mode = attr_string(node, "mode", "nearest");
-  if (mode != "nearest" && mode != "linear" && mode != "cubic") return "mode '" + mode + "' is not supported";
-  const std::string ctm = attr_string(node, "coordinate_transformation_mode", "half_pixel");
-  if (ctm == "tf_crop_and_resize" || ctm == "tf_half_pixel_for_nn") {
-    return "coordinate_transformation_mode '" + ctm + "' is not supported";
-  }
-  // QNN Resize derives its scale from the tensor sizes; ONNX maps
-  // coordinates with the given scales, which differ when out = floor(in *
-  // scale) is not exact (e.g. 4 * 0.6). Only exact scales are expressible.
-  const int scales_input = node.op_type() == "Upsample" || model.opset < 11 ? 1 : 2;
-  if (const std::string sn = input_name(node, scales_input); !sn.empty()) {
-    const Tensor* sc = model.constant(sn);
-    if (sc == nullptr) return "scales must be a constant";
-    for (size_t i = 0; i < sc->count() && i < 4; ++i) {
-      const double exact = static_cast<double>(out->dims[i]) / static_cast<double>(in->dims[i]);
-      if (std::fabs(sc->get(i) - exact) > 1e-6 * exact) {
-        return "scale " + std::to_string(sc->get(i)) + " on axis " + std::to_string(i) +
-               " is not output/input size (" + std::to_string(out->dims[i]) + "/" + std::to_string(in->dims[i]) +
-               "); QNN Resize has no scale parameter";
-      }
-    }
-  }
-  return "";
-}
-
-void lower_resize(const onnx::NodeProto& node, LoweringContext& ctx) {
-  const bool legacy = node.op_type() == "Upsample" || ctx.model().opset < 11;
-  const std::string mode = attr_string(node, "mode", "nearest");
-  // Upsample and opset-10 Resize: output index i samples input i / scale
-  // (asymmetric), nearest rounds down.
-  const std::string ctm = legacy ? "asymmetric" : attr_string(node, "coordinate_transformation_mode", "half_pixel");
-  const std::string nearest = legacy ? "floor" : attr_string(node, "nearest_mode", "round_prefer_floor");
-  const uint32_t t = ctm == "pytorch_half_pixel" ? QNN_OP_RESIZE_TRANSFORMATION_MODE_PYTORCH_HALF_PIXEL
-                     : ctm == "align_corners"    ? QNN_OP_RESIZE_TRANSFORMATION_MODE_ALIGN_CORNERS
-                     : ctm == "asymmetric"       ? QNN_OP_RESIZE_TRANSFORMATION_MODE_ASYMMETRIC
-                                                 : QNN_OP_RESIZE_TRANSFORMATION_MODE_HALF_PIXEL;
-  const uint32_t interp = mode == "linear"  ? QNN_OP_RESIZE_INTERPOLATION_MODE_LINEAR
-                          : mode == "cubic" ? QNN_OP_RESIZE_INTERPOLATION_MODE_CUBIC
-                                            : QNN_OP_RESIZE_INTERPOLATION_MODE_NEAREST;
-  const uint32_t nm = nearest == "round_prefer_ceil" ? QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_CEIL
-                      : nearest == "floor"           ? QNN_OP_RESIZE_NEAREST_MODE_FLOOR
-                      : nearest == "ceil"            ? QNN_OP_RESIZE_NEAREST_MODE_CEIL
-                                                     : QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_FLOOR;
-  const std::string x = ctx.channel_last(node.input(0));
-  ctx.add_node(QNN_OP_RESIZE, {x}, {ctx.output(node.output(0), Layout::kChannelLast)},
-               {param_bool(QNN_OP_RESIZE_PARAM_EXCLUDE_OUTSIDE, attr_int(node, "exclude_outside", 0) != 0),
-                param_u32(QNN_OP_RESIZE_PARAM_TRANSFORMATION_MODE, t),
-                param_u32(QNN_OP_RESIZE_PARAM_INTERPOLATION_MODE, interp),
-                param_u32(QNN_OP_RESIZE_PARAM_NEAREST_MODE, nm),
-                param_f32(QNN_OP_RESIZE_PARAM_CUBIC_COEFF, attr_float(node, "cubic_coeff_a", -0.75f))});
-}
-
 }  // namespace
 
 std::vector<OpLowering> conv_pool_lowerings() {
@@ -333,10 +203,6 @@ std::vector<OpLowering> conv_pool_lowerings() {
       {"AveragePool", check_pool, lower_pool},
       {"GlobalAveragePool", check_global_pool, lower_global_pool},
       {"GlobalMaxPool", check_global_pool, lower_global_pool},
-      {"BatchNormalization", check_batchnorm, lower_batchnorm},
-      {"InstanceNormalization", check_instance_norm, lower_instance_norm},
-      {"Resize", check_resize, lower_resize},
-      {"Upsample", check_resize, lower_resize},
   };
 }
 

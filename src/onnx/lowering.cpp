@@ -11,7 +11,8 @@ namespace {
 const std::map<std::string, OpLowering>& table() {
   static const std::map<std::string, OpLowering> t = [] {
     std::map<std::string, OpLowering> m;
-    for (auto family : {conv_pool_lowerings, elementwise_lowerings, shape_op_lowerings, misc_lowerings}) {
+    for (auto family : {conv_pool_lowerings, norm_lowerings, resize_lowerings, elementwise_lowerings, shape_op_lowerings,
+                        misc_lowerings}) {
       for (const OpLowering& l : family()) m[l.op_type] = l;
     }
     return m;

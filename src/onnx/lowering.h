@@ -2,8 +2,9 @@
 // has a check (can this node be lowered? answered from the model alone, no
 // backend needed) and a lower function writing QNN tensors and nodes through
 // the LoweringContext. The functions live in one file per op family:
-//   lower_conv_pool.cpp    Conv, ConvTranspose, pools, BatchNormalization,
-//                          InstanceNormalization, Resize/Upsample
+//   lower_conv_pool.cpp    Conv, ConvTranspose, pools
+//   lower_norm.cpp         BatchNormalization, InstanceNormalization
+//   lower_resize.cpp       Resize, Upsample
 //   lower_elementwise.cpp  binary, unary, activations, Clip, PRelu
 //   lower_shape_ops.cpp    Reshape/Flatten/Squeeze/Unsqueeze, Transpose, Concat,
 //                          Split, Slice, Gather, Pad
@@ -32,6 +33,8 @@ struct OpLowering {
 
 // The families' tables.
 std::vector<OpLowering> conv_pool_lowerings();
+std::vector<OpLowering> norm_lowerings();
+std::vector<OpLowering> resize_lowerings();
 std::vector<OpLowering> elementwise_lowerings();
 std::vector<OpLowering> shape_op_lowerings();
 std::vector<OpLowering> misc_lowerings();
