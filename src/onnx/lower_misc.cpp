@@ -453,12 +453,20 @@ void lower_dequantize(const onnx::NodeProto& node, LoweringContext& ctx) {
 
 // ---- Identity / Dropout ----
 
+// Dropout is the identity in inference, and also in training mode with a
+// ratio of 0 (nothing is dropped, the mask is all true). Any other training
+// dropout draws random numbers, which a deterministic graph cannot match.
 std::string check_dropout(const onnx::NodeProto& node, const Model& model) {
-  if (node.op_type() == "Dropout") {
-    if (const std::string t = input_name(node, 2); !t.empty()) {
-      const Tensor* c = model.constant(t);
-      if (c == nullptr || c->get_int(0) != 0) return "training_mode must be a constant false";
-    }
+  if (node.op_type() != "Dropout") return "";
+  const std::string t = input_name(node, 2);
+  if (t.empty()) return "";
+  const Tensor* training = model.constant(t);
+  if (training == nullptr) return "training_mode must be a constant";
+  if (training->get_int(0) == 0) return "";
+  const std::string r = input_name(node, 1);
+  const Tensor* ratio = r.empty() ? nullptr : model.constant(r);
+  if (ratio == nullptr || ratio->get(0) != 0.0) {
+    return "training_mode=1 with a non-zero ratio draws random numbers (only ratio 0 is deterministic)";
   }
   return "";
 }
@@ -487,6 +495,7 @@ std::vector<OpLowering> misc_lowerings() {
       {"ArgMin", check_any, lower_arg},
       {"TopK", check_topk, lower_topk},
       {"Cast", check_any, lower_cast},
+      {"CastLike", check_any, lower_cast},  // the target type is the output's, from shape inference
       {"QuantizeLinear", check_any, lower_quantize},
       {"DequantizeLinear", check_any, lower_dequantize},
       {"Identity", check_any, lower_identity},

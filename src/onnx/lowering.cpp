@@ -71,6 +71,9 @@ std::string check_node(const onnx::NodeProto& node, const Model& model) {
       return "value '" + name + "' has element type " + std::string(onnx_type::name(v->elem_type)) +
              ", which QNN has no type for";
     }
+    if (v->elem_type == onnx_type::kBfloat16 && node.op_type() != "Cast" && node.op_type() != "CastLike") {
+      return "value '" + name + "' is BFLOAT16, which only Cast takes (convert to FLOAT or FLOAT16 first)";
+    }
     if (!v->is_static()) return "value '" + name + "' has no static shape";
     if (v->dims.size() > 5) {
       return "value '" + name + "' has rank " + std::to_string(v->dims.size()) + " (QNN HTP tensors have rank <= 5)";

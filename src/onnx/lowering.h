@@ -43,7 +43,7 @@ const OpLowering* find_lowering(const std::string& op_type);
 std::vector<std::string> supported_op_types();
 
 // Why `node` cannot be lowered ("" when it can): unknown domain or op type,
-// element types QNN lacks (double, string, bfloat16), non-static shapes, then
+// element types QNN lacks (string, complex; bfloat16 outside Cast), non-static shapes, then
 // the op's own check.
 std::string check_node(const onnx::NodeProto& node, const Model& model);
 

@@ -12,6 +12,8 @@ bool qnn_dtype_for(int32_t t, Qnn_DataType_t* out) {
   switch (t) {
     case onnx_type::kFloat: *out = QNN_DATATYPE_FLOAT_32; return true;
     case onnx_type::kFloat16: *out = QNN_DATATYPE_FLOAT_16; return true;
+    case onnx_type::kDouble: *out = QNN_DATATYPE_FLOAT_32; return true;
+    case onnx_type::kBfloat16: *out = QNN_DATATYPE_BFLOAT_16; return true;
     case onnx_type::kInt8: *out = QNN_DATATYPE_INT_8; return true;
     case onnx_type::kInt16: *out = QNN_DATATYPE_INT_16; return true;
     case onnx_type::kInt32: case onnx_type::kInt64: *out = QNN_DATATYPE_INT_32; return true;
@@ -318,6 +320,20 @@ void LoweringContext::finish_outputs() {
     done.insert(q);
     graph_->outputs.push_back(q);
   }
+  // A graph input that no QNN node reads (CastLike's 'like', which only
+  // lends its type) is left out of the QNN graph: a client would otherwise
+  // have to fill a buffer nothing uses.
+  std::set<std::string> read;
+  for (const QNode& n : graph_->nodes) read.insert(n.inputs.begin(), n.inputs.end());
+  std::set<std::string> unread;
+  for (const std::string& in : graph_->inputs) {
+    if (read.count(in) == 0) unread.insert(in);
+  }
+  if (unread.empty()) return;
+  std::erase_if(graph_->inputs, [&](const std::string& in) { return unread.count(in) != 0; });
+  std::erase_if(graph_->tensors, [&](const QTensor& t) { return unread.count(t.name) != 0; });
+  graph_->index.clear();
+  for (size_t i = 0; i < graph_->tensors.size(); ++i) graph_->index[graph_->tensors[i].name] = i;
 }
 
 }  // namespace openhtp::onnx_import

@@ -23,7 +23,10 @@ struct LoweringError : std::runtime_error {
 
 // ONNX element type -> QNN data type. INT64 becomes INT_32 (QNN HTP has no
 // 64-bit integer tensors; indices and shapes fit). UINT64 becomes UINT_32.
-// DOUBLE, STRING, BFLOAT16 and complex have no QNN type: returns false.
+// DOUBLE becomes FLOAT_32 (HTP computes in at most 32-bit float; clients
+// pass and read float32 data). BFLOAT16 is QNN's BFLOAT_16, which only Cast
+// takes (check_node refuses it elsewhere). STRING and complex have no QNN
+// type: returns false.
 bool qnn_dtype_for(int32_t onnx_elem_type, Qnn_DataType_t* out);
 // Converts a constant's elements to `dt` bytes (int64 values checked to fit int32).
 std::vector<uint8_t> to_qnn_bytes(const Tensor& t, Qnn_DataType_t dt);

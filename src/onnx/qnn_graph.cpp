@@ -3,6 +3,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "ops/op.h"
+
 namespace openhtp::onnx_import {
 
 namespace {
@@ -77,37 +79,9 @@ QTensor& QnnGraphDesc::add(QTensor t) {
   return tensors.back();
 }
 
-size_t qnn_element_size(Qnn_DataType_t dt) {
-  switch (dt) {
-    case QNN_DATATYPE_INT_8: case QNN_DATATYPE_UINT_8: case QNN_DATATYPE_SFIXED_POINT_8:
-    case QNN_DATATYPE_UFIXED_POINT_8: case QNN_DATATYPE_BOOL_8: return 1;
-    case QNN_DATATYPE_INT_16: case QNN_DATATYPE_UINT_16: case QNN_DATATYPE_FLOAT_16:
-    case QNN_DATATYPE_SFIXED_POINT_16: case QNN_DATATYPE_UFIXED_POINT_16: return 2;
-    case QNN_DATATYPE_INT_32: case QNN_DATATYPE_UINT_32: case QNN_DATATYPE_FLOAT_32:
-    case QNN_DATATYPE_SFIXED_POINT_32: case QNN_DATATYPE_UFIXED_POINT_32: return 4;
-    case QNN_DATATYPE_INT_64: case QNN_DATATYPE_UINT_64: return 8;
-    default: return 0;
-  }
-}
+// One table of QNN type sizes and names: the op library's.
+size_t qnn_element_size(Qnn_DataType_t dt) { return ops::dtype::element_size(static_cast<uint32_t>(dt)); }
 
-const char* qnn_dtype_name(Qnn_DataType_t dt) {
-  switch (dt) {
-    case QNN_DATATYPE_INT_8: return "INT_8";
-    case QNN_DATATYPE_UINT_8: return "UINT_8";
-    case QNN_DATATYPE_INT_16: return "INT_16";
-    case QNN_DATATYPE_UINT_16: return "UINT_16";
-    case QNN_DATATYPE_INT_32: return "INT_32";
-    case QNN_DATATYPE_UINT_32: return "UINT_32";
-    case QNN_DATATYPE_FLOAT_16: return "FLOAT_16";
-    case QNN_DATATYPE_FLOAT_32: return "FLOAT_32";
-    case QNN_DATATYPE_SFIXED_POINT_8: return "SFIXED_POINT_8";
-    case QNN_DATATYPE_SFIXED_POINT_16: return "SFIXED_POINT_16";
-    case QNN_DATATYPE_SFIXED_POINT_32: return "SFIXED_POINT_32";
-    case QNN_DATATYPE_UFIXED_POINT_8: return "UFIXED_POINT_8";
-    case QNN_DATATYPE_UFIXED_POINT_16: return "UFIXED_POINT_16";
-    case QNN_DATATYPE_BOOL_8: return "BOOL_8";
-    default: return "OTHER";
-  }
-}
+const char* qnn_dtype_name(Qnn_DataType_t dt) { return ops::dtype::name(static_cast<uint32_t>(dt)); }
 
 }  // namespace openhtp::onnx_import

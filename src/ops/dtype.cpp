@@ -5,7 +5,6 @@ namespace openhtp::ops::dtype {
 
 namespace {
 // Codes op.h does not name because no kernel uses them yet.
-constexpr uint32_t kFloat64 = 0x0264;
 constexpr uint32_t kSfixed4 = 0x0304;
 constexpr uint32_t kUfixed4 = 0x0404;
 constexpr uint32_t kUfixed32 = 0x0432;
@@ -21,7 +20,7 @@ size_t element_size(uint32_t dt) {
     // bitwidth field says how many of the 8 bits are used), so one byte each.
     case kSfixed4: case kUfixed4:
       return 1;
-    case kInt16: case kUint16: case kFloat16: case kSfixed16: case kUfixed16:
+    case kInt16: case kUint16: case kFloat16: case kBfloat16: case kSfixed16: case kUfixed16:
       return 2;
     case kInt32: case kUint32: case kFloat32: case kSfixed32: case kUfixed32:
       return 4;
@@ -45,6 +44,7 @@ const char* name(uint32_t dt) {
     case kFloat16: return "FLOAT_16";
     case kFloat32: return "FLOAT_32";
     case kFloat64: return "FLOAT_64";
+    case kBfloat16: return "BFLOAT_16";
     case kSfixed4: return "SFIXED_POINT_4";
     case kSfixed8: return "SFIXED_POINT_8";
     case kSfixed16: return "SFIXED_POINT_16";

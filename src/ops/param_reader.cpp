@@ -10,7 +10,6 @@ namespace openhtp::ops::detail {
 
 namespace {
 
-constexpr uint32_t kFloat64 = 0x0264;  // Qnn FLOAT_64; op.h does not name it
 
 bool is_integer_type(uint32_t dt) {
   switch (dt) {
@@ -24,7 +23,7 @@ bool is_integer_type(uint32_t dt) {
 }
 
 bool is_float_type(uint32_t dt) {
-  return dt == dtype::kFloat16 || dt == dtype::kFloat32 || dt == kFloat64;
+  return dt == dtype::kFloat16 || dt == dtype::kFloat32 || dt == dtype::kFloat64;
 }
 
 std::string type_str(uint32_t dt) {

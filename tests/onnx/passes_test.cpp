@@ -271,16 +271,45 @@ TEST(OnnxUnsupported, EveryUnsupportedNodeIsReportedByNameAndType) {
   EXPECT_NE(error.find("Conv 'c3d'"), std::string::npos) << error;
 }
 
-TEST(OnnxUnsupported, DoubleTensorsAreRefusedWithTheirType) {
+TEST(OnnxUnsupported, StringAndNonCastBfloat16AreRefusedWithTheirType) {
   ModelBuilder b;
-  b.input("x", {4}, 11).output("y", {4}, 11);
-  b.node("Relu", "r", {"x"}, {"y"});
+  b.input("s", {4}, 8).output("f", {4}).input("h", {4}, 16).output("r", {4}, 16);
+  ModelBuilder::i(b.node("Cast", "c", {"s"}, {"f"}), "to", 1);
+  b.node("Relu", "relu", {"h"}, {"r"});
   PreparedModel p;
   std::string error;
   ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
   const auto bad = find_unsupported(p.model);
-  ASSERT_EQ(bad.size(), 1u);
-  EXPECT_NE(bad[0].reason.find("DOUBLE"), std::string::npos) << bad[0].reason;
+  ASSERT_EQ(bad.size(), 2u);
+  EXPECT_NE(bad[0].reason.find("STRING"), std::string::npos) << bad[0].reason;
+  EXPECT_NE(bad[1].reason.find("BFLOAT16, which only Cast takes"), std::string::npos) << bad[1].reason;
+}
+
+TEST(OnnxTypes, DoubleBecomesFloat32AndBfloat16StaysForCast) {
+  ModelBuilder b;
+  b.input("d", {4}, 11).output("y", {4}, 11).input("f", {4}).output("h", {4}, 16);
+  b.node("Relu", "r", {"d"}, {"y"});
+  ModelBuilder::i(b.node("Cast", "c", {"f"}, {"h"}), "to", 16);
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(b.model(), &g, &error)) << error;
+  EXPECT_EQ(g.find("d")->dtype, QNN_DATATYPE_FLOAT_32);
+  EXPECT_EQ(g.find("y")->dtype, QNN_DATATYPE_FLOAT_32);
+  EXPECT_EQ(g.find("h")->dtype, QNN_DATATYPE_BFLOAT_16);
+}
+
+TEST(OnnxTypes, CastLikeTakesTheTypeAndDropsTheUnreadInput) {
+  ModelBuilder b;
+  b.input("x", {3}).input("like", {1}, 10).output("y", {3}, 10);
+  b.node("CastLike", "c", {"x", "like"}, {"y"});
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(b.model(), &g, &error)) << error;
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].type, "Cast");
+  EXPECT_EQ(g.find("y")->dtype, QNN_DATATYPE_FLOAT_16);
+  EXPECT_EQ(g.inputs, std::vector<std::string>{"x"});  // 'like' only lends its type
+  EXPECT_EQ(g.find("like"), nullptr);
 }
 
 TEST(OnnxTypes, Int64BecomesInt32) {

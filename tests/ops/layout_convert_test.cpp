@@ -199,13 +199,41 @@ TEST(Cast, BoolAndFloatTargets) {
             (std::vector<float>{9223372036854775808.0f}));
 }
 
+// bfloat16 = the high 16 bits of a float32; the expected codes below are
+// worked out by hand from the float bit patterns.
+TEST(Cast, Bfloat16RoundsHalfToEvenAndKeepsNaN) {
+  Node to_bf{"Cast", "c", {f32({5})}, {typed(dtype::kBfloat16, {5})}, {}};
+  std::vector<uint32_t> bits{0x3F800000u,   // 1.0                    -> 0x3F80 exactly
+                             0x3F808000u,   // halfway, even below    -> 0x3F80
+                             0x3F818000u,   // halfway, odd below     -> 0x3F82
+                             0x3F808001u,   // just above halfway     -> 0x3F81
+                             0x7FC00000u};  // NaN                    -> NaN
+  EXPECT_EQ(as<uint16_t>(run1(to_bf, bytes_of(bits))), (std::vector<uint16_t>{0x3F80, 0x3F80, 0x3F82, 0x3F81, 0x7FC0}));
+  Node from_bf{"Cast", "c", {typed(dtype::kBfloat16, {2})}, {typed(dtype::kInt32, {2})}, {}};
+  EXPECT_EQ(as<int32_t>(run1(from_bf, bytes_of(std::vector<uint16_t>{0xC040, 0x4120}))),  // -3.0, 10.0
+            (std::vector<int32_t>{-3, 10}));
+}
+
+TEST(Cast, Float64BothWaysAndOneRoundingToBfloat16) {
+  Node to_i{"Cast", "c", {typed(dtype::kFloat64, {2})}, {typed(dtype::kInt32, {2})}, {}};
+  EXPECT_EQ(as<int32_t>(run1(to_i, bytes_of(std::vector<double>{2.5, -7.9}))), (std::vector<int32_t>{2, -7}));
+  Node to_d{"Cast", "c", {typed(dtype::kInt32, {1})}, {typed(dtype::kFloat64, {1})}, {}};
+  EXPECT_EQ(as<double>(run1(to_d, bytes_of(std::vector<int32_t>{-7}))), (std::vector<double>{-7.0}));
+  // 1 + 2^-8 + 2^-30 lies above the bfloat16 midpoint 1 + 2^-8, so it rounds
+  // up to 0x3F81; going through float first would land exactly on the
+  // midpoint and round down to 0x3F80.
+  Node d_bf{"Cast", "c", {typed(dtype::kFloat64, {1})}, {typed(dtype::kBfloat16, {1})}, {}};
+  const double d = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -30);
+  EXPECT_EQ(as<uint16_t>(run1(d_bf, bytes_of(std::vector<double>{d}))), (std::vector<uint16_t>{0x3F81}));
+}
+
 TEST(Cast, Rules) {
   Node shape{"Cast", "c", {f32({2})}, {typed(dtype::kInt32, {3})}, {}};
   EXPECT_STATUS(shape.prepare(), StatusCode::kInvalidArgument, "out[0] dim 0 is 3, expected 2");
   Node unknown{"Cast", "c", {typed(0x1234, {2})}, {f32({2})}, {}};
   EXPECT_STATUS(unknown.prepare(), StatusCode::kInvalidArgument, "in[0] has unknown data type 0x1234");
-  Node f64{"Cast", "c", {typed(0x0264, {2})}, {f32({2})}, {}};
-  EXPECT_STATUS(f64.prepare(), StatusCode::kUnsupported, "cannot be cast");
+  Node str{"Cast", "c", {typed(0x0404 /* UFIXED_POINT_4 */, {2})}, {f32({2})}, {}};
+  EXPECT_STATUS(str.prepare(), StatusCode::kUnsupported, "cannot be cast");
   Node param{"Cast", "c", {f32({2})}, {f32({2})}, {u32_param("to", 1)}};
   EXPECT_STATUS(param.prepare(), StatusCode::kInvalidArgument, "unknown parameter 'to'");
 }

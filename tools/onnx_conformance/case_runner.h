@@ -1,5 +1,12 @@
 // One ONNX backend test case (model.onnx + test_data_set_*/input_K.pb,
 // output_K.pb): support check, import into a fresh context, run, compare.
+//
+// A case is skipped only when one of its op types has no lowering in the
+// importer. Every other case is attempted, and a refusal (a data type,
+// attribute or shape the importer or QNN cannot express) counts as a
+// failure with its reason. Graph inputs that only feed what QNN takes as
+// static op parameters (Pad's pads, Slice's starts, Resize's scales, ...)
+// are bound to the case's own values when the model is refused otherwise.
 #pragma once
 
 #include <set>
@@ -12,10 +19,12 @@ namespace openhtp::onnx_conformance {
 
 struct CaseResult {
   enum class Outcome { kPassed, kFailed, kSkipped } outcome = Outcome::kSkipped;
-  std::string reason;                       // failure or skip reason
-  std::set<std::string> unsupported_ops;    // skipped: op types the importer lacks entirely
-  std::set<std::string> variant_ops;        // skipped: op types present but this use unsupported
-  std::set<std::string> op_types;           // every op type of the original model
+  std::string reason;                     // failure or skip reason
+  std::set<std::string> unsupported_ops;  // skipped: op types the importer has no lowering for
+  std::set<std::string> op_types;         // every op type of the original model
+  // Graph inputs that feed only QNN op parameters (pads, axes, scales, ...)
+  // and were bound to the case's values as constants.
+  std::vector<std::string> bound_inputs;
 };
 
 // ONNX backend-test tolerance: |got - want| <= atol + rtol * |want| for

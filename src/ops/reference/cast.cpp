@@ -1,4 +1,5 @@
-// Cast: numeric conversion between INT/UINT 8..64, FLOAT_16/32 and BOOL_8,
+// Cast: numeric conversion between INT/UINT 8..64, FLOAT_16/32/64, BFLOAT_16
+// and BOOL_8,
 // ignoring quantization parameters (a fixed-point tensor is read and written
 // as the plain integer of its width and signedness: UFIXED_POINT_8 as UINT_8).
 //   float -> integer  truncates toward zero (C / ONNX Cast). Out-of-range
@@ -9,7 +10,9 @@
 //                     and ONNX do for narrowing integer casts.
 //   any -> BOOL_8     1 when the value is non-zero (NaN counts as non-zero).
 //   BOOL_8 -> any     0 or 1.
-//   -> FLOAT_16/32    nearest representable value (round half to even).
+//   -> FLOAT_16/32/64, BFLOAT_16
+//                     nearest representable value (round half to even; NaN
+//                     stays NaN, as ONNX Cast and numpy do).
 #include <cmath>
 #include <cstring>
 
@@ -23,7 +26,7 @@ namespace openhtp::ops::detail {
 
 namespace {
 
-enum class Kind { kSigned, kUnsigned, kFloat16, kFloat32, kBool };
+enum class Kind { kSigned, kUnsigned, kFloat16, kBfloat16, kFloat32, kFloat64, kBool };
 
 struct TypeInfo {
   Kind kind;
@@ -43,6 +46,8 @@ bool numeric_type(uint32_t dt, TypeInfo* info) {
     case dtype::kUint64: *info = {Kind::kUnsigned, 8}; return true;
     case dtype::kFloat16: *info = {Kind::kFloat16, 2}; return true;
     case dtype::kFloat32: *info = {Kind::kFloat32, 4}; return true;
+    case dtype::kFloat64: *info = {Kind::kFloat64, 8}; return true;
+    case dtype::kBfloat16: *info = {Kind::kBfloat16, 2}; return true;
     case dtype::kBool8: *info = {Kind::kBool, 1}; return true;
     default: return false;
   }
@@ -56,6 +61,38 @@ struct Value {
   __int128 i = 0;
   bool nonzero() const { return is_float ? f != 0.0 : i != 0; }
 };
+
+// bfloat16 is the high half of a float32: widening is exact; narrowing
+// rounds the dropped 16 bits half to even.
+float bfloat16_to_float(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+uint16_t float_to_bfloat16(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x0040);  // keep it a (quiet) NaN
+  const uint32_t lsb = (u >> 16) & 1u;
+  return static_cast<uint16_t>((u + 0x7FFFu + lsb) >> 16);
+}
+
+// double -> float rounding toward zero with the lowest bit set when bits
+// were dropped ("round to odd"): a following float -> bfloat16 rounding
+// then gives the same result as one direct rounding of the double, which a
+// plain double -> float -> bfloat16 chain does not (it can round twice).
+float to_float_round_to_odd(double d) {
+  float f = static_cast<float>(d);
+  if (std::isnan(d) || std::isinf(f) || static_cast<double>(f) == d) return f;
+  if (std::fabs(static_cast<double>(f)) > std::fabs(d)) f = std::nextafter(f, 0.0f);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  u |= 1u;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
 
 Value load(const TypeInfo& t, const uint8_t* p) {
   Value v;
@@ -72,6 +109,18 @@ Value load(const TypeInfo& t, const uint8_t* p) {
       std::memcpy(&h, p, 2);
       v.is_float = true;
       v.f = quant::half_to_float(h);
+      return v;
+    }
+    case Kind::kFloat64: {
+      v.is_float = true;
+      std::memcpy(&v.f, p, 8);
+      return v;
+    }
+    case Kind::kBfloat16: {
+      uint16_t b;
+      std::memcpy(&b, p, 2);
+      v.is_float = true;
+      v.f = bfloat16_to_float(b);
       return v;
     }
     case Kind::kBool: v.i = *p != 0; return v;
@@ -103,6 +152,17 @@ void store(const TypeInfo& t, const Value& v, uint8_t* p) {
       const float f = v.is_float ? static_cast<float>(v.f) : static_cast<float>(v.i);
       const uint16_t h = quant::float_to_half(f);
       std::memcpy(p, &h, 2);
+      return;
+    }
+    case Kind::kFloat64: {
+      const double d = v.is_float ? v.f : static_cast<double>(v.i);
+      std::memcpy(p, &d, 8);
+      return;
+    }
+    case Kind::kBfloat16: {
+      const double d = v.is_float ? v.f : static_cast<double>(v.i);
+      const uint16_t b = float_to_bfloat16(to_float_round_to_odd(d));
+      std::memcpy(p, &b, 2);
       return;
     }
     case Kind::kBool: *p = v.nonzero() ? 1 : 0; return;
