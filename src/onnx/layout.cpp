@@ -54,6 +54,10 @@ Tensor conv_weight_to_hwio(const Tensor& oihw) { return permute_tensor(oihw, kCo
 
 Tensor conv_transpose_weight_to_qnn(const Tensor& iohw) { return permute_tensor(iohw, kConvTransposeWeightPerm); }
 
+Tensor conv_transpose3d_weight_to_qnn(const Tensor& iodhw) {
+  return permute_tensor(iodhw, kConvTranspose3dWeightPerm);
+}
+
 uint32_t channel_last_axis(int64_t onnx_axis, size_t rank) {
   const std::vector<uint32_t> p = to_channel_last_perm(rank);
   for (uint32_t j = 0; j < rank; ++j) {

@@ -43,6 +43,10 @@ inline const std::vector<uint32_t> kConvWeightPerm = {2, 3, 1, 0};
 // ConvTranspose weight [Cin, Cout/group, kh, kw] -> QNN [kh, kw, Cin, Cout/group].
 Tensor conv_transpose_weight_to_qnn(const Tensor& iohw);
 inline const std::vector<uint32_t> kConvTransposeWeightPerm = {2, 3, 0, 1};
+// 3-D ConvTranspose weight [Cin, Cout/group, kd, kh, kw] -> QNN TransposeConv3d
+// [kd, kh, kw, Cin, Cout/group].
+Tensor conv_transpose3d_weight_to_qnn(const Tensor& iodhw);
+inline const std::vector<uint32_t> kConvTranspose3dWeightPerm = {2, 3, 4, 0, 1};
 
 // ONNX axis (of a rank-r tensor) -> the same axis in the channel-last copy.
 uint32_t channel_last_axis(int64_t onnx_axis, size_t rank);

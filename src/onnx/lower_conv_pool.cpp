@@ -1,10 +1,15 @@
 // Convolutions and pools, lowered on channel-last activations: Conv
-// (Conv2d / DepthWiseConv2d), ConvTranspose (TransposeConv2d), MaxPool /
-// AveragePool (PoolMax2d / PoolAvg2d), GlobalAverage/MaxPool (reductions over
-// H, W).
-// Only 2-D spatial (rank-4) tensors; weights are converted to QNN layouts
-// here (constant) or by a Transpose node (weights given at run time).
+// (Conv2d / DepthWiseConv2d), ConvTranspose (TransposeConv2d /
+// TransposeConv3d), MaxPool / AveragePool (PoolMax2d / PoolAvg2d, PoolMax3d /
+// PoolAvg3d), GlobalAverage/MaxPool (reductions over the spatial axes).
+// Conv takes 2-D spatial (rank-4) tensors only; ConvTranspose and the pools
+// also 3-D spatial (rank-5, NCDHW -> NDHWC) ones. Weights are converted to QNN
+// layouts here (constant) or by a Transpose node (weights given at run time).
+// A dilated 2-D ConvTranspose runs as TransposeConv2d on the dilated kernel
+// (zeros between the taps); MaxPool/AveragePool with dilation are refused.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "QnnOpDef.h"
 #include "onnx/attributes.h"
@@ -16,43 +21,64 @@ namespace {
 
 std::vector<uint32_t> u32(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
-std::string check_rank4(const onnx::NodeProto& node, const Model& model) {
+// "" when input 0 has 2 (rank 4) or, with `allow_3d`, 3 (rank 5) spatial axes.
+std::string check_spatial_rank(const onnx::NodeProto& node, const Model& model, bool allow_3d) {
   const ValueInfo* v = model.info(node.input(0));
-  if (v == nullptr || v->dims.size() != 4) {
-    return "only 2-D spatial inputs (rank 4, NCHW) are supported, got rank " +
-           std::to_string(v == nullptr ? 0 : v->dims.size());
-  }
-  return "";
+  const size_t rank = v == nullptr ? 0 : v->dims.size();
+  if (rank == 4 || (allow_3d && rank == 5)) return "";
+  return allow_3d ? "only 2-D or 3-D spatial inputs (rank 4 NCHW or rank 5 NCDHW) are supported, got rank " +
+                        std::to_string(rank)
+                  : "only 2-D spatial inputs (rank 4, NCHW) are supported, got rank " + std::to_string(rank);
 }
 
-// pad_amount [[top, bottom], [left, right]] for a conv/pool window with
-// effective (dilated) kernel sizes `k`, from pads or auto_pad.
-std::vector<uint32_t> window_pads(const onnx::NodeProto& node, const std::vector<int64_t>& in_hw,
+// An INTS attribute with one entry per spatial axis (`fallback` when absent).
+std::vector<int64_t> per_axis(const onnx::NodeProto& node, const std::string& name, size_t n, int64_t fallback,
+                              LoweringContext& ctx) {
+  std::vector<int64_t> v = attr_ints(node, name, std::vector<int64_t>(n, fallback));
+  if (v.size() != n) {
+    ctx.fail("'" + name + "' has " + std::to_string(v.size()) + " entries, expected " + std::to_string(n));
+  }
+  return v;
+}
+
+// pad_amount [[begin, end] per spatial axis] (QNN's [n, 2] layout) for a
+// conv/pool window with effective (dilated) kernel sizes `k`, from pads
+// ([begins..., ends...] in ONNX) or auto_pad.
+std::vector<uint32_t> window_pads(const onnx::NodeProto& node, const std::vector<int64_t>& in_sp,
                                   const std::vector<int64_t>& k, const std::vector<int64_t>& strides,
                                   LoweringContext& ctx) {
+  const size_t n = in_sp.size();
   const std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
-  std::vector<int64_t> b(2, 0), e(2, 0);
+  std::vector<int64_t> b(n, 0), e(n, 0);
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (int i = 0; i < 2; ++i) {
-      const int64_t out = (in_hw[i] + strides[i] - 1) / strides[i];
-      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - in_hw[i]);
+    for (size_t i = 0; i < n; ++i) {
+      const int64_t out = (in_sp[i] + strides[i] - 1) / strides[i];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * strides[i] + k[i] - in_sp[i]);
       b[i] = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       e[i] = total - b[i];
     }
   } else if (auto_pad == "NOTSET") {
-    std::vector<int64_t> pads = attr_ints(node, "pads", {0, 0, 0, 0});
-    if (pads.size() != 4) ctx.fail("'pads' has " + std::to_string(pads.size()) + " entries, expected 4");
-    b = {pads[0], pads[1]};
-    e = {pads[2], pads[3]};
+    std::vector<int64_t> pads = attr_ints(node, "pads", std::vector<int64_t>(2 * n, 0));
+    if (pads.size() != 2 * n) {
+      ctx.fail("'pads' has " + std::to_string(pads.size()) + " entries, expected " + std::to_string(2 * n));
+    }
+    for (size_t i = 0; i < n; ++i) {
+      b[i] = pads[i];
+      e[i] = pads[n + i];
+    }
   } else if (auto_pad != "VALID") {
     ctx.fail("auto_pad '" + auto_pad + "' is not supported");
   }
-  return {static_cast<uint32_t>(b[0]), static_cast<uint32_t>(e[0]), static_cast<uint32_t>(b[1]),
-          static_cast<uint32_t>(e[1])};
+  std::vector<uint32_t> out;
+  for (size_t i = 0; i < n; ++i) {
+    out.push_back(static_cast<uint32_t>(b[i]));
+    out.push_back(static_cast<uint32_t>(e[i]));
+  }
+  return out;
 }
 
 std::string check_conv(const onnx::NodeProto& node, const Model& model) {
-  if (std::string why = check_rank4(node, model); !why.empty()) return why;
+  if (std::string why = check_spatial_rank(node, model, false); !why.empty()) return why;
   return "";
 }
 
@@ -87,11 +113,52 @@ void lower_conv(const onnx::NodeProto& node, LoweringContext& ctx) {
 }
 
 std::string check_conv_transpose(const onnx::NodeProto& node, const Model& model) {
-  if (std::string why = check_rank4(node, model); !why.empty()) return why;
-  for (int64_t d : attr_ints(node, "dilations", {1, 1})) {
-    if (d != 1) return "dilations other than 1 are not supported (QNN TransposeConv2d has no dilation)";
+  return check_spatial_rank(node, model, true);
+}
+
+// QNN TransposeConv2d has no dilation parameter; a dilated 2-D ConvTranspose
+// runs on the equivalent dilated kernel: tap (i, j) moved to (i*dh, j*dw),
+// zeros between.
+
+// Constant QNN weight [kh, kw, Cin, Cout/g] -> [dh*(kh-1)+1, dw*(kw-1)+1, Cin, Cout/g].
+Tensor dilate_transpose_conv2d_weight(const Tensor& w, const std::vector<int64_t>& dil) {
+  const int64_t kh = w.dims[0], kw = w.dims[1];
+  const int64_t eh = dil[0] * (kh - 1) + 1, ew = dil[1] * (kw - 1) + 1;
+  Tensor out = Tensor::zeros(w.elem_type, {eh, ew, w.dims[2], w.dims[3]});
+  const size_t tap_bytes = static_cast<size_t>(w.dims[2] * w.dims[3]) * onnx_type::element_size(w.elem_type);
+  for (int64_t i = 0; i < kh; ++i) {
+    for (int64_t j = 0; j < kw; ++j) {
+      const size_t from = static_cast<size_t>(i * kw + j) * tap_bytes;
+      const size_t to = static_cast<size_t>(i * dil[0] * ew + j * dil[1]) * tap_bytes;
+      std::memcpy(out.data.data() + to, w.data.data() + from, tap_bytes);
+    }
   }
-  return "";
+  return out;
+}
+
+// A weight given at run time: along `axis` (0 = kh, 1 = kw) of QNN weight
+// tensor `w`, d-1 zero taps after every tap, built in the graph as Reshape
+// [outer*k, 1, inner] -> Concat with a STATIC zero block [outer*k, d-1, inner]
+// -> Reshape. That is k*d taps, d-1 more than the dilated kernel: the extra
+// taps are zeros at the end, which the caller cancels with d-1 more end
+// padding (the output size then equals the dilated kernel's).
+std::string spread_runtime_weight(const std::string& w, size_t axis, uint32_t d, LoweringContext& ctx) {
+  const std::vector<uint32_t> dims = ctx.qtensor(w).dims;
+  const Qnn_DataType_t dt = ctx.qtensor(w).dtype;
+  uint32_t outer = 1, inner = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= dims[i];
+  for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+  const uint32_t rows = outer * dims[axis];
+  const std::string flat = ctx.reshape(w, {rows, 1, inner});
+  const std::vector<uint32_t> zero_dims = {rows, d - 1, inner};
+  const std::string zeros = ctx.static_tensor(
+      w + "_dilation_zeros", dt, zero_dims,
+      std::vector<uint8_t>(size_t{rows} * (d - 1) * inner * qnn_element_size(dt), 0));
+  const std::string spread = ctx.native(w + "_dilated", dt, {rows, d, inner});
+  ctx.add_node(QNN_OP_CONCAT, {flat, zeros}, {spread}, {param_u32(QNN_OP_CONCAT_PARAM_AXIS, 1)});
+  std::vector<uint32_t> out_dims = dims;
+  out_dims[axis] *= d;
+  return ctx.reshape(spread, out_dims);
 }
 
 void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
@@ -99,21 +166,35 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string& wn = node.input(1);
   const std::vector<int64_t> xd = ctx.info(xn).dims, wd = ctx.info(wn).dims;
   const std::vector<int64_t> yd = ctx.info(node.output(0)).dims;
+  const size_t nsp = xd.size() - 2;  // spatial axes: 2 or 3
+  const bool is_3d = nsp == 3;
+  if (wd.size() != xd.size()) {
+    ctx.fail("weight rank " + std::to_string(wd.size()) + " differs from input rank " + std::to_string(xd.size()));
+  }
   const int64_t group = attr_int(node, "group", 1);
-  const std::vector<int64_t> strides = attr_ints(node, "strides", {1, 1});
-  std::vector<int64_t> out_pad = attr_ints(node, "output_padding", {0, 0});
+  const std::vector<int64_t> strides = per_axis(node, "strides", nsp, 1, ctx);
+  const std::vector<int64_t> dil = per_axis(node, "dilations", nsp, 1, ctx);
+  std::vector<int64_t> out_pad = per_axis(node, "output_padding", nsp, 0, ctx);
+  // Effective (dilated) kernel size per spatial axis.
+  std::vector<int64_t> keff(nsp);
+  for (size_t i = 0; i < nsp; ++i) keff[i] = dil[i] * (wd[2 + i] - 1) + 1;
   const std::string auto_pad = attr_string(node, "auto_pad", "NOTSET");
-  std::vector<uint32_t> pads(4, 0);
+  std::vector<uint32_t> pads(2 * nsp, 0);
   if (auto_pad == "NOTSET" && !has_attr(node, "output_shape")) {
-    std::vector<int64_t> p = attr_ints(node, "pads", {0, 0, 0, 0});
-    pads = {static_cast<uint32_t>(p[0]), static_cast<uint32_t>(p[2]), static_cast<uint32_t>(p[1]),
-            static_cast<uint32_t>(p[3])};
+    std::vector<int64_t> p = attr_ints(node, "pads", std::vector<int64_t>(2 * nsp, 0));
+    if (p.size() != 2 * nsp) {
+      ctx.fail("'pads' has " + std::to_string(p.size()) + " entries, expected " + std::to_string(2 * nsp));
+    }
+    for (size_t i = 0; i < nsp; ++i) {
+      pads[2 * i] = static_cast<uint32_t>(p[i]);
+      pads[2 * i + 1] = static_cast<uint32_t>(p[nsp + i]);
+    }
   } else {
     // Pads derived from the output size (ONNX ConvTranspose: total_padding
-    // = stride*(in-1) + output_padding + kernel - out). A negative total is
-    // extra output rows/cols at the end, i.e. more output_padding.
-    for (int i = 0; i < 2; ++i) {
-      const int64_t total = strides[i] * (xd[2 + i] - 1) + out_pad[i] + wd[2 + i] - yd[2 + i];
+    // = stride*(in-1) + output_padding + effective kernel - out). A negative
+    // total is extra output rows/cols at the end, i.e. more output_padding.
+    for (size_t i = 0; i < nsp; ++i) {
+      const int64_t total = strides[i] * (xd[2 + i] - 1) + out_pad[i] + keff[i] - yd[2 + i];
       if (total < 0) {
         out_pad[i] -= total;
         continue;
@@ -123,26 +204,56 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
       pads[2 * i + 1] = static_cast<uint32_t>(total - begin);
     }
   }
+  const bool dilated = std::any_of(dil.begin(), dil.end(), [](int64_t d) { return d != 1; });
   const std::string x = ctx.channel_last(xn);
   std::string w;
-  if (const Tensor* c = ctx.constant(wn)) {
-    w = ctx.static_from(wn + "_qnn", conv_transpose_weight_to_qnn(*c));
-    ctx.set_source(w, wn, kConvTransposeWeightPerm);
+  if (is_3d) {
+    if (const Tensor* c = ctx.constant(wn)) {
+      w = ctx.static_from(wn + "_qnn", conv_transpose3d_weight_to_qnn(*c));
+      ctx.set_source(w, wn, kConvTranspose3dWeightPerm);
+    } else {
+      w = ctx.transpose(ctx.as_is(wn), kConvTranspose3dWeightPerm);
+    }
+  } else if (const Tensor* c = ctx.constant(wn)) {
+    if (dilated) {
+      // Not a permutation of the ONNX constant, so no set_source: its QDQ
+      // integers (if any) cannot be carried over as they are.
+      w = ctx.static_from(wn + "_qnn_dilated", dilate_transpose_conv2d_weight(conv_transpose_weight_to_qnn(*c), dil));
+    } else {
+      w = ctx.static_from(wn + "_qnn", conv_transpose_weight_to_qnn(*c));
+      ctx.set_source(w, wn, kConvTransposeWeightPerm);
+    }
   } else {
     w = ctx.transpose(ctx.as_is(wn), kConvTransposeWeightPerm);
+    for (size_t i = 0; i < nsp; ++i) {
+      if (dil[i] == 1) continue;
+      w = spread_runtime_weight(w, i, static_cast<uint32_t>(dil[i]), ctx);
+      pads[2 * i + 1] += static_cast<uint32_t>(dil[i] - 1);
+    }
   }
   std::vector<std::string> inputs = {x, w};
   if (const std::string bn = input_name(node, 2); !bn.empty()) inputs.push_back(ctx.as_is(bn));
-  ctx.add_node(QNN_OP_TRANSPOSE_CONV_2D, inputs, {ctx.output(node.output(0), Layout::kChannelLast)},
-               {param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_STRIDE, {2}, u32(strides)),
-                param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_PAD_AMOUNT, {2, 2}, pads),
+  const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
+  const uint32_t n = static_cast<uint32_t>(nsp);
+  if (is_3d) {
+    ctx.add_node(QNN_OP_TRANSPOSE_CONV_3D, inputs, {y},
+                 {param_u32_tensor(QNN_OP_TRANSPOSE_CONV_3D_PARAM_STRIDE, {n}, u32(strides)),
+                  param_u32_tensor(QNN_OP_TRANSPOSE_CONV_3D_PARAM_PAD_AMOUNT, {n, 2}, pads),
+                  param_u32_tensor(QNN_OP_TRANSPOSE_CONV_3D_PARAM_DILATION, {n}, u32(dil)),
+                  param_u32(QNN_OP_TRANSPOSE_CONV_3D_PARAM_GROUP, static_cast<uint32_t>(group)),
+                  param_u32_tensor(QNN_OP_TRANSPOSE_CONV_3D_PARAM_OUTPUT_PADDING, {n}, u32(out_pad))});
+    return;
+  }
+  ctx.add_node(QNN_OP_TRANSPOSE_CONV_2D, inputs, {y},
+               {param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_STRIDE, {n}, u32(strides)),
+                param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_PAD_AMOUNT, {n, 2}, pads),
                 param_u32(QNN_OP_TRANSPOSE_CONV_2D_PARAM_GROUP, static_cast<uint32_t>(group)),
-                param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_OUTPUT_PADDING, {2}, u32(out_pad))});
+                param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_OUTPUT_PADDING, {n}, u32(out_pad))});
 }
 
 std::string check_pool(const onnx::NodeProto& node, const Model& model) {
-  if (std::string why = check_rank4(node, model); !why.empty()) return why;
-  for (int64_t d : attr_ints(node, "dilations", {1, 1})) {
+  if (std::string why = check_spatial_rank(node, model, true); !why.empty()) return why;
+  for (int64_t d : attr_ints(node, "dilations", {})) {
     if (d != 1) return "dilations other than 1 are not supported (QNN pools have no dilation)";
   }
   return check_no_extra_outputs(node, 1);
@@ -151,25 +262,42 @@ std::string check_pool(const onnx::NodeProto& node, const Model& model) {
 void lower_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
   const bool is_max = node.op_type() == "MaxPool";
   const std::vector<int64_t> xd = ctx.info(node.input(0)).dims;
+  const size_t nsp = xd.size() - 2;  // spatial axes: 2 or 3
   const std::vector<int64_t> k = attr_ints(node, "kernel_shape");
-  if (k.size() != 2) ctx.fail("'kernel_shape' has " + std::to_string(k.size()) + " entries, expected 2");
-  const std::vector<int64_t> strides = attr_ints(node, "strides", {1, 1});
-  const std::vector<uint32_t> pads = window_pads(node, {xd[2], xd[3]}, k, strides, ctx);
-  const uint32_t rounding = attr_int(node, "ceil_mode", 0) != 0 ? QNN_OP_POOL_MAX_2D_ROUNDING_MODE_CEIL
-                                                                 : QNN_OP_POOL_MAX_2D_ROUNDING_MODE_FLOOR;
-  std::vector<QParam> params = {
-      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_FILTER_SIZE, {2}, u32(k)),
-      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_STRIDE, {2}, u32(strides)),
-      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_PAD_AMOUNT, {2, 2}, pads),
-      param_u32(QNN_OP_POOL_MAX_2D_PARAM_ROUNDING_MODE, rounding),
-  };
-  if (!is_max) {
-    params.push_back(param_bool(QNN_OP_POOL_AVG_2D_PARAM_COUNT_PAD_FOR_EDGES,
-                                attr_int(node, "count_include_pad", 0) != 0));
+  if (k.size() != nsp) {
+    ctx.fail("'kernel_shape' has " + std::to_string(k.size()) + " entries, expected " + std::to_string(nsp));
+  }
+  const std::vector<int64_t> strides = per_axis(node, "strides", nsp, 1, ctx);
+  const std::vector<int64_t> in_sp(xd.begin() + 2, xd.end());
+  const std::vector<uint32_t> pads = window_pads(node, in_sp, k, strides, ctx);
+  const bool ceil_mode = attr_int(node, "ceil_mode", 0) != 0;
+  const bool count_pad = attr_int(node, "count_include_pad", 0) != 0;
+  const uint32_t n = static_cast<uint32_t>(nsp);
+  std::string type;
+  std::vector<QParam> params;
+  if (nsp == 2) {
+    type = is_max ? QNN_OP_POOL_MAX_2D : QNN_OP_POOL_AVG_2D;
+    params = {
+        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_FILTER_SIZE, {n}, u32(k)),
+        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_STRIDE, {n}, u32(strides)),
+        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_PAD_AMOUNT, {n, 2}, pads),
+        param_u32(QNN_OP_POOL_MAX_2D_PARAM_ROUNDING_MODE,
+                  ceil_mode ? QNN_OP_POOL_MAX_2D_ROUNDING_MODE_CEIL : QNN_OP_POOL_MAX_2D_ROUNDING_MODE_FLOOR),
+    };
+    if (!is_max) params.push_back(param_bool(QNN_OP_POOL_AVG_2D_PARAM_COUNT_PAD_FOR_EDGES, count_pad));
+  } else {
+    type = is_max ? QNN_OP_POOL_MAX_3D : QNN_OP_POOL_AVG_3D;
+    params = {
+        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_FILTER_SIZE, {n}, u32(k)),
+        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_STRIDE, {n}, u32(strides)),
+        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_PAD_AMOUNT, {n, 2}, pads),
+        param_u32(QNN_OP_POOL_MAX_3D_PARAM_ROUNDING_MODE,
+                  ceil_mode ? QNN_OP_POOL_MAX_3D_ROUNDING_MODE_CEIL : QNN_OP_POOL_MAX_3D_ROUNDING_MODE_FLOOR),
+    };
+    if (!is_max) params.push_back(param_bool(QNN_OP_POOL_AVG_3D_PARAM_COUNT_PAD_FOR_EDGES, count_pad));
   }
   const std::string x = ctx.channel_last(node.input(0));
-  ctx.add_node(is_max ? QNN_OP_POOL_MAX_2D : QNN_OP_POOL_AVG_2D, {x},
-               {ctx.output(node.output(0), Layout::kChannelLast)}, params);
+  ctx.add_node(type, {x}, {ctx.output(node.output(0), Layout::kChannelLast)}, params);
 }
 
 // Global pools: a reduction over the spatial axes, keeping dims; done on

@@ -38,12 +38,13 @@ int64_t range_hi(Qnn_DataType_t dt) {
 
 bool is_weighted(const std::string& type) {
   return type == QNN_OP_CONV_2D || type == QNN_OP_DEPTH_WISE_CONV_2D || type == QNN_OP_TRANSPOSE_CONV_2D ||
-         type == QNN_OP_FULLY_CONNECTED;
+         type == QNN_OP_TRANSPOSE_CONV_3D || type == QNN_OP_FULLY_CONNECTED;
 }
 
 bool is_data_movement(const std::string& type) {
   return type == QNN_OP_RESHAPE || type == QNN_OP_TRANSPOSE || type == QNN_OP_STRIDED_SLICE ||
-         type == QNN_OP_GATHER || type == QNN_OP_SPLIT || type == QNN_OP_POOL_MAX_2D;
+         type == QNN_OP_GATHER || type == QNN_OP_SPLIT || type == QNN_OP_POOL_MAX_2D ||
+         type == QNN_OP_POOL_MAX_3D;
 }
 
 // Makes weight `w` (FLOAT_32, converted from ONNX constant w.source_constant

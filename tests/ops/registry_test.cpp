@@ -14,7 +14,8 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       "ElementWiseMinimum", "ElementWiseBinary", "ElementWiseUnary", "ElementWiseNeuron", "Relu", "ReluMinMax",
       "Sigmoid", "Tanh", "Gelu", "HardSwish", "Prelu", "Softmax", "LogSoftmax", "LayerNorm", "RmsNorm",
       "InstanceNorm", "GroupNorm", "Batchnorm", "Reshape", "Transpose", "Concat", "Split", "StridedSlice",
-      "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "ReduceMean", "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
+      "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "PoolMax3d", "PoolAvg3d", "TransposeConv3d", "ReduceMean",
+      "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
       "ReduceSumSquare", "Resize", "ResizeBilinear", "ResizeNearestNeighbor", "Argmax", "Argmin", "TopK",
       "Quantize", "Dequantize", "Convert", "Cast"};
   std::vector<std::string> got;

@@ -9,9 +9,14 @@ namespace openhtp::ops::detail {
 OpDef depthwise_conv2d_def();
 OpDef transpose_conv2d_def();
 OpDef pool_avg2d_def();
+OpDef transpose_conv3d_def();
+OpDef pool_avg3d_def();
 OpDef resize_def();
 OpDef resize_bilinear_def();
 OpDef resize_nearest_neighbor_def();
+// Float through the type adapter, or one plain integer type compared
+// natively (as PoolMax2d in core_group).
+OpDef pool_max3d_def();
 // Type-generic data movement (data_movement.cpp holds their shared rules;
 // Reshape is in core_group).
 OpDef transpose_def();
@@ -30,6 +35,7 @@ std::vector<OpDef> layout_group() {
   return {
       depthwise_conv2d_def(), transpose_conv2d_def(), pool_avg2d_def(), resize_def(),
       resize_bilinear_def(),  resize_nearest_neighbor_def(),
+      transpose_conv3d_def(), pool_avg3d_def(),       pool_max3d_def(),
       transpose_def(),        concat_def(),           split_def(),      strided_slice_def(),
       gather_def(),           pad_def(),
       quantize_def(),         dequantize_def(),       convert_def(),    cast_def(),
