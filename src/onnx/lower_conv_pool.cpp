@@ -9,6 +9,7 @@
 // (zeros between the taps); MaxPool/AveragePool with dilation are refused.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 
 #include "QnnOpDef.h"
@@ -251,15 +252,83 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
                 param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_OUTPUT_PADDING, {n}, u32(out_pad))});
 }
 
+bool has_dilation(const onnx::NodeProto& node) {
+  for (int64_t d : attr_ints(node, "dilations", {})) {
+    if (d != 1) return true;
+  }
+  return false;
+}
+
 std::string check_pool(const onnx::NodeProto& node, const Model& model) {
   if (std::string why = check_spatial_rank(node, model, true); !why.empty()) return why;
-  for (int64_t d : attr_ints(node, "dilations", {})) {
-    if (d != 1) return "dilations other than 1 are not supported (QNN pools have no dilation)";
+  if (has_dilation(node)) {
+    const ValueInfo* v = model.info(node.input(0));
+    if (node.op_type() != "MaxPool" || v->dims.size() != 4 ||
+        (v->elem_type != onnx_type::kFloat && v->elem_type != onnx_type::kFloat16)) {
+      return "dilations other than 1 are supported for float 2-D MaxPool only (QNN pools have no dilation)";
+    }
   }
   return check_no_extra_outputs(node, 1);
 }
 
+// MaxPool with dilations. QNN pools have no dilation parameter, so the
+// window is taken apart: Pad with the lowest float (padding never wins),
+// one StridedSlice per window tap (offset tap * dilation, the pool's
+// stride, Ho x Wo samples), and an ElementWiseMaximum over the slices.
+void lower_dilated_max_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::vector<int64_t> xd = ctx.info(node.input(0)).dims, yd = ctx.info(node.output(0)).dims;
+  const std::vector<int64_t> k = attr_ints(node, "kernel_shape");
+  if (k.size() != 2) ctx.fail("'kernel_shape' has " + std::to_string(k.size()) + " entries, expected 2");
+  const std::vector<int64_t> strides = per_axis(node, "strides", 2, 1, ctx);
+  const std::vector<int64_t> dil = per_axis(node, "dilations", 2, 1, ctx);
+  const std::vector<int64_t> keff = {(k[0] - 1) * dil[0] + 1, (k[1] - 1) * dil[1] + 1};
+  std::vector<uint32_t> pads = window_pads(node, {xd[2], xd[3]}, keff, strides, ctx);
+  // Ceil mode can ask for windows past the end padding: pad those too.
+  for (int i = 0; i < 2; ++i) {
+    const int64_t need = keff[i] + strides[i] * (yd[2 + i] - 1);
+    const int64_t have = xd[2 + i] + pads[2 * i] + pads[2 * i + 1];
+    if (need > have) pads[2 * i + 1] += static_cast<uint32_t>(need - have);
+  }
+  const std::string x = ctx.channel_last(node.input(0));
+  const Qnn_DataType_t dt = ctx.qtensor(x).dtype;
+  const uint32_t n = static_cast<uint32_t>(xd[0]), c = static_cast<uint32_t>(xd[1]);
+  const std::string base = node.output(0);
+  const std::string padded =
+      ctx.native(base + "_padded", dt, {n, static_cast<uint32_t>(xd[2]) + pads[0] + pads[1],
+                                        static_cast<uint32_t>(xd[3]) + pads[2] + pads[3], c});
+  ctx.add_node(QNN_OP_PAD, {x}, {padded},
+               {param_u32(QNN_OP_PAD_PARAM_SCHEME, QNN_OP_PAD_SCHEME_CONSTANT),
+                param_u32_tensor(QNN_OP_PAD_PARAM_PAD_AMOUNT, {4, 2}, {0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0}),
+                param_f32(QNN_OP_PAD_PARAM_PAD_CONSTANT_VALUE, std::numeric_limits<float>::lowest())});
+  const std::vector<uint32_t> tap_dims = {n, static_cast<uint32_t>(yd[2]), static_cast<uint32_t>(yd[3]), c};
+  const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
+  std::string acc;
+  const int64_t taps = k[0] * k[1];
+  for (int64_t t = 0; t < taps; ++t) {
+    const int64_t h0 = (t / k[1]) * dil[0], w0 = (t % k[1]) * dil[1];
+    const std::vector<int32_t> ranges = {
+        0, static_cast<int32_t>(n), 1,
+        static_cast<int32_t>(h0), static_cast<int32_t>(h0 + strides[0] * (yd[2] - 1) + 1), static_cast<int32_t>(strides[0]),
+        static_cast<int32_t>(w0), static_cast<int32_t>(w0 + strides[1] * (yd[3] - 1) + 1), static_cast<int32_t>(strides[1]),
+        0, static_cast<int32_t>(c), 1};
+    const std::string tap = taps == 1 ? y : ctx.native(base + "_tap" + std::to_string(t), dt, tap_dims);
+    ctx.add_node(QNN_OP_STRIDED_SLICE, {padded}, {tap},
+                 {param_i32_tensor(QNN_OP_STRIDED_SLICE_PARAM_RANGES, {4, 3}, ranges)});
+    if (t == 0) {
+      acc = tap;
+      continue;
+    }
+    const std::string next = t + 1 == taps ? y : ctx.native(base + "_max" + std::to_string(t), dt, tap_dims);
+    ctx.add_node(QNN_OP_ELEMENT_WISE_MAXIMUM, {acc, tap}, {next});
+    acc = next;
+  }
+}
+
 void lower_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
+  if (has_dilation(node)) {
+    lower_dilated_max_pool(node, ctx);
+    return;
+  }
   const bool is_max = node.op_type() == "MaxPool";
   const std::vector<int64_t> xd = ctx.info(node.input(0)).dims;
   const size_t nsp = xd.size() - 2;  // spatial axes: 2 or 3

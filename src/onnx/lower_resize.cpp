@@ -1,5 +1,24 @@
 // Resize (opset 10+) and Upsample on rank-4 NCHW inputs, lowered to QNN
 // Resize on channel-last activations.
+//
+// QNN Resize has no scale parameter: its coordinate map uses the ratio of
+// the tensor sizes, in/out. ONNX maps output index o to an input
+// coordinate with the given scale s, and out = floor(in * s), so the two
+// differ whenever in * s is not a whole number (4 * 0.8 -> 3, but 4/3 is
+// not 1/0.8). Such an axis is planned as
+//   Pad (EDGE) the input at its end to L' with L' * s whole,
+//   Resize L' -> M = L' * s (now the ratio is exactly 1/s),
+//   StridedSlice the first `out` samples.
+// (align_corners the same way, with (L'-1)/(M-1) = (in-1)/(in*s-1): ONNX
+// takes the unrounded in*s as the resized length in that map.)
+// Edge padding is what ONNX's own sampling does past the last input
+// (indices clamp), so the samples that are kept are the ONNX ones; the one
+// exception is cubic with exclude_outside, which must see where the real
+// input ends, and is refused.
+//
+// tf_half_pixel_for_nn (x = (o + 0.5) / s) is asymmetric sampling (x = o' / s')
+// on a twice-as-fine grid: resize to 2 * M with asymmetric mapping and keep
+// every second sample from o' = 1.
 #include <cmath>
 
 #include "QnnOpDef.h"
@@ -10,62 +29,164 @@ namespace openhtp::onnx_import {
 
 namespace {
 
+// How one spatial axis is expressed with QNN ops.
+struct AxisPlan {
+  int64_t pad_end = 0;  // edge padding after the input
+  int64_t resized = 0;  // QNN Resize output size M (per sub-step `step`: M = step * padded * s)
+  int64_t start = 0;    // StridedSlice begin
+  int64_t step = 1;     // StridedSlice stride
+};
+
+struct ResizeForm {
+  bool legacy = false;  // Upsample / opset-10 Resize
+  std::string mode, ctm, nearest;
+};
+
+ResizeForm form_of(const onnx::NodeProto& node, const Model& model) {
+  ResizeForm f;
+  f.legacy = node.op_type() == "Upsample" || model.opset < 11;
+  f.mode = attr_string(node, "mode", "nearest");
+  // Upsample and opset-10 Resize: output index i samples input i / scale
+  // (asymmetric), nearest rounds down.
+  f.ctm = f.legacy ? "asymmetric" : attr_string(node, "coordinate_transformation_mode", "half_pixel");
+  f.nearest = f.legacy ? "floor" : attr_string(node, "nearest_mode", "round_prefer_floor");
+  return f;
+}
+
+// The scale of spatial axis `axis` (2 or 3): the constant scales input when
+// given, else out/in (sizes given).
+double scale_of(const onnx::NodeProto& node, const Model& model, const ResizeForm& f, size_t axis) {
+  const ValueInfo* in = model.info(node.input(0));
+  const ValueInfo* out = model.info(node.output(0));
+  const std::string sn = input_name(node, f.legacy ? 1 : 2);
+  const Tensor* sc = sn.empty() ? nullptr : model.constant(sn);
+  if (sc != nullptr && sc->count() == 4) return sc->get(axis);
+  return static_cast<double>(out->dims[axis]) / static_cast<double>(in->dims[axis]);
+}
+
+bool whole(double v) { return std::fabs(v - std::round(v)) <= 1e-4 * std::max(1.0, std::fabs(v)); }
+
+// "" and `plan` set, or why the axis cannot be expressed.
+std::string plan_axis(const ResizeForm& f, int64_t in, int64_t out, double s, bool exclude_outside, AxisPlan* plan) {
+  *plan = AxisPlan{};
+  plan->resized = out;
+  const bool exact = std::fabs(s * static_cast<double>(in) - static_cast<double>(out)) <= 1e-6 * static_cast<double>(out);
+  if (exact && f.ctm != "tf_half_pixel_for_nn") return "";
+  if (f.ctm != "half_pixel" && f.ctm != "pytorch_half_pixel" && f.ctm != "asymmetric" &&
+      f.ctm != "align_corners" && f.ctm != "tf_half_pixel_for_nn") {
+    return "coordinate_transformation_mode '" + f.ctm + "' is not supported";
+  }
+  const bool align = f.ctm == "align_corners";
+  // align_corners samples x = 0 for the only output, or from the only input.
+  if (align && (out == 1 || in == 1)) return "";
+  plan->step = f.ctm == "tf_half_pixel_for_nn" ? 2 : 1;
+  plan->start = plan->step - 1;
+  for (int64_t padded = in; padded <= 64 * in; ++padded) {
+    // The QNN map on (padded -> resized) must equal ONNX's: ratio 1/s, or
+    // for align_corners (padded-1)/(resized-1) = (in-1)/(in*s-1) (ONNX
+    // uses the unrounded in*s as the resized length there).
+    const double m = align ? 1.0 + static_cast<double>(padded - 1) * (static_cast<double>(in) * s - 1.0) /
+                                       static_cast<double>(in - 1)
+                           : static_cast<double>(plan->step * padded) * s;
+    if (!whole(m)) continue;
+    const int64_t resized = static_cast<int64_t>(std::llround(m));
+    if (resized < plan->start + plan->step * (out - 1) + 1) continue;
+    plan->pad_end = padded - in;
+    plan->resized = resized;
+    if (plan->pad_end > 0 && exclude_outside && f.mode == "cubic") {
+      return "exclude_outside with scale " + std::to_string(s) + " (not out/in = " + std::to_string(out) + "/" +
+             std::to_string(in) + ") cannot be expressed: QNN Resize has no scale parameter";
+    }
+    return "";
+  }
+  return "scale " + std::to_string(s) + " has no whole multiple of the input size up to 64x (QNN Resize has no "
+         "scale parameter)";
+}
+
 std::string check_resize(const onnx::NodeProto& node, const Model& model) {
   const ValueInfo* in = model.info(node.input(0));
   const ValueInfo* out = model.info(node.output(0));
   if (in == nullptr || in->dims.size() != 4) return "only rank-4 (NCHW) inputs are supported";
   if (out == nullptr || !out->is_static()) return "output shape is not static";
   if (in->dims[0] != out->dims[0] || in->dims[1] != out->dims[1]) return "resizing N or C is not supported";
-  const std::string mode = attr_string(node, "mode", "nearest");
-  if (mode != "nearest" && mode != "linear" && mode != "cubic") return "mode '" + mode + "' is not supported";
-  const std::string ctm = attr_string(node, "coordinate_transformation_mode", "half_pixel");
-  if (ctm == "tf_crop_and_resize" || ctm == "tf_half_pixel_for_nn") {
-    return "coordinate_transformation_mode '" + ctm + "' is not supported";
-  }
-  // QNN Resize derives its scale from the tensor sizes; ONNX maps
-  // coordinates with the given scales, which differ when out = floor(in *
-  // scale) is not exact (e.g. 4 * 0.6). Only exact scales are expressible.
-  const int scales_input = node.op_type() == "Upsample" || model.opset < 11 ? 1 : 2;
-  if (const std::string sn = input_name(node, scales_input); !sn.empty()) {
-    const Tensor* sc = model.constant(sn);
-    if (sc == nullptr) return "scales must be a constant";
-    for (size_t i = 0; i < sc->count() && i < 4; ++i) {
-      const double exact = static_cast<double>(out->dims[i]) / static_cast<double>(in->dims[i]);
-      if (std::fabs(sc->get(i) - exact) > 1e-6 * exact) {
-        return "scale " + std::to_string(sc->get(i)) + " on axis " + std::to_string(i) +
-               " is not output/input size (" + std::to_string(out->dims[i]) + "/" + std::to_string(in->dims[i]) +
-               "); QNN Resize has no scale parameter";
-      }
-    }
+  const ResizeForm f = form_of(node, model);
+  if (f.mode != "nearest" && f.mode != "linear" && f.mode != "cubic") return "mode '" + f.mode + "' is not supported";
+  if (f.ctm == "tf_crop_and_resize") return "coordinate_transformation_mode 'tf_crop_and_resize' is not supported";
+  const std::string sn = input_name(node, f.legacy ? 1 : 2);
+  if (!sn.empty() && model.constant(sn) == nullptr) return "scales must be a constant";
+  for (size_t axis = 2; axis < 4; ++axis) {
+    AxisPlan plan;
+    const std::string why = plan_axis(f, in->dims[axis], out->dims[axis], scale_of(node, model, f, axis),
+                                      attr_int(node, "exclude_outside", 0) != 0, &plan);
+    if (!why.empty()) return "axis " + std::to_string(axis) + ": " + why;
   }
   return "";
 }
 
 void lower_resize(const onnx::NodeProto& node, LoweringContext& ctx) {
-  const bool legacy = node.op_type() == "Upsample" || ctx.model().opset < 11;
-  const std::string mode = attr_string(node, "mode", "nearest");
-  // Upsample and opset-10 Resize: output index i samples input i / scale
-  // (asymmetric), nearest rounds down.
-  const std::string ctm = legacy ? "asymmetric" : attr_string(node, "coordinate_transformation_mode", "half_pixel");
-  const std::string nearest = legacy ? "floor" : attr_string(node, "nearest_mode", "round_prefer_floor");
+  const Model& model = ctx.model();
+  const ResizeForm f = form_of(node, model);
+  const std::vector<int64_t> in = ctx.info(node.input(0)).dims, out = ctx.info(node.output(0)).dims;
+  const bool exclude_outside = attr_int(node, "exclude_outside", 0) != 0;
+  AxisPlan plans[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const std::string why = plan_axis(f, in[2 + i], out[2 + i], scale_of(node, model, f, 2 + i), exclude_outside,
+                                      &plans[i]);
+    if (!why.empty()) ctx.fail(why);
+  }
+  const std::string ctm = f.ctm == "tf_half_pixel_for_nn" ? "asymmetric" : f.ctm;
   const uint32_t t = ctm == "pytorch_half_pixel" ? QNN_OP_RESIZE_TRANSFORMATION_MODE_PYTORCH_HALF_PIXEL
                      : ctm == "align_corners"    ? QNN_OP_RESIZE_TRANSFORMATION_MODE_ALIGN_CORNERS
                      : ctm == "asymmetric"       ? QNN_OP_RESIZE_TRANSFORMATION_MODE_ASYMMETRIC
                                                  : QNN_OP_RESIZE_TRANSFORMATION_MODE_HALF_PIXEL;
-  const uint32_t interp = mode == "linear"  ? QNN_OP_RESIZE_INTERPOLATION_MODE_LINEAR
-                          : mode == "cubic" ? QNN_OP_RESIZE_INTERPOLATION_MODE_CUBIC
-                                            : QNN_OP_RESIZE_INTERPOLATION_MODE_NEAREST;
-  const uint32_t nm = nearest == "round_prefer_ceil" ? QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_CEIL
-                      : nearest == "floor"           ? QNN_OP_RESIZE_NEAREST_MODE_FLOOR
-                      : nearest == "ceil"            ? QNN_OP_RESIZE_NEAREST_MODE_CEIL
-                                                     : QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_FLOOR;
-  const std::string x = ctx.channel_last(node.input(0));
-  ctx.add_node(QNN_OP_RESIZE, {x}, {ctx.output(node.output(0), Layout::kChannelLast)},
-               {param_bool(QNN_OP_RESIZE_PARAM_EXCLUDE_OUTSIDE, attr_int(node, "exclude_outside", 0) != 0),
-                param_u32(QNN_OP_RESIZE_PARAM_TRANSFORMATION_MODE, t),
-                param_u32(QNN_OP_RESIZE_PARAM_INTERPOLATION_MODE, interp),
-                param_u32(QNN_OP_RESIZE_PARAM_NEAREST_MODE, nm),
-                param_f32(QNN_OP_RESIZE_PARAM_CUBIC_COEFF, attr_float(node, "cubic_coeff_a", -0.75f))});
+  const uint32_t interp = f.mode == "linear"  ? QNN_OP_RESIZE_INTERPOLATION_MODE_LINEAR
+                          : f.mode == "cubic" ? QNN_OP_RESIZE_INTERPOLATION_MODE_CUBIC
+                                              : QNN_OP_RESIZE_INTERPOLATION_MODE_NEAREST;
+  const uint32_t nm = f.nearest == "round_prefer_ceil" ? QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_CEIL
+                      : f.nearest == "floor"           ? QNN_OP_RESIZE_NEAREST_MODE_FLOOR
+                      : f.nearest == "ceil"            ? QNN_OP_RESIZE_NEAREST_MODE_CEIL
+                                                       : QNN_OP_RESIZE_NEAREST_MODE_ROUND_PREFER_FLOOR;
+  const std::vector<QParam> params = {
+      param_bool(QNN_OP_RESIZE_PARAM_EXCLUDE_OUTSIDE, exclude_outside),
+      param_u32(QNN_OP_RESIZE_PARAM_TRANSFORMATION_MODE, t),
+      param_u32(QNN_OP_RESIZE_PARAM_INTERPOLATION_MODE, interp),
+      param_u32(QNN_OP_RESIZE_PARAM_NEAREST_MODE, nm),
+      param_f32(QNN_OP_RESIZE_PARAM_CUBIC_COEFF, attr_float(node, "cubic_coeff_a", -0.75f))};
+  std::string x = ctx.channel_last(node.input(0));
+  const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
+  const bool padded = plans[0].pad_end != 0 || plans[1].pad_end != 0;
+  const bool sliced = plans[0].resized != out[2] || plans[1].resized != out[3];
+  if (!padded && !sliced) {
+    ctx.add_node(QNN_OP_RESIZE, {x}, {y}, params);
+    return;
+  }
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const uint32_t n = xt.dims[0], c = xt.dims[3];
+  if (padded) {
+    const std::string p = ctx.native(node.output(0) + "_edge_padded", dt,
+                                     {n, static_cast<uint32_t>(in[2] + plans[0].pad_end),
+                                      static_cast<uint32_t>(in[3] + plans[1].pad_end), c});
+    ctx.add_node(QNN_OP_PAD, {x}, {p},
+                 {param_u32(QNN_OP_PAD_PARAM_SCHEME, QNN_OP_PAD_SCHEME_EDGE),
+                  param_u32_tensor(QNN_OP_PAD_PARAM_PAD_AMOUNT, {4, 2},
+                                   {0, 0, 0, static_cast<uint32_t>(plans[0].pad_end), 0,
+                                    static_cast<uint32_t>(plans[1].pad_end), 0, 0})});
+    x = p;
+  }
+  const std::string r = ctx.native(node.output(0) + "_resized", dt,
+                                   {n, static_cast<uint32_t>(plans[0].resized),
+                                    static_cast<uint32_t>(plans[1].resized), c});
+  ctx.add_node(QNN_OP_RESIZE, {x}, {r}, params);
+  std::vector<int32_t> ranges = {0, static_cast<int32_t>(n), 1};
+  for (size_t i = 0; i < 2; ++i) {
+    const AxisPlan& p = plans[i];
+    ranges.push_back(static_cast<int32_t>(p.start));
+    ranges.push_back(static_cast<int32_t>(p.start + p.step * (out[2 + i] - 1) + 1));
+    ranges.push_back(static_cast<int32_t>(p.step));
+  }
+  ranges.insert(ranges.end(), {0, static_cast<int32_t>(c), 1});
+  ctx.add_node(QNN_OP_STRIDED_SLICE, {r}, {y}, {param_i32_tensor(QNN_OP_STRIDED_SLICE_PARAM_RANGES, {4, 3}, ranges)});
 }
 
 }  // namespace
