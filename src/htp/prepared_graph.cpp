@@ -199,6 +199,50 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   return g;
 }
 
+GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  std::lock_guard lock(run_mu_);
+  if (threads == env_.num_threads) {
+    spec_.num_hvx_threads = static_cast<uint32_t>(threads);
+    return GraphError::kNone;
+  }
+  const ops::KernelEnv old_env = env_;
+  std::unique_ptr<pthreadpool, PoolDelete> pool;
+  if (threads > 1) pool.reset(pthreadpool_create(threads));
+  env_.num_threads = threads > 1 && !pool ? 1 : threads;
+  env_.pool = pool.get();
+  std::vector<std::unique_ptr<ops::OpKernel>> kernels(steps_.size());
+  std::vector<std::string> impls(steps_.size());
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const NodeSpec& node = spec_.nodes[n];
+    std::vector<ops::TensorDesc> in_descs, out_descs;
+    for (int s : steps_[n].in_slots) {
+      ops::TensorDesc d;
+      if (s >= 0) {
+        d = desc_of(spec_.tensors[s]);
+        if (spec_.tensors[s].type == tensor_type::kStatic) d.static_data = pointers_[s];  // maybe relocated
+      } else {
+        d.present = false;
+      }
+      in_descs.push_back(std::move(d));
+    }
+    for (int s : steps_[n].out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
+    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &env_};
+    if (ops::Status st = ops::prepare_node(nd, &kernels[n], &impls[n]); !st.ok()) {
+      env_ = old_env;  // the old kernels still hold the old pool
+      *message = st.message;
+      return st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp;
+    }
+  }
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    steps_[n].kernel = std::move(kernels[n]);
+    steps_[n].impl = std::move(impls[n]);
+  }
+  pool_ = std::move(pool);  // after the kernels that used the old one are gone
+  spec_.num_hvx_threads = static_cast<uint32_t>(threads);
+  return GraphError::kNone;
+}
+
 bool PreparedGraph::relocate_static(uint32_t tensor_id, uint8_t* data) {
   auto it = slot_of_id_.find(tensor_id);
   if (it == slot_of_id_.end() || spec_.tensors[it->second].type != tensor_type::kStatic || data == nullptr) return false;

@@ -103,6 +103,12 @@ class PreparedGraph {
   std::vector<NodeProfile> node_profile() const;
   // Threads the kernels run on (graph config NUM_HVX_THREADS, else the cores).
   size_t num_threads() const { return env_.num_threads; }
+  // Gives the graph a pool of `threads` (0: the cores) and prepares every
+  // kernel again on it, since kernels bind their pool when prepared (XNNPACK
+  // runtimes, oneDNN primitives). Weights are read from wherever they live
+  // now (an external weights buffer included). On failure nothing changes.
+  // QNN allows this until the graph's first execute; the caller enforces that.
+  GraphError set_num_threads(size_t threads, std::string* message);
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
 
  private:

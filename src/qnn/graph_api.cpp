@@ -240,11 +240,27 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
   std::lock_guard lock(g->mu);
   GraphSettings settings{g->spec.vtcm_budget_bytes, g->spec.num_hvx_threads};
   if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &settings); e != QNN_SUCCESS) return e;
-  if (g->finalized && (settings.vtcm_budget_bytes != g->spec.vtcm_budget_bytes ||
-                       settings.num_hvx_threads != g->spec.num_hvx_threads)) {
-    QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size and HVX thread count can no longer change",
-                  g->spec.name.c_str());
+  if (g->finalized && settings.vtcm_budget_bytes != g->spec.vtcm_budget_bytes) {
+    QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size (%llu bytes) can no longer change",
+                  g->spec.name.c_str(), static_cast<unsigned long long>(g->spec.vtcm_budget_bytes));
     return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
+  }
+  // The HVX thread count may change on a finalized graph (one retrieved from
+  // a context binary included) until its first execute: the DSP prepares
+  // the graph's kernels again on a pool of the new size.
+  if (g->finalized && settings.num_hvx_threads != g->spec.num_hvx_threads) {
+    if (g->executed) {
+      QNN_LOG_ERROR("graphSetConfig: graph '%s' has executed; NUM_HVX_THREADS (%u) cannot change after the first "
+                    "execute",
+                    g->spec.name.c_str(), g->spec.num_hvx_threads);
+      return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
+    }
+    auto ctx = g->context.lock();
+    if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+    if (Qnn_ErrorHandle_t e = ctx->backend->stub->graph_set_threads(g->remote_id, settings.num_hvx_threads);
+        e != QNN_SUCCESS) {
+      return e;
+    }
   }
   g->spec.vtcm_budget_bytes = settings.vtcm_budget_bytes;
   g->spec.num_hvx_threads = settings.num_hvx_threads;
@@ -545,10 +561,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   args.insert(args.end(), in_args.begin(), in_args.end());
   args.insert(args.end(), out_args.begin(), out_args.end());
 
-  uint64_t exec_ns = 0;
+  uint64_t exec_ns = 0, exec_threads = 0;
   TransferStats ts;
   Qnn_ErrorHandle_t e = ctx->backend->stub->execute(args, 1 + static_cast<uint32_t>(in_args.size()),
-                                                    static_cast<uint32_t>(out_args.size()), &exec_ns, &ts);
+                                                    static_cast<uint32_t>(out_args.size()), &exec_ns, &exec_threads,
+                                                    &ts);
   if (e != QNN_SUCCESS) return e;
   for (uint32_t i = 0; i < numOutputs; ++i) {
     TensorView v(&outputs[i]);
@@ -564,6 +581,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     g->last_bytes_copied_out = ts.bytes_copied_out;
     g->last_bytes_by_reference = ts.bytes_by_reference + memhandle_bytes;
     g->last_exec_ns = exec_ns;
+    g->executed = true;
   }
   if (profileHandle != nullptr) {
     ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0,
@@ -574,6 +592,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_copied_out, "bytes copied out", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_by_reference + memhandle_bytes,
          "bytes by reference", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}},
     };
     profile_record(profileHandle, std::move(ev), std::move(sub));
   }

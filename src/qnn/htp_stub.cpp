@@ -156,6 +156,15 @@ Qnn_ErrorHandle_t HtpStub::graph_prepare(uint64_t context_id, const std::vector<
 
 Qnn_ErrorHandle_t HtpStub::graph_free(uint64_t id) { return id_call(skel::kGraphFree, id); }
 
+Qnn_ErrorHandle_t HtpStub::graph_set_threads(uint64_t id, uint32_t num_threads) {
+  skel::GraphThreadsReq req{id, num_threads, 0};
+  skel::SkelStatus st;
+  remote_arg a[2];
+  a[0].buf = {&req, sizeof req};
+  a[1].buf = {&st, sizeof st};
+  return call(skel::kGraphSetThreads, 1, 1, 0, a, &st);
+}
+
 Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint32_t kind,
                                         uint64_t* id) {
   skel::MemRegisterReq req{context_id, offset, size, kind, 0};
@@ -172,7 +181,7 @@ Qnn_ErrorHandle_t HtpStub::mem_register(uint64_t context_id, int fd, uint64_t of
 Qnn_ErrorHandle_t HtpStub::mem_deregister(uint64_t id) { return id_call(skel::kMemDeregister, id); }
 
 Qnn_ErrorHandle_t HtpStub::execute(std::vector<remote_arg>& args, uint32_t n_in, uint32_t n_out, uint64_t* exec_ns,
-                                   TransferStats* stats) {
+                                   uint64_t* exec_threads, TransferStats* stats) {
   skel::SkelStatus st;
   remote_arg status_arg;
   status_arg.buf = {&st, sizeof st};
@@ -180,6 +189,7 @@ Qnn_ErrorHandle_t HtpStub::execute(std::vector<remote_arg>& args, uint32_t n_in,
   Qnn_ErrorHandle_t e = call(skel::kGraphExecute, n_in, n_out + 1, 0, args.data(), &st, stats);
   args.pop_back();
   *exec_ns = st.exec_ns;
+  *exec_threads = st.exec_threads;
   return e;
 }
 

@@ -42,14 +42,16 @@ class HtpStub {
   };
   Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, PreparedInfo* info);
   Qnn_ErrorHandle_t graph_free(uint64_t id);
+  Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads);
   // `kind`: skel::MemKind (tensor memory, external weights, external spill-fill).
   Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint32_t kind,
                                  uint64_t* id);
   Qnn_ErrorHandle_t mem_deregister(uint64_t id);
   // `args` holds in0 (request), raw inputs, raw outputs; the status buffer is
-  // appended here. On success *exec_ns is the DSP-side execution time.
+  // appended here. On success *exec_ns is the DSP-side execution time and
+  // *exec_threads the threads the graph's kernels ran on.
   Qnn_ErrorHandle_t execute(std::vector<remote_arg>& args, uint32_t n_in, uint32_t n_out, uint64_t* exec_ns,
-                            TransferStats* stats);
+                            uint64_t* exec_threads, TransferStats* stats);
   Qnn_ErrorHandle_t query(skel::QueryResp* out);
 
  private:

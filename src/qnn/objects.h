@@ -66,6 +66,7 @@ struct Graph : Object {
   std::set<std::string> tensor_names;
   std::set<uint32_t> produced;   // tensor ids some node writes
   bool finalized = false;
+  bool executed = false;  // NUM_HVX_THREADS may change until the first execute
   uint64_t remote_id = 0;
   uint64_t arena_bytes = 0;
   uint64_t vtcm_bytes = 0;

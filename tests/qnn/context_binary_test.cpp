@@ -72,6 +72,39 @@ TEST_F(ContextBinary, RoundTripGivesTheSameOutputs) {
   }
 }
 
+// QNN lets a client set NUM_HVX_THREADS on a graph retrieved from a binary
+// (the binary may carry another count) until that graph's first execute.
+TEST_F(ContextBinary, RetrievedGraphTakesAThreadCountUntilItsFirstExecute) {
+  const uint32_t n = 4096;
+  auto bin = binary_of_add_relu(n);
+  auto a = random_vec(n, 3), b = random_vec(n, 4);
+  const auto online = run(context_, a, b);
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, nullptr, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  Qnn_GraphHandle_t g = nullptr;
+  ASSERT_EQ(api().graphRetrieve(loaded, "add_relu", &g), QNN_SUCCESS);
+  QnnHtpGraph_CustomConfig_t htp{};
+  htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
+  htp.numHvxThreads = 3;
+  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
+  cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+  cfg.customConfig = &htp;
+  const QnnGraph_Config_t* list[] = {&cfg, nullptr};
+  ASSERT_EQ(api().graphSetConfig(g, list), QNN_SUCCESS);
+  std::vector<float> out(n, -7.0f);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  EXPECT_EQ(hvx_threads_of_execute(backend_, g, in, 2, &o, 1), 3u);
+  EXPECT_EQ(out, online);
+  htp.numHvxThreads = 2;
+  EXPECT_EQ(api().graphSetConfig(g, list), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
+}
+
 TEST_F(ContextBinary, DeferredContextReportsBufferProperties) {
   auto bin = binary_of_add_relu(64);
   QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;

@@ -149,6 +149,20 @@ TEST_F(ExternalBuffers, TutorialFlowUsesBothBuffers) {
   ASSERT_EQ(api().contextFinalize(ctx, nullptr), QNN_SUCCESS);
   // contextFinalize copied the weights into the client's buffer.
   EXPECT_EQ(std::memcmp(wbuf, weights_.data(), kN * 4), 0);
+  // A new HVX thread count before the first execute prepares the kernels
+  // again: they must find the weights where they live now, in wbuf.
+  {
+    Qnn_GraphHandle_t g = nullptr;
+    ASSERT_EQ(api().graphRetrieve(ctx, "g", &g), QNN_SUCCESS);
+    QnnHtpGraph_CustomConfig_t htp{};
+    htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
+    htp.numHvxThreads = 3;
+    QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
+    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+    cfg.customConfig = &htp;
+    const QnnGraph_Config_t* list[] = {&cfg, nullptr};
+    ASSERT_EQ(api().graphSetConfig(g, list), QNN_SUCCESS);
+  }
   std::vector<float> x(kN);
   for (uint32_t i = 0; i < kN; ++i) x[i] = 0.01f * static_cast<float>(i % 200) - 1.0f;
   EXPECT_EQ(run(ctx, x), reference(x, weights_));

@@ -92,6 +92,35 @@ inline Qnn_ErrorHandle_t add_node(Qnn_GraphHandle_t graph, const char* name, con
 }
 
 // Backend + context with a log capture, torn down in reverse.
+// Executes `graph` with a BASIC profile and returns the "Number of HVX
+// threads used" the backend reported for that execute (0 when absent or
+// when the execute failed).
+inline uint64_t hvx_threads_of_execute(Qnn_BackendHandle_t backend, Qnn_GraphHandle_t graph,
+                                       const Qnn_Tensor_t* inputs, uint32_t num_inputs, Qnn_Tensor_t* outputs,
+                                       uint32_t num_outputs) {
+  Qnn_ProfileHandle_t prof = nullptr;
+  if (api().profileCreate(backend, QNN_PROFILE_LEVEL_BASIC, &prof) != QNN_SUCCESS) return 0;
+  uint64_t threads = 0;
+  if (api().graphExecute(graph, inputs, num_inputs, outputs, num_outputs, prof, nullptr) == QNN_SUCCESS) {
+    const QnnProfile_EventId_t* events = nullptr;
+    uint32_t n = 0;
+    if (api().profileGetEvents(prof, &events, &n) == QNN_SUCCESS && n == 1) {
+      const QnnProfile_EventId_t* subs = nullptr;
+      uint32_t nsub = 0;
+      api().profileGetSubEvents(events[0], &subs, &nsub);
+      for (uint32_t i = 0; i < nsub; ++i) {
+        QnnProfile_EventData_t d{};
+        if (api().profileGetEventData(subs[i], &d) == QNN_SUCCESS && d.identifier != nullptr &&
+            std::string(d.identifier) == "Number of HVX threads used") {
+          threads = d.value;
+        }
+      }
+    }
+  }
+  api().profileFree(prof);
+  return threads;
+}
+
 class QnnFixture : public ::testing::Test {
  protected:
   void SetUp() override {

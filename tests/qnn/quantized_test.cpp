@@ -114,14 +114,30 @@ TEST_F(Quantized, NumHvxThreadsConfig) {
   ASSERT_EQ(add_node(graph_, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
   ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
   EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_SUCCESS) << "same value after finalize is fine";
-  htp.numHvxThreads = 1;
-  EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  // Until the first execute the thread count may still change: the DSP
+  // prepares the kernels again on a pool of the new size.
+  htp.numHvxThreads = 3;
+  EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_SUCCESS);
   float xv[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, yv[8] = {};
   Qnn_Tensor_t in = x, out = y;
   in.v1.clientBuf = {xv, sizeof xv};
   out.v1.clientBuf = {yv, sizeof yv};
-  ASSERT_EQ(api().graphExecute(graph_, &in, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(hvx_threads_of_execute(backend_, graph_, &in, 1, &out, 1), 3u);
   for (int i = 0; i < 8; ++i) EXPECT_EQ(yv[i], xv[i] > 0 ? xv[i] : 0.0f) << i;
+  htp.numHvxThreads = 1;
+  EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"NUM_HVX_THREADS (3) cannot change after the first execute"}));
+  // The VTCM size is planned at finalize: it cannot change at all afterwards.
+  QnnHtpGraph_CustomConfig_t vtcm{};
+  vtcm.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE;
+  vtcm.vtcmSizeInMB = 2;
+  QnnGraph_Config_t vcfg = QNN_GRAPH_CONFIG_INIT;
+  vcfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+  vcfg.customConfig = &vtcm;
+  const QnnGraph_Config_t* vlist[] = {&vcfg, nullptr};
+  EXPECT_EQ(api().graphSetConfig(graph_, vlist), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"VTCM size", "can no longer change"}));
+  EXPECT_EQ(hvx_threads_of_execute(backend_, graph_, &in, 1, &out, 1), 3u) << "a refused change changes nothing";
 }
 
 TEST_F(Quantized, SupportedOperationsAreExactlyWhatValidateKnows) {

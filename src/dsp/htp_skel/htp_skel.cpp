@@ -109,6 +109,7 @@ class Runtime {
   void context_free(remote_arg* pra, Status* st);
   void graph_prepare(remote_arg* pra, Status* st);
   void graph_free(remote_arg* pra, Status* st);
+  void graph_set_threads(remote_arg* pra, Status* st);
   void mem_register(remote_arg* pra, Status* st);
   void mem_deregister(remote_arg* pra, Status* st);
   void graph_execute(uint32_t sc, remote_arg* pra, Status* st);
@@ -184,6 +185,7 @@ int Runtime::dispatch(uint32_t sc, remote_arg* pra) {
     case kGraphExecute: graph_execute(sc, pra, &st); break;
     case kQuery: (shape_ok = expect(0, 2, 0)) ? query(pra, &st) : void(); break;
     case kErrorMessage: (shape_ok = expect(1, 2, 0)) ? error_message(pra, &st) : void(); break;
+    case kGraphSetThreads: (shape_ok = expect(1, 1, 0)) ? graph_set_threads(pra, &st) : void(); break;
     default: return AEE_EUNSUPPORTED;
   }
   if (!shape_ok) return AEE_EBADPARM;
@@ -325,6 +327,28 @@ void Runtime::graph_free(remote_arg* pra, Status* st) {
   graphs_.erase(it);
 }
 
+void Runtime::graph_set_threads(remote_arg* pra, Status* st) {
+  GraphThreadsReq req;
+  if (!read_arg(pra[0], &req) || req.num_threads == 0) {
+    return set_status(st, QNN_GRAPH_ERROR_INVALID_ARGUMENT, "bad thread-count request");
+  }
+  std::lock_guard exec(exec_mu_);  // no execute of any graph while kernels are replaced
+  std::shared_ptr<GraphRecord> rec;
+  {
+    std::lock_guard lock(mu_);
+    auto it = graphs_.find(req.graph_id);
+    if (it == graphs_.end()) {
+      return set_status(st, QNN_GRAPH_ERROR_INVALID_HANDLE, "no graph %llu", (unsigned long long)req.graph_id);
+    }
+    rec = it->second;
+  }
+  std::string error;
+  if (rec->graph->set_num_threads(req.num_threads, &error) != htp::GraphError::kNone) {
+    return set_status(st, QNN_GRAPH_ERROR_INVALID_OP_CONFIG, "graph '%s' on %u threads: %s",
+                      rec->graph->spec().name.c_str(), req.num_threads, error.c_str());
+  }
+}
+
 std::shared_ptr<Mapping> Runtime::map_fd(int fd, std::string* why) {
   struct stat sb {};
   if (fstat(fd, &sb) != 0) {
@@ -433,6 +457,7 @@ void Runtime::graph_execute(uint32_t sc, remote_arg* pra, Status* st) {
     regions.spill_fill_size = cm.spill_fill.size();
   }
   htp::GraphError e = memo_.graph->graph->execute(in_b_, out_b_, regions, &exec_message_);
+  st->exec_threads = memo_.graph->graph->num_threads();
   st->exec_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   if (e != htp::GraphError::kNone) set_status(st, QNN_GRAPH_ERROR_INVALID_TENSOR, "%s", exec_message_.c_str());

@@ -28,6 +28,7 @@ enum Method : uint32_t {
   kGraphExecute = 6,    // in: ExecRequest, raw inputs...   out: raw outputs..., status
   kQuery = 7,           // in: none                         out: QueryResp, status
   kErrorMessage = 8,    // in: IdReq(ticket)                out: char[kErrorMessageBytes], status
+  kGraphSetThreads = 9, // in: GraphThreadsReq              out: status
 };
 
 // The fixed part of a status: the skel writes only this on success, so a
@@ -36,7 +37,10 @@ struct SkelStatus {
   uint64_t error = 0;     // Qnn_ErrorHandle_t
   uint64_t id = 0;        // object created; on failure, the ticket of its message
   uint64_t exec_ns = 0;   // time spent executing on the "DSP" (execute only)
-  uint64_t arena_bytes = 0;  // graph prepare: planned intermediate memory
+  union {
+    uint64_t arena_bytes = 0;  // graph prepare: planned intermediate memory
+    uint64_t exec_threads;     // execute: the threads the graph's kernels ran on
+  };
 };
 // 32 bytes: small enough for FastRPC to return it inside the slot's response
 // cache line (ipc::kInlineOutBytes), so a successful call costs the client one
@@ -61,6 +65,13 @@ struct ContextCreateReq {
 
 struct IdReq {
   uint64_t id = 0;
+};
+
+// NUM_HVX_THREADS set on a finalized graph before its first execute.
+struct GraphThreadsReq {
+  uint64_t graph_id = 0;
+  uint32_t num_threads = 0;
+  uint32_t reserved = 0;
 };
 
 enum MemKind : uint32_t {
