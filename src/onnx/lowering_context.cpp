@@ -148,6 +148,9 @@ std::string LoweringContext::as_is(const std::string& onnx_name) {
   if (!f.onnx_layout.empty()) return f.onnx_layout;
   if (const Tensor* c = model_.constant(onnx_name)) {
     f.onnx_layout = static_from(onnx_name, *c);
+    std::vector<uint32_t> identity(c->dims.size());
+    for (uint32_t i = 0; i < identity.size(); ++i) identity[i] = i;
+    set_source(f.onnx_layout, onnx_name, std::move(identity));  // QDQ integers can be kept (quantization.cpp)
     return f.onnx_layout;
   }
   if (f.channel_last.empty()) fail("value '" + onnx_name + "' is used before it is produced");
@@ -177,6 +180,7 @@ std::string LoweringContext::channel_last(const std::string& onnx_name) {
   if (const Tensor* c = model_.constant(onnx_name)) {
     if (c->dims.size() < 3) fail("constant '" + onnx_name + "' has rank " + std::to_string(c->dims.size()) + "; channel-last needs rank >= 3");
     f.channel_last = static_from(onnx_name + "_nhwc", permute_tensor(*c, to_channel_last_perm(c->dims.size())));
+    set_source(f.channel_last, onnx_name, to_channel_last_perm(c->dims.size()));
     return f.channel_last;
   }
   const std::string src = as_is(onnx_name);

@@ -298,10 +298,23 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     b.dtype = QNN_DATATYPE_SFIXED_POINT_32;
     b.data = quantize_values(v, b.dims, e, b.dtype);
   }
-  // 3. Remaining static float tensors.
+  // 3. Remaining static float tensors (MatMul's constant operand, constants
+  // of element-wise ops, ...). One behind a DequantizeLinear keeps its QDQ
+  // integers and encoding (per tensor, or per axis on whichever axis it has).
   for (QTensor& t : graph->tensors) {
     if (t.type != QNN_TENSOR_TYPE_STATIC || t.dtype != QNN_DATATYPE_FLOAT_32) continue;
     if (weights.count(t.name) != 0 || biases.count(t.name) != 0) continue;
+    if (auto src = qdq_weights.find(t.source_constant); !t.source_constant.empty() && src != qdq_weights.end()) {
+      int32_t axis = -1;
+      for (size_t i = 0; i < t.source_perm.size(); ++i) {
+        if (static_cast<int64_t>(t.source_perm[i]) == src->second.axis) axis = static_cast<int32_t>(i);
+      }
+      const std::string why = keep_qdq_weight(&t, src->second, axis);
+      if (why.empty()) continue;
+      if (notes != nullptr) {
+        notes->push_back("constant '" + t.source_constant + "': QDQ encoding not kept (" + why + "); requantized");
+      }
+    }
     const std::vector<float> v = floats_of(t);
     float lo = 0.0f, hi = 0.0f;
     for (float x : v) {

@@ -143,6 +143,51 @@ TEST(OnnxQdqWeights, Uint8PerTensorGemmKeepsIntegersAndZeroPoint) {
   EXPECT_EQ(w.encoding.offset, -128);
 }
 
+// x [2, 2] -> MatMul(x, DequantizeLinear(B [2, 3])) -> y [2, 3]: QNN MatMul
+// (not FullyConnected, x has two rows), B a plain "other static tensor".
+onnx::ModelProto qdq_matmul_model(int32_t type, const std::vector<float>& scales, const std::vector<int32_t>& zps,
+                                  int64_t axis) {
+  ModelBuilder b;
+  b.input("x", {2, 2}).output("y", {2, 3});
+  b.int8_initializer("bq", type, {2, 3}, {0, 100, -100, 7, -8, 9});
+  const int64_t n = static_cast<int64_t>(scales.size());
+  b.initializer("bs", n == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{n}, scales);
+  b.int8_initializer("bz", type, n == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{n}, zps);
+  ModelBuilder::i(b.node("DequantizeLinear", "dq", {"bq", "bs", "bz"}, {"b"}), "axis", axis);
+  b.node("MatMul", "mm", {"x", "b"}, {"y"});
+  return b.model();
+}
+
+TEST(OnnxQdqWeights, MatMulConstantKeepsIntegersPerTensorAndPerAxis) {
+  Converted c;
+  ASSERT_NO_FATAL_FAILURE(convert(qdq_matmul_model(kOnnxInt8, {0.5f}, {0}, 1), &c));
+  EXPECT_TRUE(c.notes.empty());
+  const QNode* mm = nullptr;
+  for (const QNode& n : c.graph.nodes) {
+    if (n.type == QNN_OP_MAT_MUL) mm = &n;
+  }
+  ASSERT_NE(mm, nullptr);
+  const QTensor& w = *c.graph.find(mm->inputs[1]);
+  EXPECT_EQ(w.dtype, QNN_DATATYPE_SFIXED_POINT_8);
+  EXPECT_EQ(as_int8(w.data), (std::vector<int8_t>{0, 100, -100, 7, -8, 9}));
+  ASSERT_EQ(w.encoding.kind, Encoding::Kind::kPerTensor);
+  EXPECT_EQ(w.encoding.scale, 0.5f);
+  EXPECT_EQ(w.encoding.offset, 0);
+  // Per axis 1 (the 3 output columns), zero points 1, 0, -1 -> offsets -1, 0, 1.
+  Converted pa;
+  ASSERT_NO_FATAL_FAILURE(convert(qdq_matmul_model(kOnnxInt8, {0.5f, 0.25f, 2.0f}, {1, 0, -1}, 1), &pa));
+  EXPECT_TRUE(pa.notes.empty());
+  for (const QNode& n : pa.graph.nodes) {
+    if (n.type != QNN_OP_MAT_MUL) continue;
+    const QTensor& wa = *pa.graph.find(n.inputs[1]);
+    EXPECT_EQ(as_int8(wa.data), (std::vector<int8_t>{0, 100, -100, 7, -8, 9}));
+    ASSERT_EQ(wa.encoding.kind, Encoding::Kind::kPerAxis);
+    EXPECT_EQ(wa.encoding.axis, 1);
+    EXPECT_EQ(wa.encoding.scales, (std::vector<float>{0.5f, 0.25f, 2.0f}));
+    EXPECT_EQ(wa.encoding.offsets, (std::vector<int32_t>{-1, 0, 1}));
+  }
+}
+
 TEST(OnnxQdqWeights, PerAxisOnInputChannelsFallsBackToRequantization) {
   // Scales on ONNX axis 1 (input channels) land on HWIO axis 2, which the
   // kernels cannot take: the weight is requantized symmetrically per tensor.
