@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(cmake ninja-build g++ python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
+PACKAGES=(cmake ninja-build g++ ccache python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
           libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev
           libpthreadpool-dev libcpuinfo-dev libxnnpack-dev libdnnl-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
@@ -34,6 +34,13 @@ build() {
   while [ $# -gt 0 ] && [ "$1" != "--" ]; do args+=("$1"); shift; done
   [ $# -gt 0 ] && shift
   targets=("$@")
+  # ccache: a rebuild of unchanged sources (another checkout, CI's clean
+  # clone) is a cache hit. BASEDIR makes paths relative so checkouts in
+  # different directories share the cache.
+  if command -v ccache >/dev/null 2>&1; then
+    export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
+    args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  fi
   cmake -S . -B "$dir" -G Ninja "${args[@]}" >/dev/null
   cmake --build "$dir" ${targets[@]+--target "${targets[@]}"}
 }
