@@ -221,6 +221,28 @@ CaseResult run_case(BackendSession& session, const std::string& dir) {
     // test data has one value per set) and try again.
     const std::vector<std::string> params = parameter_inputs(proto);
     if (params.empty()) return r;
+    // One graph serves every data set, so a bound value must be the same in all.
+    for (const std::string& name : params) {
+      const size_t pos = static_cast<size_t>(std::find(original.begin(), original.end(), name) - original.begin());
+      const std::string file = "/input_" + std::to_string(pos) + ".pb";
+      Tensor first, other;
+      if (!read_tensor_file(sets.front() + file, &first, nullptr, &error)) {
+        r.reason = error;
+        return r;
+      }
+      for (size_t k = 1; k < sets.size(); ++k) {
+        if (!read_tensor_file(sets[k] + file, &other, nullptr, &error)) {
+          r.reason = error;
+          return r;
+        }
+        if (other.dims != first.dims || other.data != first.data) {
+          r.reason = "refused: parameter input '" + name + "' differs between " +
+                     fs::path(sets.front()).filename().string() + " and " + fs::path(sets[k]).filename().string() +
+                     " (QNN takes it as a static parameter)";
+          return r;
+        }
+      }
+    }
     if (!bind_inputs(&proto, params, original, sets.front(), &error)) {
       r.reason = error;
       return r;
