@@ -252,6 +252,8 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
                 param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_OUTPUT_PADDING, {n}, u32(out_pad))});
 }
 
+constexpr int64_t kMaxDilatedPoolTaps = 256;
+
 bool has_dilation(const onnx::NodeProto& node) {
   for (int64_t d : attr_ints(node, "dilations", {})) {
     if (d != 1) return true;
@@ -266,6 +268,13 @@ std::string check_pool(const onnx::NodeProto& node, const Model& model) {
     if (node.op_type() != "MaxPool" || v->dims.size() != 4 ||
         (v->elem_type != onnx_type::kFloat && v->elem_type != onnx_type::kFloat16)) {
       return "dilations other than 1 are supported for float 2-D MaxPool only (QNN pools have no dilation)";
+    }
+    // One StridedSlice per tap: keep the node count sane.
+    int64_t taps = 1;
+    for (int64_t k : attr_ints(node, "kernel_shape", {})) taps *= k;
+    if (taps > kMaxDilatedPoolTaps) {
+      return "dilated MaxPool with a " + std::to_string(taps) + "-tap window (more than " +
+             std::to_string(kMaxDilatedPoolTaps) + ") is not supported: it is lowered to one slice per tap";
     }
   }
   return check_no_extra_outputs(node, 1);

@@ -7,7 +7,9 @@
 // test_convtranspose_3d, test_convtranspose_dilations).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "QnnOpDef.h"
 #include "model_builder.h"
@@ -260,3 +262,61 @@ TEST(OnnxConvPool3d, DilatedConvTranspose2dWithRuntimeWeightSpreadsItInTheGraph)
 }
 
 }  // namespace
+
+namespace {
+
+// MaxPool 2x2, dilations 2, stride 1 on a 1x1x5x5 input: output 3x3, taps at
+// offsets (0,0), (0,2), (2,0), (2,2) of the padded input.
+onnx::ModelProto dilated_max_pool(int32_t type, int64_t k) {
+  ModelBuilder b;
+  b.input("x", {1, 1, 5, 5}, type).output("y", {1, 1, 5 - 2 * (k - 1), 5 - 2 * (k - 1)}, type);
+  auto& n = b.node("MaxPool", "mp", {"x"}, {"y"});
+  ModelBuilder::ints(n, "kernel_shape", {k, k});
+  ModelBuilder::ints(n, "dilations", {2, 2});
+  return b.model();
+}
+
+}  // namespace
+
+TEST(OnnxConvPool3d, DilatedMaxPoolIsPadSlicesAndMaximum) {
+  QnnGraphDesc g;
+  std::string error;
+  ASSERT_TRUE(lower(dilated_max_pool(1, 2), &g, &error)) << error;
+  std::vector<std::string> types = node_types(g);
+  // Transpose to NHWC, Pad, 4 slices interleaved with 3 maxima, Transpose back.
+  EXPECT_EQ(std::count(types.begin(), types.end(), std::string(QNN_OP_STRIDED_SLICE)), 4);
+  EXPECT_EQ(std::count(types.begin(), types.end(), std::string(QNN_OP_ELEMENT_WISE_MAXIMUM)), 3);
+  EXPECT_EQ(std::count(types.begin(), types.end(), std::string(QNN_OP_PAD)), 1);
+  EXPECT_EQ(find_node(g, QNN_OP_POOL_MAX_2D), nullptr);
+  // The last tap starts at (2, 2) and takes 3 rows/cols at stride 1.
+  const QNode* last = nullptr;
+  for (const QNode& n : g.nodes) {
+    if (n.type == QNN_OP_STRIDED_SLICE) last = &n;
+  }
+  ASSERT_NE(last, nullptr);
+  const QParam* ranges = nullptr;
+  for (const QParam& p : last->params) {
+    if (p.name == QNN_OP_STRIDED_SLICE_PARAM_RANGES) ranges = &p;
+  }
+  ASSERT_NE(ranges, nullptr);
+  std::vector<int32_t> r(ranges->data.size() / 4);
+  std::memcpy(r.data(), ranges->data.data(), r.size() * 4);
+  EXPECT_EQ(r, (std::vector<int32_t>{0, 1, 1, 2, 5, 1, 2, 5, 1, 0, 1, 1}));
+}
+
+TEST(OnnxConvPool3d, DilatedMaxPoolOnIntegersOrHugeWindowsIsRefusedWithTheReason) {
+  for (auto [type, k, why] : {std::tuple{3, int64_t{2}, "float 2-D MaxPool only"},
+                              std::tuple{1, int64_t{17}, "289-tap window"}}) {
+    ModelBuilder b;
+    b.input("x", {1, 1, 40, 40}, type).output("y", {1, 1, 40 - 2 * (k - 1), 40 - 2 * (k - 1)}, type);
+    auto& n = b.node("MaxPool", "mp", {"x"}, {"y"});
+    ModelBuilder::ints(n, "kernel_shape", {k, k});
+    ModelBuilder::ints(n, "dilations", {2, 2});
+    PreparedModel p;
+    std::string error;
+    ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+    const auto bad = find_unsupported(p.model);
+    ASSERT_EQ(bad.size(), 1u) << why;
+    EXPECT_NE(bad[0].reason.find(why), std::string::npos) << bad[0].reason;
+  }
+}
