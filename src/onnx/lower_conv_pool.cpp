@@ -351,29 +351,18 @@ void lower_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
   const bool ceil_mode = attr_int(node, "ceil_mode", 0) != 0;
   const bool count_pad = attr_int(node, "count_include_pad", 0) != 0;
   const uint32_t n = static_cast<uint32_t>(nsp);
-  std::string type;
-  std::vector<QParam> params;
-  if (nsp == 2) {
-    type = is_max ? QNN_OP_POOL_MAX_2D : QNN_OP_POOL_AVG_2D;
-    params = {
-        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_FILTER_SIZE, {n}, u32(k)),
-        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_STRIDE, {n}, u32(strides)),
-        param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_PAD_AMOUNT, {n, 2}, pads),
-        param_u32(QNN_OP_POOL_MAX_2D_PARAM_ROUNDING_MODE,
-                  ceil_mode ? QNN_OP_POOL_MAX_2D_ROUNDING_MODE_CEIL : QNN_OP_POOL_MAX_2D_ROUNDING_MODE_FLOOR),
-    };
-    if (!is_max) params.push_back(param_bool(QNN_OP_POOL_AVG_2D_PARAM_COUNT_PAD_FOR_EDGES, count_pad));
-  } else {
-    type = is_max ? QNN_OP_POOL_MAX_3D : QNN_OP_POOL_AVG_3D;
-    params = {
-        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_FILTER_SIZE, {n}, u32(k)),
-        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_STRIDE, {n}, u32(strides)),
-        param_u32_tensor(QNN_OP_POOL_MAX_3D_PARAM_PAD_AMOUNT, {n, 2}, pads),
-        param_u32(QNN_OP_POOL_MAX_3D_PARAM_ROUNDING_MODE,
-                  ceil_mode ? QNN_OP_POOL_MAX_3D_ROUNDING_MODE_CEIL : QNN_OP_POOL_MAX_3D_ROUNDING_MODE_FLOOR),
-    };
-    if (!is_max) params.push_back(param_bool(QNN_OP_POOL_AVG_3D_PARAM_COUNT_PAD_FOR_EDGES, count_pad));
-  }
+  const std::string type = nsp == 2 ? (is_max ? QNN_OP_POOL_MAX_2D : QNN_OP_POOL_AVG_2D)
+                                    : (is_max ? QNN_OP_POOL_MAX_3D : QNN_OP_POOL_AVG_3D);
+  // The 2-D and 3-D pools share parameter names and enum values.
+  static_assert(QNN_OP_POOL_MAX_2D_ROUNDING_MODE_CEIL == QNN_OP_POOL_MAX_3D_ROUNDING_MODE_CEIL);
+  std::vector<QParam> params = {
+      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_FILTER_SIZE, {n}, u32(k)),
+      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_STRIDE, {n}, u32(strides)),
+      param_u32_tensor(QNN_OP_POOL_MAX_2D_PARAM_PAD_AMOUNT, {n, 2}, pads),
+      param_u32(QNN_OP_POOL_MAX_2D_PARAM_ROUNDING_MODE,
+                ceil_mode ? QNN_OP_POOL_MAX_2D_ROUNDING_MODE_CEIL : QNN_OP_POOL_MAX_2D_ROUNDING_MODE_FLOOR),
+  };
+  if (!is_max) params.push_back(param_bool(QNN_OP_POOL_AVG_2D_PARAM_COUNT_PAD_FOR_EDGES, count_pad));
   const std::string x = ctx.channel_last(node.input(0));
   ctx.add_node(type, {x}, {ctx.output(node.output(0), Layout::kChannelLast)}, params);
 }
