@@ -84,14 +84,9 @@ TEST_F(ContextBinary, RetrievedGraphTakesAThreadCountUntilItsFirstExecute) {
             QNN_SUCCESS);
   Qnn_GraphHandle_t g = nullptr;
   ASSERT_EQ(api().graphRetrieve(loaded, "add_relu", &g), QNN_SUCCESS);
-  QnnHtpGraph_CustomConfig_t htp{};
-  htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
-  htp.numHvxThreads = 3;
-  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-  cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-  cfg.customConfig = &htp;
-  const QnnGraph_Config_t* list[] = {&cfg, nullptr};
-  ASSERT_EQ(api().graphSetConfig(g, list), QNN_SUCCESS);
+  HtpGraphConfig threads(QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS);
+  threads.htp.numHvxThreads = 3;
+  ASSERT_EQ(api().graphSetConfig(g, threads.list()), QNN_SUCCESS);
   std::vector<float> out(n, -7.0f);
   Qnn_Tensor_t in[] = {a_, b_};
   in[0].v1.clientBuf = {a.data(), n * 4};
@@ -100,8 +95,8 @@ TEST_F(ContextBinary, RetrievedGraphTakesAThreadCountUntilItsFirstExecute) {
   o.v1.clientBuf = {out.data(), n * 4};
   EXPECT_EQ(hvx_threads_of_execute(backend_, g, in, 2, &o, 1), 3u);
   EXPECT_EQ(out, online);
-  htp.numHvxThreads = 2;
-  EXPECT_EQ(api().graphSetConfig(g, list), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  threads.htp.numHvxThreads = 2;
+  EXPECT_EQ(api().graphSetConfig(g, threads.list()), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
   EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
 }
 
@@ -195,15 +190,10 @@ namespace {
 // holds only one intermediate: `b` must spill.
 Qnn_GraphHandle_t build_spilling_graph(Qnn_ContextHandle_t ctx, uint32_t n, uint32_t vtcm_bytes,
                                        std::vector<uint32_t>& dims, Qnn_Tensor_t* x, Qnn_Tensor_t* out) {
-  QnnHtpGraph_CustomConfig_t htp{};
-  htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES;
-  htp.vtcmSizeInBytes = vtcm_bytes;
-  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-  cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-  cfg.customConfig = &htp;
-  const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
+  HtpGraphConfig vtcm(QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES);
+  vtcm.htp.vtcmSizeInBytes = vtcm_bytes;
   Qnn_GraphHandle_t g = nullptr;
-  EXPECT_EQ(api().graphCreate(ctx, "spill", cfgs, &g), QNN_SUCCESS);
+  EXPECT_EQ(api().graphCreate(ctx, "spill", vtcm.list(), &g), QNN_SUCCESS);
   dims = {1, n};
   *x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
   Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_NATIVE, dims);

@@ -28,15 +28,10 @@ class ExternalBuffers : public QnnFixture {
   // x -> Add(x, w) -> a -> Relu -> b -> Add(a, b) -> out, w STATIC, VTCM
   // budget of one tensor (b spills). Returns the context binary.
   std::vector<uint8_t> make_binary() {
-    QnnHtpGraph_CustomConfig_t htp{};
-    htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES;
-    htp.vtcmSizeInBytes = kN * 4;
-    QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-    cfg.customConfig = &htp;
-    const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
+    HtpGraphConfig vtcm(QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES);
+    vtcm.htp.vtcmSizeInBytes = kN * 4;
     Qnn_GraphHandle_t g = nullptr;
-    EXPECT_EQ(api().graphCreate(context_, "g", cfgs, &g), QNN_SUCCESS);
+    EXPECT_EQ(api().graphCreate(context_, "g", vtcm.list(), &g), QNN_SUCCESS);
     dims_ = {1, kN};
     x_ = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims_);
     weights_.assign(kN, 0.0f);
@@ -154,14 +149,9 @@ TEST_F(ExternalBuffers, TutorialFlowUsesBothBuffers) {
   {
     Qnn_GraphHandle_t g = nullptr;
     ASSERT_EQ(api().graphRetrieve(ctx, "g", &g), QNN_SUCCESS);
-    QnnHtpGraph_CustomConfig_t htp{};
-    htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
-    htp.numHvxThreads = 3;
-    QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-    cfg.customConfig = &htp;
-    const QnnGraph_Config_t* list[] = {&cfg, nullptr};
-    ASSERT_EQ(api().graphSetConfig(g, list), QNN_SUCCESS);
+    HtpGraphConfig threads(QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS);
+    threads.htp.numHvxThreads = 3;
+    ASSERT_EQ(api().graphSetConfig(g, threads.list()), QNN_SUCCESS);
   }
   std::vector<float> x(kN);
   for (uint32_t i = 0; i < kN; ++i) x[i] = 0.01f * static_cast<float>(i % 200) - 1.0f;

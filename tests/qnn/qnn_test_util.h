@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "HTP/QnnHtpGraph.h"
 #include "HTP/QnnHtpMem.h"
 #include "QnnInterface.h"
 #include "QnnOpDef.h"
@@ -92,6 +93,23 @@ inline Qnn_ErrorHandle_t add_node(Qnn_GraphHandle_t graph, const char* name, con
 }
 
 // Backend + context with a log capture, torn down in reverse.
+// A graph config list holding one HTP custom config (NUM_HVX_THREADS, VTCM
+// size, ...): set `htp`'s fields, pass list() to graphCreate/graphSetConfig.
+struct HtpGraphConfig {
+  explicit HtpGraphConfig(QnnHtpGraph_ConfigOption_t option) {
+    htp.option = option;
+    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+    cfg.customConfig = &htp;
+  }
+  HtpGraphConfig(const HtpGraphConfig&) = delete;
+  HtpGraphConfig& operator=(const HtpGraphConfig&) = delete;
+  const QnnGraph_Config_t** list() { return entries; }
+
+  QnnHtpGraph_CustomConfig_t htp{};
+  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
+  const QnnGraph_Config_t* entries[2] = {&cfg, nullptr};
+};
+
 // Executes `graph` with a BASIC profile and returns the "Number of HVX
 // threads used" the backend reported for that execute (0 when absent or
 // when the execute failed).

@@ -95,13 +95,10 @@ TEST_F(Quantized, FixedPointWithoutEncodingFailsAtAddNodeNamingTheTensor) {
 }
 
 TEST_F(Quantized, NumHvxThreadsConfig) {
-  QnnHtpGraph_CustomConfig_t htp{};
-  htp.option = QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS;
+  HtpGraphConfig threads(QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS);
+  QnnHtpGraph_CustomConfig_t& htp = threads.htp;
+  const QnnGraph_Config_t** list = threads.list();
   htp.numHvxThreads = 0;
-  QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-  cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-  cfg.customConfig = &htp;
-  const QnnGraph_Config_t* list[] = {&cfg, nullptr};
   EXPECT_EQ(api().graphCreate(context_, "zero", list, &graph_), QNN_GRAPH_ERROR_INVALID_ARGUMENT);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"NUM_HVX_THREADS is 0"}));
   htp.numHvxThreads = 2;
@@ -128,14 +125,9 @@ TEST_F(Quantized, NumHvxThreadsConfig) {
   EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"NUM_HVX_THREADS (3) cannot change after the first execute"}));
   // The VTCM size is planned at finalize: it cannot change at all afterwards.
-  QnnHtpGraph_CustomConfig_t vtcm{};
-  vtcm.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE;
-  vtcm.vtcmSizeInMB = 2;
-  QnnGraph_Config_t vcfg = QNN_GRAPH_CONFIG_INIT;
-  vcfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-  vcfg.customConfig = &vtcm;
-  const QnnGraph_Config_t* vlist[] = {&vcfg, nullptr};
-  EXPECT_EQ(api().graphSetConfig(graph_, vlist), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
+  HtpGraphConfig vtcm(QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE);
+  vtcm.htp.vtcmSizeInMB = 2;
+  EXPECT_EQ(api().graphSetConfig(graph_, vtcm.list()), QNN_GRAPH_ERROR_GRAPH_FINALIZED);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"VTCM size", "can no longer change"}));
   EXPECT_EQ(hvx_threads_of_execute(backend_, graph_, &in, 1, &out, 1), 3u) << "a refused change changes nothing";
 }
