@@ -97,6 +97,15 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
   }
 
+  // STATIC tensors are read where their data is (relocate_static may move
+  // them later); NATIVE entries are set per execute by bind_regions.
+  g->pointers_.assign(n_tensors, nullptr);
+  for (int i = 0; i < n_tensors; ++i) {
+    if (tensors[i].type == tensor_type::kStatic) {
+      g->pointers_[i] = const_cast<uint8_t*>(g->spec_.tensors[i].static_data.data());
+    }
+  }
+
   // Producers and lifetimes, in node order: a tensor must exist before it is
   // read, and only NATIVE / APP_READ tensors may be written, once.
   const int n_nodes = static_cast<int>(g->spec_.nodes.size());
@@ -109,13 +118,9 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   for (int n = 0; n < n_nodes; ++n) {
     const NodeSpec& node = g->spec_.nodes[n];
     Step step;
-    std::vector<ops::TensorDesc> in_descs, out_descs;
     for (uint32_t id : node.inputs) {
       if (id == kNoTensor) {
         step.in_slots.push_back(-1);
-        ops::TensorDesc absent;
-        absent.present = false;
-        in_descs.push_back(absent);
         continue;
       }
       auto it = g->slot_of_id_.find(id);
@@ -130,7 +135,6 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
       if (first_use[s] < 0) first_use[s] = n;
       last_use[s] = n;
       step.in_slots.push_back(s);
-      in_descs.push_back(desc_of(tensors[s]));
     }
     for (uint32_t id : node.outputs) {
       auto it = g->slot_of_id_.find(id);
@@ -151,20 +155,18 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
       if (first_use[s] < 0) first_use[s] = n;
       last_use[s] = n;
       step.out_slots.push_back(s);
-      out_descs.push_back(desc_of(tensors[s]));
     }
     const ops::OpDef* def = ops::find_op(node.type);
     if (def == nullptr || (!node.package.empty() && node.package != ops::kPackageName)) {
       return fail(GraphError::kUnsupportedOp,
                   "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
     }
-    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &g->env_};
-    ops::Status st = ops::prepare_node(nd, &step.kernel, &step.impl);
-    if (!st.ok()) {
+    g->steps_.push_back(std::move(step));
+    Step& added = g->steps_.back();
+    if (ops::Status st = g->prepare_kernel(static_cast<size_t>(n), &added.kernel, &added.impl); !st.ok()) {
       return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
                   st.message);
     }
-    g->steps_.push_back(std::move(step));
   }
   for (int i = 0; i < n_tensors; ++i) {
     if (tensors[i].is_graph_output() && !produced[i]) {
@@ -189,14 +191,26 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   // The graph's own VTCM and spill-fill buffers are made on first use of the
   // execute() without regions: the skel always passes the device's VTCM and the
   // context's spill-fill region, and a copy per graph would cost real memory.
-  g->pointers_.assign(n_tensors, nullptr);  // NATIVE entries are set per execute by bind_regions
-  for (int i = 0; i < n_tensors; ++i) {
-    if (tensors[i].type == tensor_type::kStatic) {
-      g->pointers_[i] = const_cast<uint8_t*>(g->spec_.tensors[i].static_data.data());
-    }
-  }
   *err = GraphError::kNone;
   return g;
+}
+
+ops::Status PreparedGraph::prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const {
+  const NodeSpec& node = spec_.nodes[n];
+  std::vector<ops::TensorDesc> in_descs, out_descs;
+  for (int s : steps_[n].in_slots) {
+    ops::TensorDesc d;
+    if (s >= 0) {
+      d = desc_of(spec_.tensors[s]);
+      if (spec_.tensors[s].type == tensor_type::kStatic) d.static_data = pointers_[s];  // maybe relocated
+    } else {
+      d.present = false;
+    }
+    in_descs.push_back(std::move(d));
+  }
+  for (int s : steps_[n].out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
+  const ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &env_};
+  return ops::prepare_node(nd, kernel, impl);
 }
 
 GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) {
@@ -214,21 +228,7 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
   std::vector<std::unique_ptr<ops::OpKernel>> kernels(steps_.size());
   std::vector<std::string> impls(steps_.size());
   for (size_t n = 0; n < steps_.size(); ++n) {
-    const NodeSpec& node = spec_.nodes[n];
-    std::vector<ops::TensorDesc> in_descs, out_descs;
-    for (int s : steps_[n].in_slots) {
-      ops::TensorDesc d;
-      if (s >= 0) {
-        d = desc_of(spec_.tensors[s]);
-        if (spec_.tensors[s].type == tensor_type::kStatic) d.static_data = pointers_[s];  // maybe relocated
-      } else {
-        d.present = false;
-      }
-      in_descs.push_back(std::move(d));
-    }
-    for (int s : steps_[n].out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
-    ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &env_};
-    if (ops::Status st = ops::prepare_node(nd, &kernels[n], &impls[n]); !st.ok()) {
+    if (ops::Status st = prepare_kernel(n, &kernels[n], &impls[n]); !st.ok()) {
       env_ = old_env;  // the old kernels still hold the old pool
       *message = st.message;
       return st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp;

@@ -134,6 +134,8 @@ class PreparedGraph {
   static AlignedBuffer allocate_zeroed(size_t bytes);
 
   PreparedGraph() = default;
+  // Builds node n's kernel from its step's slots on env_ (ops::prepare_node).
+  ops::Status prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
 
