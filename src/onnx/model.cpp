@@ -36,13 +36,6 @@ const char* name(int32_t t) {
 
 namespace {
 
-float bf16_to_float(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
 template <typename T>
 T load(const uint8_t* p) {
   T v;
@@ -69,7 +62,7 @@ double Tensor::get(size_t i) const {
     case onnx_type::kFloat: return load<float>(p);
     case onnx_type::kDouble: return load<double>(p);
     case onnx_type::kFloat16: return ops::quant::half_to_float(load<uint16_t>(p));
-    case onnx_type::kBfloat16: return bf16_to_float(load<uint16_t>(p));
+    case onnx_type::kBfloat16: return ops::quant::bfloat16_to_float(load<uint16_t>(p));
     default: return static_cast<double>(get_int(i));
   }
 }

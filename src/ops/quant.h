@@ -23,6 +23,10 @@ int64_t qmax(uint32_t dt);
 
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);  // round to nearest even, saturates to inf
+// bfloat16 is the high half of a float32: widening is exact; narrowing
+// rounds the dropped 16 bits half to even (NaN stays a quiet NaN).
+float bfloat16_to_float(uint16_t b);
+uint16_t float_to_bfloat16(float f);
 
 // q = clamp(round_half_even(real / scale) - offset, qmin, qmax).
 int64_t quantize_one(float real, float scale, int32_t offset, int64_t lo, int64_t hi);

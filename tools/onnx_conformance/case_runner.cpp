@@ -24,11 +24,7 @@ double qnn_value(const std::vector<uint8_t>& bytes, Qnn_DataType_t dt, size_t i)
   switch (dt) {
     case QNN_DATATYPE_FLOAT_32: { float v; std::memcpy(&v, p, 4); return v; }
     case QNN_DATATYPE_FLOAT_16: { uint16_t h; std::memcpy(&h, p, 2); return ops::quant::half_to_float(h); }
-    case QNN_DATATYPE_BFLOAT_16: {
-      uint16_t b; std::memcpy(&b, p, 2);
-      const uint32_t u = static_cast<uint32_t>(b) << 16;
-      float f; std::memcpy(&f, &u, 4); return f;
-    }
+    case QNN_DATATYPE_BFLOAT_16: { uint16_t b; std::memcpy(&b, p, 2); return ops::quant::bfloat16_to_float(b); }
     case QNN_DATATYPE_INT_8: return static_cast<int8_t>(*p);
     case QNN_DATATYPE_UINT_8: case QNN_DATATYPE_BOOL_8: case QNN_DATATYPE_UFIXED_POINT_8: return *p;
     case QNN_DATATYPE_SFIXED_POINT_8: return static_cast<int8_t>(*p);

@@ -62,23 +62,6 @@ struct Value {
   bool nonzero() const { return is_float ? f != 0.0 : i != 0; }
 };
 
-// bfloat16 is the high half of a float32: widening is exact; narrowing
-// rounds the dropped 16 bits half to even.
-float bfloat16_to_float(uint16_t b) {
-  const uint32_t u = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-uint16_t float_to_bfloat16(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if (std::isnan(f)) return static_cast<uint16_t>((u >> 16) | 0x0040);  // keep it a (quiet) NaN
-  const uint32_t lsb = (u >> 16) & 1u;
-  return static_cast<uint16_t>((u + 0x7FFFu + lsb) >> 16);
-}
-
 // double -> float rounding toward zero with the lowest bit set when bits
 // were dropped ("round to odd"): a following float -> bfloat16 rounding
 // then gives the same result as one direct rounding of the double, which a
@@ -120,7 +103,7 @@ Value load(const TypeInfo& t, const uint8_t* p) {
       uint16_t b;
       std::memcpy(&b, p, 2);
       v.is_float = true;
-      v.f = bfloat16_to_float(b);
+      v.f = quant::bfloat16_to_float(b);
       return v;
     }
     case Kind::kBool: v.i = *p != 0; return v;
@@ -161,7 +144,7 @@ void store(const TypeInfo& t, const Value& v, uint8_t* p) {
     }
     case Kind::kBfloat16: {
       const double d = v.is_float ? v.f : static_cast<double>(v.i);
-      const uint16_t b = float_to_bfloat16(to_float_round_to_odd(d));
+      const uint16_t b = quant::float_to_bfloat16(to_float_round_to_odd(d));
       std::memcpy(p, &b, 2);
       return;
     }
