@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "QnnOpDef.h"
@@ -49,9 +50,10 @@ bool is_data_movement(const std::string& type) {
 
 // Makes weight `w` (FLOAT_32, converted from ONNX constant w.source_constant
 // by w.source_perm) carry the integers and encoding of its QDQ source `src`.
-// `out_axis` is the output-channel axis of the QNN weight, the only axis
-// the kernels take per-axis encodings on. Returns "" or why it cannot.
-std::string keep_qdq_weight(QTensor* w, const QdqWeight& src, int32_t out_axis) {
+// `out_axis` is the output-channel axis of a conv/FC weight, the only axis
+// those kernels take per-axis encodings on; nullopt (other static tensors)
+// takes the encoding on whichever axis it has. Returns "" or why it cannot.
+std::string keep_qdq_weight(QTensor* w, const QdqWeight& src, std::optional<int32_t> out_axis) {
   const std::vector<uint32_t>& perm = w->source_perm;
   if (perm.size() != src.dims.size() || perm.size() != w->dims.size()) return "layout change unknown";
   for (size_t i = 0; i < perm.size(); ++i) {
@@ -64,9 +66,9 @@ std::string keep_qdq_weight(QTensor* w, const QdqWeight& src, int32_t out_axis) 
     for (size_t i = 0; i < perm.size(); ++i) {
       if (static_cast<int64_t>(perm[i]) == src.axis) qnn_axis = static_cast<int32_t>(i);
     }
-    if (qnn_axis != out_axis) {
+    if (out_axis && qnn_axis != *out_axis) {
       return "per-axis encoding on ONNX axis " + std::to_string(src.axis) + " (QNN axis " + std::to_string(qnn_axis) +
-             "), but the kernels take per-axis weights only on the output-channel axis " + std::to_string(out_axis);
+             "), but the kernels take per-axis weights only on the output-channel axis " + std::to_string(*out_axis);
     }
   }
   // ONNX row-major strides, to read the source element of each QNN element.
@@ -305,11 +307,7 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     if (t.type != QNN_TENSOR_TYPE_STATIC || t.dtype != QNN_DATATYPE_FLOAT_32) continue;
     if (weights.count(t.name) != 0 || biases.count(t.name) != 0) continue;
     if (auto src = qdq_weights.find(t.source_constant); !t.source_constant.empty() && src != qdq_weights.end()) {
-      int32_t axis = -1;
-      for (size_t i = 0; i < t.source_perm.size(); ++i) {
-        if (static_cast<int64_t>(t.source_perm[i]) == src->second.axis) axis = static_cast<int32_t>(i);
-      }
-      const std::string why = keep_qdq_weight(&t, src->second, axis);
+      const std::string why = keep_qdq_weight(&t, src->second, std::nullopt);
       if (why.empty()) continue;
       if (notes != nullptr) {
         notes->push_back("constant '" + t.source_constant + "': QDQ encoding not kept (" + why + "); requantized");
