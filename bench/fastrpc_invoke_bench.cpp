@@ -10,7 +10,7 @@
 
 #include "bench_registry.h"
 #include "bench_stats.h"
-#include "dsp/htp_skel/skel_interface.h"
+#include "ipc/htp_protocol.h"
 #include "remote.h"
 
 namespace bench {
@@ -21,9 +21,9 @@ bool g_open_failed = false;
 
 void BM_FastRpcInvoke(benchmark::State& state) {
   if (g_handle == 0 && !g_open_failed) {
-    int rc = remote_handle64_open(openhtp::skel::kSkelUri, &g_handle);
+    int rc = remote_handle64_open(openhtp::ipc::htp_wire::kSkelUri, &g_handle);
     if (rc != 0) {
-      std::fprintf(stderr, "bench: remote_handle64_open(%s) failed: %d\n", openhtp::skel::kSkelUri, rc);
+      std::fprintf(stderr, "bench: remote_handle64_open(%s) failed: %d\n", openhtp::ipc::htp_wire::kSkelUri, rc);
       g_open_failed = true;
       g_handle = 0;
     }
@@ -32,12 +32,12 @@ void BM_FastRpcInvoke(benchmark::State& state) {
     state.SkipWithError("remote_handle64_open of the HTP skel failed");
     return;
   }
-  openhtp::skel::QueryResp resp{};
-  openhtp::skel::SkelStatus status{};
+  openhtp::ipc::htp_wire::QueryResp resp{};
+  openhtp::ipc::htp_wire::WireStatus status{};
   remote_arg args[2];
   args[0].buf = {&resp, sizeof resp};
   args[1].buf = {&status, sizeof status};
-  const uint32_t sc = REMOTE_SCALARS_MAKEX(0, openhtp::skel::kQuery, 0, 2, 0, 0);
+  const uint32_t sc = REMOTE_SCALARS_MAKEX(0, openhtp::ipc::htp_wire::kQuery, 0, 2, 0, 0);
   for (int i = 0; i < 100; ++i) remote_handle64_invoke(g_handle, sc, args);  // warm-up
   Samples ns(state.max_iterations);
   for (auto _ : state) {

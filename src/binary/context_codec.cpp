@@ -42,7 +42,12 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
   std::vector<flatbuffers::Offset<fb::GraphRecord>> records;
   for (const auto& g : image.graphs) {
     auto graph = build_graph(pb, g.spec);
-    records.push_back(fb::CreateGraphRecord(pb, graph, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes));
+    std::vector<fb::Placement> placements;
+    for (const auto& [id, where] : g.placements) {
+      placements.emplace_back(id, static_cast<uint8_t>(where.region), where.offset);
+    }
+    records.push_back(fb::CreateGraphRecord(pb, graph, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes,
+                                            placements.empty() ? 0 : pb.CreateVectorOfStructs(placements)));
   }
   const fb::Version core = to_fb(image.core_api), backend = to_fb(image.backend_api);
   auto ctx = fb::CreateContextBinary(pb, pb.CreateString(image.build_id), &core, &backend, image.soc_model,
@@ -103,6 +108,18 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
       g.arena_bytes = r->arena_bytes();
       g.vtcm_bytes = r->vtcm_bytes();
       g.spill_fill_bytes = r->spill_fill_bytes();
+      if (r->placements() != nullptr) {
+        for (const fb::Placement* p : *r->placements()) {
+          if (p->region() > static_cast<uint8_t>(htp::Region::kSpillFill) || g.spec.find_tensor(p->tensor_id()) == nullptr) {
+            *error = "context binary: graph '" + g.spec.name + "' stores a placement for tensor id " +
+                     std::to_string(p->tensor_id()) + " in region " + std::to_string(p->region()) +
+                     ", which the graph does not have";
+            return BinaryError::kMalformed;
+          }
+          g.placements.emplace_back(p->tensor_id(), htp::TensorPlacement{static_cast<htp::Region>(p->region()),
+                                                                        static_cast<size_t>(p->offset())});
+        }
+      }
       out.graphs.push_back(std::move(g));
     }
   }

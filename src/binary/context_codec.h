@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "htp/graph_spec.h"
+#include "htp/vtcm_plan.h"
 
 namespace openhtp::binary {
 
@@ -20,14 +21,17 @@ struct ApiVersion {
 };
 
 // The format of the file itself. A reader accepts the same major and any
-// minor up to its own.
-inline constexpr ApiVersion kContextFormat{1, 0, 0};
+// minor up to its own. 1.1 added each graph's stored plan (placements).
+inline constexpr ApiVersion kContextFormat{1, 1, 0};
 
 struct GraphImage {
   htp::GraphSpec spec;
   uint64_t arena_bytes = 0;
   uint64_t vtcm_bytes = 0;
   uint64_t spill_fill_bytes = 0;
+  // Where each NATIVE tensor lives (tensor id, placement); empty when the
+  // binary predates stored plans.
+  std::vector<std::pair<uint32_t, htp::TensorPlacement>> placements;
 };
 
 struct ContextImage {

@@ -7,15 +7,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <shared_mutex>
 
 #include "ipc/call_protocol.h"
+#include "ipc/fd_mapping.h"
 
 namespace openhtp::dsp {
 
 class MappingTable {
  public:
-  ~MappingTable();
   // Maps `fd` under `key` unless already mapped; always consumes `fd`.
   // Returns false if the fd cannot be mapped.
   bool add(const ipc::BufferKey& key, int fd);
@@ -25,12 +26,8 @@ class MappingTable {
   size_t count() const;
 
  private:
-  struct Mapping {
-    uint8_t* base;
-    size_t size;
-  };
   mutable std::shared_mutex mu_;
-  std::map<ipc::BufferKey, Mapping> maps_;
+  std::map<ipc::BufferKey, std::shared_ptr<ipc::FdMapping>> maps_;
 };
 
 }  // namespace openhtp::dsp

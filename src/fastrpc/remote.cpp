@@ -6,6 +6,7 @@
 #include <string>
 
 #include "common/log.h"
+#include "fastrpc/api_guard.h"
 #include "fastrpc/buffer_registry.h"
 #include "fastrpc/dsp_session.h"
 #include "openhtp/fastrpc_ext.h"
@@ -47,7 +48,7 @@ bool domain_is_cdsp(const std::string& uri) {
 
 extern "C" {
 
-REMOTE_API int remote_handle64_open(const char* name, remote_handle64* ph) {
+REMOTE_API int remote_handle64_open(const char* name, remote_handle64* ph) try {
   if (name == nullptr || ph == nullptr) return AEE_EBADPARM;
   std::string uri = name;
   if (!domain_is_cdsp(uri)) {
@@ -65,9 +66,11 @@ REMOTE_API int remote_handle64_open(const char* name, remote_handle64* ph) {
   if (rc != 0) return rc;
   *ph = make_handle(s->generation(), dsp_handle);
   return AEE_SUCCESS;
+} catch (...) {
+  return api_exception("remote_handle64_open");
 }
 
-REMOTE_API int remote_handle64_invoke(remote_handle64 h, uint32_t scalars, remote_arg* pra) {
+REMOTE_API int remote_handle64_invoke(remote_handle64 h, uint32_t scalars, remote_arg* pra) try {
   int err = 0;
   auto s = session_for(h, &err);
   if (!s) return err;
@@ -76,16 +79,20 @@ REMOTE_API int remote_handle64_invoke(remote_handle64 h, uint32_t scalars, remot
   t_last_stats = openhtp_fastrpc_call_stats{stats.bytes_copied_in, stats.bytes_copied_out, stats.bytes_by_reference,
                                             stats.fds_sent, 0};
   return rc;
+} catch (...) {
+  return api_exception("remote_handle64_invoke");
 }
 
-REMOTE_API int remote_handle64_close(remote_handle64 h) {
+REMOTE_API int remote_handle64_close(remote_handle64 h) try {
   int err = 0;
   auto s = session_for(h, &err);
   if (!s) return err;
   return s->call(openhtp::ipc::CallOp::kClose, h & 0xffffffffu, 0, nullptr, nullptr, nullptr);
+} catch (...) {
+  return api_exception("remote_handle64_close");
 }
 
-REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t length, enum fastrpc_map_flags flags) {
+REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t length, enum fastrpc_map_flags flags) try {
   if (domain != CDSP_DOMAIN_ID && domain != -1) {
     log(LogLevel::kError, "fastrpc", "fastrpc_mmap: domain %d is not emulated (only cdsp, %d)", domain, CDSP_DOMAIN_ID);
     return AEE_EUNSUPPORTED;
@@ -123,9 +130,11 @@ REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t l
     return AEE_EBADPARM;
   }
   return AEE_SUCCESS;
+} catch (...) {
+  return api_exception("fastrpc_mmap");
 }
 
-REMOTE_API int fastrpc_munmap(int domain, int fd, void* addr, size_t length) {
+REMOTE_API int fastrpc_munmap(int domain, int fd, void* addr, size_t length) try {
   (void)length;
   if (domain != CDSP_DOMAIN_ID && domain != -1) return AEE_EUNSUPPORTED;
   openhtp::ipc::BufferKey key;
@@ -144,9 +153,11 @@ REMOTE_API int fastrpc_munmap(int domain, int fd, void* addr, size_t length) {
     if (auto s = DspSession::current()) s->release_mappings({&key, 1});
   }
   return AEE_SUCCESS;
+} catch (...) {
+  return api_exception("fastrpc_munmap");
 }
 
-REMOTE_API int remote_session_control(uint32_t req, void* data, uint32_t datalen) {
+REMOTE_API int remote_session_control(uint32_t req, void* data, uint32_t datalen) try {
   switch (req) {
     case DSPRPC_CONTROL_UNSIGNED_MODULE:
     case FASTRPC_THREAD_PARAMS:
@@ -162,21 +173,31 @@ REMOTE_API int remote_session_control(uint32_t req, void* data, uint32_t datalen
       log(LogLevel::kWarn, "fastrpc", "remote_session_control: request %u not supported", req);
       return AEE_EUNSUPPORTED;
   }
+} catch (...) {
+  return api_exception("remote_session_control");
 }
 
-OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_stats* out) {
+OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_stats* out) try {
   if (out != nullptr) *out = t_last_stats;
+} catch (...) {
+  api_exception("openhtp_fastrpc_last_call_stats");
 }
 
-OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd) {
+OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd) try {
   openhtp::ipc::BufferKey key;
   if (!key_of_fd(fd, &key, nullptr)) return 0;
   return BufferRegistry::instance().find_mapped_fd(key) ? 1 : 0;
+} catch (...) {
+  api_exception("openhtp_fastrpc_fd_is_mapped");
+  return 0;
 }
 
-OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void) {
+OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void) try {
   auto s = DspSession::current();
   return s ? static_cast<int>(s->pid()) : -1;
+} catch (...) {
+  api_exception("openhtp_fastrpc_dsp_pid");
+  return -1;
 }
 
 }  // extern "C"

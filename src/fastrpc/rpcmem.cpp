@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "common/log.h"
+#include "fastrpc/api_guard.h"
 #include "fastrpc/buffer_registry.h"
 #include "fastrpc/dsp_session.h"
 #include "fastrpc/shareable_memory.h"
@@ -32,9 +33,16 @@ void* allocate(int heapid, uint32_t flags, size_t size) {
   buf.size = mem.size;  // the whole mapping: its tail is as usable as the rest
   buf.fd = mem.fd;
   buf.origin = BufferOrigin::kRpcmem;
-  if (!key_of_fd(mem.fd, &buf.key, nullptr) || !BufferRegistry::instance().add(buf)) {
+  // The registry's insert may throw (bad_alloc); the pages must not outlive a
+  // failed call (the entry point's guard turns the exception into NULL).
+  try {
+    if (!key_of_fd(mem.fd, &buf.key, nullptr) || !BufferRegistry::instance().add(buf)) {
+      release_shareable(mem);
+      return nullptr;
+    }
+  } catch (...) {
     release_shareable(mem);
-    return nullptr;
+    throw;
   }
   return mem.base;
 }
@@ -43,26 +51,33 @@ void* allocate(int heapid, uint32_t flags, size_t size) {
 
 extern "C" {
 
+// Empty bodies: nothing here can throw, so no guard (fastrpc/api_guard.h).
 RPCMEM_API void rpcmem_init(void) {}
 RPCMEM_API void rpcmem_deinit(void) {}
 
-RPCMEM_API void* rpcmem_alloc(int heapid, uint32_t flags, int size) {
+RPCMEM_API void* rpcmem_alloc(int heapid, uint32_t flags, int size) try {
   if (size <= 0) {
     log(LogLevel::kError, "rpcmem", "rpcmem_alloc: size must be > 0 (got %d); use rpcmem_alloc2 above 2 GiB", size);
     return nullptr;
   }
   return allocate(heapid, flags, static_cast<size_t>(size));
+} catch (...) {
+  api_exception("rpcmem_alloc");
+  return nullptr;
 }
 
-RPCMEM_API void* rpcmem_alloc2(int heapid, uint32_t flags, size_t size) {
+RPCMEM_API void* rpcmem_alloc2(int heapid, uint32_t flags, size_t size) try {
   if (size == 0) {
     log(LogLevel::kError, "rpcmem", "rpcmem_alloc2: size must be > 0");
     return nullptr;
   }
   return allocate(heapid, flags, size);
+} catch (...) {
+  api_exception("rpcmem_alloc2");
+  return nullptr;
 }
 
-RPCMEM_API void rpcmem_free(void* po) {
+RPCMEM_API void rpcmem_free(void* po) try {
   if (po == nullptr) return;
   auto found = BufferRegistry::instance().find_containing(po, 0);
   std::optional<ClientBuffer> buf;
@@ -78,15 +93,25 @@ RPCMEM_API void rpcmem_free(void* po) {
   }
   ShareableMemory mem{buf->fd, buf->base, buf->size};
   release_shareable(mem);
+} catch (...) {
+  api_exception("rpcmem_free");
 }
 
-RPCMEM_API int rpcmem_to_fd(void* po) {
+RPCMEM_API int rpcmem_to_fd(void* po) try {
   if (po == nullptr) return -1;
   auto buf = BufferRegistry::instance().find_containing(po, 0);
   if (!buf) return -1;
   return buf->fd;
+} catch (...) {
+  api_exception("rpcmem_to_fd");
+  return -1;
 }
 
-OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void) { return shareable_backing(); }
+OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void) try {
+  return shareable_backing();
+} catch (...) {
+  api_exception("openhtp_rpcmem_backing");
+  return "unknown";
+}
 
 }  // extern "C"

@@ -14,18 +14,30 @@ bool lifetimes_overlap(const BufferRequest& a, const BufferRequest& b) {
 
 }  // namespace
 
-MemoryPlan plan_memory(std::span<const BufferRequest> requests, size_t alignment) {
+size_t end_with_slack(const BufferRequest& r, size_t offset, size_t alignment) {
+  return offset + align_up(r.size + r.read_slack, alignment);
+}
+
+MemoryPlan plan_memory(std::span<const BufferRequest> requests, size_t alignment, std::span<const size_t> fixed) {
   MemoryPlan plan;
   plan.offsets.assign(requests.size(), 0);
-  std::vector<size_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
+  std::vector<size_t> order;
+  std::vector<size_t> placed;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (!fixed.empty() && fixed[i] != kNotFixed) {
+      plan.offsets[i] = fixed[i];
+      plan.total_size = std::max(plan.total_size, end_with_slack(requests[i], fixed[i], alignment));
+      placed.push_back(i);
+    } else {
+      order.push_back(i);
+    }
+  }
   // Largest first; ties broken by earlier first use, then index, for a
   // deterministic plan.
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     if (requests[a].size != requests[b].size) return requests[a].size > requests[b].size;
     return requests[a].first_use < requests[b].first_use;
   });
-  std::vector<size_t> placed;
   for (size_t idx : order) {
     const BufferRequest& r = requests[idx];
     const size_t need = align_up(r.size, alignment);
@@ -44,7 +56,7 @@ MemoryPlan plan_memory(std::span<const BufferRequest> requests, size_t alignment
       candidate = std::max(candidate, end);
     }
     plan.offsets[idx] = candidate;
-    plan.total_size = std::max(plan.total_size, candidate + need);
+    plan.total_size = std::max(plan.total_size, end_with_slack(r, candidate, alignment));
     placed.push_back(idx);
   }
   return plan;

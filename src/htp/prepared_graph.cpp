@@ -23,6 +23,8 @@ ops::TensorDesc desc_of(const TensorSpec& t) {
   d.dims = t.dims;
   d.quant = t.quant;
   d.static_data = t.type == tensor_type::kStatic ? t.static_data.data() : nullptr;
+  // NATIVE tensors are planned, with the read slack their readers ask for.
+  d.planned = t.type == tensor_type::kNative;
   return d;
 }
 
@@ -174,25 +176,108 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
   }
 
-  // Place NATIVE tensors in VTCM or the spill-fill region. A NATIVE tensor
-  // no node touches needs no memory.
-  std::vector<BufferRequest> requests;
-  std::vector<int> request_slot;
+  // Place NATIVE tensors and the kernels' workspaces in VTCM or the
+  // spill-fill region. A NATIVE tensor no node touches needs no memory.
+  g->first_use_ = std::move(first_use);
+  g->last_use_ = std::move(last_use);
   for (int i = 0; i < n_tensors; ++i) {
-    if (tensors[i].type == tensor_type::kNative && first_use[i] >= 0) {
-      requests.push_back({tensors[i].num_bytes(), first_use[i], last_use[i]});
-      request_slot.push_back(i);
+    if (tensors[i].type == tensor_type::kNative && g->first_use_[i] >= 0) g->natives_.push_back(i);
+  }
+  // A stored plan fixes the placements of the tensors it names; each must be
+  // one of natives_ (checked here: the planner only sees requests).
+  std::vector<std::optional<TensorPlacement>> fixed;
+  if (options.stored_placements != nullptr) {
+    fixed.resize(g->natives_.size());
+    std::unordered_map<int, size_t> native_index;
+    for (size_t k = 0; k < g->natives_.size(); ++k) native_index[g->natives_[k]] = k;
+    for (const auto& [id, where] : *options.stored_placements) {
+      auto slot = g->slot_of_id_.find(id);
+      auto k = slot == g->slot_of_id_.end() ? native_index.end() : native_index.find(slot->second);
+      if (k == native_index.end()) {
+        return fail(GraphError::kInvalidGraph, "stored placement for tensor id " + std::to_string(id) + " at " +
+                                                   region_name(where.region) + " offset " + std::to_string(where.offset) +
+                                                   ": graph '" + g->spec_.name +
+                                                   "' has no NATIVE tensor of that id that a node uses");
+      }
+      fixed[k->second] = where;
     }
   }
-  const VtcmPlan plan = plan_vtcm(requests, options.vtcm_budget_bytes, kArenaAlignment);
-  g->vtcm_bytes_ = plan.vtcm_bytes;
-  g->spill_fill_bytes_ = plan.spill_fill_bytes;
-  for (size_t r = 0; r < requests.size(); ++r) g->placed_.push_back({request_slot[r], plan.placements[r]});
+  std::vector<ops::OpKernel*> kernels;
+  for (Step& s : g->steps_) kernels.push_back(s.kernel.get());
+  Plan plan;
+  if (GraphError e = g->make_plan(kernels, fixed, &plan, message); e != GraphError::kNone) {
+    *err = e;
+    return nullptr;
+  }
+  g->apply_plan(plan);
   // The graph's own VTCM and spill-fill buffers are made on first use of the
   // execute() without regions: the skel always passes the device's VTCM and the
   // context's spill-fill region, and a copy per graph would cost real memory.
   *err = GraphError::kNone;
   return g;
+}
+
+GraphError PreparedGraph::make_plan(std::span<ops::OpKernel* const> kernels,
+                                    std::span<const std::optional<TensorPlacement>> fixed, Plan* plan,
+                                    std::string* message) const {
+  // A tensor's read slack is the most any of its readers asks for: the
+  // planner keeps that much readable memory after it (memory_planner.h).
+  std::vector<size_t> slack(spec_.tensors.size(), 0);
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const size_t s = kernels[n]->read_slack_bytes();
+    for (int slot : steps_[n].in_slots) {
+      if (slot >= 0) slack[slot] = std::max(slack[slot], s);
+    }
+  }
+  std::vector<BufferRequest> requests;
+  for (int slot : natives_) requests.push_back({slot_bytes_[slot], first_use_[slot], last_use_[slot], slack[slot]});
+  // Each workspace is one more request, alive for its node only — as TFLite
+  // Micro's scratch buffers: it may take any memory no tensor of that node
+  // (and no other workspace) is using then.
+  std::vector<std::optional<TensorPlacement>> all_fixed;
+  if (!fixed.empty()) all_fixed.assign(fixed.begin(), fixed.end());
+  plan->workspace_of.assign(steps_.size(), SIZE_MAX);
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const size_t bytes = kernels[n]->workspace_bytes();
+    if (bytes == 0) continue;
+    plan->workspace_of[n] = requests.size();
+    requests.push_back({bytes, static_cast<int>(n), static_cast<int>(n), 0});
+    if (!all_fixed.empty()) all_fixed.emplace_back();
+  }
+  PlanError why;
+  if (plan_vtcm(requests, vtcm_budget_bytes_, kArenaAlignment, all_fixed, &plan->regions, &why)) {
+    return GraphError::kNone;
+  }
+  // Only a fixed (stored) placement can be refused, and only natives_ have them.
+  auto describe = [&](size_t r) {
+    const TensorSpec& t = spec_.tensors[natives_[r]];
+    return "tensor '" + t.name + "' (id " + std::to_string(t.id) + ") at " + region_name(all_fixed[r]->region) +
+           " offset " + std::to_string(all_fixed[r]->offset);
+  };
+  if (why.request >= natives_.size()) {
+    *message = "stored placements refused: " + why.why;
+    return GraphError::kInvalidGraph;
+  }
+  *message = "stored placement of " + describe(why.request) + " " + why.why;
+  if (why.other != PlanError::kNone) {
+    const int a = natives_[why.request], b = natives_[why.other];
+    const int node = std::max(first_use_[a], first_use_[b]);
+    *message += " " + describe(why.other) + ", and both are alive at node '" + spec_.nodes[node].name + "'";
+  }
+  return GraphError::kInvalidGraph;
+}
+
+void PreparedGraph::apply_plan(const Plan& plan) {
+  placed_.clear();
+  for (size_t k = 0; k < natives_.size(); ++k) placed_.push_back({natives_[k], plan.regions.placements[k]});
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const size_t r = plan.workspace_of[n];
+    steps_[n].workspace_bytes = r == SIZE_MAX ? 0 : steps_[n].kernel->workspace_bytes();
+    steps_[n].workspace = r == SIZE_MAX ? TensorPlacement{} : plan.regions.placements[r];
+  }
+  vtcm_bytes_ = plan.regions.vtcm_bytes;
+  spill_fill_bytes_ = plan.regions.spill_fill_bytes;
+  regions_bound_ = false;  // NATIVE pointers and workspaces are bound again at the next execute
 }
 
 ops::Status PreparedGraph::prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const {
@@ -234,10 +319,36 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
       return st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp;
     }
   }
+  // The tensors stay where they are (a stored plan, the sizes reported at
+  // finalize); only the workspaces, which may have changed size with the
+  // thread count, are planned again around them. VTCM may take more, up to
+  // the budget (it is the device's); the spill-fill region was sized by
+  // spill_fill_bytes() at finalize — perhaps a client's buffer — so it may not.
+  std::vector<std::optional<TensorPlacement>> keep;
+  for (const PlacedSlot& p : placed_) keep.emplace_back(p.where);
+  std::vector<ops::OpKernel*> raw;
+  for (const auto& k : kernels) raw.push_back(k.get());
+  Plan plan;
+  if (GraphError e = make_plan(raw, keep, &plan, message); e != GraphError::kNone) {
+    env_ = old_env;
+    return e;
+  }
+  if (plan.regions.spill_fill_bytes > spill_fill_bytes_) {
+    env_ = old_env;
+    *message = "the kernels' scratch on " + std::to_string(threads) + " threads needs " +
+               std::to_string(plan.regions.spill_fill_bytes) + " bytes of spill-fill, finalize planned " +
+               std::to_string(spill_fill_bytes_) + " (the size the context's region was given)";
+    return GraphError::kInvalidGraph;
+  }
   for (size_t n = 0; n < steps_.size(); ++n) {
     steps_[n].kernel = std::move(kernels[n]);
     steps_[n].impl = std::move(impls[n]);
   }
+  // The region sizes stay as finalized (a stored binary reports them), even
+  // where the new workspaces need less.
+  plan.regions.spill_fill_bytes = spill_fill_bytes_;
+  plan.regions.vtcm_bytes = std::max(plan.regions.vtcm_bytes, vtcm_bytes_);
+  apply_plan(plan);
   pool_ = std::move(pool);  // after the kernels that used the old one are gone
   spec_.num_hvx_threads = static_cast<uint32_t>(threads);
   return GraphError::kNone;
@@ -260,12 +371,25 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
     return GraphError::kBadBinding;
   }
   const auto& slots = outputs ? output_slots_ : input_slots_;
+  // Bindings in the graph's own order (the usual case) cannot repeat: each
+  // takes its slot with no lookup. From the first one out of order on, the
+  // count still matches, so a tensor bound twice would leave another unbound
+  // — read or written through a pointer of an earlier execute (or null) —
+  // and every later binding is checked against the ones before it.
+  bool scan = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const TensorBinding& b = bindings[i];
     int slot = want[i] == b.tensor_id ? slots[i] : -1;
     if (slot < 0) {
       auto it = slot_of_id_.find(b.tensor_id);
       slot = it == slot_of_id_.end() ? -1 : it->second;
+      scan = true;
+    }
+    for (size_t j = 0; scan && slot >= 0 && j < i; ++j) {
+      if (bindings[j].tensor_id == b.tensor_id) {
+        *message = "tensor '" + spec_.tensors[slot].name + "' is bound twice in one execute of '" + spec_.name + "'";
+        return GraphError::kBadBinding;
+      }
     }
     const TensorSpec* t = slot < 0 ? nullptr : &spec_.tensors[slot];
     if (t == nullptr || (outputs ? !t->is_graph_output() : !t->is_graph_input())) {
@@ -281,6 +405,12 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
     pointers_[slot] = b.data;
   }
   return GraphError::kNone;
+}
+
+std::vector<std::pair<uint32_t, TensorPlacement>> PreparedGraph::placements() const {
+  std::vector<std::pair<uint32_t, TensorPlacement>> out;
+  for (const PlacedSlot& p : placed_) out.emplace_back(spec_.tensors[p.slot].id, p.where);
+  return out;
 }
 
 std::optional<TensorPlacement> PreparedGraph::placement(uint32_t tensor_id) const {
@@ -313,6 +443,11 @@ GraphError PreparedGraph::bind_regions(const MemoryRegions& regions, std::string
     uint8_t* base = p.where.region == Region::kVtcm ? regions.vtcm : regions.spill_fill;
     pointers_[p.slot] = base + p.where.offset;
   }
+  for (Step& step : steps_) {
+    if (step.workspace_bytes == 0) continue;
+    uint8_t* base = step.workspace.region == Region::kVtcm ? regions.vtcm : regions.spill_fill;
+    step.kernel->set_workspace(base + step.workspace.offset);
+  }
   bound_vtcm_ = regions.vtcm;
   bound_spill_fill_ = regions.spill_fill;
   regions_bound_ = true;
@@ -323,13 +458,16 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
                                   std::string* message) {
   {
     std::lock_guard lock(own_mu_);
-    if (!own_allocated_) {
+    // Made again if set_num_threads let VTCM grow since.
+    if (!own_allocated_ || own_vtcm_size_ < vtcm_bytes_ || own_spill_fill_size_ < spill_fill_bytes_) {
       own_vtcm_ = allocate_zeroed(vtcm_bytes_);
       own_spill_fill_ = allocate_zeroed(spill_fill_bytes_);
+      own_vtcm_size_ = vtcm_bytes_;
+      own_spill_fill_size_ = spill_fill_bytes_;
       own_allocated_ = true;
     }
   }
-  const MemoryRegions own{own_vtcm_.get(), vtcm_bytes_, own_spill_fill_.get(), spill_fill_bytes_};
+  const MemoryRegions own{own_vtcm_.get(), own_vtcm_size_, own_spill_fill_.get(), own_spill_fill_size_};
   return execute(inputs, outputs, own, message);
 }
 

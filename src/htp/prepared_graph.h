@@ -4,6 +4,16 @@
 // execute() only binds the caller's input/output buffers and runs the kernels
 // in order.
 //
+// Kernel scratch is planned too (ops::OpKernel::workspace_bytes): each node's
+// workspace is one more request to the planner, alive for that node only, so
+// it shares memory with dead tensors and other nodes' workspaces, lands in
+// VTCM or spill-fill like any intermediate and counts in vtcm_bytes() /
+// spill_fill_bytes(). Nothing sized by activations is kept per kernel for the
+// graph's life: N contexts of a graph cost N plans, not N plans plus every
+// node's private copies. A NATIVE tensor read by a kernel with read slack
+// (OpKernel::read_slack_bytes, XNNPACK's over-read) is planned with that
+// slack, so the kernel reads it in place.
+//
 // Outputs are written straight into the buffers the caller binds — for a
 // memhandle tensor that is the client's shared buffer itself. Intermediates
 // live at `region base + planned offset` of the memory regions execute is
@@ -49,6 +59,14 @@ struct PlanOptions {
   size_t vtcm_budget_bytes = kDefaultVtcmBytes;
   // Fast kernels the runtime links (src/kernels); empty = reference only.
   std::span<const ops::FastPath> fast_paths;
+  // A context binary's stored plan (tensor id -> placement): NATIVE tensors
+  // listed here keep exactly these placements, the rest of the plan
+  // (workspaces, tensors not listed) is made around them (vtcm_plan.h). A
+  // placement that is misaligned, outside the VTCM budget, overlapping
+  // another tensor alive at the same time, or for a tensor that is not a
+  // planned NATIVE tensor, is refused with kInvalidGraph, naming the tensor
+  // and the offset. Null: plan everything.
+  const std::unordered_map<uint32_t, TensorPlacement>* stored_placements = nullptr;
 };
 
 // The memory intermediates live in during one execute. Each region must hold
@@ -93,6 +111,9 @@ class PreparedGraph {
   // Where a NATIVE tensor lives; nullopt for other tensors and for NATIVE
   // tensors no node uses (they get no memory).
   std::optional<TensorPlacement> placement(uint32_t tensor_id) const;
+  // Every planned NATIVE tensor's (tensor id, placement): what a context
+  // binary stores.
+  std::vector<std::pair<uint32_t, TensorPlacement>> placements() const;
   const std::vector<uint32_t>& input_ids() const { return input_ids_; }
   // Per-node timing, off by default (two clock reads per node when on).
   struct NodeProfile {
@@ -106,7 +127,11 @@ class PreparedGraph {
   // Gives the graph a pool of `threads` (0: the cores) and prepares every
   // kernel again on it, since kernels bind their pool when prepared (XNNPACK
   // runtimes, oneDNN primitives). Weights are read from wherever they live
-  // now (an external weights buffer included). On failure nothing changes.
+  // now (an external weights buffer included). The new kernels' workspaces
+  // (oneDNN's scratchpad depends on the thread count) are planned again
+  // around the tensors, which keep their placements; if they no longer fit
+  // the spill-fill size reported at finalize, which the context's region was
+  // sized by, the call is refused (kInvalidGraph). On failure nothing changes.
   // QNN allows this until the graph's first execute; the caller enforces that.
   GraphError set_num_threads(size_t threads, std::string* message);
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
@@ -119,6 +144,13 @@ class PreparedGraph {
     uint64_t runs = 0;
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
+    size_t workspace_bytes = 0;  // the kernel's, as planned
+    TensorPlacement workspace;   // where, when workspace_bytes > 0
+  };
+  // The plan for a set of kernels (one per step).
+  struct Plan {
+    VtcmPlan regions;                 // natives_ first, then one entry per step with a workspace
+    std::vector<size_t> workspace_of;  // per step: index in regions.placements, or SIZE_MAX
   };
   // A NATIVE tensor's slot and where the plan put it.
   struct PlacedSlot {
@@ -138,6 +170,12 @@ class PreparedGraph {
   ops::Status prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
+  // Plans natives_ and the workspaces of `kernels` (one per step); `fixed`
+  // (empty, or one per natives_ entry) holds placements they must keep.
+  GraphError make_plan(std::span<ops::OpKernel* const> kernels, std::span<const std::optional<TensorPlacement>> fixed,
+                       Plan* plan, std::string* message) const;
+  // Adopts `plan` (made for the current steps_' kernels).
+  void apply_plan(const Plan& plan);
 
   struct PoolDelete {
     void operator()(pthreadpool* p) const;
@@ -152,8 +190,12 @@ class PreparedGraph {
   size_t vtcm_bytes_ = 0;
   size_t spill_fill_bytes_ = 0;
   std::vector<PlacedSlot> placed_;              // every planned NATIVE tensor
+  // Planned NATIVE tensors (slots) and their lifetimes in node order.
+  std::vector<int> natives_;
+  std::vector<int> first_use_, last_use_;       // per slot, -1 when no node uses it
   AlignedBuffer own_vtcm_, own_spill_fill_;  // only for execute() without regions; made on first use
   std::mutex own_mu_;
+  size_t own_vtcm_size_ = 0, own_spill_fill_size_ = 0;
   bool own_allocated_ = false;
   // Region bases pointers_ currently hold NATIVE tensors at: rebinding is
   // skipped while a caller keeps passing the same regions.

@@ -1,5 +1,5 @@
 // Splitting a graph's intermediate tensors between VTCM and the spill-fill
-// region (DESIGN.md §3), on top of the greedy planner in memory_planner.h.
+// region (docs/design.md §3), on top of the greedy planner in memory_planner.h.
 //
 // VTCM is the HTP's small on-chip memory; a graph is prepared against a VTCM
 // budget (graph config VTCM_SIZE_IN_MB / _IN_BYTES, default 8 MiB). What does
@@ -35,19 +35,38 @@
 //     a tensor in one place for its whole life, which is what execute needs.
 //
 // A tensor occupies its aligned slot, so region sizes are multiples of the
-// alignment and base + offset is aligned whenever the region base is.
+// alignment and base + offset is aligned whenever the region base is. A
+// request's read slack (memory_planner.h) may run past its slot into another
+// tensor's, but never past the end of its region: the region sizes include
+// it, and a tensor keeps VTCM only if its slack fits the budget too.
+//
+// Fixed placements (an offline plan: what a context binary stored)
+//   Some requests may come with the placement they must take. They are
+//   checked first — aligned, inside the VTCM budget (slack included), inside
+//   kMaxSpillFillBytes, and not overlapping another fixed request of the
+//   same region whose lifetime overlaps — and then taken exactly. Any other
+//   layout is legal, even one this planner would not make. The others are
+//   planned around them with the same three steps: VTCM-fixed requests are
+//   pre-placed in step 1's unbounded plan, spill-fill-fixed ones in step 3's.
+//   Why it is still correct: the greedy planner never places a request over
+//   one already placed (memory_planner.h), and pre-placed requests are placed
+//   before any other, so steps 1 and 3 still produce valid plans, and the
+//   argument above holds unchanged. With no fixed request this is exactly
+//   the algorithm above, so online plans do not change.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "htp/memory_planner.h"
 
 namespace openhtp::htp {
 
-// One HTP's VTCM when the graph does not ask for less (DESIGN.md §3).
+// One HTP's VTCM when the graph does not ask for less (docs/design.md §3).
 inline constexpr size_t kDefaultVtcmBytes = size_t{8} << 20;
 
 enum class Region : uint8_t {
@@ -69,5 +88,24 @@ struct VtcmPlan {
 };
 
 VtcmPlan plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes, size_t alignment);
+
+// The furthest a fixed spill-fill placement may reach: the most one
+// rpcmem_alloc (an int size) gives a client, so a stored plan never asks for
+// a region no client could register and no runtime should allocate.
+inline constexpr size_t kMaxSpillFillBytes = (size_t{1} << 31) - 1;
+
+// Why a fixed placement was refused.
+struct PlanError {
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t request = kNone;  // the refused request
+  size_t other = kNone;    // the fixed request it overlaps, when that is why
+  std::string why;         // e.g. "is not a multiple of the 64-byte alignment"; "overlaps" when `other` is set
+};
+
+// `fixed`: empty, or one entry per request (nullopt: the planner chooses).
+// False, with `error` filled and `plan` untouched, when a fixed placement
+// breaks a rule above.
+bool plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes, size_t alignment,
+               std::span<const std::optional<TensorPlacement>> fixed, VtcmPlan* plan, PlanError* error);
 
 }  // namespace openhtp::htp

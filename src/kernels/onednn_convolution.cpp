@@ -6,9 +6,9 @@
 // buffers.
 #include <cstring>
 
-#include "kernels/node_geometry.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
 namespace {
@@ -16,10 +16,13 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 using tag = memory::format_tag;
+using ops::ConvGeometry;
 
 class ConvKernel final : public ops::OpKernel {
  public:
   ConvKernel(Executor ex, size_t src, size_t dst) : ex_(std::move(ex)), src_(src), dst_(dst) {}
+  size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
+  void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
     ex_.bind(dst_, out[0]);
@@ -42,9 +45,7 @@ memory::desc user_weights(const ConvGeometry& g) {
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
 
-bool prepare_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
-  ConvGeometry g;
-  if (!read_conv_geometry(node, &g)) return false;
+bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;
   if (g.has_bias && node.inputs[2].static_data == nullptr) return false;
@@ -89,9 +90,10 @@ bool prepare_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kern
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);
-  if (node.inputs.empty() || node.inputs[0].dtype != ops::dtype::kFloat32) return false;
+  const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
+  if (g == nullptr || node.inputs[0].dtype != ops::dtype::kFloat32) return false;
   try {
-    return prepare_f32(node, kernel);
+    return prepare_f32(node, *g, kernel);
   } catch (const dnnl::error&) {
     return false;  // oneDNN has no implementation for this case: reference kernel
   }

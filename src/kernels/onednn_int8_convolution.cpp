@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/node_geometry.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 #include "kernels/quant_params.h"
+#include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
 namespace {
@@ -33,10 +33,13 @@ namespace {
 using dnnl::memory;
 using dt = memory::data_type;
 using tag = memory::format_tag;
+using ops::ConvGeometry;
 
 class Int8ConvKernel final : public ops::OpKernel {
  public:
   Int8ConvKernel(Executor ex, size_t src, size_t dst) : ex_(std::move(ex)), src_(src), dst_(dst) {}
+  size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
+  void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
     ex_.bind(dst_, out[0]);
@@ -80,9 +83,7 @@ memory zero_point_memory(int32_t zp) {
   return m;
 }
 
-bool prepare_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
-  ConvGeometry g;
-  if (!read_conv_geometry(node, &g)) return false;
+bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;  // weights are reordered once; dynamic ones are not
   const auto x = activation(node.inputs[0]);
@@ -150,11 +151,11 @@ bool prepare_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ker
 
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);
-  if (node.inputs.size() < 2 || node.outputs.size() != 1) return false;
-  if (node.inputs[1].dtype != ops::dtype::kSfixed8) return false;
+  const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
+  if (g == nullptr || node.inputs[1].dtype != ops::dtype::kSfixed8) return false;
   if (!int8_convolution_exact()) return false;  // checked last: the first call runs the self-test
   try {
-    return prepare_int8(node, kernel);
+    return prepare_int8(node, *g, kernel);
   } catch (const dnnl::error&) {
     return false;  // oneDNN has no implementation for this case: next path
   }

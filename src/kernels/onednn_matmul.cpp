@@ -25,6 +25,8 @@ class MatMulKernel final : public ops::OpKernel {
  public:
   MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights)
       : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights) {}
+  size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
+  void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
     if (bind_weights_) ex_.bind(weights_, in[1]);

@@ -19,11 +19,11 @@ dnnl::primitive_attr default_attr() {
 }
 
 Executor::Executor(dnnl::primitive prim, const dnnl::memory::desc& scratchpad_md, int threads)
-    : prim_(std::move(prim)), stream_(engine()), threads_(threads) {
+    : prim_(std::move(prim)), stream_(engine()), threads_(threads), scratchpad_(scratchpad_md.get_size()) {
   // Reserve so that args_ never reallocates after the memories are added.
   keep_.reserve(8);
   args_.reserve(8);
-  add_fixed(DNNL_ARG_SCRATCHPAD, dnnl::memory(scratchpad_md, engine()));
+  scratchpad_slot_ = add_bound(DNNL_ARG_SCRATCHPAD, scratchpad_md);
 }
 
 size_t Executor::add_bound(int arg, const dnnl::memory::desc& md) {
@@ -41,6 +41,10 @@ void use_graph_threads(const ops::NodeDesc& node) { omp_set_num_threads(threads_
 void Executor::execute() {
   // Sizes oneDNN's OpenMP team like the graph's pthreadpool (see header).
   omp_set_num_threads(threads_);
+  if (void* s = scratchpad_.data(); s != scratchpad_bound_) {  // first run, or the regions moved
+    bind(scratchpad_slot_, s);
+    scratchpad_bound_ = s;
+  }
   dnnl_primitive_execute(prim_.get(), stream_.get(), static_cast<int>(args_.size()), args_.data());
   dnnl_stream_wait(stream_.get());
 }

@@ -1,8 +1,10 @@
 // oneDNN plumbing shared by the onednn_* fast paths.
 //
 // A prepared oneDNN kernel owns one primitive (JIT-compiled at prepare), its
-// stream, its scratchpad (user mode, allocated at prepare) and one memory
-// object per argument. run() only swaps data handles and executes through
+// stream and one memory object per argument. Its scratchpad (user mode, so
+// execute allocates nothing) is the kernel's workspace (op.h): sized at
+// prepare, planned by the runtime with the node's other scratch, bound before
+// the first run. run() only swaps data handles and executes through
 // the C API with a prebuilt argument array: the C++ execute() takes an
 // std::unordered_map, which would allocate on every call.
 //
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "ops/op.h"
+#include "ops/workspace.h"
 
 namespace openhtp::kernels::onednn {
 
@@ -48,6 +51,9 @@ class Executor {
   void bind(size_t slot, const void* data) {
     dnnl_memory_set_data_handle(args_[slot].memory, const_cast<void*>(data));
   }
+  // The scratchpad, as the kernel's workspace.
+  size_t workspace_bytes() const { return scratchpad_.bytes(); }
+  void set_workspace(void* memory) { scratchpad_.bind(memory); }
   void execute();
 
  private:
@@ -56,6 +62,9 @@ class Executor {
   int threads_;
   std::vector<dnnl::memory> keep_;     // owners of the memories in args_
   std::vector<dnnl_exec_arg_t> args_;  // what dnnl_primitive_execute gets
+  ops::Workspace scratchpad_;
+  size_t scratchpad_slot_ = 0;
+  void* scratchpad_bound_ = nullptr;   // the data handle args_ holds
 };
 
 // Attributes every fast path uses: user-managed scratchpad, so nothing is

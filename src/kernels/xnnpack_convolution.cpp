@@ -15,13 +15,16 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/filter_layout.h"
 #include "kernels/quant_params.h"
 #include "kernels/xnnpack_runtime.h"
+#include "ops/parsed_params.h"
 
 namespace openhtp::kernels::xnn {
 namespace {
 
 namespace dtype = ops::dtype;
+using ops::ConvGeometry;
 
 enum class Kind { kQu8, kQc8, kF16 };
 
@@ -31,23 +34,30 @@ class ConvKernel final : public ops::OpKernel {
              pthreadpool_t pool)
       : op_(std::move(op)), kind_(kind), g_(g), flip_in_(flip_in), flip_out_(flip_out), pool_(pool),
         in_bytes_(size_t{g.N} * g.H * g.W * g.Cin * elem_bytes),
-        out_bytes_(size_t{g.N} * g.Ho * g.Wo * g.Cout * elem_bytes) {
-    input_.reserve(in_bytes_);
-  }
+        out_bytes_(size_t{g.N} * g.Ho * g.Wo * g.Cout * elem_bytes) {}
 
   // The first setup sizes XNNPACK's indirection buffers for this shape; later
   // setups with the same shape only re-point them, so run() allocates nothing.
-  bool setup_once() { return setup(input_.scratch(), input_.scratch()) == xnn_status_success; }
+  // A flipped input is always copied (into the workspace, with XNNPACK's
+  // padding after it); any other is read in place unless it is not planned
+  // and ends near a page end (xnnpack_runtime.h).
+  bool setup_once(bool x_planned) {
+    input_.prepare(x_planned, in_bytes_);
+    workspace_ = ops::Workspace(flip_in_ ? ops::align_workspace(in_bytes_ + kReadSlack) : input_.workspace_bytes());
+    return setup(setup_placeholder(), const_cast<void*>(setup_placeholder())) == xnn_status_success;
+  }
+  size_t workspace_bytes() const override { return workspace_.bytes(); }
+  void set_workspace(void* memory) override { workspace_.bind(memory); }
+  size_t read_slack_bytes() const override { return flip_in_ ? 0 : kReadSlack; }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const void* x;
     if (flip_in_) {
-      // The flipped copy lives in the padded scratch, so it is also readable
-      // past its end.
-      flip_sign_bits(static_cast<const uint8_t*>(in[0]), input_.scratch(), in_bytes_);
-      x = input_.scratch();
+      uint8_t* flipped = workspace_.data();
+      flip_sign_bits(static_cast<const uint8_t*>(in[0]), flipped, in_bytes_);
+      x = flipped;
     } else {
-      x = input_.readable(in[0], in_bytes_);
+      x = input_.readable(in[0], workspace_.data());
     }
     setup(x, out[0]);
     xnn_run_operator(op_.get(), pool_);
@@ -79,13 +89,15 @@ class ConvKernel final : public ops::OpKernel {
   pthreadpool_t pool_;
   size_t in_bytes_, out_bytes_;
   ReadableInput input_;
+  ops::Workspace workspace_;
 };
 
 std::unique_ptr<ops::OpKernel> finish(xnn_status created, xnn_operator_t op, Kind kind, const ConvGeometry& g,
-                                      size_t elem_bytes, bool flip_in, bool flip_out, pthreadpool_t pool) {
+                                      size_t elem_bytes, bool flip_in, bool flip_out, bool x_planned,
+                                      pthreadpool_t pool) {
   if (created != xnn_status_success) return nullptr;
   auto k = std::make_unique<ConvKernel>(Operator(op), kind, g, elem_bytes, flip_in, flip_out, pool);
-  if (!k->setup_once()) return nullptr;
+  if (!k->setup_once(x_planned)) return nullptr;
   return k;
 }
 
@@ -103,7 +115,7 @@ bool prepare_qu8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const xnn_status st = xnn_create_convolution2d_nhwc_qu8(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
       *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale, 0, 255, kRunFlags, &op);
-  *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
+  *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, x.planned, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
 
@@ -115,6 +127,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   if (!w_scales) return false;
   Qc8ConvSpec spec{g, nullptr, *w_scales, nullptr, 0, 0, x.quant.scale, y.quant.scale, false, false};
   if (!set_qc8_zero_points(x, y, &spec)) return false;
+  spec.x_planned = x.planned;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   const std::vector<int8_t> ohwi = hwio_to_ohwi(static_cast<const int8_t*>(w.static_data), g);
@@ -138,7 +151,7 @@ bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const xnn_status st = xnn_create_convolution2d_nhwc_f16(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
       ohwi.data(), bias, -INFINITY, INFINITY, kRunFlags, &op);
-  *kernel = finish(st, op, Kind::kF16, g, 2, false, false, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
+  *kernel = finish(st, op, Kind::kF16, g, 2, false, false, node.inputs[0].planned, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
 
@@ -174,13 +187,14 @@ std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& s, pthreadpool* 
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
       static_cast<int8_t>(in_zp), s.in_scale, s.w_scales.data(), s.ohwi, s.bias, static_cast<int8_t>(out_zp),
       s.out_scale, -128, 127, kRunFlags, &op);
-  return finish(st, op, Kind::kQc8, g, 1, s.u8_in, s.u8_out, pool);
+  return finish(st, op, Kind::kQc8, g, 1, s.u8_in, s.u8_out, s.x_planned, pool);
 }
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (!ready()) return false;
-  ConvGeometry g;
-  if (!read_conv_geometry(node, &g)) return false;
+  const ConvGeometry* parsed = ops::parsed_as<ConvGeometry>(node);
+  if (parsed == nullptr) return false;
+  const ConvGeometry& g = *parsed;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;  // weights are packed once; dynamic ones are not

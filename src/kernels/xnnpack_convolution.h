@@ -6,7 +6,7 @@
 #include <memory>
 #include <span>
 
-#include "kernels/node_geometry.h"
+#include "ops/conv_geometry.h"
 #include "ops/op.h"
 
 struct pthreadpool;
@@ -17,13 +17,14 @@ namespace openhtp::kernels::xnn {
 // in_scale * w_scales[c]. Activations are int8 or, with `u8_in`/`u8_out`,
 // uint8 given with their uint8 zero points (flipped to int8 around XNNPACK).
 struct Qc8ConvSpec {
-  ConvGeometry g;
+  ops::ConvGeometry g;
   const int8_t* ohwi;
   std::span<const float> w_scales;
   const int32_t* bias;
   int32_t in_zero_point, out_zero_point;
   float in_scale, out_scale;
   bool u8_in, u8_out;
+  bool x_planned = false;  // the input's TensorDesc::planned (xnnpack_runtime.h)
 };
 // Fills the spec's zero points from the activations' encodings: uint8
 // (flipped to int8 around the operator) or int8, per tensor. False when
@@ -32,7 +33,8 @@ bool set_qc8_zero_points(const ops::TensorDesc& x, const ops::TensorDesc& y, Qc8
 // Null when XNNPACK refuses the configuration.
 std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& spec, pthreadpool* pool);
 
-// Fast paths (fast_paths.cpp lists them).
+// Fast paths (fast_paths.cpp lists them). The geometry comes from
+// node.parsed (ops/parsed_params.h).
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 
 }  // namespace openhtp::kernels::xnn

@@ -22,12 +22,17 @@ namespace dtype = ops::dtype;
 
 class FcKernel final : public ops::OpKernel {
  public:
-  FcKernel(Operator op, bool is_float, size_t batch, size_t in_bytes, pthreadpool_t pool)
+  // `x_planned`: the input's TensorDesc::planned (xnnpack_runtime.h).
+  FcKernel(Operator op, bool is_float, size_t batch, size_t in_bytes, pthreadpool_t pool, bool x_planned)
       : op_(std::move(op)), float_(is_float), batch_(batch), in_bytes_(in_bytes), pool_(pool) {
-    input_.reserve(in_bytes);
+    input_.prepare(x_planned, in_bytes);
+    workspace_ = ops::Workspace(input_.workspace_bytes());
   }
+  size_t workspace_bytes() const override { return workspace_.bytes(); }
+  void set_workspace(void* memory) override { workspace_.bind(memory); }
+  size_t read_slack_bytes() const override { return kReadSlack; }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const void* x = input_.readable(in[0], in_bytes_);
+    const void* x = input_.readable(in[0], workspace_.data());
     // FC setup only records pointers (no indirection buffer): cheap per run.
     if (float_) {
       xnn_setup_fully_connected_nc_f32(op_.get(), batch_, static_cast<const float*>(x), static_cast<float*>(out[0]),
@@ -45,6 +50,7 @@ class FcKernel final : public ops::OpKernel {
   size_t batch_, in_bytes_;
   pthreadpool_t pool_;
   ReadableInput input_;
+  ops::Workspace workspace_;
 };
 
 struct FcShape {
@@ -76,7 +82,7 @@ bool prepare_qu8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
     return false;
   }
   *kernel = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n,
-                                       pool_for(node, uint64_t{s.batch} * s.n * s.m));
+                                       pool_for(node, uint64_t{s.batch} * s.n * s.m), node.inputs[0].planned);
   return true;
 }
 
@@ -86,10 +92,12 @@ bool prepare_qc8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
   const ops::TensorDesc& y = node.outputs[0];
   const auto w_scales = symmetric_s8_scales(w, 0, s.m);
   if (!w_scales) return false;
-  const ConvGeometry g{s.batch, 1, 1, s.n, 1, 1, s.m, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, false};
+  // A batch x 1 x 1 image through a 1x1 filter, no padding, one group.
+  const ops::ConvGeometry g{.N = s.batch, .H = 1, .W = 1, .Cin = s.n, .KH = 1, .KW = 1, .Cout = s.m, .Ho = 1, .Wo = 1};
   Qc8ConvSpec spec{g, static_cast<const int8_t*>(w.static_data), *w_scales, nullptr, 0, 0,
                    x.quant.scale, y.quant.scale, false, false};
   if (!set_qc8_zero_points(x, y, &spec)) return false;
+  spec.x_planned = x.planned;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   spec.bias = bias.data();
@@ -123,7 +131,7 @@ bool prepare_fully_connected_f32(const ops::NodeDesc& node, std::unique_ptr<ops:
     return false;
   }
   *kernel = std::make_unique<FcKernel>(Operator(op), true, s.batch, size_t{s.batch} * s.n * sizeof(float),
-                                       pool_for(node, uint64_t{s.batch} * s.n * s.m));
+                                       pool_for(node, uint64_t{s.batch} * s.n * s.m), node.inputs[0].planned);
   return true;
 }
 

@@ -11,28 +11,35 @@
 //        average pooling, f32 and qu8.
 #include <cmath>
 
-#include "kernels/node_geometry.h"
 #include "kernels/quant_params.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
+#include "ops/parsed_params.h"
 
 namespace openhtp::kernels::xnn {
 namespace {
 
 namespace dtype = ops::dtype;
+using ops::PoolGeometry;
 
 enum class Kind { kMaxF32, kMaxU8, kAvgF32, kAvgQu8, kGlobalF32, kGlobalQu8 };
 
 class PoolKernel final : public ops::OpKernel {
  public:
   PoolKernel(Operator op, Kind kind, const PoolGeometry& g, size_t in_bytes, pthreadpool_t pool)
-      : op_(std::move(op)), kind_(kind), g_(g), in_bytes_(in_bytes), pool_(pool) {
-    input_.reserve(in_bytes);
+      : op_(std::move(op)), kind_(kind), g_(g), in_bytes_(in_bytes), pool_(pool) {}
+  // First setup sizes the indirection buffers (see xnnpack_convolution.cpp);
+  // the input decides whether a copy may be needed (xnnpack_runtime.h).
+  bool setup_once(const ops::TensorDesc& x) {
+    input_.prepare(x.planned, in_bytes_);
+    workspace_ = ops::Workspace(input_.workspace_bytes());
+    return setup(setup_placeholder(), const_cast<void*>(setup_placeholder())) == xnn_status_success;
   }
-  // First setup sizes the indirection buffers (see xnnpack_convolution.cpp).
-  bool setup_once() { return setup(input_.scratch(), input_.scratch()) == xnn_status_success; }
+  size_t workspace_bytes() const override { return workspace_.bytes(); }
+  void set_workspace(void* memory) override { workspace_.bind(memory); }
+  size_t read_slack_bytes() const override { return kReadSlack; }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    setup(input_.readable(in[0], in_bytes_), out[0]);
+    setup(input_.readable(in[0], workspace_.data()), out[0]);
     xnn_run_operator(op_.get(), pool_);
   }
 
@@ -42,15 +49,14 @@ class PoolKernel final : public ops::OpKernel {
     const auto* xu = static_cast<const uint8_t*>(x);
     auto* yf = static_cast<float*>(y);
     auto* yu = static_cast<uint8_t*>(y);
+    const size_t N = g_.N, H = g_.axes[1].in, W = g_.axes[2].in;
     switch (kind_) {
-      case Kind::kMaxF32: return xnn_setup_max_pooling2d_nhwc_f32(op_.get(), g_.N, g_.H, g_.W, xf, yf, pool_);
-      case Kind::kMaxU8: return xnn_setup_max_pooling2d_nhwc_u8(op_.get(), g_.N, g_.H, g_.W, xu, yu, pool_);
-      case Kind::kAvgF32: return xnn_setup_average_pooling2d_nhwc_f32(op_.get(), g_.N, g_.H, g_.W, xf, yf, pool_);
-      case Kind::kAvgQu8: return xnn_setup_average_pooling2d_nhwc_qu8(op_.get(), g_.N, g_.H, g_.W, xu, yu, pool_);
-      case Kind::kGlobalF32:
-        return xnn_setup_global_average_pooling_nwc_f32(op_.get(), g_.N, size_t{g_.H} * g_.W, xf, yf, pool_);
-      case Kind::kGlobalQu8:
-        return xnn_setup_global_average_pooling_nwc_qu8(op_.get(), g_.N, size_t{g_.H} * g_.W, xu, yu, pool_);
+      case Kind::kMaxF32: return xnn_setup_max_pooling2d_nhwc_f32(op_.get(), N, H, W, xf, yf, pool_);
+      case Kind::kMaxU8: return xnn_setup_max_pooling2d_nhwc_u8(op_.get(), N, H, W, xu, yu, pool_);
+      case Kind::kAvgF32: return xnn_setup_average_pooling2d_nhwc_f32(op_.get(), N, H, W, xf, yf, pool_);
+      case Kind::kAvgQu8: return xnn_setup_average_pooling2d_nhwc_qu8(op_.get(), N, H, W, xu, yu, pool_);
+      case Kind::kGlobalF32: return xnn_setup_global_average_pooling_nwc_f32(op_.get(), N, H * W, xf, yf, pool_);
+      case Kind::kGlobalQu8: return xnn_setup_global_average_pooling_nwc_qu8(op_.get(), N, H * W, xu, yu, pool_);
     }
     return xnn_status_invalid_parameter;
   }
@@ -61,16 +67,26 @@ class PoolKernel final : public ops::OpKernel {
   size_t in_bytes_;
   pthreadpool_t pool_;
   ReadableInput input_;
+  ops::Workspace workspace_;
 };
 
 bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDesc& node, const PoolGeometry& g,
             size_t elem_bytes, std::unique_ptr<ops::OpKernel>* kernel) {
   if (created != xnn_status_success) return false;
-  auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, size_t{g.N} * g.H * g.W * g.C * elem_bytes,
-                                        pool_for(node, uint64_t{g.N} * g.H * g.W * g.C));
-  if (!k->setup_once()) return false;
+  const uint64_t elems = uint64_t{g.N} * g.axes[1].in * g.axes[2].in * g.C;
+  auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, elems * elem_bytes, pool_for(node, elems));
+  if (!k->setup_once(node.inputs[0])) return false;
   *kernel = std::move(k);
   return true;
+}
+
+// The node's pool geometry (read once, by prepare_node) when it is 2-D.
+// XNNPACK is given bottom/right padding PoolAxis::pad_end_reached(): the
+// windows CEIL rounding adds past pb/pr are read as padding, so its
+// floor-mode output sizes equal the node's.
+const PoolGeometry* geometry_2d(const ops::NodeDesc& node) {
+  const PoolGeometry* g = ops::parsed_as<PoolGeometry>(node);
+  return g != nullptr && g->spatial == 2 ? g : nullptr;
 }
 
 // f32 in and out, or u8 in and out (nullopt otherwise).
@@ -87,21 +103,26 @@ Types types_of(const ops::NodeDesc& node) {
 
 bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (!ready()) return false;
-  PoolGeometry g;
-  if (!read_pool_geometry(node, &g)) return false;
+  const PoolGeometry* parsed = geometry_2d(node);
+  if (parsed == nullptr) return false;
+  const PoolGeometry& g = *parsed;
+  const ops::PoolAxis &h = g.axes[1], &w = g.axes[2];
   const Types t = types_of(node);
   xnn_operator_t op = nullptr;
   if (t == Types::kF32) {
-    const xnn_status st = xnn_create_max_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
-                                                            1, 1, g.C, g.C, g.C, -INFINITY, INFINITY, kRunFlags, &op);
+    const xnn_status st =
+        xnn_create_max_pooling2d_nhwc_f32(h.pad_begin, w.pad_end_reached(), h.pad_end_reached(), w.pad_begin, h.filter,
+                                          w.filter, h.stride, w.stride, 1, 1, g.C, g.C, g.C, -INFINITY, INFINITY,
+                                          kRunFlags, &op);
     return finish(st, op, Kind::kMaxF32, node, g, sizeof(float), kernel);
   }
   if (t == Types::kU8) {
     const ops::Quant& qx = node.inputs[0].quant;
     const ops::Quant& qy = node.outputs[0].quant;
     if (qx.scale != qy.scale || qx.offset != qy.offset) return false;
-    const xnn_status st = xnn_create_max_pooling2d_nhwc_u8(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh, g.sw,
-                                                           1, 1, g.C, g.C, g.C, 0, 255, kRunFlags, &op);
+    const xnn_status st =
+        xnn_create_max_pooling2d_nhwc_u8(h.pad_begin, w.pad_end_reached(), h.pad_end_reached(), w.pad_begin, h.filter,
+                                         w.filter, h.stride, w.stride, 1, 1, g.C, g.C, g.C, 0, 255, kRunFlags, &op);
     return finish(st, op, Kind::kMaxU8, node, g, 1, kernel);
   }
   return false;
@@ -109,11 +130,13 @@ bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
 
 bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (!ready()) return false;
-  PoolGeometry g;
-  if (!read_pool_geometry(node, &g)) return false;
+  const PoolGeometry* parsed = geometry_2d(node);
+  if (parsed == nullptr) return false;
+  const PoolGeometry& g = *parsed;
+  const ops::PoolAxis &h = g.axes[1], &w = g.axes[2];
   const Types t = types_of(node);
   if (t == Types::kOther) return false;
-  const bool global = g.fh == g.H && g.fw == g.W && !g.any_padding() && g.Ho == 1 && g.Wo == 1;
+  const bool global = h.filter == h.in && w.filter == w.in && !g.any_padding() && h.out == 1 && w.out == 1;
   xnn_operator_t op = nullptr;
   if (t == Types::kF32) {
     if (global) {
@@ -121,8 +144,10 @@ bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
       return finish(st, op, Kind::kGlobalF32, node, g, sizeof(float), kernel);
     }
     if (g.any_padding() && g.count_pad) return false;
-    const xnn_status st = xnn_create_average_pooling2d_nhwc_f32(g.pt, g.pr_eff, g.pb_eff, g.pl, g.fh, g.fw, g.sh,
-                                                                g.sw, g.C, g.C, g.C, -INFINITY, INFINITY, kRunFlags, &op);
+    const xnn_status st =
+        xnn_create_average_pooling2d_nhwc_f32(h.pad_begin, w.pad_end_reached(), h.pad_end_reached(), w.pad_begin,
+                                              h.filter, w.filter, h.stride, w.stride, g.C, g.C, g.C, -INFINITY,
+                                              INFINITY, kRunFlags, &op);
     return finish(st, op, Kind::kAvgF32, node, g, sizeof(float), kernel);
   }
   const ops::Quant& qx = node.inputs[0].quant;
@@ -134,7 +159,8 @@ bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
     return finish(st, op, Kind::kGlobalQu8, node, g, 1, kernel);
   }
   if (g.any_padding()) return false;
-  const xnn_status st = xnn_create_average_pooling2d_nhwc_qu8(0, 0, 0, 0, g.fh, g.fw, g.sh, g.sw, g.C, g.C, g.C,
+  const xnn_status st = xnn_create_average_pooling2d_nhwc_qu8(0, 0, 0, 0, h.filter, w.filter, h.stride, w.stride,
+                                                              g.C, g.C, g.C,
                                                               x_zp, qx.scale, y_zp, qy.scale, 0, 255, kRunFlags, &op);
   return finish(st, op, Kind::kAvgQu8, node, g, 1, kernel);
 }

@@ -10,13 +10,26 @@ bool ready() {
   return ok;
 }
 
-const void* ReadableInput::readable(const void* p, size_t bytes) {
+bool tail_readable(const void* p, size_t bytes) {
   constexpr uintptr_t kPage = 4096;
   const uintptr_t last = reinterpret_cast<uintptr_t>(p) + bytes - 1;
-  const uintptr_t over = last + XNN_EXTRA_BYTES;
-  if (bytes == 0 || last / kPage == over / kPage) return p;
-  std::memcpy(copy_.data(), p, bytes);
-  return copy_.data();
+  return bytes == 0 || last / kPage == (last + kReadSlack) / kPage;
+}
+
+void ReadableInput::prepare(bool planned, size_t bytes) {
+  bytes_ = bytes;
+  copy_bytes_ = planned ? 0 : ops::align_workspace(bytes + kReadSlack);
+}
+
+const void* ReadableInput::readable(const void* p, uint8_t* copy) const {
+  if (copy_bytes_ == 0 || tail_readable(p, bytes_)) return p;
+  std::memcpy(copy, p, bytes_);
+  return copy;
+}
+
+const void* setup_placeholder() {
+  alignas(64) static const uint8_t kPlaceholder[64] = {};
+  return kPlaceholder;
 }
 
 void flip_sign_bits(const uint8_t* src, uint8_t* dst, size_t n) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ops/op.h"
+#include "ops/workspace.h"
 
 namespace openhtp::kernels::xnn {
 
@@ -44,24 +45,43 @@ inline pthreadpool_t pool_for(const ops::NodeDesc& node, uint64_t work) {
 }
 
 // XNNPACK's micro-kernels may read up to XNN_EXTRA_BYTES past the end of an
-// input. Buffers we allocate have that slack, but a graph input can be a
-// client buffer that ends exactly at the end of a mapped page, where the
-// over-read would fault. readable() checks (cheaply, with the pointer and
-// size) whether the over-read would touch a page the last byte does not
-// live on, and only then copies the input into a padded scratch buffer sized
-// once at prepare. 4096 is the smallest page size, so larger pages only make
-// the check conservative.
+// input. Where that is safe:
+//   - a planned input (TensorDesc::planned): the runtime keeps the kernel's
+//     read_slack_bytes() readable after every tensor it plans, so XNNPACK
+//     reads it in place, always;
+//   - anything else — a graph input in the client's buffer, a weight in an
+//     external weights buffer — may end on the last byte of a mapped page,
+//     where the over-read would fault. tail_readable() checks (cheaply, with
+//     the pointer and size) whether the over-read stays on the page of the
+//     last byte; only when it does not is the input copied, into the node's
+//     workspace (op.h), which has room for the copy and its padding. 4096 is
+//     the smallest page size, so larger pages only make the check
+//     conservative.
+// Nothing is copied for the graph's life: the copy, when one is needed, lives
+// in memory the planner shares between nodes.
+inline constexpr size_t kReadSlack = XNN_EXTRA_BYTES;
+
+bool tail_readable(const void* p, size_t bytes);
+
 class ReadableInput {
  public:
-  void reserve(size_t bytes) { copy_.assign(bytes + XNN_EXTRA_BYTES, 0); }
-  const void* readable(const void* p, size_t bytes);
-  // A buffer of the reserved size + XNN_EXTRA_BYTES, for setup calls at
-  // prepare time that need some valid pointer.
-  uint8_t* scratch() { return copy_.data(); }
+  // At prepare, from TensorDesc::planned of the input: a planned input needs
+  // no copy and so no workspace.
+  void prepare(bool planned, size_t bytes);
+  // Workspace bytes for the copy: 0 for a planned input.
+  size_t workspace_bytes() const { return copy_bytes_; }
+  // `p` itself, or its copy in `copy` (workspace_bytes() of the node's
+  // workspace) when reading past its end could fault.
+  const void* readable(const void* p, uint8_t* copy) const;
 
  private:
-  std::vector<uint8_t> copy_;
+  size_t bytes_ = 0, copy_bytes_ = 0;
 };
+
+// Some valid address for the setup calls made at prepare, which size the
+// operators' indirection buffers before any data exists; XNNPACK only
+// computes addresses from it (later setups re-point them by an offset).
+const void* setup_placeholder();
 
 // XOR 0x80 on every byte: uint8 with zero point z <-> int8 with zero point
 // z - 128, exactly (the value q - z is unchanged).

@@ -81,6 +81,13 @@ struct TensorDesc {
   std::vector<uint32_t> dims;   // row-major, NHWC for activations
   Quant quant;
   const void* static_data = nullptr;  // non-null for STATIC tensors (weights, bias)
+  // Set by the runtime for the intermediates it plans (htp::PreparedGraph,
+  // NATIVE tensors): a kernel may read up to its OpKernel::read_slack_bytes()
+  // past such a tensor's end, because the runtime keeps that much memory
+  // readable after it. False, the safe default, for everything else: graph
+  // inputs and outputs (the client's buffers may end on a page end) and
+  // static tensors.
+  bool planned = false;
 
   size_t num_elements() const;
   size_t num_bytes() const { return num_elements() * dtype::element_size(dtype); }
@@ -124,6 +131,7 @@ struct pthreadpool;
 namespace openhtp::ops {
 
 struct FastPath;
+struct ParsedParams;  // parsed_params.h
 
 // What the runtime lends kernels when it builds them. Validation-only callers
 // (graphAddNode, backendValidateOpConfig) pass none: reference kernels only.
@@ -144,6 +152,9 @@ struct NodeDesc {
   std::span<const TensorDesc> outputs;
   std::span<const Param> params;
   const KernelEnv* env = nullptr;  // null: reference kernels, one thread
+  // The op's typed parameters (parsed_params.h), read once by prepare_node
+  // and handed on to the reference prepare and the fast paths; null before.
+  const ParsedParams* parsed = nullptr;
 
   // Parameter lookup; nullptr when absent.
   const Param* find_param(std::string_view param_name) const;
@@ -157,6 +168,21 @@ class OpKernel {
   // in[i] / out[i] point at tensor data laid out as the TensorDescs given to
   // prepare. Absent optional inputs are nullptr.
   virtual void run(std::span<const void* const> in, std::span<void* const> out) = 0;
+
+  // Scratch memory sized by the activations (XNNPACK's operator workspace,
+  // TFLite Micro's scratch buffers): a kernel declares at prepare how many
+  // bytes it needs instead of owning them for the graph's life, the runtime
+  // plans them like an intermediate alive for this node only (VTCM or
+  // spill-fill), and passes their address to set_workspace() before the
+  // first run() and again whenever the regions move. 64-byte aligned; the
+  // content does not survive between runs. ops::Workspace (workspace.h) is
+  // what kernels keep it in. Constant-size state (a 256-entry table) stays
+  // in the kernel.
+  virtual size_t workspace_bytes() const { return 0; }
+  virtual void set_workspace(void* memory) { (void)memory; }
+  // Bytes run() may read past the end of an input the runtime planned
+  // (TensorDesc::planned), as XNNPACK's micro-kernels do (XNN_EXTRA_BYTES).
+  virtual size_t read_slack_bytes() const { return 0; }
 };
 
 // Validates `node`; when `kernel` is non-null also builds the kernel.
@@ -176,13 +202,18 @@ struct OpDef {
   std::string_view type_name;  // QNN op type name in package qti.aisw
   PrepareFn prepare;           // validation + reference kernel
   uint32_t flags = 0;          // op_flags
+  // Reads the node's parameters into a typed value (parsed_params.h), for
+  // ops with a geometry; nullptr for the others.
+  Status (*parse)(const NodeDesc& node, ParsedParams* out) = nullptr;
 };
 
 // A faster kernel for some cases of one op, from a kernel library. prepare is
 // called only for nodes the reference prepare accepted; it returns false
 // (building nothing) for cases it does not cover, and the reference kernel
 // is used. It must produce what the reference kernel produces, within the
-// tolerance its tests state.
+// tolerance its tests state. For ops with an OpDef::parse it reads the
+// geometry from node.parsed, never from the parameters, and declines a node
+// without one.
 using FastPrepareFn = bool (*)(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
 struct FastPath {
   std::string_view type_name;  // op type it accelerates

@@ -4,6 +4,7 @@
 
 #include "ops/op.h"
 #include "ops/op_defs.h"
+#include "ops/parsed_params.h"
 #include "ops/type_adapter.h"
 
 namespace openhtp::ops {
@@ -45,9 +46,19 @@ const OpDef* find_op(std::string_view type_name) {
 
 namespace {
 
-Status prepare_with(const NodeDesc& node, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel,
+Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel,
                     std::string* impl) {
-  const OpDef* def = find_op(node.type);
+  const OpDef* def = find_op(given.type);
+  // Parse once (parsed_params.h): everything below sees node.parsed. A node
+  // already parsed (the type adapter's float twin) is not read again. One
+  // whose parameters break a rule stays unparsed, so the reference prepare
+  // reads it and reports the first broken rule in its own order (data types
+  // before parameters), as validation always has.
+  ParsedParams parsed;
+  NodeDesc node = given;
+  if (def != nullptr && def->parse != nullptr && given.parsed == nullptr && def->parse(given, &parsed).ok()) {
+    node.parsed = &parsed;
+  }
   if (def == nullptr) {
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
                                std::string(node.type) + "' is not in this backend's op package " +

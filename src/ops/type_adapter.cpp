@@ -4,6 +4,7 @@
 
 #include "ops/quant.h"
 #include "ops/validate.h"
+#include "ops/workspace.h"
 
 namespace openhtp::ops::detail {
 namespace {
@@ -38,42 +39,82 @@ Quant bias_encoding(const NodeDesc& node, size_t index) {
   return q;
 }
 
+// The float copies of run-time inputs and outputs live in the workspace
+// (op.h), not in the kernel: one node's conversions are only alive while it
+// runs, so the planner lets every node share that memory. The workspace is
+//   [converted run-time tensors, each 64-byte aligned][the inner kernel's]
+// and each float input copy is followed by the inner kernel's read slack,
+// so the inner kernel may treat those copies as planned tensors.
 class AdaptedKernel final : public OpKernel {
  public:
   // How one tensor crosses the adapter.
   struct Port {
-    TensorDesc desc;            // the real (quantized / half) description
-    bool convert = false;       // false: passes through
-    bool is_static = false;     // input with static data: converted once
-    std::vector<float> buffer;  // float copy (static) or run-time scratch
+    TensorDesc desc;              // the real (quantized / half) description
+    bool convert = false;         // false: passes through
+    bool is_static = false;       // input with static data: converted once
+    std::vector<float> weights;   // the float copy of a static input (weights, kept)
+    size_t offset = 0;            // run-time conversions: where in the workspace
   };
 
   std::vector<Port> ins, outs;
   std::unique_ptr<OpKernel> inner;
 
+  size_t workspace_bytes() const override { return workspace_.bytes(); }
+  void set_workspace(void* memory) override { workspace_.bind(memory); }
+  size_t read_slack_bytes() const override { return inner->read_slack_bytes(); }
+
   void run(std::span<const void* const> in, std::span<void* const> out) override {
+    uint8_t* ws = workspace_.data();
+    if (ws != inner_bound_) {  // first run, or the regions moved: the inner part moved too
+      inner->set_workspace(ws == nullptr ? nullptr : ws + inner_offset_);
+      inner_bound_ = ws;
+    }
     for (size_t i = 0; i < ins.size(); ++i) {
       Port& p = ins[i];
       if (!p.convert || in[i] == nullptr) {
         in_ptrs_[i] = in[i];
+      } else if (p.is_static) {
+        in_ptrs_[i] = p.weights.data();
       } else {
-        if (!p.is_static) quant::to_float(p.desc, in[i], p.buffer.data());
-        in_ptrs_[i] = p.buffer.data();
+        float* f = reinterpret_cast<float*>(ws + p.offset);
+        quant::to_float(p.desc, in[i], f);
+        in_ptrs_[i] = f;
       }
     }
-    for (size_t i = 0; i < outs.size(); ++i) out_ptrs_[i] = outs[i].convert ? outs[i].buffer.data() : out[i];
+    for (size_t i = 0; i < outs.size(); ++i) {
+      out_ptrs_[i] = outs[i].convert ? static_cast<void*>(ws + outs[i].offset) : out[i];
+    }
     inner->run(in_ptrs_, out_ptrs_);
     for (size_t i = 0; i < outs.size(); ++i) {
-      if (outs[i].convert) quant::from_float(outs[i].desc, outs[i].buffer.data(), out[i]);
+      if (outs[i].convert) quant::from_float(outs[i].desc, reinterpret_cast<const float*>(ws + outs[i].offset), out[i]);
     }
   }
 
-  void size_scratch() {
+  // Lays out the workspace once the inner kernel (and so its read slack and
+  // workspace) is known.
+  void plan_workspace() {
     in_ptrs_.assign(ins.size(), nullptr);
     out_ptrs_.assign(outs.size(), nullptr);
+    const size_t slack = inner->read_slack_bytes();
+    size_t at = 0;
+    for (Port& p : ins) {
+      if (!p.convert || p.is_static) continue;
+      p.offset = at;
+      at = align_workspace(at + p.desc.num_elements() * sizeof(float) + slack);
+    }
+    for (Port& p : outs) {
+      if (!p.convert) continue;
+      p.offset = at;
+      at = align_workspace(at + p.desc.num_elements() * sizeof(float));
+    }
+    inner_offset_ = at;
+    workspace_ = Workspace(at + inner->workspace_bytes());
   }
 
  private:
+  Workspace workspace_;
+  size_t inner_offset_ = 0;
+  uint8_t* inner_bound_ = nullptr;  // the workspace the inner kernel was given
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
 };
@@ -111,11 +152,14 @@ Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_pat
       // Dequantized once; the float kernel (and any weight packing it does)
       // sees float weights.
       port->is_static = true;
-      port->buffer.resize(t.num_elements());
-      quant::to_float(port->desc, t.static_data, port->buffer.data());
-      twin->static_data = port->buffer.data();
-    } else if (kernel) {
-      port->buffer.resize(t.num_elements());
+      port->weights.resize(t.num_elements());
+      quant::to_float(port->desc, t.static_data, port->weights.data());
+      twin->static_data = port->weights.data();
+    } else {
+      // The float copy lives in this adapter's workspace, followed by the
+      // inner kernel's read slack (plan_workspace): to the inner kernel it
+      // is a planned tensor.
+      twin->planned = true;
     }
     return Status::Ok();
   };
@@ -136,11 +180,12 @@ Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_pat
   }
 
   NodeDesc twin{node.name, node.type, f_in, f_out, node.params, node.env};
+  twin.parsed = node.parsed;  // same dims and parameters: the geometry is not read again
   if (kernel == nullptr) return def.prepare(twin, nullptr);
   if (impl) *impl = "reference";
   Status s = use_fast_paths ? prepare_node(twin, &adapted->inner, impl) : def.prepare(twin, &adapted->inner);
   if (!s.ok()) return s;
-  adapted->size_scratch();
+  adapted->plan_workspace();
   *kernel = std::move(adapted);
   return Status::Ok();
 }

@@ -7,7 +7,9 @@
 // kernel is prepared on that, and the wrapper kernel converts around it at
 // run time — inputs dequantized with their encodings, outputs quantized with
 // theirs (round half to even, saturating). Integer and bool tensors (indices,
-// Argmax outputs) pass through unchanged.
+// Argmax outputs) pass through unchanged. The float copies of run-time
+// inputs and outputs are the wrapper's workspace (op.h), planned with the
+// graph; only the dequantized weights are kept.
 //
 // This is the golden model for quantized execution: it is exact in real
 // numbers up to float rounding, so a fast integer kernel may differ from it

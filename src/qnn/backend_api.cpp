@@ -12,6 +12,8 @@
 #include "QnnLog.h"
 #include "QnnProperty.h"
 #include "QnnSdkBuildId.h"
+#include "qnn/api_guard.h"
+#include "htp/device_spec.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/op_config.h"
@@ -23,32 +25,44 @@ extern "C" {
 // ---- log --------------------------------------------------------------------
 
 QNN_API Qnn_ErrorHandle_t QnnLog_create(QnnLog_Callback_t callback, QnnLog_Level_t maxLogLevel,
-                                        Qnn_LogHandle_t* logger) {
+                                        Qnn_LogHandle_t* logger) try {
   return log_create(callback, maxLogLevel, logger);
+} catch (...) {
+  return api_exception("logCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnLog_setLogLevel(Qnn_LogHandle_t logger, QnnLog_Level_t maxLogLevel) {
+QNN_API Qnn_ErrorHandle_t QnnLog_setLogLevel(Qnn_LogHandle_t logger, QnnLog_Level_t maxLogLevel) try {
   return log_set_level(logger, maxLogLevel);
+} catch (...) {
+  return api_exception("logSetLogLevel");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnLog_free(Qnn_LogHandle_t logger) { return log_free(logger); }
+QNN_API Qnn_ErrorHandle_t QnnLog_free(Qnn_LogHandle_t logger) try {
+  return log_free(logger);
+} catch (...) {
+  return api_exception("logFree");
+}
 
 // ---- backend ----------------------------------------------------------------
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_getApiVersion(Qnn_ApiVersion_t* pVersion) {
+QNN_API Qnn_ErrorHandle_t QnnBackend_getApiVersion(Qnn_ApiVersion_t* pVersion) try {
   if (pVersion == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
   *pVersion = Qnn_ApiVersion_t QNN_HTP_API_VERSION_INIT;
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendGetApiVersion");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_getBuildId(const char** id) {
+QNN_API Qnn_ErrorHandle_t QnnBackend_getBuildId(const char** id) try {
   if (id == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
   *id = QNN_SDK_BUILD_ID;
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendGetBuildId");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBackend_Config_t** config,
-                                            Qnn_BackendHandle_t* backend) {
+                                            Qnn_BackendHandle_t* backend) try {
   if (backend == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
   if (logger != nullptr && !log_handle_valid(logger)) {
     QNN_LOG_ERROR("backendCreate: log handle %p is not a live QnnLog handle", logger);
@@ -87,24 +101,30 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBac
   *backend = ObjectTable::instance().add(ObjectKind::kBackend, b);
   QNN_LOG_INFO("HTP backend created (%s transport)", b->stub->in_process() ? "in-process" : "FastRPC");
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_setConfig(Qnn_BackendHandle_t backend, const QnnBackend_Config_t** config) {
+QNN_API Qnn_ErrorHandle_t QnnBackend_setConfig(Qnn_BackendHandle_t backend, const QnnBackend_Config_t** config) try {
   (void)config;
   if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendSetConfig");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_free(Qnn_BackendHandle_t backend) {
+QNN_API Qnn_ErrorHandle_t QnnBackend_free(Qnn_BackendHandle_t backend) try {
   if (!ObjectTable::instance().remove(ObjectKind::kBackend, backend)) {
     QNN_LOG_ERROR("backendFree: %p is not a live backend handle", backend);
     return QNN_BACKEND_ERROR_INVALID_HANDLE;
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendFree");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnBackend_getSupportedOperations(Qnn_BackendHandle_t backend, uint32_t* numOperations,
-                                                            const QnnBackend_OperationName_t** operations) {
+                                                            const QnnBackend_OperationName_t** operations) try {
   if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
   if (numOperations == nullptr || operations == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
   // Built once from the kernel registry, so the list cannot drift from what
@@ -122,9 +142,11 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_getSupportedOperations(Qnn_BackendHandle_t 
   *numOperations = static_cast<uint32_t>(list->size());
   *operations = list->data();
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("backendGetSupportedOperations");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backend, Qnn_OpConfig_t opConfig) {
+QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backend, Qnn_OpConfig_t opConfig) try {
   if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
   std::string why;
   if (!check_op_identity(opConfig, &why)) {
@@ -146,11 +168,13 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backen
   }
   openhtp::ops::NodeDesc node{v.name ? v.name : "", v.typeName, ins, outs, params};
   return validate_node(node, QNN_BACKEND_ERROR_INVALID_ARGUMENT, QNN_BACKEND_ERROR_NOT_SUPPORTED);
+} catch (...) {
+  return api_exception("backendValidateOpConfig");
 }
 
 // ---- property ---------------------------------------------------------------
 
-QNN_API Qnn_ErrorHandle_t QnnProperty_hasCapability(QnnProperty_Key_t key) {
+QNN_API Qnn_ErrorHandle_t QnnProperty_hasCapability(QnnProperty_Key_t key) try {
   switch (key) {
     case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_ION:
     case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_CUSTOM:
@@ -162,6 +186,8 @@ QNN_API Qnn_ErrorHandle_t QnnProperty_hasCapability(QnnProperty_Key_t key) {
       return key >= QNN_PROPERTY_GROUP_CORE && key < QNN_PROPERTY_GROUP_CORE + 2000 ? QNN_PROPERTY_NOT_SUPPORTED
                                                                                     : QNN_PROPERTY_ERROR_UNKNOWN_KEY;
   }
+} catch (...) {
+  return api_exception("propertyHasCapability");
 }
 
 // ---- device -----------------------------------------------------------------
@@ -171,8 +197,8 @@ namespace {
 QnnHtpDevice_DeviceInfoExtension_t g_dev_ext = [] {
   QnnHtpDevice_DeviceInfoExtension_t e{};
   e.devType = QNN_HTP_DEVICE_TYPE_ON_CHIP;
-  e.onChipDevice.vtcmSize = 8;
-  e.onChipDevice.socModel = 43;  // SM8550
+  e.onChipDevice.vtcmSize = static_cast<uint32_t>(openhtp::htp::kDevice.vtcm_mib());
+  e.onChipDevice.socModel = openhtp::htp::kDevice.soc_model;
   e.onChipDevice.signedPdSupport = false;
   e.onChipDevice.dlbcSupport = false;
   e.onChipDevice.arch = QNN_HTP_DEVICE_ARCH_V73;
@@ -191,7 +217,7 @@ QnnDevice_HardwareDeviceInfo_t g_hw = [] {
   h.version = QNN_DEVICE_HARDWARE_DEVICE_INFO_VERSION_1;
   h.v1.deviceId = 0;
   h.v1.deviceType = 0;
-  h.v1.numCores = 1;
+  h.v1.numCores = openhtp::htp::kDevice.num_cores;
   h.v1.cores = &g_core;
   h.v1.deviceInfoExtension = reinterpret_cast<QnnDevice_DeviceInfoExtension_t>(&g_dev_ext);
   return h;
@@ -205,27 +231,33 @@ QnnDevice_PlatformInfo_t g_platform = [] {
 }();
 }  // namespace
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_getPlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t** platformInfo) {
+QNN_API Qnn_ErrorHandle_t QnnDevice_getPlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t** platformInfo) try {
   (void)logger;
   if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
   *platformInfo = &g_platform;
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("deviceGetPlatformInfo");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_freePlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t* platformInfo) {
+QNN_API Qnn_ErrorHandle_t QnnDevice_freePlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t* platformInfo) try {
   (void)logger;
   return platformInfo == &g_platform ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+} catch (...) {
+  return api_exception("deviceFreePlatformInfo");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const QnnDevice_PlatformInfo_t** platformInfo) {
+QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const QnnDevice_PlatformInfo_t** platformInfo) try {
   if (!find_object<Device>(ObjectKind::kDevice, device)) return QNN_DEVICE_ERROR_INVALID_HANDLE;
   if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
   *platformInfo = &g_platform;
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("deviceGetInfo");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevice_Config_t** config,
-                                           Qnn_DeviceHandle_t* device) {
+                                           Qnn_DeviceHandle_t* device) try {
   (void)logger;
   if (device == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
   auto d = std::make_shared<Device>();
@@ -240,15 +272,21 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevi
   }
   *device = ObjectTable::instance().add(ObjectKind::kDevice, d);
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("deviceCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_setConfig(Qnn_DeviceHandle_t device, const QnnDevice_Config_t** config) {
+QNN_API Qnn_ErrorHandle_t QnnDevice_setConfig(Qnn_DeviceHandle_t device, const QnnDevice_Config_t** config) try {
   (void)config;
   return find_object<Device>(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+} catch (...) {
+  return api_exception("deviceSetConfig");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_free(Qnn_DeviceHandle_t device) {
+QNN_API Qnn_ErrorHandle_t QnnDevice_free(Qnn_DeviceHandle_t device) try {
   return ObjectTable::instance().remove(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+} catch (...) {
+  return api_exception("deviceFree");
 }
 
 }  // extern "C"

@@ -7,10 +7,13 @@
 #include "QnnTensor.h"
 #include "rpcmem.h"
 #include "qnn/context_ops.h"
+#include "qnn/context_settings.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/tensor_view.h"
 
+using namespace openhtp;
 using namespace openhtp::qnn;
 
 namespace openhtp::qnn {
@@ -31,7 +34,7 @@ void release_context_contents(Context& ctx) {
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
-                                            const QnnContext_Config_t** config, Qnn_ContextHandle_t* context) {
+                                            const QnnContext_Config_t** config, Qnn_ContextHandle_t* context) try {
   auto b = find_object<Backend>(ObjectKind::kBackend, backend);
   if (!b) {
     QNN_LOG_ERROR("contextCreate: %p is not a live backend handle", backend);
@@ -42,35 +45,28 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
-  uint32_t priority = QNN_PRIORITY_DEFAULT;
-  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    switch ((*c)->option) {
-      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
-      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM:
-      case QNN_CONTEXT_CONFIG_OPTION_ERROR_REPORTING:
-      case QNN_CONTEXT_CONFIG_ASYNC_EXECUTION_QUEUE_DEPTH:
-      case QNN_CONTEXT_CONFIG_OPTION_OEM_STRING:
-        break;
-      default:
-        QNN_LOG_ERROR("contextCreate: config option %d is not supported for contexts created online",
-                      static_cast<int>((*c)->option));
-        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
-    }
-  }
+  ContextSettings settings;
+  if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kOnline, &settings); e != QNN_SUCCESS) return e;
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
-  Qnn_ErrorHandle_t e = b->stub->context_create(priority, &ctx->remote_id);
+  htp::ContextOptions options;
+  options.priority = settings.priority;
+  Qnn_ErrorHandle_t e = b->stub->context_create(options, &ctx->remote_id);
   if (e != QNN_SUCCESS) return e;
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, const QnnContext_Config_t** config) {
+QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, const QnnContext_Config_t** config) try {
   (void)config;
   return find_object<Context>(ObjectKind::kContext, context) ? QNN_SUCCESS : QNN_CONTEXT_ERROR_INVALID_HANDLE;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextSetConfig");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) {
+QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) try {
   (void)profile;
   auto obj = ObjectTable::instance().remove(ObjectKind::kContext, context);
   if (!obj) {
@@ -84,9 +80,11 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
   for (void* mem : ctx->runtime_buffers) rpcmem_free(mem);
   ctx->runtime_buffers.clear();
   return e;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextFree");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t context, Qnn_Tensor_t* tensor) {
+QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t context, Qnn_Tensor_t* tensor) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, context);
   if (!ctx) return QNN_TENSOR_ERROR_INVALID_HANDLE;
   openhtp::htp::TensorSpec spec;
@@ -101,6 +99,8 @@ QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t cont
   set_tensor_id(tensor, spec.id);
   ctx->context_tensors.push_back(std::move(spec));
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("tensorCreateContextTensor");
 }
 
 }  // extern "C"

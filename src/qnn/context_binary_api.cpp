@@ -4,7 +4,9 @@
 // contextGetProperty reports the sizes external buffers need.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <string>
 
 #include "HTP/QnnHtpCommon.h"
@@ -16,6 +18,9 @@
 #include "binary/context_codec.h"
 #include "rpcmem.h"
 #include "qnn/context_ops.h"
+#include "qnn/context_settings.h"
+#include "htp/device_spec.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 
@@ -24,8 +29,6 @@ using namespace openhtp::qnn;
 
 namespace {
 
-// External buffers (weights, spill-fill) start on a page: what the DSP maps.
-constexpr uint64_t kBufferStartAlignment = 4096;
 
 uint32_t crc_of(const void* data, uint64_t size) {
   uLong crc = crc32(0L, Z_NULL, 0);
@@ -39,46 +42,13 @@ uint32_t crc_of(const void* data, uint64_t size) {
   return static_cast<uint32_t>(crc);
 }
 
-// Digest of what the configs say, read member by member (never their raw
-// bytes: padding and unused union bytes are indeterminate): the deferred path
-// requires the configs unchanged until contextFinalize.
-uint32_t config_crc(const QnnContext_Config_t** config) {
-  std::string d;
-  auto add = [&d](uint64_t v) { d.append(reinterpret_cast<const char*>(&v), sizeof v); };
-  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    add(static_cast<uint64_t>((*c)->option));
-    switch ((*c)->option) {
-      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: add((*c)->isGraphInitDeferred); break;
-      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: add(static_cast<uint64_t>((*c)->priority)); break;
-      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: add((*c)->isPersistentBinary); break;
-      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: add((*c)->memoryLimitHint); break;
-      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
-        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
-        add(reinterpret_cast<uintptr_t>(htp));
-        if (htp == nullptr) break;
-        add(static_cast<uint64_t>(htp->option));
-        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS ||
-            htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
-          add(reinterpret_cast<uintptr_t>(htp->groupRegistration.firstGroupHandle));
-          add(htp->groupRegistration.maxSpillFillBuffer);
-        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA) {
-          add(htp->useExtendedUdma ? 1 : 0);
-        }
-        break;
-      }
-      default: break;
-    }
-  }
-  return crc_of(d.data(), d.size());
-}
-
 binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
   binary::ContextImage image;
   image.build_id = QNN_SDK_BUILD_ID;
   image.core_api = {QNN_API_VERSION_MAJOR, QNN_API_VERSION_MINOR, QNN_API_VERSION_PATCH};
   image.backend_api = {QNN_HTP_API_VERSION_MAJOR, QNN_HTP_API_VERSION_MINOR, QNN_HTP_API_VERSION_PATCH};
-  image.soc_model = 43;
-  image.dsp_arch = 73;
+  image.soc_model = htp::kDevice.soc_model;
+  image.dsp_arch = htp::kDevice.dsp_arch;
   *err = QNN_SUCCESS;
   // Lock order is Graph::mu before Context::mu (objects.h): take the list of
   // graphs under the context lock, then visit each graph without it.
@@ -96,9 +66,20 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
       *err = QNN_CONTEXT_ERROR_NOT_FINALIZED;
       return image;
     }
-    image.graphs.push_back({g->spec, g->arena_bytes, g->vtcm_bytes, g->spill_fill_bytes});
+    binary::GraphImage gi{g->spec, g->arena_bytes, g->vtcm_bytes, g->spill_fill_bytes, {}};
+    // The plan the runtime made at finalize, so that a load is held to it.
+    htp::StoredPlan plan;
+    if (Qnn_ErrorHandle_t e = ctx.backend->stub->graph_plan(g->remote_id, g->spec.tensors.size(), &plan);
+        e != QNN_SUCCESS) {
+      *err = e;
+      return image;
+    }
+    gi.placements.assign(plan.begin(), plan.end());
+    std::sort(gi.placements.begin(), gi.placements.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });  // the same bytes every time
+    image.graphs.push_back(std::move(gi));
   }
-  image.weights_bytes = binary::weights_bytes(image.graphs, kBufferStartAlignment);
+  image.weights_bytes = binary::weights_bytes(image.graphs, htp::kDevice.buffer_start_alignment);
   return image;
 }
 
@@ -201,7 +182,9 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
                     ctx->binary_ptr, static_cast<unsigned long long>(ctx->binary_size));
       return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
     }
-    if (config_crc(ctx->config_ptr) != ctx->config_crc) {
+    ContextSettings now;
+    if (read_context_configs(ctx->config_ptr, ContextOrigin::kBinary, &now) != QNN_SUCCESS ||
+        now.digest() != ctx->config_crc) {
       QNN_LOG_ERROR("contextFinalize: the configs passed to contextCreateFromBinary changed before finalize; they "
                     "must stay valid and unchanged until then");
       return QNN_CONTEXT_ERROR_INVALID_CONFIG;
@@ -209,9 +192,14 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
     image = std::move(ctx->pending);
     ctx->deferred = false;
   }
-  for (auto& g : image->graphs) {
-    if (Qnn_ErrorHandle_t e = add_prepared_graph(ctx, std::move(g.spec)); e != QNN_SUCCESS) return e;
+  // The DSP decodes the client's own bytes once and prepares every graph
+  // with its stored plan; nothing is re-encoded.
+  std::vector<htp::GraphInfo> infos;
+  const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(ctx->binary_ptr), ctx->binary_size);
+  if (Qnn_ErrorHandle_t e = ctx->backend->stub->load_binary(ctx->remote_id, bytes, *image, &infos); e != QNN_SUCCESS) {
+    return e;
   }
+  for (size_t i = 0; i < image->graphs.size(); ++i) add_prepared_graph(ctx, std::move(image->graphs[i].spec), infos[i]);
   return QNN_SUCCESS;
 }
 
@@ -236,57 +224,30 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
-  bool defer = false;
-  uint32_t priority = QNN_PRIORITY_DEFAULT;
-  std::string blocked_by;  // features that exclude external weights / spill-fill buffers
-  const QnnHtpContext_GroupRegistration_t* group = nullptr;
-  bool persistent = false;
-  uint64_t memory_limit = 0;
-  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    switch ((*c)->option) {
-      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: defer = (*c)->isGraphInitDeferred != 0; break;
-      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: priority = (*c)->priority; break;
-      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: persistent = (*c)->isPersistentBinary != 0; break;
-      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: memory_limit = (*c)->memoryLimitHint; break;
-      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
-        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
-        if (htp == nullptr) break;
-        if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS) {
-          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
-          group = &htp->groupRegistration;
-        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING) {
-          blocked_by = "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
-        } else if (htp->option == QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA && htp->useExtendedUdma) {
-          blocked_by = "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
-        }
-        break;
-      }
-      default: break;
-    }
+  ContextSettings settings;
+  if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kBinary, &settings); e != QNN_SUCCESS) {
+    return e;
   }
-  // Graph switching is a persistent binary with a memory-limit hint.
-  if (blocked_by.empty() && persistent && memory_limit > 0) {
-    blocked_by = "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
-  }
+  std::string blocked_by = settings.external_buffers_blocked_by();
   if (list_async) blocked_by = "contextCreateFromBinaryListAsync";
   if (dev && dev->secure_pd) blocked_by = "a secure PD device (QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD)";
   // Spill-fill groups: the first context passes NULL and a maxSpillFillBuffer
   // > 0; the others pass the first one's handle and share its region.
   std::shared_ptr<Context> leader;
   uint64_t group_reserve = 0;
-  if (group != nullptr) {
-    if (group->firstGroupHandle == nullptr) {
-      if (group->maxSpillFillBuffer == 0) {
+  if (settings.spill_fill_group) {
+    if (settings.group_first == nullptr) {
+      if (settings.group_max_spill_fill == 0) {
         QNN_LOG_ERROR("contextCreateFromBinary: REGISTER_MULTI_CONTEXTS starting a group needs maxSpillFillBuffer > 0");
         return QNN_CONTEXT_ERROR_INVALID_CONFIG;
       }
-      group_reserve = group->maxSpillFillBuffer;
+      group_reserve = settings.group_max_spill_fill;
     } else {
-      leader = find_object<Context>(ObjectKind::kContext, group->firstGroupHandle);
+      leader = find_object<Context>(ObjectKind::kContext, settings.group_first);
       if (!leader || !leader->spill_fill_group_leader) {
         QNN_LOG_ERROR("contextCreateFromBinary: REGISTER_MULTI_CONTEXTS firstGroupHandle %p is not the live first "
                       "context of a spill-fill group",
-                      group->firstGroupHandle);
+                      settings.group_first);
         return QNN_CONTEXT_ERROR_INVALID_CONFIG;
       }
     }
@@ -304,10 +265,9 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   for (const auto& g : image->graphs) {
     for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
   }
-  ctx->spill_fill_group_leader = group != nullptr && group->firstGroupHandle == nullptr;
-  if (Qnn_ErrorHandle_t e =
-          b->stub->context_create(priority, &ctx->remote_id, leader ? leader->remote_id : 0, group_reserve);
-      e != QNN_SUCCESS) {
+  ctx->spill_fill_group_leader = settings.spill_fill_group && settings.group_first == nullptr;
+  const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve};
+  if (Qnn_ErrorHandle_t e = b->stub->context_create(options, &ctx->remote_id); e != QNN_SUCCESS) {
     return e;
   }
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
@@ -319,8 +279,8 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->binary_size = binaryBufferSize;
   ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
   ctx->config_ptr = config;
-  ctx->config_crc = config_crc(config);
-  if (defer) return QNN_SUCCESS;  // a handle only: buffers are registered before contextFinalize
+  ctx->config_crc = settings.digest();
+  if (settings.defer_graph_init) return QNN_SUCCESS;  // a handle only: buffers are registered before contextFinalize
   if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx); e != QNN_SUCCESS) {
     QnnContext_free(*context, nullptr);
     *context = nullptr;
@@ -334,7 +294,7 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
 
 extern "C" {
 
-QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) {
+QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   if (binaryBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -348,11 +308,13 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, 
   if (e != QNN_SUCCESS) return e;
   *binaryBufferSize = binary::encode_context(image).size();
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextGetBinarySize");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_getBinary(Qnn_ContextHandle_t context, void* binaryBuffer,
                                                Qnn_ContextBinarySize_t binaryBufferSize,
-                                               Qnn_ContextBinarySize_t* writtenBufferSize) {
+                                               Qnn_ContextBinarySize_t* writtenBufferSize) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   if (binaryBuffer == nullptr || writtenBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -372,30 +334,36 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getBinary(Qnn_ContextHandle_t context, void
   std::memcpy(binaryBuffer, bytes.data(), bytes.size());
   *writtenBufferSize = bytes.size();
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextGetBinary");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_validateBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
                                                     const QnnContext_Config_t** config, const void* binaryBuffer,
-                                                    Qnn_ContextBinarySize_t binaryBufferSize) {
+                                                    Qnn_ContextBinarySize_t binaryBufferSize) try {
   (void)device;
   (void)config;
   if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   binary::ContextImage image;
   return decode_or_log("contextValidateBinary", binaryBuffer, binaryBufferSize, &image);
+} catch (...) {
+  return openhtp::qnn::api_exception("contextValidateBinary");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
                                                       const QnnContext_Config_t** config, const void* binaryBuffer,
                                                       Qnn_ContextBinarySize_t binaryBufferSize,
-                                                      Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile) {
+                                                      Qnn_ContextHandle_t* context, Qnn_ProfileHandle_t profile) try {
   (void)profile;
   return create_from_binary(backend, device, config, binaryBuffer, binaryBufferSize, context, false);
+} catch (...) {
+  return openhtp::qnn::api_exception("contextCreateFromBinary");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
                                                                const QnnContext_Params_t** contextParams,
                                                                const QnnContext_Config_t** listConfig,
-                                                               Qnn_SignalHandle_t signal) {
+                                                               Qnn_SignalHandle_t signal) try {
   // Group-level configs (SHARE_RESOURCES ...) are accepted; the contexts are
   // created one after the other before this returns, each reported through
   // its notify function: every graph (GRAPH_INIT), then the context.
@@ -442,6 +410,8 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle
     notify(ctx, nullptr, nullptr, QNN_CONTEXT_NOTIFY_TYPE_CONTEXT_INIT, param, e);
   }
   return first_error;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextCreateFromBinaryListAsync");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
@@ -449,12 +419,14 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandl
                                                                 const void* binaryBuffer,
                                                                 Qnn_ContextBinarySize_t binaryBufferSize,
                                                                 Qnn_ContextHandle_t* context,
-                                                                Qnn_ProfileHandle_t profile, Qnn_SignalHandle_t signal) {
+                                                                Qnn_ProfileHandle_t profile, Qnn_SignalHandle_t signal) try {
   (void)signal;  // signals are not supported; the call completes before returning
   return QnnContext_createFromBinary(backend, device, config, binaryBuffer, binaryBufferSize, context, profile);
+} catch (...) {
+  return openhtp::qnn::api_exception("contextCreateFromBinaryWithSignal");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) {
+QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) try {
   (void)profile;
   auto ctx = find_object<Context>(ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
@@ -468,9 +440,11 @@ QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_P
     }
   }
   return finalize_deferred_context(ctx);
+} catch (...) {
+  return openhtp::qnn::api_exception("contextFinalize");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHandle, QnnContext_Property_t** properties) {
+QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHandle, QnnContext_Property_t** properties) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   if (properties == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -502,7 +476,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHand
     }
     auto* htp = static_cast<QnnHtpContext_CustomProperty_t*>((*p)->customProperty);
     switch (htp->option) {
-      case QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT: htp->bufferStartAlignment = kBufferStartAlignment; break;
+      case QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT: htp->bufferStartAlignment = htp::kDevice.buffer_start_alignment; break;
       case QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE: htp->spillfillBufferSize = spill_fill; break;
       case QNN_HTP_CONTEXT_GET_PROP_WEIGHTS_BUFFER_SIZE: htp->weightsBufferSize = weights; break;
       case QNN_HTP_CONTEXT_GET_PROP_MAX_VTCMBACKUP_BUFFER_SIZE: htp->vtcmBackupBufferSize = vtcm; break;
@@ -512,16 +486,20 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHand
     }
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("contextGetProperty");
 }
 
 }  // extern "C"
 
 extern "C" QNN_API Qnn_ErrorHandle_t OpenHtp_getRuntimeProvidedBuffers(Qnn_ContextHandle_t context, uint64_t* weightsBytes,
-                                                                     uint64_t* spillFillBytes) {
+                                                                     uint64_t* spillFillBytes) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, context);
   if (!ctx || weightsBytes == nullptr || spillFillBytes == nullptr) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   std::lock_guard lock(ctx->mu);
   *weightsBytes = ctx->runtime_weights_bytes;
   *spillFillBytes = ctx->runtime_spill_fill_bytes;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("OpenHtp_getRuntimeProvidedBuffers");
 }

@@ -3,6 +3,7 @@
 
 #include "QnnTypes.h"
 #include "htp/graph_spec.h"
+#include "htp/runtime.h"
 #include "qnn/objects.h"
 
 namespace openhtp::qnn {
@@ -18,9 +19,9 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
 
 namespace openhtp::qnn {
 
-// Creates a finalized graph in `ctx` from a loaded spec (context binary) and
-// prepares it in the HTP runtime.
-Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec);
+// Records, in `ctx`, a graph of a context binary that the HTP runtime has
+// prepared (`info`).
+void add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec, const htp::GraphInfo& info);
 
 // Deserializes a context created with DEFER_GRAPH_INIT (contextFinalize, or
 // the first graphRetrieve). Caller must not hold ctx->mu.

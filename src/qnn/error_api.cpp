@@ -5,6 +5,7 @@
 
 #include "QnnError.h"
 #include "QnnInterface.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 
 namespace {
@@ -62,7 +63,7 @@ constexpr CodeName kNames[] = {
 
 extern "C" {
 
-QNN_API Qnn_ErrorHandle_t QnnError_getMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) {
+QNN_API Qnn_ErrorHandle_t QnnError_getMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) try {
   if (errorMessage == nullptr) return QNN_ERROR_INVALID_ARGUMENT;
   const Qnn_ErrorHandle_t code = QNN_GET_ERROR_CODE(errorHandle);
   for (const auto& n : kNames) {
@@ -72,9 +73,11 @@ QNN_API Qnn_ErrorHandle_t QnnError_getMessage(Qnn_ErrorHandle_t errorHandle, con
     }
   }
   return QNN_ERROR_INVALID_ERROR_HANDLE;
+} catch (...) {
+  return openhtp::qnn::api_exception("errorGetMessage");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnError_getVerboseMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) {
+QNN_API Qnn_ErrorHandle_t QnnError_getVerboseMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) try {
   const char* base = nullptr;
   if (errorMessage == nullptr) return QNN_ERROR_INVALID_ARGUMENT;
   if (Qnn_ErrorHandle_t e = QnnError_getMessage(errorHandle, &base); e != QNN_SUCCESS) return e;
@@ -88,12 +91,16 @@ QNN_API Qnn_ErrorHandle_t QnnError_getVerboseMessage(Qnn_ErrorHandle_t errorHand
   std::snprintf(s, n, "%s%s%s", base, detail[0] ? ": " : "", detail);
   *errorMessage = s;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("errorGetVerboseMessage");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnError_freeVerboseMessage(const char* errorMessage) {
+QNN_API Qnn_ErrorHandle_t QnnError_freeVerboseMessage(const char* errorMessage) try {
   if (errorMessage == nullptr) return QNN_ERROR_INVALID_ARGUMENT;
   std::free(const_cast<char*>(errorMessage));
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("errorFreeVerboseMessage");
 }
 
 }  // extern "C"

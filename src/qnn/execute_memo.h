@@ -13,9 +13,8 @@
 #include <memory>
 #include <vector>
 
-#include "dsp/htp_skel/skel_interface.h"
+#include "htp/runtime.h"
 #include "qnn/objects.h"
-#include "remote.h"
 
 namespace openhtp::qnn {
 
@@ -41,9 +40,7 @@ class ExecuteMemo {
   bool mem(const void* handle, Mem* out);
 
   // Scratch, reused across executes: the hot path does not allocate.
-  std::vector<skel::ExecBinding> binds;
-  std::vector<remote_arg> in_args, out_args, args;
-  std::vector<uint8_t> request;
+  std::vector<htp::ExecBinding> inputs, outputs;
 
  private:
   static constexpr size_t kMaxMems = 32;  // a linear scan must stay short

@@ -7,11 +7,11 @@
 #include "HTP/QnnHtpGraph.h"
 #include "QnnGraph.h"
 #include "QnnTensor.h"
-#include "binary/graph_codec.h"
-#include "dsp/htp_skel/skel_interface.h"
 #include "openhtp/qnn_ext.h"
+#include "htp/device_spec.h"
 #include "qnn/context_ops.h"
 #include "qnn/execute_memo.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/op_config.h"
@@ -84,19 +84,15 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
   return QNN_SUCCESS;
 }
 
-// Sends the graph to the HTP runtime and records what its plan needs.
-Qnn_ErrorHandle_t prepare_remote(Context& ctx, Graph& g, const std::vector<uint8_t>& blob) {
-  HtpStub::PreparedInfo info;
-  Qnn_ErrorHandle_t e = ctx.backend->stub->graph_prepare(ctx.remote_id, blob, &info);
-  if (e != QNN_SUCCESS) return e;
-  g.remote_id = info.remote_id;
+// Records what the runtime's plan of `g` needs.
+void record_plan(Graph& g, const htp::GraphInfo& info) {
+  g.remote_id = info.graph_id;
   g.arena_bytes = info.arena_bytes;
   g.vtcm_bytes = info.vtcm_bytes;
   g.spill_fill_bytes = info.spill_fill_bytes;
-  return QNN_SUCCESS;
 }
 
-Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec) {
+void add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec, const htp::GraphInfo& info) {
   auto g = std::make_shared<Graph>();
   g->context = ctx;
   g->context_handle = ctx->handle;
@@ -106,13 +102,11 @@ Qnn_ErrorHandle_t add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::G
   }
   for (const auto& n : spec.nodes) g->produced.insert(n.outputs.begin(), n.outputs.end());
   g->spec = std::move(spec);
-  const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
-  if (Qnn_ErrorHandle_t e = prepare_remote(*ctx, *g, blob); e != QNN_SUCCESS) return e;
+  record_plan(*g, info);
   g->finalized = true;
   ObjectTable::instance().add(ObjectKind::kGraph, g);
   std::lock_guard lock(ctx->mu);
   ctx->graphs.push_back(g->handle);
-  return QNN_SUCCESS;
 }
 
 }  // namespace openhtp::qnn
@@ -169,7 +163,7 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
         } else if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS) {
           // Kernels run on a pool of this many threads (the HTP's HVX
           // contexts); more than the host has cores only adds contention.
-          constexpr uint64_t kMaxThreads = 64;
+          const uint64_t kMaxThreads = htp::kDevice.max_hvx_threads;
           if (htp->numHvxThreads == 0 || htp->numHvxThreads > kMaxThreads) {
             QNN_LOG_ERROR("graph config NUM_HVX_THREADS is %llu, expected 1 to %llu",
                           static_cast<unsigned long long>(htp->numHvxThreads),
@@ -198,7 +192,7 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, const char* graphName,
-                                          const QnnGraph_Config_t** config, Qnn_GraphHandle_t* graphHandle) {
+                                          const QnnGraph_Config_t** config, Qnn_GraphHandle_t* graphHandle) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
   if (!ctx) {
     QNN_LOG_ERROR("graphCreate: %p is not a live context handle", contextHandle);
@@ -232,9 +226,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
   *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, const QnnGraph_Config_t** config) {
+QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, const QnnGraph_Config_t** config) try {
   auto g = graph_of(graphHandle);
   if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   std::lock_guard lock(g->mu);
@@ -265,9 +261,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
   g->spec.vtcm_budget_bytes = settings.vtcm_budget_bytes;
   g->spec.num_hvx_threads = settings.num_hvx_threads;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphSetConfig");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Qnn_Tensor_t* tensor) {
+QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Qnn_Tensor_t* tensor) try {
   auto g = graph_of(graph);
   if (!g) {
     QNN_LOG_ERROR("createGraphTensor: %p is not a live graph handle", graph);
@@ -295,9 +293,11 @@ QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Q
   g->tensor_index[spec.id] = g->spec.tensors.size();
   g->spec.tensors.push_back(std::move(spec));
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("tensorCreateGraphTensor");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_OpConfig_t opConfig) {
+QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_OpConfig_t opConfig) try {
   auto g = graph_of(graphHandle);
   if (!g) {
     QNN_LOG_ERROR("graphAddNode: %p is not a live graph handle", graphHandle);
@@ -382,10 +382,12 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_Op
   for (uint32_t id : node.outputs) g->produced.insert(id);
   g->spec.nodes.push_back(std::move(node));
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphAddNode");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_ProfileHandle_t profileHandle,
-                                            Qnn_SignalHandle_t signalHandle) {
+                                            Qnn_SignalHandle_t signalHandle) try {
   (void)signalHandle;
   auto g = graph_of(graphHandle);
   if (!g) {
@@ -404,8 +406,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
     return QNN_GRAPH_ERROR_FINALIZE_FAILED;
   }
   const uint64_t t0 = now_us();
-  const std::vector<uint8_t> blob = binary::encode_graph(g->spec);
-  if (Qnn_ErrorHandle_t e = prepare_remote(*ctx, *g, blob); e != QNN_SUCCESS) return e;
+  htp::GraphInfo info;
+  if (Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, g->spec, &info); e != QNN_SUCCESS) {
+    return e;
+  }
+  record_plan(*g, info);
   g->finalized = true;
   ProfileEvent ev;
   ev.type = QNN_PROFILE_EVENTTYPE_FINALIZE;
@@ -414,10 +419,12 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
   ev.identifier = "graph finalize: " + g->spec.name;
   profile_record(profileHandle, std::move(ev), {});
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphFinalize");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, const char* graphName,
-                                            Qnn_GraphHandle_t* graphHandle) {
+                                            Qnn_GraphHandle_t* graphHandle) try {
   auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
   if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
   if (graphName == nullptr || graphHandle == nullptr) return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
@@ -434,11 +441,13 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, c
   }
   QNN_LOG_ERROR("graphRetrieve: context has no graph named '%s'", graphName);
   return QNN_GRAPH_ERROR_GRAPH_DOES_NOT_EXIST;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphRetrieve");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs, uint32_t numInputs,
                                            Qnn_Tensor_t* outputs, uint32_t numOutputs, Qnn_ProfileHandle_t profileHandle,
-                                           Qnn_SignalHandle_t signalHandle) {
+                                           Qnn_SignalHandle_t signalHandle) try {
   (void)signalHandle;
   const uint64_t t0 = profileHandle != nullptr ? now_us() : 0;  // only the profile event needs it
   ExecuteMemo& memo = ExecuteMemo::of_this_thread();
@@ -461,17 +470,13 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   SpillFillClaim spill_fill_claim;
   if (!spill_fill_claim.claim(*ctx, g->spec.name)) return QNN_COMMON_ERROR_RESOURCE_UNAVAILABLE;
 
-  // Bind every tensor: a memhandle names registered memory the DSP already
-  // maps (zero copy); a client buffer becomes a FastRPC buffer argument.
-  auto& binds = memo.binds;
-  auto& in_args = memo.in_args;
-  auto& out_args = memo.out_args;
-  auto& args = memo.args;
-  auto& request = memo.request;
-  binds.clear();
-  in_args.clear();
-  out_args.clear();
-  args.clear();
+  // Bind every tensor: a memhandle names registered memory the runtime
+  // already maps (zero copy); a client buffer is handed over as it is (the
+  // FastRPC door copies it, or passes it by reference when it is rpcmem).
+  auto& in_binds = memo.inputs;
+  auto& out_binds = memo.outputs;
+  in_binds.clear();
+  out_binds.clear();
   uint64_t memhandle_bytes = 0;
   auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
     TensorView v(&t);
@@ -488,16 +493,16 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                     v.display_name().c_str(), dir);
       return QNN_GRAPH_ERROR_INVALID_TENSOR;
     }
-    // Inputs are bound first, so binds[numInputs...] are this call's outputs.
-    for (size_t k = is_input ? 0 : numInputs; k < binds.size(); ++k) {
-      if (binds[k].tensor_id == spec->id) {
+    auto& binds = is_input ? in_binds : out_binds;
+    for (const htp::ExecBinding& other : binds) {
+      if (other.tensor_id == spec->id) {
         QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
     }
-    skel::ExecBinding b;
+    htp::ExecBinding b;
     b.tensor_id = spec->id;
-    b.bytes = spec->num_bytes();
+    const uint64_t bytes = spec->num_bytes();
     if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
       ExecuteMemo::Mem mh;
       const ExecuteMemo::Mem* m = memo.mem(v.mem_handle(), &mh) ? &mh : nullptr;
@@ -511,26 +516,23 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                       g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
-      if (m->bytes < b.bytes) {
+      if (m->bytes < bytes) {
         QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs %llu bytes but memHandle %p covers only %llu",
-                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(b.bytes),
+                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
                       v.mem_handle(), static_cast<unsigned long long>(m->bytes));
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
-      b.kind = skel::kBindMemHandle;
       b.mem_id = m->remote_id;
-      memhandle_bytes += b.bytes;
+      memhandle_bytes += bytes;
     } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
-      if (v.client_buf().data == nullptr || v.client_buf().dataSize < b.bytes) {
+      if (v.client_buf().data == nullptr || v.client_buf().dataSize < bytes) {
         QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs a client buffer of %llu bytes, got %u bytes at %p",
-                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(b.bytes),
+                      g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
                       v.client_buf().dataSize, v.client_buf().data);
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
-      b.kind = skel::kBindBuffer;
-      remote_arg a;
-      a.buf = {v.client_buf().data, static_cast<size_t>(b.bytes)};
-      (is_input ? in_args : out_args).push_back(a);
+      b.data = v.client_buf().data;
+      b.bytes = bytes;
     } else {
       QNN_LOG_ERROR("graphExecute '%s': %s '%s' has memType %d (RAW or MEMHANDLE)", g->spec.name.c_str(), dir,
                     spec->name.c_str(), static_cast<int>(v.mem_type()));
@@ -545,41 +547,24 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   for (uint32_t i = 0; i < numOutputs; ++i) {
     if (Qnn_ErrorHandle_t e = bind(outputs[i], false, i); e != QNN_SUCCESS) return e;
   }
-  // Buffer arguments: in0 is the request, then raw inputs, then raw outputs.
-  uint32_t next_in = 1, next_out = 1 + static_cast<uint32_t>(in_args.size());
-  for (uint32_t i = 0; i < binds.size(); ++i) {
-    if (binds[i].kind == skel::kBindBuffer) binds[i].arg_index = i < numInputs ? next_in++ : next_out++;
+
+  ExecReport report;
+  if (Qnn_ErrorHandle_t e = ctx->backend->stub->execute(g->remote_id, in_binds, out_binds, &report); e != QNN_SUCCESS) {
+    return e;
   }
-  request.resize(sizeof(skel::ExecRequest) + binds.size() * sizeof(skel::ExecBinding));
-  skel::ExecRequest hdr{g->remote_id, numInputs, numOutputs};
-  std::memcpy(request.data(), &hdr, sizeof hdr);
-  std::memcpy(request.data() + sizeof hdr, binds.data(), binds.size() * sizeof(skel::ExecBinding));
-
-  remote_arg req_arg;
-  req_arg.buf = {request.data(), request.size()};
-  args.push_back(req_arg);
-  args.insert(args.end(), in_args.begin(), in_args.end());
-  args.insert(args.end(), out_args.begin(), out_args.end());
-
-  uint64_t exec_ns = 0, exec_threads = 0;
-  TransferStats ts;
-  Qnn_ErrorHandle_t e = ctx->backend->stub->execute(args, 1 + static_cast<uint32_t>(in_args.size()),
-                                                    static_cast<uint32_t>(out_args.size()), &exec_ns, &exec_threads,
-                                                    &ts);
-  if (e != QNN_SUCCESS) return e;
   for (uint32_t i = 0; i < numOutputs; ++i) {
-    TensorView v(&outputs[i]);
-    if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
-      set_client_buf_size(&outputs[i], static_cast<uint32_t>(g->spec.tensors[g->tensor_index[v.id()]].num_bytes()));
+    if (out_binds[i].mem_id == 0) {
+      set_client_buf_size(&outputs[i], static_cast<uint32_t>(g->spec.tensors[g->tensor_index[out_binds[i].tensor_id]].num_bytes()));
     }
   }
-  // The request block is call overhead, not tensor data.
-  const uint64_t copied_in = ts.bytes_copied_in >= request.size() ? ts.bytes_copied_in - request.size() : 0;
+  const uint64_t exec_ns = report.exec_ns, exec_threads = report.threads;
+  const uint64_t copied_in = report.bytes_copied_in;
+  const uint64_t by_reference = report.bytes_by_reference + memhandle_bytes;
   {
     std::lock_guard lock(g->mu);
     g->last_bytes_copied_in = copied_in;
-    g->last_bytes_copied_out = ts.bytes_copied_out;
-    g->last_bytes_by_reference = ts.bytes_by_reference + memhandle_bytes;
+    g->last_bytes_copied_out = report.bytes_copied_out;
+    g->last_bytes_by_reference = by_reference;
     g->last_exec_ns = exec_ns;
     g->executed = true;
   }
@@ -589,35 +574,40 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     std::vector<ProfileEvent> sub = {
         {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copied_in, "bytes copied in", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_copied_out, "bytes copied out", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, ts.bytes_by_reference + memhandle_bytes,
-         "bytes by reference", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}},
     };
     profile_record(profileHandle, std::move(ev), std::move(sub));
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphExecute");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_executeAsync(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs,
                                                 uint32_t numInputs, Qnn_Tensor_t* outputs, uint32_t numOutputs,
                                                 Qnn_ProfileHandle_t profileHandle, Qnn_SignalHandle_t signalHandle,
-                                                Qnn_NotifyFn_t notifyFn, void* notifyParam) {
+                                                Qnn_NotifyFn_t notifyFn, void* notifyParam) try {
   // Runs to completion before returning, then notifies: a valid (if
   // conservative) implementation of the asynchronous contract.
   Qnn_ErrorHandle_t e =
       QnnGraph_execute(graphHandle, inputs, numInputs, outputs, numOutputs, profileHandle, signalHandle);
   if (notifyFn != nullptr) notifyFn(notifyParam, Qnn_NotifyStatus_t{e});
   return e;
+} catch (...) {
+  return openhtp::qnn::api_exception("graphExecuteAsync");
 }
 
-QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats) {
+QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats) try {
   auto g = graph_of(graph);
   if (!g || stats == nullptr) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   std::lock_guard lock(g->mu);
   *stats = OpenHtp_ExecuteStats_t{g->last_bytes_copied_in, g->last_bytes_copied_out, g->last_bytes_by_reference,
                                   g->last_exec_ns};
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("OpenHtp_getLastExecuteStats");
 }
 
 }  // extern "C"

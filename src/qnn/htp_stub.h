@@ -1,72 +1,68 @@
-// The client half of the HTP skel interface (dsp/htp_skel/skel_interface.h):
-// packs each runtime request into remote_arg buffers and sends it either
-// through FastRPC to the DSP process (the default) or straight into a copy of
-// the skel loaded in this process (OPENHTP_HTP_TRANSPORT=inproc, used to
-// measure what the process boundary costs).
+// libQnnHtp's handle on the HTP runtime (src/htp/runtime.h). The QNN entry
+// points validate what the client gave them, then make typed calls here;
+// which door the calls go through is the stub's business:
+//   - FastRPC (the default): each call is encoded (src/ipc/htp_protocol.h)
+//     and sent to the skel in the DSP process (htp_stub_fastrpc.cpp);
+//   - in-process (OPENHTP_HTP_TRANSPORT=inproc at backendCreate): the skel
+//     library is loaded into this process and its runtime is called
+//     directly — no encoding, no copies (htp_stub_inproc.cpp).
+// Either way a failure's message is logged once, here, and the QNN error
+// code returned.
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <string>
+#include <span>
 #include <vector>
 
 #include "QnnCommon.h"
-#include "dsp/htp_skel/skel_interface.h"
-#include "remote.h"
+#include "binary/context_codec.h"
+#include "htp/runtime.h"
 
 namespace openhtp::qnn {
 
-struct TransferStats {
+// What an execute moved, for copy accounting (include/openhtp/qnn_ext.h).
+struct ExecReport {
+  uint64_t exec_ns = 0;
+  uint32_t threads = 0;
   uint64_t bytes_copied_in = 0;
   uint64_t bytes_copied_out = 0;
-  uint64_t bytes_by_reference = 0;
+  uint64_t bytes_by_reference = 0;  // raw buffers the transport passed in place
 };
 
 class HtpStub {
  public:
-  // The process's stub (shared by all backends); nullptr + *err on failure.
+  // The process's stub for the transport OPENHTP_HTP_TRANSPORT names now
+  // (shared by the backends that use it); nullptr + *err on failure.
   static std::shared_ptr<HtpStub> get(Qnn_ErrorHandle_t* err);
-  ~HtpStub();
+  virtual ~HtpStub() = default;
 
-  bool in_process() const { return inproc_invoke_ != nullptr; }
+  virtual bool in_process() const = 0;
 
-  // `share_spill_fill_with`: remote id of a spill-fill group's first context.
-  Qnn_ErrorHandle_t context_create(uint32_t priority, uint64_t* id, uint64_t share_spill_fill_with = 0,
-                                   uint64_t reserve_spill_fill_bytes = 0);
-  Qnn_ErrorHandle_t context_free(uint64_t id);
-  struct PreparedInfo {
-    uint64_t remote_id = 0;
-    uint64_t arena_bytes = 0;
-    uint64_t vtcm_bytes = 0;
-    uint64_t spill_fill_bytes = 0;
-  };
-  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const std::vector<uint8_t>& blob, PreparedInfo* info);
-  Qnn_ErrorHandle_t graph_free(uint64_t id);
-  Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads);
-  // `kind`: skel::MemKind (tensor memory, external weights, external spill-fill).
-  Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, uint32_t kind,
-                                 uint64_t* id);
-  Qnn_ErrorHandle_t mem_deregister(uint64_t id);
-  // `args` holds in0 (request), raw inputs, raw outputs; the status buffer is
-  // appended here. On success *exec_ns is the DSP-side execution time and
-  // *exec_threads the threads the graph's kernels ran on.
-  Qnn_ErrorHandle_t execute(std::vector<remote_arg>& args, uint32_t n_in, uint32_t n_out, uint64_t* exec_ns,
-                            uint64_t* exec_threads, TransferStats* stats);
-  Qnn_ErrorHandle_t query(skel::QueryResp* out);
-
- private:
-  HtpStub() = default;
-  Qnn_ErrorHandle_t call(uint32_t method, uint32_t n_in, uint32_t n_out, uint32_t n_hin, remote_arg* args,
-                         skel::SkelStatus* status, TransferStats* stats = nullptr);
-
-  // The methods that take one id and return only a status.
-  Qnn_ErrorHandle_t id_call(uint32_t method, uint64_t id);
-  void log_error_message(uint64_t ticket);
-
-  remote_handle64 handle_ = 0;
-  using InvokeFn = int (*)(remote_handle64, uint32_t, remote_arg*);
-  InvokeFn inproc_invoke_ = nullptr;
-  void* inproc_lib_ = nullptr;
+  virtual Qnn_ErrorHandle_t context_create(const htp::ContextOptions& options, uint64_t* id) = 0;
+  virtual Qnn_ErrorHandle_t context_free(uint64_t id) = 0;
+  // An online graph (graphFinalize, or a model library's graphs).
+  virtual Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) = 0;
+  // Every graph of a context binary, with its stored plan. `bytes` is the
+  // binary the client passed; `image` is its decoding here (the in-process
+  // door prepares from it directly; FastRPC sends `bytes` to be decoded once
+  // on the DSP). infos[i] answers image.graphs[i].
+  virtual Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t> bytes,
+                                        const binary::ContextImage& image, std::vector<htp::GraphInfo>* infos) = 0;
+  virtual Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t max_placements, htp::StoredPlan* plan) = 0;
+  virtual Qnn_ErrorHandle_t graph_free(uint64_t id) = 0;
+  virtual Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) = 0;
+  virtual Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size,
+                                         htp::MemoryKind kind, uint64_t* id) = 0;
+  virtual Qnn_ErrorHandle_t mem_deregister(uint64_t id) = 0;
+  // Bindings as htp::Runtime::execute takes them: a registered memory id, or
+  // a raw client buffer.
+  virtual Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
+                                    std::span<const htp::ExecBinding> outputs, ExecReport* report) = 0;
 };
+
+// The two doors (one file each); used by HtpStub::get.
+std::shared_ptr<HtpStub> make_fastrpc_stub(Qnn_ErrorHandle_t* err);
+std::shared_ptr<HtpStub> make_inproc_stub(Qnn_ErrorHandle_t* err);
 
 }  // namespace openhtp::qnn

@@ -1,6 +1,7 @@
 // QnnInterface_getProviders: the one HTP provider and its function table.
 #include "HTP/QnnHtpCommon.h"
 #include "QnnInterface.h"
+#include "qnn/api_guard.h"
 
 namespace {
 
@@ -94,9 +95,11 @@ const QnnInterface_t* const kProviders[] = {&kHtpProvider};
 }  // namespace
 
 extern "C" QNN_INTERFACE Qnn_ErrorHandle_t QnnInterface_getProviders(const QnnInterface_t*** providerList,
-                                                                    uint32_t* numProviders) {
+                                                                    uint32_t* numProviders) try {
   if (providerList == nullptr || numProviders == nullptr) return QNN_INTERFACE_ERROR_INVALID_PARAMETER;
   *providerList = const_cast<const QnnInterface_t**>(kProviders);
   *numProviders = 1;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("QnnInterface_getProviders");
 }

@@ -1,5 +1,5 @@
 // QnnMem_register / QnnMem_deRegister for ION, DMA_BUF and the HTP custom
-// SHARED_BUFFER type: the rules of DESIGN.md §5 and what real clients rely on
+// SHARED_BUFFER type: the rules of docs/design.md §5 and what real clients rely on
 // (reference/clients.md §0). A call either registers every descriptor or none.
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -11,8 +11,9 @@
 
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
+#include "htp/device_spec.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
-#include "dsp/htp_skel/skel_interface.h"
 #include "openhtp/fastrpc_ext.h"
 #include "qnn/objects.h"
 
@@ -94,7 +95,6 @@ struct Pending {
   FdUse use = FdUse::kTensor;
 };
 
-constexpr uint64_t kBufferStartAlignment = 4096;  // QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT
 
 // QNN_HTP_MEM_WEIGHTS_BUFFER / SHARED_SPILLFILL_BUFFER: the external buffers of
 // a context loaded with DEFER_GRAPH_INIT, registered before contextFinalize.
@@ -132,11 +132,11 @@ Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, 
   p->fd = cfg.fd;
   p->offset = cfg.offset;
   if (Qnn_ErrorHandle_t e = inspect_fd(p->fd, i, &p->info); e != QNN_SUCCESS) return e;
-  if (p->offset % kBufferStartAlignment != 0) {
+  if (p->offset % openhtp::htp::kDevice.buffer_start_alignment != 0) {
     QNN_LOG_ERROR("memRegister: descriptor %d: %s start (fd %d + offset %llu) is not aligned to "
                   "BUFFER_START_ALIGNMENT %llu",
                   i, what, p->fd, static_cast<unsigned long long>(p->offset),
-                  static_cast<unsigned long long>(kBufferStartAlignment));
+                  static_cast<unsigned long long>(openhtp::htp::kDevice.buffer_start_alignment));
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
   if (h.size < required || p->offset > p->info.size || h.size > p->info.size - p->offset) {
@@ -270,7 +270,7 @@ void deregister_one(MemHandle& m) {
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn_MemDescriptor_t* memDescriptors,
-                                          uint32_t numDescriptors, Qnn_MemHandle_t* memHandles) {
+                                          uint32_t numDescriptors, Qnn_MemHandle_t* memHandles) try {
   if (memHandles != nullptr) {
     for (uint32_t i = 0; i < numDescriptors; ++i) memHandles[i] = nullptr;
   }
@@ -299,62 +299,72 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
     }
     for (uint32_t i = 0; i < numDescriptors; ++i) memHandles[i] = nullptr;
   };
-  for (uint32_t i = 0; i < numDescriptors; ++i) {
-    const Pending& p = pending[i];
-    const auto key = std::make_tuple(p.info.dev, p.info.ino, p.offset);
-    bool duplicate;
-    {
-      std::lock_guard lock(ctx->mu);
-      duplicate = ctx->regions.count(key) != 0;
-    }
-    if (duplicate) {
-      QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
-                    "(one handle per (context, fd, offset))",
-                    i, p.fd, static_cast<unsigned long long>(p.offset));
-      undo();
-      return QNN_MEM_ERROR_ALREADY_REGISTERED;
-    }
-    auto m = std::make_shared<MemHandle>();
-    m->context = ctx;
-    m->context_handle = ctx->handle;
-    m->mem_type = p.mem_type;
-    m->htp_type = p.htp_type;
-    m->dev = p.info.dev;
-    m->ino = p.info.ino;
-    m->offset = p.offset;
-    m->bytes = p.bytes;
-    m->fd = p.fd;
-    m->use = p.use;
-    const uint32_t kind = p.use == FdUse::kWeights     ? openhtp::skel::kMemWeights
-                          : p.use == FdUse::kSpillFill ? openhtp::skel::kMemSpillFill
-                                                       : openhtp::skel::kMemTensor;
-    Qnn_ErrorHandle_t e =
-        ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
-    if (e != QNN_SUCCESS) {
-      undo();
-      return e;
-    }
-    fd_usage_add(m->dev, m->ino, m->use);
-    m->counted = true;
-    memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
-    {
-      std::lock_guard lock(ctx->mu);
-      if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
-      if (m->use == FdUse::kSpillFill) {
-        ctx->has_external_spill_fill = true;
-        ctx->spill_fill_dev = m->dev;
-        ctx->spill_fill_ino = m->ino;
-        ctx->spill_fill_fd = m->fd;
+  // All or nothing, also when something underneath throws: what this call
+  // registered so far is undone before the exception reaches the guard.
+  try {
+    for (uint32_t i = 0; i < numDescriptors; ++i) {
+      const Pending& p = pending[i];
+      const auto key = std::make_tuple(p.info.dev, p.info.ino, p.offset);
+      bool duplicate;
+      {
+        std::lock_guard lock(ctx->mu);
+        duplicate = ctx->regions.count(key) != 0;
       }
-      ctx->regions[key] = m->handle;
-      ctx->mem_handles.insert(m->handle);
+      if (duplicate) {
+        QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
+                      "(one handle per (context, fd, offset))",
+                      i, p.fd, static_cast<unsigned long long>(p.offset));
+        undo();
+        return QNN_MEM_ERROR_ALREADY_REGISTERED;
+      }
+      auto m = std::make_shared<MemHandle>();
+      m->context = ctx;
+      m->context_handle = ctx->handle;
+      m->mem_type = p.mem_type;
+      m->htp_type = p.htp_type;
+      m->dev = p.info.dev;
+      m->ino = p.info.ino;
+      m->offset = p.offset;
+      m->bytes = p.bytes;
+      m->fd = p.fd;
+      m->use = p.use;
+      using openhtp::htp::MemoryKind;
+      const MemoryKind kind = p.use == FdUse::kWeights     ? MemoryKind::kWeights
+                              : p.use == FdUse::kSpillFill ? MemoryKind::kSpillFill
+                                                           : MemoryKind::kTensor;
+      Qnn_ErrorHandle_t e =
+          ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
+      if (e != QNN_SUCCESS) {
+        undo();
+        return e;
+      }
+      fd_usage_add(m->dev, m->ino, m->use);
+      m->counted = true;
+      memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
+      {
+        std::lock_guard lock(ctx->mu);
+        if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
+        if (m->use == FdUse::kSpillFill) {
+          ctx->has_external_spill_fill = true;
+          ctx->spill_fill_dev = m->dev;
+          ctx->spill_fill_ino = m->ino;
+          ctx->spill_fill_fd = m->fd;
+        }
+        ctx->regions[key] = m->handle;
+        ctx->mem_handles.insert(m->handle);
+      }
+      done.push_back(m);
     }
-    done.push_back(m);
+  } catch (...) {
+    undo();
+    throw;
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("memRegister");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, uint32_t numHandles) {
+QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, uint32_t numHandles) try {
   if (memHandles == nullptr || numHandles == 0) {
     QNN_LOG_ERROR("memDeRegister: needs handles and a count > 0 (count %u)", numHandles);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
@@ -394,6 +404,8 @@ QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, u
     if (obj) deregister_one(static_cast<MemHandle&>(*obj));
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("memDeRegister");
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 #include <mutex>
 
 #include "QnnProfile.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/profile_events.h"
@@ -63,7 +64,7 @@ void profile_record(Qnn_ProfileHandle_t profile, ProfileEvent top, std::vector<P
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnProfile_create(Qnn_BackendHandle_t backend, QnnProfile_Level_t level,
-                                            Qnn_ProfileHandle_t* profile) {
+                                            Qnn_ProfileHandle_t* profile) try {
   if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_PROFILE_ERROR_INVALID_HANDLE;
   if (profile == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
   if (level != QNN_PROFILE_LEVEL_BASIC && level != QNN_PROFILE_LEVEL_DETAILED && level != QNN_PROFILE_LEVEL_BACKEND) {
@@ -74,9 +75,11 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_create(Qnn_BackendHandle_t backend, QnnProf
   p->level = level;
   *profile = ObjectTable::instance().add(ObjectKind::kProfile, p);
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileCreate");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnProfile_setConfig(Qnn_ProfileHandle_t profileHandle, const QnnProfile_Config_t** config) {
+QNN_API Qnn_ErrorHandle_t QnnProfile_setConfig(Qnn_ProfileHandle_t profileHandle, const QnnProfile_Config_t** config) try {
   auto p = find_object<Profile>(ObjectKind::kProfile, profileHandle);
   if (!p) return QNN_PROFILE_ERROR_INVALID_HANDLE;
   for (const QnnProfile_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
@@ -86,10 +89,12 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_setConfig(Qnn_ProfileHandle_t profileHandle
     }
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileSetConfig");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnProfile_getEvents(Qnn_ProfileHandle_t profileHandle, const QnnProfile_EventId_t** profileEventIds,
-                                               uint32_t* numEvents) {
+                                               uint32_t* numEvents) try {
   auto p = find_object<Profile>(ObjectKind::kProfile, profileHandle);
   if (!p) return QNN_PROFILE_ERROR_INVALID_HANDLE;
   if (profileEventIds == nullptr || numEvents == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
@@ -97,10 +102,12 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_getEvents(Qnn_ProfileHandle_t profileHandle
   *profileEventIds = p->top_level.data();
   *numEvents = static_cast<uint32_t>(p->top_level.size());
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileGetEvents");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnProfile_getSubEvents(QnnProfile_EventId_t eventId, const QnnProfile_EventId_t** subEventIds,
-                                                  uint32_t* numSubEvents) {
+                                                  uint32_t* numSubEvents) try {
   if (subEventIds == nullptr || numSubEvents == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
   std::lock_guard lock(store().mu);
   auto it = store().events.find(eventId);
@@ -108,9 +115,11 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_getSubEvents(QnnProfile_EventId_t eventId, 
   *subEventIds = it->second.children.data();
   *numSubEvents = static_cast<uint32_t>(it->second.children.size());
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileGetSubEvents");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnProfile_getEventData(QnnProfile_EventId_t eventId, QnnProfile_EventData_t* eventData) {
+QNN_API Qnn_ErrorHandle_t QnnProfile_getEventData(QnnProfile_EventId_t eventId, QnnProfile_EventData_t* eventData) try {
   if (eventData == nullptr) return QNN_PROFILE_ERROR_INVALID_ARGUMENT;
   std::lock_guard lock(store().mu);
   auto it = store().events.find(eventId);
@@ -120,15 +129,19 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_getEventData(QnnProfile_EventId_t eventId, 
   eventData->value = it->second.value;
   eventData->identifier = it->second.identifier.c_str();
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileGetEventData");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnProfile_free(Qnn_ProfileHandle_t profileHandle) {
+QNN_API Qnn_ErrorHandle_t QnnProfile_free(Qnn_ProfileHandle_t profileHandle) try {
   auto obj = ObjectTable::instance().remove(ObjectKind::kProfile, profileHandle);
   if (!obj) return QNN_PROFILE_ERROR_INVALID_HANDLE;
   auto p = std::static_pointer_cast<Profile>(obj);
   std::lock_guard lock(p->mu);
   drop_events(p->top_level);
   return QNN_SUCCESS;
+} catch (...) {
+  return api_exception("profileFree");
 }
 
 }  // extern "C"

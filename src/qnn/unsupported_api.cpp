@@ -4,12 +4,17 @@
 // Generated once from the function-table typedefs in QnnInterface.h; edit by hand
 // as entries gain real implementations (move them to their *_api.cpp file).
 #include "QnnInterface.h"
+#include "qnn/api_guard.h"
 #include "qnn/logger.h"
 
 namespace {
-Qnn_ErrorHandle_t not_supported(const char* fn) {
+// The entry points below are nothing but this call, so its own guard is what
+// keeps them from throwing (the log line itself may fail to allocate).
+Qnn_ErrorHandle_t not_supported(const char* fn) noexcept try {
   QNN_LOG_ERROR("%s is not supported by the openhtp HTP backend yet", fn);
   return QNN_COMMON_ERROR_NOT_SUPPORTED;
+} catch (...) {
+  return openhtp::qnn::api_exception(fn);
 }
 }  // namespace
 

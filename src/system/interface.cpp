@@ -2,6 +2,7 @@
 // table (system API 1.7).
 #include "HTP/QnnHtpCommon.h"
 #include "System/QnnSystemInterface.h"
+#include "system/api_guard.h"
 
 namespace {
 
@@ -39,9 +40,11 @@ const QnnSystemInterface_t* const kProviders[] = {&kSystemProvider};
 }  // namespace
 
 extern "C" QNN_SYSTEM_INTERFACE Qnn_ErrorHandle_t QnnSystemInterface_getProviders(
-    const QnnSystemInterface_t*** providerList, uint32_t* numProviders) {
+    const QnnSystemInterface_t*** providerList, uint32_t* numProviders) try {
   if (providerList == nullptr || numProviders == nullptr) return QNN_SYSTEM_INTERFACE_ERROR_INVALID_PARAMETER;
   *providerList = const_cast<const QnnSystemInterface_t**>(kProviders);
   *numProviders = 1;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::system::api_exception("QnnSystemInterface_getProviders");
 }

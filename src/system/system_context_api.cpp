@@ -13,6 +13,7 @@
 #include <string>
 
 #include "binary/context_codec.h"
+#include "system/api_guard.h"
 #include "system/binary_info.h"
 #include "system/openhtp_system_ext.h"
 #include "system/system_log.h"
@@ -85,7 +86,7 @@ Qnn_ErrorHandle_t read_binary(const char* fn, QnnSystemContext_Handle_t handle, 
 
 extern "C" {
 
-QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_create(QnnSystemContext_Handle_t* sysCtxHandle) {
+QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_create(QnnSystemContext_Handle_t* sysCtxHandle) try {
   if (sysCtxHandle == nullptr) {
     SYS_LOG_ERROR("systemContextCreate: sysCtxHandle is NULL");
     return QNN_SYSTEM_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -96,12 +97,14 @@ QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_create(QnnSystemContext_Handle
   table().emplace(h, std::move(ctx));
   *sysCtxHandle = reinterpret_cast<QnnSystemContext_Handle_t>(h);
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::system::api_exception("systemContextCreate", QNN_SYSTEM_CONTEXT_ERROR_OPERATION_FAILED);
 }
 
 QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_getBinaryInfo(QnnSystemContext_Handle_t sysCtxHandle,
                                                                 void* binaryBuffer, uint64_t binaryBufferSize,
                                                                 const QnnSystemContext_BinaryInfo_t** binaryInfo,
-                                                                Qnn_ContextBinarySize_t* binaryInfoSize) {
+                                                                Qnn_ContextBinarySize_t* binaryInfoSize) try {
   // binaryInfoSize is getBinaryInfo's alone; a bad handle still takes
   // precedence over it, as in read_binary.
   if (binaryInfoSize == nullptr && find(sysCtxHandle)) {
@@ -114,16 +117,20 @@ QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_getBinaryInfo(QnnSystemContext
   // handle and needs no copying by size.
   if (e == QNN_SUCCESS) *binaryInfoSize = sizeof(QnnSystemContext_BinaryInfo_t);
   return e;
+} catch (...) {
+  return openhtp::system::api_exception("systemContextGetBinaryInfo", QNN_SYSTEM_CONTEXT_ERROR_OPERATION_FAILED);
 }
 
 QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_getMetadata(QnnSystemContext_Handle_t sysCtxHandle,
                                                               const void* binaryBuffer,
                                                               Qnn_ContextBinarySize_t binaryBufferSize,
-                                                              const QnnSystemContext_BinaryInfo_t** binaryInfo) {
+                                                              const QnnSystemContext_BinaryInfo_t** binaryInfo) try {
   return read_binary("systemContextGetMetaData", sysCtxHandle, binaryBuffer, binaryBufferSize, binaryInfo);
+} catch (...) {
+  return openhtp::system::api_exception("systemContextGetMetaData", QNN_SYSTEM_CONTEXT_ERROR_OPERATION_FAILED);
 }
 
-QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_free(QnnSystemContext_Handle_t sysCtxHandle) {
+QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_free(QnnSystemContext_Handle_t sysCtxHandle) try {
   std::shared_ptr<SystemContext> doomed;  // destroyed outside the table lock
   {
     std::lock_guard lock(table_mu());
@@ -138,10 +145,12 @@ QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemContext_free(QnnSystemContext_Handle_t
     return QNN_SYSTEM_CONTEXT_ERROR_INVALID_HANDLE;
   }
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::system::api_exception("systemContextFree", QNN_SYSTEM_CONTEXT_ERROR_OPERATION_FAILED);
 }
 
 QNN_SYSTEM_API Qnn_ErrorHandle_t OpenHtpSystemContext_getWeightsSize(QnnSystemContext_Handle_t sysCtxHandle,
-                                                                     uint64_t* weightsSize) {
+                                                                     uint64_t* weightsSize) try {
   auto ctx = find(sysCtxHandle);
   if (!ctx) return QNN_SYSTEM_CONTEXT_ERROR_INVALID_HANDLE;
   if (weightsSize == nullptr) return QNN_SYSTEM_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -152,6 +161,9 @@ QNN_SYSTEM_API Qnn_ErrorHandle_t OpenHtpSystemContext_getWeightsSize(QnnSystemCo
   }
   *weightsSize = ctx->info->image().weights_bytes;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::system::api_exception("OpenHtpSystemContext_getWeightsSize",
+                                        QNN_SYSTEM_CONTEXT_ERROR_OPERATION_FAILED);
 }
 
 }  // extern "C"

@@ -5,6 +5,7 @@
 
 #include "System/QnnSystemCommon.h"
 #include "common/log_sinks.h"
+#include "system/api_guard.h"
 #include "System/QnnSystemLog.h"
 
 namespace openhtp::system {
@@ -51,14 +52,22 @@ void log_message(QnnLog_Level_t level, const char* fmt, ...) {
 extern "C" {
 
 QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemLog_create(QnnLog_Callback_t callback, QnnLog_Level_t maxLogLevel,
-                                                     Qnn_LogHandle_t* logger) {
+                                                     Qnn_LogHandle_t* logger) try {
   return openhtp::system::log_create(callback, maxLogLevel, logger);
+} catch (...) {
+  return openhtp::system::api_exception("systemLogCreate");
 }
 
-QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemLog_setLogLevel(Qnn_LogHandle_t logger, QnnLog_Level_t maxLogLevel) {
+QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemLog_setLogLevel(Qnn_LogHandle_t logger, QnnLog_Level_t maxLogLevel) try {
   return openhtp::system::log_set_level(logger, maxLogLevel);
+} catch (...) {
+  return openhtp::system::api_exception("systemLogSetLogLevel");
 }
 
-QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemLog_free(Qnn_LogHandle_t logger) { return openhtp::system::log_free(logger); }
+QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemLog_free(Qnn_LogHandle_t logger) try {
+  return openhtp::system::log_free(logger);
+} catch (...) {
+  return openhtp::system::api_exception("systemLogFree");
+}
 
 }  // extern "C"

@@ -2,10 +2,11 @@
 // must hold (dense layout: elements x element size).
 #include "System/QnnSystemTensor.h"
 #include "ops/op.h"
+#include "system/api_guard.h"
 #include "system/system_log.h"
 
 extern "C" QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemTensor_getMemoryFootprint(Qnn_Tensor_t tensor,
-                                                                              uint64_t* footprint) {
+                                                                              uint64_t* footprint) try {
   if (footprint == nullptr) {
     SYS_LOG_ERROR("systemTensorGetMemoryFootprint: footprint is NULL");
     return QNN_SYSTEM_COMMON_ERROR_INVALID_ARGUMENT;
@@ -38,4 +39,6 @@ extern "C" QNN_SYSTEM_API Qnn_ErrorHandle_t QnnSystemTensor_getMemoryFootprint(Q
   }
   *footprint = bytes;
   return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::system::api_exception("systemTensorGetMemoryFootprint");
 }

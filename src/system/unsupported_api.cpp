@@ -4,12 +4,17 @@
 // call the plain C names) answering UNSUPPORTED_FEATURE with a log line.
 #include "System/QnnSystemDlc.h"
 #include "System/QnnSystemProfile.h"
+#include "system/api_guard.h"
 #include "system/system_log.h"
 
 namespace {
-Qnn_ErrorHandle_t not_supported(const char* fn) {
+// The entry points below are nothing but this call, so its own guard is what
+// keeps them from throwing (the log line itself may fail to allocate).
+Qnn_ErrorHandle_t not_supported(const char* fn) noexcept try {
   SYS_LOG_ERROR("%s is not supported by openhtp's libQnnSystem", fn);
   return QNN_SYSTEM_COMMON_ERROR_UNSUPPORTED_FEATURE;
+} catch (...) {
+  return openhtp::system::api_exception(fn);
 }
 }  // namespace
 

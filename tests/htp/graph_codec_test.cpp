@@ -92,12 +92,40 @@ TEST(ContextCodec, RoundTripsAndTellsVersionFromCorruption) {
   auto newer = binary::encode_context_as(image, {2, 0, 0});
   EXPECT_EQ(binary::decode_context(newer.data(), newer.size(), &back, &err), binary::BinaryError::kVersion);
   EXPECT_NE(err.find("format 2.0"), std::string::npos) << err;
-  newer = binary::encode_context_as(image, {1, 1, 0});
+  newer = binary::encode_context_as(image, {1, binary::kContextFormat.minor + 1, 0});
   EXPECT_EQ(binary::decode_context(newer.data(), newer.size(), &back, &err), binary::BinaryError::kVersion);
+  // An older minor (1.0: no stored plans) is still read.
+  auto older = binary::encode_context_as(image, {1, 0, 0});
+  EXPECT_EQ(binary::decode_context(older.data(), older.size(), &back, &err), binary::BinaryError::kNone) << err;
   // Flipping one payload bit trips the CRC.
   auto bad = bytes;
   bad[bad.size() / 2] ^= 0x01;
   EXPECT_EQ(binary::decode_context(bad.data(), bad.size(), &back, &err), binary::BinaryError::kMalformed);
+}
+
+// Format 1.1 stores each graph's plan; a placement naming a tensor the graph
+// does not have, or a region that does not exist, is corruption.
+TEST(ContextCodec, StoredPlansRoundTripAndForeignPlacementsAreRefused) {
+  binary::ContextImage image;
+  image.graphs.push_back({sample(), 4096, 64, 4096, {}});
+  const uint32_t native = image.graphs[0].spec.tensors.back().id;
+  image.graphs[0].placements = {{native, {htp::Region::kSpillFill, 4032}}};
+  auto bytes = binary::encode_context(image);
+  binary::ContextImage back;
+  std::string err;
+  ASSERT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kNone) << err;
+  ASSERT_EQ(back.graphs[0].placements.size(), 1u);
+  EXPECT_EQ(back.graphs[0].placements[0].first, native);
+  EXPECT_EQ(back.graphs[0].placements[0].second.region, htp::Region::kSpillFill);
+  EXPECT_EQ(back.graphs[0].placements[0].second.offset, 4032u);
+  image.graphs[0].placements = {{9999, {htp::Region::kVtcm, 0}}};
+  bytes = binary::encode_context(image);
+  EXPECT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kMalformed);
+  EXPECT_NE(err.find("tensor id 9999"), std::string::npos) << err;
+  image.graphs[0].placements = {{native, {static_cast<htp::Region>(7), 0}}};
+  bytes = binary::encode_context(image);
+  EXPECT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kMalformed);
+  EXPECT_NE(err.find("region 7"), std::string::npos) << err;
 }
 
 TEST(GraphCodec, PerChannelEncodingAndThreadCountRoundTrip) {

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -36,7 +37,8 @@ void expect_valid(const std::vector<BufferRequest>& r, const htp::VtcmPlan& plan
     const auto& p = plan.placements[i];
     EXPECT_EQ(p.offset % kAlign, 0u);
     const size_t region_size = p.region == Region::kVtcm ? plan.vtcm_bytes : plan.spill_fill_bytes;
-    EXPECT_LE(p.offset + align_up(r[i].size), region_size) << "request " << i;
+    // The region holds the slot and the read slack after it.
+    EXPECT_LE(p.offset + align_up(r[i].size + r[i].read_slack), region_size) << "request " << i;
     for (size_t j = i + 1; j < r.size(); ++j) {
       const auto& q = plan.placements[j];
       if (p.region != q.region || !live_together(r[i], r[j])) continue;
@@ -352,4 +354,206 @@ TEST(VtcmPlanner, ZeroBudgetRunsEntirelyFromSpillFill) {
   size_t untouched = 0;
   for (size_t pos = 0; pos < spill.size(); pos += 4) untouched += is_sentinel(&spill[pos]);
   EXPECT_EQ(untouched, 0u);  // both chain slots were used
+}
+
+// --- read slack and fixed (stored) placements ----------------------------------
+
+TEST(VtcmPlanner, ReadSlackOnlyKeepsTheRegionFromEndingTooSoon) {
+  // Slack into the next tensor's slot is allowed: it only has to be readable.
+  std::vector<BufferRequest> inner = {{1024, 0, 1, 16}, {1024, 1, 2, 0}};
+  auto plan = htp::plan_vtcm(inner, htp::kDefaultVtcmBytes, kAlign);
+  expect_valid(inner, plan, htp::kDefaultVtcmBytes);
+  EXPECT_EQ(plan.placements[1].offset, 1024u);  // right after the first slot, not after its slack
+  EXPECT_EQ(plan.vtcm_bytes, 2048u);
+  // At the end of the region the slack needs room of its own.
+  std::vector<BufferRequest> last = {{1024, 0, 1, 0}, {1024, 1, 2, 16}};
+  plan = htp::plan_vtcm(last, htp::kDefaultVtcmBytes, kAlign);
+  expect_valid(last, plan, htp::kDefaultVtcmBytes);
+  EXPECT_EQ(plan.vtcm_bytes, 2048u + kAlign);
+  // A tensor stays in VTCM only if its slack fits the budget too.
+  plan = htp::plan_vtcm(last, 2048, kAlign);
+  expect_valid(last, plan, 2048);
+  EXPECT_EQ(plan.placements[1].region, Region::kSpillFill);
+  EXPECT_EQ(plan.spill_fill_bytes, 1024u + kAlign);
+  // Without slack the same requests need exactly two slots.
+  std::vector<BufferRequest> none = {{1024, 0, 1}, {1024, 1, 2}};
+  EXPECT_EQ(htp::plan_vtcm(none, 2048, kAlign).vtcm_bytes, 2048u);
+}
+
+namespace {
+
+using Fixed = std::vector<std::optional<htp::TensorPlacement>>;
+
+htp::VtcmPlan plan_fixed(const std::vector<BufferRequest>& r, size_t budget, const Fixed& fixed,
+                         htp::PlanError* error = nullptr) {
+  htp::VtcmPlan plan;
+  htp::PlanError unused;
+  const bool ok = htp::plan_vtcm(r, budget, kAlign, fixed, &plan, error ? error : &unused);
+  if (error == nullptr) {
+    EXPECT_TRUE(ok) << unused.why;
+  }
+  return plan;
+}
+
+// What the planner must decide about fixed placements, by brute force: the
+// index of the first fixed request that breaks a rule, or -1.
+int first_broken(const std::vector<BufferRequest>& r, size_t budget, const Fixed& fixed) {
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!fixed[i]) continue;
+    const size_t end = fixed[i]->offset + align_up(r[i].size + r[i].read_slack);
+    if (fixed[i]->offset % kAlign != 0) return static_cast<int>(i);
+    if (fixed[i]->region == Region::kVtcm && end > budget) return static_cast<int>(i);
+  }
+  for (size_t i = 0; i < r.size(); ++i) {
+    for (size_t j = 0; j < i && fixed[i]; ++j) {
+      if (!fixed[j] || fixed[j]->region != fixed[i]->region || !live_together(r[i], r[j])) continue;
+      const size_t a = fixed[i]->offset, b = fixed[j]->offset;
+      if (a < b + align_up(r[j].size) && b < a + align_up(r[i].size)) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST(VtcmPlanner, FixedPlacementsAreTakenExactlyAndTheRestIsPlannedAroundThem) {
+  // Three tensors alive together and a workspace-like one-op request.
+  std::vector<BufferRequest> r = {{1000, 0, 2}, {1000, 0, 2}, {500, 1, 2}, {3000, 1, 1}};
+  Fixed fixed(r.size());
+  fixed[0] = htp::TensorPlacement{Region::kVtcm, 4096};  // leaves a gap below it
+  fixed[2] = htp::TensorPlacement{Region::kSpillFill, 128};
+  auto plan = plan_fixed(r, 8192, fixed);
+  expect_valid(r, plan, 8192);
+  EXPECT_EQ(plan.placements[0].region, Region::kVtcm);
+  EXPECT_EQ(plan.placements[0].offset, 4096u);
+  EXPECT_EQ(plan.placements[2].region, Region::kSpillFill);
+  EXPECT_EQ(plan.placements[2].offset, 128u);
+  // The others take the lowest free offsets, largest first: the 3000-byte
+  // one at 0, under the fixed tensor; the 1000-byte one in the gap left
+  // between the two.
+  EXPECT_EQ(plan.placements[3].region, Region::kVtcm);
+  EXPECT_EQ(plan.placements[3].offset, 0u);
+  EXPECT_EQ(plan.placements[1].region, Region::kVtcm);
+  EXPECT_EQ(plan.placements[1].offset, align_up(3000));
+  EXPECT_EQ(plan.vtcm_bytes, 4096u + align_up(1000));
+  EXPECT_EQ(plan.spill_fill_bytes, 128u + align_up(500));
+  // Nothing fixed: exactly the plan without fixed placements.
+  auto free = plan_fixed(r, 8192, Fixed(r.size()));
+  auto plain = htp::plan_vtcm(r, 8192, kAlign);
+  for (size_t i = 0; i < r.size(); ++i) {
+    EXPECT_EQ(free.placements[i].region, plain.placements[i].region);
+    EXPECT_EQ(free.placements[i].offset, plain.placements[i].offset);
+  }
+}
+
+TEST(VtcmPlanner, FixedPlacementsBreakingARuleAreRefused) {
+  std::vector<BufferRequest> r = {{1000, 0, 2}, {1000, 1, 3}, {1000, 3, 4}};
+  htp::PlanError e;
+  htp::VtcmPlan untouched;
+  untouched.vtcm_bytes = 12345;
+  auto refused = [&](const Fixed& fixed, size_t budget) {
+    e = {};
+    return !htp::plan_vtcm(r, budget, kAlign, fixed, &untouched, &e);
+  };
+  Fixed misaligned(r.size());
+  misaligned[1] = htp::TensorPlacement{Region::kSpillFill, 96};
+  ASSERT_TRUE(refused(misaligned, 8192));
+  EXPECT_EQ(e.request, 1u);
+  EXPECT_NE(e.why.find("64-byte alignment"), std::string::npos) << e.why;
+
+  Fixed past_budget(r.size());
+  past_budget[0] = htp::TensorPlacement{Region::kVtcm, 8192 - 64};
+  ASSERT_TRUE(refused(past_budget, 8192));
+  EXPECT_EQ(e.request, 0u);
+  EXPECT_NE(e.why.find("VTCM budget of 8192"), std::string::npos) << e.why;
+  past_budget[0]->offset = 8192 - align_up(1000);  // ends exactly at the budget: fine
+  EXPECT_FALSE(refused(past_budget, 8192)) << e.why;
+
+  Fixed huge(r.size());
+  huge[2] = htp::TensorPlacement{Region::kSpillFill, SIZE_MAX / kAlign * kAlign};  // offset + size overflows
+  ASSERT_TRUE(refused(huge, 8192));
+  EXPECT_EQ(e.request, 2u);
+  huge[2]->offset = htp::kMaxSpillFillBytes / kAlign * kAlign;
+  EXPECT_TRUE(refused(huge, 8192));
+
+  Fixed overlap(r.size());
+  overlap[0] = htp::TensorPlacement{Region::kVtcm, 0};
+  overlap[1] = htp::TensorPlacement{Region::kVtcm, 960};  // alive with 0 at ops 1-2, slots overlap by 64 bytes
+  ASSERT_TRUE(refused(overlap, 8192));
+  EXPECT_EQ(e.request, 1u);
+  EXPECT_EQ(e.other, 0u);
+  EXPECT_EQ(e.why, "overlaps");
+  overlap[1]->offset = 1024;  // right after it: fine
+  EXPECT_FALSE(refused(overlap, 8192)) << e.why;
+  // Same offset, but never alive together, or in different regions: fine.
+  Fixed reuse(r.size());
+  reuse[0] = htp::TensorPlacement{Region::kVtcm, 0};
+  reuse[2] = htp::TensorPlacement{Region::kVtcm, 0};
+  EXPECT_FALSE(refused(reuse, 8192)) << e.why;
+  reuse[1] = htp::TensorPlacement{Region::kSpillFill, 0};
+  EXPECT_FALSE(refused(reuse, 8192)) << e.why;
+  // A refused plan leaves the output as it was; wrong-sized `fixed` is refused.
+  untouched.vtcm_bytes = 12345;
+  EXPECT_TRUE(refused(misaligned, 8192));
+  EXPECT_EQ(untouched.vtcm_bytes, 12345u);
+  EXPECT_TRUE(refused(Fixed(1), 8192));
+}
+
+TEST(VtcmPlanner, RandomFixedPlacementsAreJudgedRightAndPlannedAround) {
+  std::mt19937 rng(20261130);
+  int accepted = 0, refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    std::vector<BufferRequest> r;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      const int a = static_cast<int>(rng() % 20), b = static_cast<int>(rng() % 20);
+      r.push_back({1 + rng() % 5000, std::min(a, b), std::max(a, b), rng() % 3 == 0 ? size_t{16} : 0});
+    }
+    const size_t peak = htp::peak_live_bytes(r, kAlign);
+    const size_t budget = rng() % (peak + 1);
+    const htp::VtcmPlan online = htp::plan_vtcm(r, budget, kAlign);
+    Fixed fixed(r.size());
+    if (trial % 2 == 0) {
+      // An offline plan: some of a valid plan's placements, which must be
+      // accepted and kept; the rest planned again around them.
+      for (int i = 0; i < n; ++i) {
+        if (rng() % 2 == 0) fixed[i] = online.placements[i];
+      }
+    } else {
+      // Arbitrary placements, mostly aligned, some colliding.
+      for (int i = 0; i < n; ++i) {
+        if (rng() % 3 != 0) continue;
+        const Region region = rng() % 2 == 0 ? Region::kVtcm : Region::kSpillFill;
+        size_t offset = (rng() % 64) * kAlign;
+        if (rng() % 10 == 0) offset += 8;
+        fixed[i] = htp::TensorPlacement{region, offset};
+      }
+    }
+    const int broken = first_broken(r, budget, fixed);
+    htp::PlanError e;
+    htp::VtcmPlan plan;
+    const bool ok = htp::plan_vtcm(r, budget, kAlign, fixed, &plan, &e);
+    ASSERT_EQ(ok, broken < 0) << e.why;
+    if (trial % 2 == 0) {
+      ASSERT_TRUE(ok) << "a valid plan's own placements were refused: " << e.why;
+    }
+    if (!ok) {
+      ++refused;
+      continue;
+    }
+    ++accepted;
+    expect_valid(r, plan, budget);
+    for (int i = 0; i < n; ++i) {
+      if (!fixed[i]) continue;
+      EXPECT_EQ(plan.placements[i].region, fixed[i]->region) << i;
+      EXPECT_EQ(plan.placements[i].offset, fixed[i]->offset) << i;
+    }
+    // Never below the lower bound, in total and per region.
+    EXPECT_GE(plan.vtcm_bytes + plan.spill_fill_bytes, peak);
+    EXPECT_GE(plan.vtcm_bytes, region_peak(r, plan, Region::kVtcm));
+    EXPECT_GE(plan.spill_fill_bytes, region_peak(r, plan, Region::kSpillFill));
+  }
+  EXPECT_GT(accepted, 200);
+  EXPECT_GT(refused, 20);  // the arbitrary placements really exercise refusal
 }

@@ -30,7 +30,7 @@ TEST(Fallback, DynamicWeightsRunTheReferenceKernel) {
   for (const FastPath& fp : openhtp::kernels::fast_paths()) {
     if (fp.type_name != "Conv2d") continue;
     std::unique_ptr<OpKernel> k;
-    EXPECT_FALSE(fp.prepare(d, &k)) << fp.library;
+    EXPECT_FALSE(fp.prepare(ParsedNode(d).desc(), &k)) << fp.library;
     EXPECT_EQ(k, nullptr) << fp.library;
   }
   KernelEnv env = *two.env();
@@ -54,7 +54,7 @@ TEST(Fallback, AsymmetricInt8WeightsDeclinedByXnnpack) {
   c.data = {random_bytes(rng, 32), random_bytes(rng, 6)};
   c.bind_static();
   std::unique_ptr<OpKernel> k;
-  EXPECT_FALSE(fast_path("Conv2d", "xnnpack").prepare(c.node.desc(), &k));
+  EXPECT_FALSE(fast_path("Conv2d", "xnnpack").prepare(ParsedNode(c.node.desc()).desc(), &k));
   // Through prepare_node it still runs: the type adapter around the
   // reference (or a float fast path), exactly as without fast paths when no
   // float path applies.
@@ -108,7 +108,7 @@ TEST(Snapshot, WeightsArePackedAtPrepare) {
     NodeDesc d = c.node.desc();
     d.env = two.env();
     std::unique_ptr<OpKernel> k;
-    ASSERT_TRUE(fast_path("Conv2d", p.library).prepare(d, &k)) << p.library;
+    ASSERT_TRUE(fast_path("Conv2d", p.library).prepare(ParsedNode(d).desc(), &k)) << p.library;
     const Bytes first = run_kernel(*k, c.data, c.out_bytes());
     EXPECT_EQ(run_kernel(*k, c.data, c.out_bytes()), first) << p.library;
     const Bytes before = run_reference(c);

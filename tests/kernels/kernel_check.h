@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/fast_paths.h"
+#include "ops/parsed_params.h"
 #include "ops/quant.h"
 #include "test_util.h"
 
@@ -49,6 +50,25 @@ inline const FastPath& fast_path(std::string_view type, std::string_view library
   static const FastPath kNone{"", "", [](const NodeDesc&, std::unique_ptr<OpKernel>*) { return false; }};
   return kNone;
 }
+
+// A node as prepare_node hands it to a fast path: its parameters parsed
+// once (ops/parsed_params.h) into the geometry the fast path reads. Holds the
+// parsed value, so it stays put (not copyable).
+class ParsedNode {
+ public:
+  explicit ParsedNode(const NodeDesc& d) : desc_(d) {
+    const Status s = openhtp::ops::parse_params(d, &params_);
+    EXPECT_TRUE(s.ok()) << s.message;
+    desc_.parsed = &params_;
+  }
+  ParsedNode(const ParsedNode&) = delete;
+  ParsedNode& operator=(const ParsedNode&) = delete;
+  const NodeDesc& desc() const { return desc_; }
+
+ private:
+  openhtp::ops::ParsedParams params_;
+  NodeDesc desc_;
+};
 
 template <typename T>
 Bytes to_bytes(const std::vector<T>& v) {
@@ -103,7 +123,7 @@ inline Bytes run_fast(const Case& c, const FastPath& fp, const KernelEnv* env, b
   NodeDesc d = c.node.desc();
   d.env = env;
   std::unique_ptr<OpKernel> k;
-  const bool ok = fp.prepare(d, &k) && k;
+  const bool ok = fp.prepare(ParsedNode(d).desc(), &k) && k;
   if (accepted) *accepted = ok;
   else EXPECT_TRUE(ok) << fp.library << " declined " << c.node.type << " '" << c.node.name << "'";
   if (!ok) return {};

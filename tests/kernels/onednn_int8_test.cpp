@@ -216,7 +216,7 @@ void expect_declines_hand_case() {
   const Case c = hand_case();
   NodeDesc d = c.node.desc();
   std::unique_ptr<OpKernel> k;
-  EXPECT_FALSE(fast_path("Conv2d", kLib).prepare(d, &k)) << "gate closed, yet the int8 path accepted";
+  EXPECT_FALSE(fast_path("Conv2d", kLib).prepare(ParsedNode(d).desc(), &k)) << "gate closed, yet the int8 path accepted";
   EXPECT_EQ(k, nullptr);
 }
 
@@ -253,7 +253,7 @@ TEST(OneDnnInt8Declines, OutsideItsEncodings) {
     NodeDesc d = c.node.desc();
     d.env = one.env();
     std::unique_ptr<OpKernel> k;
-    return fp.prepare(d, &k);
+    return fp.prepare(ParsedNode(d).desc(), &k);
   };
   ASSERT_TRUE(accepts(hand_case()));
   {
@@ -319,7 +319,7 @@ TEST(OneDnnInt8Snapshot, WeightsArePackedAtPrepare) {
   NodeDesc d = c.node.desc();
   d.env = two.env();
   std::unique_ptr<OpKernel> k;
-  ASSERT_TRUE(fast_path("Conv2d", kLib).prepare(d, &k));
+  ASSERT_TRUE(fast_path("Conv2d", kLib).prepare(ParsedNode(d).desc(), &k));
   const Bytes first = run_kernel(*k, c.data, c.out_bytes());
   EXPECT_EQ(run_kernel(*k, c.data, c.out_bytes()), first);
   const Bytes before = run_reference(c);
@@ -355,7 +355,7 @@ void run_gate_with_isa_limit(dnnl_cpu_isa_t isa) {
   const Case c = hand_case();
   NodeDesc d = c.node.desc();
   std::unique_ptr<OpKernel> k;
-  const bool accepted = fast_path("Conv2d", kLib).prepare(d, &k);
+  const bool accepted = fast_path("Conv2d", kLib).prepare(ParsedNode(d).desc(), &k);
   std::exit(accepted ? 4 : 3);
 }
 

@@ -1,10 +1,12 @@
 // Graph and tensor rules broken on purpose, and a client killed in the middle
 // of an execute.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 
@@ -214,4 +216,76 @@ TEST(ClientLifetime, KilledMidExecuteLeavesNoDspProcess) {
   }
   EXPECT_TRUE(gone) << "DSP process " << dsp_pid << " outlived its client";
   prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+// An allocation the runtime cannot make is an error code and one log line,
+// never an abort of the client or of the DSP process, which then goes on
+// serving the same backend. The child process (and the DSP process it
+// starts, which inherits the limit) gets 4 GiB of address space; the graph's
+// two 4 GiB intermediates, alive together, need an 8 GiB spill-fill region.
+TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizer shadow memory needs more address space than the limit leaves";
+#else
+  // Done in a child with a fresh backend: the limit must not reach this
+  // process's other tests, nor a DSP process started before it.
+  if (context_ != nullptr) api().contextFree(context_, nullptr), context_ = nullptr;
+  if (backend_ != nullptr) api().backendFree(backend_), backend_ = nullptr;
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    auto fail = [](int code) { _exit(code); };
+    struct rlimit lim {uint64_t{4} << 30, uint64_t{4} << 30};
+    if (setrlimit(RLIMIT_AS, &lim) != 0) fail(2);
+    LogCapture::instance().clear();
+    Qnn_BackendHandle_t backend = nullptr;
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_GraphHandle_t g = nullptr;
+    if (api().backendCreate(log_, nullptr, &backend) != QNN_SUCCESS) fail(3);
+    if (api().contextCreate(backend, nullptr, nullptr, &ctx) != QNN_SUCCESS) fail(4);
+    if (api().graphCreate(ctx, "huge", nullptr, &g) != QNN_SUCCESS) fail(5);
+    std::vector<uint32_t> big{1, 1u << 30};  // 4 GiB of FLOAT_32
+    Qnn_Tensor_t in = make_tensor("in", QNN_TENSOR_TYPE_APP_WRITE, big);
+    Qnn_Tensor_t m1 = make_tensor("m1", QNN_TENSOR_TYPE_NATIVE, big);
+    Qnn_Tensor_t m2 = make_tensor("m2", QNN_TENSOR_TYPE_NATIVE, big);
+    Qnn_Tensor_t out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, big);
+    for (Qnn_Tensor_t* t : {&in, &m1, &m2, &out}) {
+      if (api().tensorCreateGraphTensor(g, t) != QNN_SUCCESS) fail(6);
+    }
+    Qnn_Tensor_t both[] = {m1, m2};
+    if (add_node(g, "relu1", QNN_OP_RELU, &in, 1, &m1) != QNN_SUCCESS ||
+        add_node(g, "relu2", QNN_OP_RELU, &in, 1, &m2) != QNN_SUCCESS ||
+        add_node(g, "add", QNN_OP_ELEMENT_WISE_ADD, both, 2, &out) != QNN_SUCCESS) {
+      fail(7);
+    }
+    if (api().graphFinalize(g, nullptr, nullptr) != QNN_COMMON_ERROR_MEM_ALLOC) fail(8);
+    if (!LogCapture::instance().has_line_with({"out of memory"})) fail(9);
+    // The runtime survived: a small graph on the same context prepares and runs.
+    Qnn_GraphHandle_t small = nullptr;
+    std::vector<uint32_t> dims{1, 8};
+    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+    if (api().graphCreate(ctx, "small", nullptr, &small) != QNN_SUCCESS ||
+        api().tensorCreateGraphTensor(small, &a) != QNN_SUCCESS ||
+        api().tensorCreateGraphTensor(small, &r) != QNN_SUCCESS ||
+        add_node(small, "relu", QNN_OP_RELU, &a, 1, &r) != QNN_SUCCESS ||
+        api().graphFinalize(small, nullptr, nullptr) != QNN_SUCCESS) {
+      fail(10);
+    }
+    float x[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, y[8] = {};
+    a.v1.clientBuf = {x, sizeof x};
+    r.v1.clientBuf = {y, sizeof y};
+    if (api().graphExecute(small, &a, 1, &r, 1, nullptr, nullptr) != QNN_SUCCESS) fail(11);
+    for (int i = 0; i < 8; ++i) {
+      if (y[i] != std::max(0.0f, x[i])) fail(12);
+    }
+    api().contextFree(ctx, nullptr);
+    api().backendFree(backend);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+#endif
 }

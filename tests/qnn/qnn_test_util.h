@@ -6,6 +6,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,6 +15,15 @@
 #include "HTP/QnnHtpMem.h"
 #include "QnnInterface.h"
 #include "QnnOpDef.h"
+
+
+// The suite runs twice (CTest qnn.* and qnn_inproc.*): through the FastRPC
+// door and with the runtime in this process (OPENHTP_HTP_TRANSPORT=inproc).
+// Copy accounting differs by design: in-process nothing is copied.
+inline bool in_process_transport() {
+  const char* t = std::getenv("OPENHTP_HTP_TRANSPORT");
+  return t != nullptr && std::string(t) == "inproc";
+}
 
 namespace qnntest {
 

@@ -3,7 +3,7 @@
 // count. Float (FLOAT_16 and fixed point through the type adapter), or one
 // plain integer type in and out, compared natively. pad_amount is
 // [spatial, 2]: (begin, end) per axis. Output size per axis:
-// ROUND((begin + L + end - f) / s + 1), FLOOR or CEIL (pool_window.h).
+// ROUND((begin + L + end - f) / s + 1), FLOOR or CEIL (pool_geometry.h).
 // A window made only of padding has no defined maximum; the op text does not
 // say what it should produce, so such configurations are refused.
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "ops/op_defs.h"
-#include "ops/param_reader.h"
+#include "ops/parsed_params.h"
 #include "ops/reference/pool_window.h"
 #include "ops/validate.h"
 
@@ -23,7 +23,7 @@ namespace {
 template <typename T>
 class PoolMaxKernel final : public OpKernel {
  public:
-  explicit PoolMaxKernel(PoolWindow w) : w_(std::move(w)) {}
+  PoolMaxKernel(const PoolGeometry& g, PoolTaps taps) : g_(g), taps_(std::move(taps)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const T* x = static_cast<const T*>(in[0]);
@@ -32,15 +32,15 @@ class PoolMaxKernel final : public OpKernel {
     // start value is always replaced (or is itself the true maximum).
     constexpr T kStart = std::is_floating_point_v<T> ? -std::numeric_limits<T>::infinity()
                                                      : std::numeric_limits<T>::lowest();
-    const PoolAxis &ad = w_.axes[0], &ah = w_.axes[1], &aw = w_.axes[2];
-    const size_t C = w_.C;
-    for (size_t n = 0; n < w_.N; ++n) {
+    const PoolAxis &ad = g_.axes[0], &ah = g_.axes[1], &aw = g_.axes[2];
+    const size_t C = g_.C;
+    for (size_t n = 0; n < g_.N; ++n) {
       for (size_t od = 0; od < ad.out; ++od) {
-        const TapRange rd = ad.taps[od];
+        const TapRange rd = taps_[0][od];
         for (size_t oh = 0; oh < ah.out; ++oh) {
-          const TapRange rh = ah.taps[oh];
+          const TapRange rh = taps_[1][oh];
           for (size_t ow = 0; ow < aw.out; ++ow) {
-            const TapRange rw = aw.taps[ow];
+            const TapRange rw = taps_[2][ow];
             T* yp = y + (((n * ad.out + od) * ah.out + oh) * aw.out + ow) * C;
             for (size_t c = 0; c < C; ++c) yp[c] = kStart;
             for (size_t kd = rd.lo; kd < rd.hi; ++kd) {
@@ -68,13 +68,14 @@ class PoolMaxKernel final : public OpKernel {
   }
 
  private:
-  PoolWindow w_;
+  PoolGeometry g_;
+  PoolTaps taps_;
 };
 
 // The kernel for plain integer type `int_type`, or float when it is 0.
-std::unique_ptr<OpKernel> make_pool_max(uint32_t int_type, PoolWindow w) {
+std::unique_ptr<OpKernel> make_pool_max(uint32_t int_type, const PoolGeometry& g, PoolTaps taps) {
   auto make = [&](auto zero) -> std::unique_ptr<OpKernel> {
-    return std::make_unique<PoolMaxKernel<decltype(zero)>>(std::move(w));
+    return std::make_unique<PoolMaxKernel<decltype(zero)>>(g, std::move(taps));
   };
   switch (int_type) {
     case dtype::kInt8: return make(int8_t{});
@@ -88,6 +89,11 @@ std::unique_ptr<OpKernel> make_pool_max(uint32_t int_type, PoolWindow w) {
 }
 
 template <size_t kSpatial>
+Status read_geometry(const NodeDesc& node, PoolGeometry* g) {
+  return read_pool_geometry(node, kSpatial, PoolKind::kMax, g);
+}
+
+template <size_t kSpatial>
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
   uint32_t int_type = 0;
@@ -96,18 +102,26 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     static constexpr std::string_view kRoles[] = {"input"};
     if (Status s = check_all_f32(node, kRoles, 1); !s.ok()) return s;
   }
-  ParamReader params(node);
-  if (Status s = params.check_names({"filter_size", "stride", "pad_amount", "rounding_mode"}); !s.ok()) return s;
-  PoolWindow w;
-  if (Status s = read_pool_window(node, params, kSpatial, &w); !s.ok()) return s;
-  if (Status s = check_no_padding_only_window(node, w); !s.ok()) return s;
-  if (kernel) *kernel = make_pool_max(int_type, std::move(w));
+  // Parameters, input rank and output dims: pool_geometry.cpp, read once by
+  // prepare_node.
+  PoolGeometry local;
+  const PoolGeometry* g = nullptr;
+  if (Status s = geometry_of<PoolGeometry, read_geometry<kSpatial>>(node, &local, &g); !s.ok()) return s;
+  PoolTaps taps = pool_taps(*g);
+  if (Status s = check_no_padding_only_window(node, *g, taps); !s.ok()) return s;
+  if (kernel) *kernel = make_pool_max(int_type, *g, std::move(taps));
   return Status::Ok();
 }
 
 }  // namespace
 
-OpDef pool_max2d_def() { return {"PoolMax2d", &guarded_prepare<prepare<2>>, op_flags::kAdaptTypes}; }
-OpDef pool_max3d_def() { return {"PoolMax3d", &guarded_prepare<prepare<3>>, op_flags::kAdaptTypes}; }
+OpDef pool_max2d_def() {
+  return {"PoolMax2d", &guarded_prepare<prepare<2>>, op_flags::kAdaptTypes,
+          &parse_as<PoolGeometry, read_geometry<2>>};
+}
+OpDef pool_max3d_def() {
+  return {"PoolMax3d", &guarded_prepare<prepare<3>>, op_flags::kAdaptTypes,
+          &parse_as<PoolGeometry, read_geometry<3>>};
+}
 
 }  // namespace openhtp::ops::detail

@@ -1,0 +1,546 @@
+#include "htp/runtime.h"
+
+#include <sys/mman.h>
+
+#include <chrono>
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <set>
+
+#include "QnnContext.h"
+#include "QnnGraph.h"
+#include "QnnMem.h"
+#include "htp/prepared_graph.h"
+
+namespace openhtp::htp {
+
+const char* memory_kind_name(MemoryKind k) {
+  switch (k) {
+    case MemoryKind::kTensor: return "tensor memory";
+    case MemoryKind::kWeights: return "weights buffer";
+    case MemoryKind::kSpillFill: return "spill-fill buffer";
+  }
+  return "?";
+}
+
+namespace {
+
+Status error(Qnn_ErrorHandle_t code, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
+Status error(Qnn_ErrorHandle_t code, const char* fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return Status::Error(code, buf);
+}
+
+using ull = unsigned long long;
+
+// Anonymous memory for the VTCM and internal spill-fill regions: page
+// aligned (more than the planner's 64 bytes), zero, and committed only as
+// graphs touch it — a region sized for the largest graph costs only what
+// the graphs really use.
+class RegionMemory {
+ public:
+  RegionMemory() = default;
+  explicit RegionMemory(size_t bytes) : size_(bytes) {
+    if (bytes == 0) return;
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    base_ = static_cast<uint8_t*>(p);
+  }
+  ~RegionMemory() {
+    if (base_ != nullptr) munmap(base_, size_);
+  }
+  RegionMemory(RegionMemory&& o) noexcept : base_(o.base_), size_(o.size_) { o.base_ = nullptr, o.size_ = 0; }
+  RegionMemory& operator=(RegionMemory&& o) noexcept {
+    std::swap(base_, o.base_);
+    std::swap(size_, o.size_);
+    return *this;
+  }
+  uint8_t* data() const { return base_; }
+  size_t size() const { return size_; }
+
+ private:
+  uint8_t* base_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A slice of registered memory: what a context's external buffer is.
+struct MemorySlice {
+  std::shared_ptr<const MappedRange> memory;
+  uint64_t offset = 0, size = 0;
+  uint8_t* data() const { return memory->base() + offset; }
+};
+
+// A context's memory: its spill-fill region is one buffer shared by all its
+// graphs (only one graph runs at a time), as large as the largest graph's
+// plan — and by every context of a spill-fill group. Changed only under
+// exec_mu_, so a running graph never sees it move.
+struct ContextMemory {
+  RegionMemory spill_fill;                 // internal, when no external one is registered
+  std::optional<MemorySlice> external_spill_fill;
+  std::optional<MemorySlice> weights;      // external weights buffer (FastRPC, DEFER_GRAPH_INIT)
+  uint64_t weights_used = 0;
+};
+
+struct ContextRecord {
+  uint32_t priority = 0;
+  std::shared_ptr<ContextMemory> memory;
+};
+
+struct GraphRecord {
+  uint64_t context_id = 0;
+  std::shared_ptr<ContextMemory> memory;
+  std::unique_ptr<PreparedGraph> graph;
+};
+
+struct Registration {
+  uint64_t context_id = 0;
+  MemoryKind kind = MemoryKind::kTensor;
+  MemorySlice slice;
+};
+
+// The last execute's resolution of graph and memory ids, reused while no
+// graph or registration has been removed since (`removals` unchanged): a
+// repeated execute then needs no table lookups. Raw pointers are safe
+// because every removal holds exec_mu_, which execute holds from lookup to
+// the end of the run — that is also what keeps the mappings alive.
+struct ExecMemo {
+  static constexpr size_t kMaxMems = 32;  // a linear scan must stay short
+  uint64_t removals = ~0ull;
+  uint64_t graph_id = 0;
+  GraphRecord* graph = nullptr;
+  struct Mem {
+    uint64_t id;
+    uint64_t context_id;
+    uint8_t* data;
+    uint64_t size;
+  };
+  std::vector<Mem> mems;
+};
+
+class RuntimeImpl final : public Runtime {
+ public:
+  explicit RuntimeImpl(const RuntimeOptions& options) : options_(options) {}
+
+  Status create_context(const ContextOptions& options, uint64_t* context_id) override {
+    return guarded("contextCreate", [&] { return do_create_context(options, context_id); });
+  }
+  Status free_context(uint64_t context_id) override {
+    return guarded("contextFree", [&] { return do_free_context(context_id); });
+  }
+  Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) override {
+    return guarded("graphPrepare", [&] { return do_prepare_graph(context_id, std::move(spec), stored, info); });
+  }
+  Status free_graph(uint64_t graph_id) override {
+    return guarded("graphFree", [&] { return do_free_graph(graph_id); });
+  }
+  Status set_graph_threads(uint64_t graph_id, uint32_t num_threads) override {
+    return guarded("graphSetThreads", [&] { return do_set_graph_threads(graph_id, num_threads); });
+  }
+  Status graph_plan(uint64_t graph_id, StoredPlan* plan) override {
+    return guarded("graphPlan", [&] { return do_graph_plan(graph_id, plan); });
+  }
+  Status register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
+                         uint64_t offset, uint64_t size, uint64_t* mem_id) override {
+    return guarded("memRegister",
+                   [&] { return do_register_memory(context_id, kind, std::move(memory), offset, size, mem_id); });
+  }
+  Status deregister_memory(uint64_t mem_id) override {
+    return guarded("memDeregister", [&] { return do_deregister_memory(mem_id); });
+  }
+  Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
+                 ExecResult* result) override {
+    return guarded("graphExecute", [&] { return do_execute(graph_id, inputs, outputs, result); });
+  }
+  RuntimeStats stats() const override;
+  const DeviceSpec& device() const override { return options_.device; }
+
+ private:
+  // Both doors hand the runtime's answer straight to a C caller: nothing
+  // thrown underneath (an allocation, a kernel library) may escape.
+  template <typename Fn>
+  static Status guarded(const char* what, Fn&& fn) {
+    try {
+      return fn();
+    } catch (const std::bad_alloc&) {
+      return error(QNN_COMMON_ERROR_MEM_ALLOC, "%s: out of memory in the HTP runtime", what);
+    } catch (const std::exception& e) {
+      return error(QNN_COMMON_ERROR_GENERAL, "%s: internal error in the HTP runtime: %s", what, e.what());
+    } catch (...) {
+      return error(QNN_COMMON_ERROR_GENERAL, "%s: internal error in the HTP runtime", what);
+    }
+  }
+
+  Status do_create_context(const ContextOptions& options, uint64_t* context_id);
+  Status do_free_context(uint64_t context_id);
+  Status do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info);
+  Status do_free_graph(uint64_t graph_id);
+  Status do_set_graph_threads(uint64_t graph_id, uint32_t num_threads);
+  Status do_graph_plan(uint64_t graph_id, StoredPlan* plan);
+  Status do_register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
+                            uint64_t offset, uint64_t size, uint64_t* mem_id);
+  Status do_deregister_memory(uint64_t mem_id);
+  Status do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
+                    ExecResult* result);
+  // Fills in_b_/out_b_ and memo_.graph; caller holds exec_mu_.
+  Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs);
+  // Moves the graph's STATIC tensors into the context's external weights
+  // buffer (page-aligned, graph after graph). Caller holds exec_mu_.
+  Status place_weights(ContextMemory& memory, PreparedGraph& graph);
+
+  const RuntimeOptions options_;
+  // Lock order: exec_mu_ before mu_. Removing a graph or a registration
+  // holds both (and bumps removals_); execute holds exec_mu_ throughout.
+  mutable std::mutex mu_;  // guards the tables
+  std::mutex exec_mu_;     // the emulated HTP runs one graph at a time; guards the members below it
+  ExecMemo memo_;
+  uint64_t removals_ = 0;
+  std::vector<TensorBinding> in_b_, out_b_;  // execute scratch, reused: the hot path does not allocate
+  std::string exec_message_;
+  RegionMemory vtcm_;  // the device's VTCM, made at the first execute
+  uint64_t next_id_ = 1;
+  std::map<uint64_t, ContextRecord> contexts_;
+  std::map<uint64_t, std::shared_ptr<GraphRecord>> graphs_;
+  std::map<uint64_t, Registration> mems_;
+};
+
+Status RuntimeImpl::do_create_context(const ContextOptions& options, uint64_t* context_id) {
+  std::lock_guard exec(exec_mu_);  // may resize a region other graphs use
+  std::lock_guard lock(mu_);
+  std::shared_ptr<ContextMemory> memory;
+  if (options.spill_fill_group != 0) {
+    auto it = contexts_.find(options.spill_fill_group);
+    if (it == contexts_.end()) {
+      return error(QNN_CONTEXT_ERROR_INVALID_CONFIG, "spill-fill group: context %llu does not exist",
+                   static_cast<ull>(options.spill_fill_group));
+    }
+    memory = it->second.memory;
+  } else {
+    memory = std::make_shared<ContextMemory>();
+  }
+  if (memory->spill_fill.size() < options.reserve_spill_fill_bytes) {
+    memory->spill_fill = RegionMemory(options.reserve_spill_fill_bytes);
+  }
+  *context_id = next_id_++;
+  contexts_[*context_id] = ContextRecord{options.priority, std::move(memory)};
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_free_context(uint64_t context_id) {
+  std::vector<std::shared_ptr<GraphRecord>> dying;  // destroyed after the locks
+  std::lock_guard exec(exec_mu_);
+  std::lock_guard lock(mu_);
+  if (contexts_.erase(context_id) == 0) {
+    return error(QNN_CONTEXT_ERROR_INVALID_HANDLE, "contextFree: context %llu does not exist",
+                 static_cast<ull>(context_id));
+  }
+  ++removals_;
+  for (auto it = graphs_.begin(); it != graphs_.end();) {
+    if (it->second->context_id == context_id) {
+      dying.push_back(std::move(it->second));
+      it = graphs_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  // Freeing a context releases every memory registration made on it.
+  for (auto it = mems_.begin(); it != mems_.end();) {
+    it = it->second.context_id == context_id ? mems_.erase(it) : std::next(it);
+  }
+  return Status::Ok();
+}
+
+Status RuntimeImpl::place_weights(ContextMemory& memory, PreparedGraph& graph) {
+  const MemorySlice& w = *memory.weights;
+  // Where each tensor goes, decided before anything is copied, so a buffer
+  // too small changes nothing.
+  std::vector<std::pair<uint32_t, uint64_t>> at;
+  uint64_t used = memory.weights_used;
+  for (const auto& t : graph.spec().tensors) {
+    if (t.type != tensor_type::kStatic) continue;
+    const uint64_t offset = options_.device.align_up(used);
+    if (offset + t.static_data.size() > w.size) {
+      return error(QNN_COMMON_ERROR_MEM_ALLOC,
+                   "external weights buffer of %llu bytes is too small for the weights of graph '%s' (needs %llu)",
+                   static_cast<ull>(w.size), graph.spec().name.c_str(),
+                   static_cast<ull>(offset + t.static_data.size()));
+    }
+    at.emplace_back(t.id, offset);
+    used = offset + t.static_data.size();
+  }
+  for (const auto& [id, offset] : at) {
+    const TensorSpec* t = graph.spec().find_tensor(id);
+    uint8_t* dst = w.data() + offset;
+    std::memcpy(dst, t->static_data.data(), t->static_data.size());
+    // From now on the graph reads this tensor from the client's buffer.
+    graph.relocate_static(id, dst);
+  }
+  memory.weights_used = used;
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) {
+  std::shared_ptr<ContextMemory> memory;
+  {
+    std::lock_guard lock(mu_);
+    auto it = contexts_.find(context_id);
+    if (it == contexts_.end()) {
+      return error(QNN_GRAPH_ERROR_INVALID_CONTEXT, "graphPrepare: context %llu does not exist",
+                   static_cast<ull>(context_id));
+    }
+    memory = it->second.memory;
+  }
+  const DeviceSpec& dev = options_.device;
+  if (spec.num_hvx_threads > dev.max_hvx_threads) {
+    return error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graph '%s': NUM_HVX_THREADS is %u, expected 1 to %u",
+                 spec.name.c_str(), spec.num_hvx_threads, dev.max_hvx_threads);
+  }
+  PlanOptions plan;
+  plan.fast_paths = options_.fast_paths;
+  // The graph's VTCM size config lowers the budget; the device has no more.
+  plan.vtcm_budget_bytes =
+      spec.vtcm_budget_bytes == 0 ? dev.vtcm_bytes : std::min<uint64_t>(spec.vtcm_budget_bytes, dev.vtcm_bytes);
+  plan.stored_placements = stored;
+  GraphError gerr;
+  std::string why;
+  const std::string name = spec.name;
+  auto prepared = PreparedGraph::create(std::move(spec), plan, &gerr, &why);
+  if (!prepared) {
+    const Qnn_ErrorHandle_t e = gerr == GraphError::kInvalidOp      ? QNN_GRAPH_ERROR_INVALID_OP_CONFIG
+                                : gerr == GraphError::kUnsupportedOp ? QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE
+                                                                     : QNN_GRAPH_ERROR_FINALIZE_FAILED;
+    return Status::Error(e, "graph '" + name + "': " + why);
+  }
+  auto rec = std::make_shared<GraphRecord>();
+  rec->context_id = context_id;
+  rec->memory = memory;
+  {
+    std::lock_guard exec(exec_mu_);  // never move a region under a running graph
+    if (memory->weights) {
+      if (Status s = place_weights(*memory, *prepared); !s.ok()) return s;
+    }
+    if (!memory->external_spill_fill && memory->spill_fill.size() < prepared->spill_fill_bytes()) {
+      memory->spill_fill = RegionMemory(prepared->spill_fill_bytes());
+    }
+  }
+  *info = GraphInfo{0, prepared->arena_bytes(), prepared->vtcm_bytes(), prepared->spill_fill_bytes()};
+  rec->graph = std::move(prepared);
+  std::lock_guard lock(mu_);
+  if (contexts_.count(context_id) == 0) {  // freed while this graph was being prepared
+    return error(QNN_GRAPH_ERROR_INVALID_CONTEXT, "graphPrepare: context %llu was freed", static_cast<ull>(context_id));
+  }
+  info->graph_id = next_id_++;
+  graphs_[info->graph_id] = std::move(rec);
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_free_graph(uint64_t graph_id) {
+  std::shared_ptr<GraphRecord> dying;  // destroyed after the locks
+  std::lock_guard exec(exec_mu_);
+  std::lock_guard lock(mu_);
+  auto it = graphs_.find(graph_id);
+  if (it == graphs_.end()) {
+    return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graphFree: graph %llu does not exist", static_cast<ull>(graph_id));
+  }
+  ++removals_;
+  dying = std::move(it->second);
+  graphs_.erase(it);
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_set_graph_threads(uint64_t graph_id, uint32_t num_threads) {
+  const DeviceSpec& dev = options_.device;
+  if (num_threads == 0 || num_threads > dev.max_hvx_threads) {
+    return error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graph %llu: NUM_HVX_THREADS is %u, expected 1 to %u",
+                 static_cast<ull>(graph_id), num_threads, dev.max_hvx_threads);
+  }
+  std::lock_guard exec(exec_mu_);  // no execute of any graph while kernels are replaced
+  std::shared_ptr<GraphRecord> rec;
+  {
+    std::lock_guard lock(mu_);
+    auto it = graphs_.find(graph_id);
+    if (it == graphs_.end()) {
+      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
+    }
+    rec = it->second;
+  }
+  std::string why;
+  if (rec->graph->set_num_threads(num_threads, &why) != GraphError::kNone) {
+    return error(QNN_GRAPH_ERROR_INVALID_OP_CONFIG, "graph '%s' on %u threads: %s", rec->graph->spec().name.c_str(),
+                 num_threads, why.c_str());
+  }
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_graph_plan(uint64_t graph_id, StoredPlan* plan) {
+  std::lock_guard lock(mu_);
+  auto it = graphs_.find(graph_id);
+  if (it == graphs_.end()) {
+    return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
+  }
+  plan->clear();
+  for (const auto& [id, where] : it->second->graph->placements()) (*plan)[id] = where;
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
+                                       uint64_t offset, uint64_t size, uint64_t* mem_id) {
+  if (!memory) return error(QNN_MEM_ERROR_INVALID_ARGUMENT, "memRegister: no memory given");
+  if (!memory->contains(offset, size)) {
+    return error(QNN_MEM_ERROR_INVALID_ARGUMENT, "memRegister: offset %llu + size %llu exceeds the buffer's %zu bytes",
+                 static_cast<ull>(offset), static_cast<ull>(size), memory->size());
+  }
+  const DeviceSpec& dev = options_.device;
+  if (kind != MemoryKind::kTensor && offset % dev.buffer_start_alignment != 0) {
+    return error(QNN_MEM_ERROR_INVALID_ARGUMENT, "memRegister: a %s must start on a %llu-byte boundary (offset %llu)",
+                 memory_kind_name(kind), static_cast<ull>(dev.buffer_start_alignment), static_cast<ull>(offset));
+  }
+  std::lock_guard exec(exec_mu_);  // a context's region changes: never under a running graph
+  std::lock_guard lock(mu_);
+  auto ctx = contexts_.find(context_id);
+  if (ctx == contexts_.end()) {
+    return error(QNN_MEM_ERROR_INVALID_HANDLE, "memRegister: context %llu does not exist", static_cast<ull>(context_id));
+  }
+  ContextMemory& cm = *ctx->second.memory;
+  MemorySlice slice{std::move(memory), offset, size};
+  if (kind == MemoryKind::kWeights) {
+    if (cm.weights) {
+      return error(QNN_MEM_ERROR_ALREADY_REGISTERED, "memRegister: context %llu already has a weights buffer",
+                   static_cast<ull>(context_id));
+    }
+    cm.weights = slice;
+    cm.weights_used = 0;
+  } else if (kind == MemoryKind::kSpillFill) {
+    cm.external_spill_fill = slice;
+    cm.spill_fill = RegionMemory();  // the client's buffer replaces the runtime's
+  }
+  *mem_id = next_id_++;
+  mems_[*mem_id] = Registration{context_id, kind, std::move(slice)};
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_deregister_memory(uint64_t mem_id) {
+  std::lock_guard exec(exec_mu_);  // never unmap under a running graph
+  std::lock_guard lock(mu_);
+  auto it = mems_.find(mem_id);
+  if (it == mems_.end()) {
+    return error(QNN_MEM_ERROR_INVALID_HANDLE, "memDeRegister: no memory registration %llu", static_cast<ull>(mem_id));
+  }
+  ++removals_;
+  if (it->second.kind != MemoryKind::kTensor) {
+    if (auto c = contexts_.find(it->second.context_id); c != contexts_.end()) {
+      ContextMemory& cm = *c->second.memory;
+      if (it->second.kind == MemoryKind::kWeights) cm.weights.reset();
+      if (it->second.kind == MemoryKind::kSpillFill) cm.external_spill_fill.reset();
+    }
+  }
+  mems_.erase(it);
+  return Status::Ok();
+}
+
+Status RuntimeImpl::resolve(uint64_t graph_id, std::span<const ExecBinding> inputs,
+                            std::span<const ExecBinding> outputs) {
+  std::unique_lock<std::mutex> tables;  // taken on the first memo miss
+  if (memo_.removals != removals_) {
+    memo_.removals = removals_;
+    memo_.graph_id = 0;
+    memo_.graph = nullptr;
+    memo_.mems.clear();
+  }
+  if (memo_.graph == nullptr || memo_.graph_id != graph_id) {
+    tables = std::unique_lock(mu_);
+    auto it = graphs_.find(graph_id);
+    if (it == graphs_.end()) {
+      memo_.graph = nullptr;
+      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graphExecute: graph %llu does not exist", static_cast<ull>(graph_id));
+    }
+    memo_.graph_id = graph_id;
+    memo_.graph = it->second.get();
+  }
+  const uint64_t context_id = memo_.graph->context_id;
+  auto bind_all = [&](std::span<const ExecBinding> from, std::vector<TensorBinding>* to) -> Status {
+    to->clear();
+    for (const ExecBinding& b : from) {
+      if (b.mem_id == 0) {
+        to->push_back({b.tensor_id, b.data, static_cast<size_t>(b.bytes)});
+        continue;
+      }
+      const ExecMemo::Mem* m = nullptr;
+      for (const auto& cand : memo_.mems) {
+        if (cand.id == b.mem_id) {
+          m = &cand;
+          break;
+        }
+      }
+      if (m == nullptr) {
+        if (!tables.owns_lock()) tables = std::unique_lock(mu_);
+        auto it = mems_.find(b.mem_id);
+        if (it == mems_.end() || it->second.kind != MemoryKind::kTensor) {
+          return error(QNN_MEM_ERROR_INVALID_HANDLE, "graphExecute: tensor id %u: memory %llu is not registered tensor memory",
+                       b.tensor_id, static_cast<ull>(b.mem_id));
+        }
+        const Registration& r = it->second;
+        if (memo_.mems.size() >= ExecMemo::kMaxMems) memo_.mems.clear();
+        memo_.mems.push_back({b.mem_id, r.context_id, r.slice.data(), r.slice.size});
+        m = &memo_.mems.back();
+      }
+      if (m->context_id != context_id) {
+        return error(QNN_MEM_ERROR_INVALID_HANDLE,
+                     "graphExecute: tensor id %u: memory %llu belongs to context %llu, the graph to context %llu",
+                     b.tensor_id, static_cast<ull>(b.mem_id), static_cast<ull>(m->context_id),
+                     static_cast<ull>(context_id));
+      }
+      to->push_back({b.tensor_id, m->data, static_cast<size_t>(m->size)});
+    }
+    return Status::Ok();
+  };
+  if (Status s = bind_all(inputs, &in_b_); !s.ok()) return s;
+  return bind_all(outputs, &out_b_);
+}
+
+Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs,
+                               std::span<const ExecBinding> outputs, ExecResult* result) {
+  std::lock_guard exec(exec_mu_);
+  if (Status s = resolve(graph_id, inputs, outputs); !s.ok()) return s;
+  if (vtcm_.data() == nullptr) vtcm_ = RegionMemory(options_.device.vtcm_bytes);
+  const ContextMemory& cm = *memo_.graph->memory;
+  MemoryRegions regions{vtcm_.data(), vtcm_.size(), cm.spill_fill.data(), cm.spill_fill.size()};
+  if (cm.external_spill_fill) {
+    regions.spill_fill = cm.external_spill_fill->data();
+    regions.spill_fill_size = cm.external_spill_fill->size;
+  }
+  PreparedGraph& graph = *memo_.graph->graph;
+  const auto t0 = std::chrono::steady_clock::now();
+  const GraphError e = graph.execute(in_b_, out_b_, regions, &exec_message_);
+  result->exec_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
+  result->threads = static_cast<uint32_t>(graph.num_threads());
+  if (e != GraphError::kNone) return Status::Error(QNN_GRAPH_ERROR_INVALID_TENSOR, "graphExecute: " + exec_message_);
+  return Status::Ok();
+}
+
+RuntimeStats RuntimeImpl::stats() const {
+  std::lock_guard lock(mu_);
+  RuntimeStats s;
+  s.contexts = static_cast<uint32_t>(contexts_.size());
+  s.graphs = static_cast<uint32_t>(graphs_.size());
+  s.mems = static_cast<uint32_t>(mems_.size());
+  std::set<const MappedRange*> ranges;
+  for (const auto& [id, r] : mems_) ranges.insert(r.slice.memory.get());
+  s.mappings = static_cast<uint32_t>(ranges.size());
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Runtime> make_runtime(const RuntimeOptions& options) { return std::make_unique<RuntimeImpl>(options); }
+
+}  // namespace openhtp::htp

@@ -1,0 +1,144 @@
+// The HTP runtime: contexts, prepared graphs, registered memory, the device's
+// VTCM and the rule that one graph runs at a time — everything the DSP side
+// of QNN owns, behind one typed API (docs/design.md §2–§4).
+//
+// Two doors open onto it and neither adds rules of its own:
+//   - FastRPC: the skel (src/dsp/htp_skel/) decodes each remote call
+//     (src/ipc/htp_protocol.h), makes one call here, encodes the status;
+//   - in-process (and, later, Non-RPC): libQnnHtp calls it directly.
+// The runtime knows nothing of remote_arg or QNN handles: it deals in ids it
+// hands out itself, typed requests and plain memory.
+//
+// Every method is safe to call from any thread and returns a Status: the QNN
+// error code plus, on failure, one line naming the rule and the value. The
+// client side (libQnnHtp) validates first; these checks are the runtime's
+// own, because a door may be fed by anything (a crafted remote call, a
+// corrupted binary) and the runtime must not trust it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "QnnCommon.h"
+#include "htp/device_spec.h"
+#include "htp/graph_spec.h"
+#include "htp/mapped_range.h"
+#include "htp/vtcm_plan.h"
+#include "ops/op.h"
+
+namespace openhtp::htp {
+
+// One status type at every layer of the runtime: a QNN error code and, when
+// it is not QNN_SUCCESS, why. Success carries no message and allocates
+// nothing.
+struct Status {
+  Qnn_ErrorHandle_t code = QNN_SUCCESS;
+  std::string message;
+
+  bool ok() const { return code == QNN_SUCCESS; }
+  static Status Ok() { return {}; }
+  static Status Error(Qnn_ErrorHandle_t code, std::string message) { return {code, std::move(message)}; }
+};
+
+struct ContextOptions {
+  uint32_t priority = 100;  // QNN_PRIORITY_DEFAULT
+  // REGISTER_MULTI_CONTEXTS: the context whose spill-fill region this one
+  // shares (0: a region of its own), and the group's maxSpillFillBuffer,
+  // reserved up front so members never resize a region another one uses.
+  uint64_t spill_fill_group = 0;
+  uint64_t reserve_spill_fill_bytes = 0;
+};
+
+// What a prepared graph's plan needs (docs/design.md §3).
+struct GraphInfo {
+  uint64_t graph_id = 0;
+  uint64_t arena_bytes = 0;       // all planned intermediate memory
+  uint64_t vtcm_bytes = 0;        // of which in VTCM
+  uint64_t spill_fill_bytes = 0;  // of which in the spill-fill region
+};
+
+// Where each NATIVE tensor lives: what a context binary stores, and what a
+// graph prepared from one is held to (offline placements are honoured).
+using StoredPlan = std::unordered_map<uint32_t, TensorPlacement>;
+
+enum class MemoryKind : uint32_t {
+  kTensor = 0,     // ION / DMA_BUF / SHARED_BUFFER: bound to tensors at execute
+  kWeights = 1,    // QNN_HTP_MEM_WEIGHTS_BUFFER: the context's weights move here at prepare
+  kSpillFill = 2,  // QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: the context's spill-fill region
+};
+const char* memory_kind_name(MemoryKind k);
+
+// One graph input or output of an execute: either registered memory
+// (`mem_id`, from register_memory) or a raw buffer (`data`, `bytes`).
+struct ExecBinding {
+  uint32_t tensor_id = 0;
+  uint64_t mem_id = 0;     // 0: a raw buffer
+  void* data = nullptr;    // raw buffer (mem_id == 0)
+  uint64_t bytes = 0;      // bytes at `data`
+};
+
+struct ExecResult {
+  uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP"
+  uint32_t threads = 0;  // threads the graph's kernels ran on
+};
+
+struct RuntimeStats {
+  uint32_t contexts = 0;
+  uint32_t graphs = 0;
+  uint32_t mems = 0;
+  uint32_t mappings = 0;  // distinct memory ranges held by registrations
+};
+
+struct RuntimeOptions {
+  DeviceSpec device = kDevice;
+  // Fast kernels the door links (src/kernels); empty: reference kernels only.
+  std::span<const ops::FastPath> fast_paths;
+};
+
+class Runtime {
+ public:
+  // Virtual so that libQnnHtp can drive a runtime that lives in the skel
+  // library it dlopens (the in-process door) without linking the kernels.
+  virtual ~Runtime() = default;
+
+  virtual Status create_context(const ContextOptions& options, uint64_t* context_id) = 0;
+  // Drops the context's graphs and memory registrations with it.
+  virtual Status free_context(uint64_t context_id) = 0;
+
+  // Prepares `spec` in the context: kernels chosen and built, intermediates
+  // planned (held to `stored` when a context binary supplied its plan), and,
+  // when the context has an external weights buffer, the weights moved into
+  // it. `spec` is consumed.
+  virtual Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) = 0;
+  virtual Status free_graph(uint64_t graph_id) = 0;
+  // NUM_HVX_THREADS on a prepared graph: every kernel is prepared again on a
+  // pool of the new size (the client allows it until the first execute).
+  virtual Status set_graph_threads(uint64_t graph_id, uint32_t num_threads) = 0;
+  // The graph's plan, as a context binary stores it.
+  virtual Status graph_plan(uint64_t graph_id, StoredPlan* plan) = 0;
+
+  // Registers [offset, offset + size) of `memory` on the context. The
+  // runtime holds `memory` until the registration (or its context) goes.
+  virtual Status register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
+                                 uint64_t offset, uint64_t size, uint64_t* mem_id) = 0;
+  virtual Status deregister_memory(uint64_t mem_id) = 0;
+
+  // Runs the graph once. Every graph input and output is bound exactly once;
+  // a memory handle must be registered on the graph's context and cover the
+  // tensor; a raw buffer must hold the tensor's bytes. Allocates nothing once
+  // the graph has run before.
+  virtual Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
+                         ExecResult* result) = 0;
+
+  virtual RuntimeStats stats() const = 0;
+  virtual const DeviceSpec& device() const = 0;
+};
+
+std::unique_ptr<Runtime> make_runtime(const RuntimeOptions& options);
+
+}  // namespace openhtp::htp

@@ -1,0 +1,309 @@
+// The wire format of the HTP skel (libQnnHtpSkel.so): what libQnnHtp's stub
+// sends through remote_handle64_invoke and the skel unpacks — the
+// hand-written equivalent of a qaic-generated IDL header. This file is its
+// one owner: each method has one encode (the stub's half) and one decode (the
+// skel's half), side by side, so the two cannot drift apart.
+//
+// Every method's LAST output buffer is a WireStatus carrying the QNN error
+// code (and, on failure, a ticket for its message); the invoke's own return
+// value only says whether the call reached the skel (AEE codes). A decode
+// treats the call as hostile: counts, sizes and indices are checked before
+// anything is read.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "htp/runtime.h"
+#include "remote.h"
+
+namespace openhtp::ipc::htp_wire {
+
+inline constexpr const char* kSkelLibrary = "libQnnHtpSkel.so";
+inline constexpr const char* kSkelUri =
+    "file:///libQnnHtpSkel.so?openhtp_htp_skel_handle_invoke&_modver=1.0&_dom=cdsp";
+inline constexpr const char* kInvokeSymbol = "openhtp_htp_skel_handle_invoke";
+inline constexpr const char* kOpenSymbol = "openhtp_htp_open";
+inline constexpr const char* kCloseSymbol = "openhtp_htp_close";
+// The skel's runtime, for the in-process door: `htp::Runtime* (*)()`.
+inline constexpr const char* kRuntimeSymbol = "openhtp_htp_runtime";
+inline constexpr remote_handle64 kSkelHandle = 0x48545001;  // "HTP" + 1: one runtime per process
+
+enum Method : uint32_t {
+  kContextCreate = 0,      // in: ContextCreateReq               out: status(id = context)
+  kContextFree = 1,        // in: IdReq(context)                 out: status
+  kGraphPrepare = 2,       // in: IdReq(context), graph blob     out: GraphInfoWire, status(id = graph)
+  kGraphFree = 3,          // in: IdReq(graph)                   out: status
+  kMemRegister = 4,        // in: MemRegisterReq; in-handle: fd  out: status(id = mem)
+  kMemDeregister = 5,      // in: IdReq(mem)                     out: status
+  kGraphExecute = 6,       // in: ExecRequest, raw inputs...     out: raw outputs..., status
+  kQuery = 7,              // in: none                           out: QueryResp, status
+  kErrorMessage = 8,       // in: IdReq(ticket)                  out: char[kErrorMessageBytes], status
+  kGraphSetThreads = 9,    // in: GraphThreadsReq                out: status
+  kContextLoadBinary = 10, // in: LoadBinaryReq, context binary  out: GraphInfoWire[n], status
+  kGraphPlan = 11,         // in: IdReq(graph)                   out: PlacementWire[capacity], status(id = count)
+};
+
+// The fixed part of a status: the skel writes only this on success, so a
+// successful call moves one cache line of status back to the client.
+struct WireStatus {
+  uint64_t error = 0;     // Qnn_ErrorHandle_t
+  uint64_t id = 0;        // object created; on failure, the ticket of its message
+  uint64_t exec_ns = 0;   // time spent executing on the "DSP" (execute only)
+  uint64_t exec_threads = 0;  // execute: the threads the graph's kernels ran on
+};
+// 32 bytes: small enough for FastRPC to return it inside the slot's response
+// cache line (ipc::kInlineOutBytes), so a successful call costs the client one
+// line read. The text of a failure is fetched with kErrorMessage(ticket).
+static_assert(sizeof(WireStatus) == 32);
+
+inline constexpr size_t kErrorMessageBytes = 256;
+// REMOTE_SCALARS_INBUFS/OUTBUFS are 8-bit fields: a call carries at most 255
+// buffers each way, one of them the request (in) or the status (out).
+inline constexpr uint32_t kMaxRawBuffers = 254;
+
+struct IdReq {
+  uint64_t id = 0;
+};
+
+struct ContextCreateReq {
+  uint32_t priority = 100;
+  uint32_t reserved = 0;
+  uint64_t spill_fill_group = 0;
+  uint64_t reserve_spill_fill_bytes = 0;
+};
+
+struct GraphThreadsReq {
+  uint64_t graph_id = 0;
+  uint32_t num_threads = 0;
+  uint32_t reserved = 0;
+};
+
+struct MemRegisterReq {
+  uint64_t context_id = 0;
+  uint64_t offset = 0;  // of the described region within the fd
+  uint64_t size = 0;    // bytes the handle covers from `offset`
+  uint32_t kind = 0;    // htp::MemoryKind
+  uint32_t reserved = 0;
+};
+
+struct GraphInfoWire {
+  uint64_t graph_id = 0;
+  uint64_t arena_bytes = 0;
+  uint64_t vtcm_bytes = 0;
+  uint64_t spill_fill_bytes = 0;
+};
+
+struct LoadBinaryReq {
+  uint64_t context_id = 0;
+  uint32_t num_graphs = 0;  // what the client decoded; the skel's decode must agree
+  uint32_t reserved = 0;
+};
+
+struct PlacementWire {
+  uint32_t tensor_id = 0;
+  uint32_t region = 0;  // htp::Region
+  uint64_t offset = 0;
+};
+
+struct QueryResp {
+  int32_t pid = 0;
+  uint32_t num_contexts = 0;
+  uint32_t num_graphs = 0;
+  uint32_t num_mems = 0;
+  uint32_t num_mappings = 0;
+  uint32_t reserved = 0;
+};
+
+enum BindingKind : uint32_t {
+  kBindMemHandle = 0,  // data lives in registered memory `mem_id`
+  kBindBuffer = 1,     // data is the invoke buffer argument `arg_index`
+};
+
+struct WireBinding {
+  uint32_t tensor_id = 0;
+  uint32_t kind = kBindBuffer;
+  uint64_t mem_id = 0;
+  uint32_t arg_index = 0;
+  uint32_t reserved = 0;
+};
+
+struct ExecRequest {
+  uint64_t graph_id = 0;
+  uint32_t num_inputs = 0;
+  uint32_t num_outputs = 0;
+  // WireBinding bindings[num_inputs + num_outputs] follow.
+};
+
+// Encoders point the call's arguments at the request they are given, so the
+// request must outlive the call: passing a temporary is refused at compile
+// time (the deleted overloads below).
+
+// ---- Calls with one fixed-size request and only a status back ---------------
+// ContextCreate, ContextFree, GraphFree, MemDeregister, GraphSetThreads.
+
+template <typename Req>
+uint32_t encode_fixed(Method m, const Req& req, WireStatus* st, remote_arg (&a)[2]) {
+  a[0].buf = {const_cast<Req*>(&req), sizeof req};
+  a[1].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, m, 1, 1, 0, 0);
+}
+template <typename Req>
+uint32_t encode_fixed(Method m, const Req&& req, WireStatus* st, remote_arg (&a)[2]) = delete;
+template <typename Req>
+bool decode_fixed(uint32_t sc, const remote_arg* pra, Req* req) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 1 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(Req) || pra[0].buf.pv == nullptr) return false;
+  std::memcpy(req, pra[0].buf.pv, sizeof(Req));
+  return true;
+}
+
+// ---- GraphPrepare: the graph table, serialized (src/binary/graph_codec.h) ---
+
+inline uint32_t encode_graph_prepare(const IdReq& ctx, std::span<const uint8_t> blob, GraphInfoWire* info,
+                                     WireStatus* st, remote_arg (&a)[4]) {
+  a[0].buf = {const_cast<IdReq*>(&ctx), sizeof ctx};
+  a[1].buf = {const_cast<uint8_t*>(blob.data()), blob.size()};
+  a[2].buf = {info, sizeof *info};
+  a[3].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kGraphPrepare, 2, 2, 0, 0);
+}
+uint32_t encode_graph_prepare(const IdReq&&, std::span<const uint8_t>, GraphInfoWire*, WireStatus*,
+                              remote_arg (&)[4]) = delete;
+inline bool decode_graph_prepare(uint32_t sc, const remote_arg* pra, IdReq* ctx, std::span<const uint8_t>* blob,
+                                 GraphInfoWire** info) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 2 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(IdReq) || pra[2].buf.nLen != sizeof(GraphInfoWire)) return false;
+  std::memcpy(ctx, pra[0].buf.pv, sizeof *ctx);
+  *blob = {static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
+  *info = static_cast<GraphInfoWire*>(pra[2].buf.pv);
+  return true;
+}
+
+// ---- ContextLoadBinary: a whole context binary, decoded once on the DSP ----
+
+inline uint32_t encode_load_binary(const LoadBinaryReq& req, std::span<const uint8_t> binary,
+                                   std::span<GraphInfoWire> infos, WireStatus* st, remote_arg (&a)[4]) {
+  a[0].buf = {const_cast<LoadBinaryReq*>(&req), sizeof req};
+  a[1].buf = {const_cast<uint8_t*>(binary.data()), binary.size()};
+  a[2].buf = {infos.data(), infos.size_bytes()};
+  a[3].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kContextLoadBinary, 2, 2, 0, 0);
+}
+uint32_t encode_load_binary(const LoadBinaryReq&&, std::span<const uint8_t>, std::span<GraphInfoWire>, WireStatus*,
+                            remote_arg (&)[4]) = delete;
+inline bool decode_load_binary(uint32_t sc, const remote_arg* pra, LoadBinaryReq* req,
+                               std::span<const uint8_t>* binary, std::span<GraphInfoWire>* infos) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 2 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(LoadBinaryReq)) return false;
+  std::memcpy(req, pra[0].buf.pv, sizeof *req);
+  if (pra[2].buf.nLen != uint64_t{req->num_graphs} * sizeof(GraphInfoWire)) return false;
+  *binary = {static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
+  *infos = {static_cast<GraphInfoWire*>(pra[2].buf.pv), req->num_graphs};
+  return true;
+}
+
+// ---- GraphPlan: where each NATIVE tensor lives (for contextGetBinary) -------
+
+inline uint32_t encode_graph_plan(const IdReq& graph, std::span<PlacementWire> out, WireStatus* st,
+                                  remote_arg (&a)[3]) {
+  a[0].buf = {const_cast<IdReq*>(&graph), sizeof graph};
+  a[1].buf = {out.data(), out.size_bytes()};
+  a[2].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kGraphPlan, 1, 2, 0, 0);
+}
+uint32_t encode_graph_plan(const IdReq&&, std::span<PlacementWire>, WireStatus*, remote_arg (&)[3]) = delete;
+inline bool decode_graph_plan(uint32_t sc, const remote_arg* pra, IdReq* graph, std::span<PlacementWire>* out) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(IdReq) || pra[1].buf.nLen % sizeof(PlacementWire) != 0) return false;
+  std::memcpy(graph, pra[0].buf.pv, sizeof *graph);
+  *out = {static_cast<PlacementWire*>(pra[1].buf.pv), pra[1].buf.nLen / sizeof(PlacementWire)};
+  return true;
+}
+
+// ---- MemRegister: the buffer travels as a DMA handle (its fd) ---------------
+
+inline uint32_t encode_mem_register(const MemRegisterReq& req, int fd, WireStatus* st, remote_arg (&a)[3]) {
+  a[0].buf = {const_cast<MemRegisterReq*>(&req), sizeof req};
+  a[1].buf = {st, sizeof *st};
+  a[2].dma = {fd, 0};
+  return REMOTE_SCALARS_MAKEX(0, kMemRegister, 1, 1, 1, 0);
+}
+uint32_t encode_mem_register(const MemRegisterReq&&, int, WireStatus*, remote_arg (&)[3]) = delete;
+inline bool decode_mem_register(uint32_t sc, const remote_arg* pra, MemRegisterReq* req, int* fd) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 1 || REMOTE_SCALARS_INHANDLES(sc) != 1) return false;
+  if (pra[0].buf.nLen != sizeof(MemRegisterReq)) return false;
+  std::memcpy(req, pra[0].buf.pv, sizeof *req);
+  if (req->kind > static_cast<uint32_t>(htp::MemoryKind::kSpillFill)) return false;
+  *fd = pra[2].dma.fd;
+  return true;
+}
+
+// ---- Query, ErrorMessage ------------------------------------------------------
+
+inline uint32_t encode_query(QueryResp* out, WireStatus* st, remote_arg (&a)[2]) {
+  a[0].buf = {out, sizeof *out};
+  a[1].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kQuery, 0, 2, 0, 0);
+}
+inline bool decode_query(uint32_t sc, const remote_arg* pra, QueryResp** out) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 0 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(QueryResp)) return false;
+  *out = static_cast<QueryResp*>(pra[0].buf.pv);
+  return true;
+}
+
+inline uint32_t encode_error_message(const IdReq& ticket, char (&text)[kErrorMessageBytes], WireStatus* st,
+                                     remote_arg (&a)[3]) {
+  a[0].buf = {const_cast<IdReq*>(&ticket), sizeof ticket};
+  a[1].buf = {text, sizeof text};
+  a[2].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kErrorMessage, 1, 2, 0, 0);
+}
+uint32_t encode_error_message(const IdReq&&, char (&)[kErrorMessageBytes], WireStatus*, remote_arg (&)[3]) = delete;
+inline bool decode_error_message(uint32_t sc, const remote_arg* pra, IdReq* ticket, char** text) {
+  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (pra[0].buf.nLen != sizeof(IdReq) || pra[1].buf.nLen != kErrorMessageBytes) return false;
+  std::memcpy(ticket, pra[0].buf.pv, sizeof *ticket);
+  *text = static_cast<char*>(pra[1].buf.pv);
+  return true;
+}
+
+// ---- GraphExecute -------------------------------------------------------------
+// in0: ExecRequest + one WireBinding per input then output; in1..: the raw
+// input buffers; out0..: the raw output buffers; last out: status. A memory
+// handle travels as its id, a raw buffer as an invoke buffer (copied, or
+// passed by reference when it is rpcmem memory: libcdsprpc decides).
+
+// What the stub keeps from one execute to the next, so encoding allocates
+// nothing in steady state.
+struct ExecEncoding {
+  std::vector<uint8_t> request;
+  std::vector<remote_arg> args;
+  uint32_t sc = 0;
+  uint32_t raw_inputs = 0, raw_outputs = 0;
+};
+
+// False (and *why) when the call cannot be expressed on this wire.
+bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
+                    std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why);
+
+// The skel's half: bindings with every raw buffer resolved to its argument's
+// memory; reused across calls.
+struct ExecDecoding {
+  uint64_t graph_id = 0;
+  std::vector<htp::ExecBinding> inputs, outputs;
+  std::vector<uint8_t> arg_used;
+};
+bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::string* why);
+
+// The status argument of a call (the last output buffer), or nullptr when
+// the call has none of the right size — then the skel can only answer with
+// an AEE code.
+WireStatus* status_of(uint32_t sc, remote_arg* pra);
+
+}  // namespace openhtp::ipc::htp_wire

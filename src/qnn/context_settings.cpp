@@ -1,0 +1,80 @@
+#include "qnn/context_settings.h"
+
+#include <zlib.h>
+
+#include "HTP/QnnHtpContext.h"
+#include "qnn/logger.h"
+
+namespace openhtp::qnn {
+
+Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, ContextOrigin origin,
+                                       ContextSettings* s) {
+  *s = ContextSettings{};
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: s->priority = (*c)->priority; continue;
+      case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
+        const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
+        if (htp == nullptr) continue;
+        switch (htp->option) {
+          case QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS:
+            s->spill_fill_group = true;
+            s->group_first = htp->groupRegistration.firstGroupHandle;
+            s->group_max_spill_fill = htp->groupRegistration.maxSpillFillBuffer;
+            break;
+          case QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING:
+            s->concurrent_resource_sharing = true;
+            s->group_first = htp->groupRegistration.firstGroupHandle;
+            s->group_max_spill_fill = htp->groupRegistration.maxSpillFillBuffer;
+            break;
+          case QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA: s->extended_udma = htp->useExtendedUdma; break;
+          default: break;  // other HTP options are accepted and have no effect here
+        }
+        continue;
+      }
+      case QNN_CONTEXT_CONFIG_OPTION_ERROR_REPORTING:
+      case QNN_CONTEXT_CONFIG_ASYNC_EXECUTION_QUEUE_DEPTH:
+      case QNN_CONTEXT_CONFIG_OPTION_OEM_STRING:
+        continue;
+      default: break;
+    }
+    // Options that only mean something for a context loaded from a binary.
+    if (origin == ContextOrigin::kOnline) {
+      QNN_LOG_ERROR("contextCreate: config option %d is not supported for contexts created online",
+                    static_cast<int>((*c)->option));
+      return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    }
+    switch ((*c)->option) {
+      case QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT: s->defer_graph_init = (*c)->isGraphInitDeferred != 0; break;
+      case QNN_CONTEXT_CONFIG_PERSISTENT_BINARY: s->persistent_binary = (*c)->isPersistentBinary != 0; break;
+      case QNN_CONTEXT_CONFIG_MEMORY_LIMIT_HINT: s->memory_limit_hint = (*c)->memoryLimitHint; break;
+      default: break;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+std::string ContextSettings::external_buffers_blocked_by() const {
+  if (spill_fill_group) return "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
+  if (concurrent_resource_sharing) return "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
+  if (extended_udma) return "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
+  // Graph switching is a persistent binary with a memory-limit hint.
+  if (persistent_binary && memory_limit_hint > 0) return "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
+  return "";
+}
+
+uint32_t ContextSettings::digest() const {
+  // Field by field, never the struct's raw bytes (padding is indeterminate).
+  const uint64_t fields[] = {priority,
+                             defer_graph_init,
+                             persistent_binary,
+                             memory_limit_hint,
+                             spill_fill_group,
+                             static_cast<uint64_t>(reinterpret_cast<uintptr_t>(group_first)),
+                             group_max_spill_fill,
+                             concurrent_resource_sharing,
+                             extended_udma};
+  return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(fields), sizeof fields));
+}
+
+}  // namespace openhtp::qnn

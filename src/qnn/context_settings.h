@@ -1,0 +1,42 @@
+// What a context's configs say, read once into one struct (after
+// GraphSettings in graph_api.cpp): contextCreate and contextCreateFromBinary
+// parse them here, and the deferred path's "configs unchanged until
+// contextFinalize" check compares digests of two readings.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "QnnContext.h"
+
+namespace openhtp::qnn {
+
+enum class ContextOrigin { kOnline, kBinary };
+
+struct ContextSettings {
+  uint32_t priority = QNN_PRIORITY_DEFAULT;
+  bool defer_graph_init = false;    // DEFER_GRAPH_INIT
+  bool persistent_binary = false;   // PERSISTENT_BINARY
+  uint64_t memory_limit_hint = 0;   // MEMORY_LIMIT_HINT
+  // REGISTER_MULTI_CONTEXTS: a spill-fill group (first context: NULL handle
+  // and the group's maxSpillFillBuffer; the others: the first one's handle).
+  bool spill_fill_group = false;
+  const void* group_first = nullptr;
+  uint64_t group_max_spill_fill = 0;
+  bool concurrent_resource_sharing = false;  // REGISTER_CONCURRENT_RESOURCE_SHARING
+  bool extended_udma = false;                // USE_EXTENDED_UDMA
+
+  // The feature these configs turn on that rules out external weights and
+  // spill-fill buffers (docs/design.md §5), or "" when none does.
+  std::string external_buffers_blocked_by() const;
+  // A checksum of every field, for the unchanged-until-finalize rule.
+  uint32_t digest() const;
+};
+
+// Reads `config` (NULL-terminated, may be NULL). Online contexts accept only
+// the options that make sense without a binary; an option they cannot take
+// is refused with QNN_CONTEXT_ERROR_INVALID_CONFIG and one log line.
+Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, ContextOrigin origin,
+                                       ContextSettings* settings);
+
+}  // namespace openhtp::qnn

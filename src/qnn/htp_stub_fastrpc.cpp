@@ -1,0 +1,164 @@
+// The FastRPC door: every runtime call is encoded with src/ipc/htp_protocol.h
+// and sent to the skel in the DSP process through libcdsprpc.
+#include <cstring>
+#include <mutex>
+
+#include "QnnContext.h"
+#include "QnnGraph.h"
+#include "binary/graph_codec.h"
+#include "ipc/htp_protocol.h"
+#include "openhtp/fastrpc_ext.h"
+#include "qnn/htp_stub.h"
+#include "qnn/logger.h"
+
+namespace openhtp::qnn {
+namespace {
+
+namespace wire = ipc::htp_wire;
+
+class FastRpcStub final : public HtpStub {
+ public:
+  explicit FastRpcStub(remote_handle64 h) : handle_(h) {}
+  ~FastRpcStub() override { remote_handle64_close(handle_); }
+
+  bool in_process() const override { return false; }
+
+  Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
+    const wire::ContextCreateReq req{o.priority, 0, o.spill_fill_group, o.reserve_spill_fill_bytes};
+    wire::WireStatus st;
+    remote_arg a[2];
+    Qnn_ErrorHandle_t e = call(wire::encode_fixed(wire::kContextCreate, req, &st, a), a, &st);
+    *id = st.id;
+    return e;
+  }
+  Qnn_ErrorHandle_t context_free(uint64_t id) override { return id_call(wire::kContextFree, id); }
+
+  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) override {
+    const std::vector<uint8_t> blob = binary::encode_graph(spec);
+    const wire::IdReq req{context_id};
+    wire::GraphInfoWire out;
+    wire::WireStatus st;
+    remote_arg a[4];
+    Qnn_ErrorHandle_t e = call(wire::encode_graph_prepare(req, blob, &out, &st, a), a, &st);
+    *info = {out.graph_id, out.arena_bytes, out.vtcm_bytes, out.spill_fill_bytes};
+    return e;
+  }
+
+  Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t> bytes, const binary::ContextImage& image,
+                                std::vector<htp::GraphInfo>* infos) override {
+    const wire::LoadBinaryReq req{context_id, static_cast<uint32_t>(image.graphs.size()), 0};
+    std::vector<wire::GraphInfoWire> out(image.graphs.size());
+    wire::WireStatus st;
+    remote_arg a[4];
+    Qnn_ErrorHandle_t e = call(wire::encode_load_binary(req, bytes, out, &st, a), a, &st);
+    infos->clear();
+    for (const auto& g : out) infos->push_back({g.graph_id, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes});
+    return e;
+  }
+
+  Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t max_placements, htp::StoredPlan* plan) override {
+    const wire::IdReq req{graph_id};
+    std::vector<wire::PlacementWire> out(max_placements);
+    wire::WireStatus st;
+    remote_arg a[3];
+    Qnn_ErrorHandle_t e = call(wire::encode_graph_plan(req, out, &st, a), a, &st);
+    plan->clear();
+    if (e != QNN_SUCCESS) return e;
+    for (size_t i = 0; i < st.id && i < out.size(); ++i) {
+      (*plan)[out[i].tensor_id] = {static_cast<htp::Region>(out[i].region), static_cast<size_t>(out[i].offset)};
+    }
+    return QNN_SUCCESS;
+  }
+
+  Qnn_ErrorHandle_t graph_free(uint64_t id) override { return id_call(wire::kGraphFree, id); }
+
+  Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) override {
+    const wire::GraphThreadsReq req{id, num_threads, 0};
+    wire::WireStatus st;
+    remote_arg a[2];
+    return call(wire::encode_fixed(wire::kGraphSetThreads, req, &st, a), a, &st);
+  }
+
+  Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, htp::MemoryKind kind,
+                                 uint64_t* id) override {
+    const wire::MemRegisterReq req{context_id, offset, size, static_cast<uint32_t>(kind), 0};
+    wire::WireStatus st;
+    remote_arg a[3];
+    Qnn_ErrorHandle_t e = call(wire::encode_mem_register(req, fd, &st, a), a, &st);
+    *id = st.id;
+    return e;
+  }
+  Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return id_call(wire::kMemDeregister, id); }
+
+  Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
+                            std::span<const htp::ExecBinding> outputs, ExecReport* report) override {
+    // Each calling thread encodes into its own buffers: no allocation once a
+    // thread has executed a graph this large, and no lock.
+    thread_local wire::ExecEncoding enc;
+    wire::WireStatus st;
+    std::string why;
+    if (!wire::encode_execute(graph_id, inputs, outputs, &st, &enc, &why)) {
+      QNN_LOG_ERROR("graphExecute: %s", why.c_str());
+      return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+    }
+    const Qnn_ErrorHandle_t e = call(enc.sc, enc.args.data(), &st);
+    openhtp_fastrpc_call_stats fs{};
+    openhtp_fastrpc_last_call_stats(&fs);
+    // The request block and the status are call overhead, not tensor data.
+    report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
+    report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
+    report->bytes_by_reference = fs.bytesByReference;
+    report->exec_ns = st.exec_ns;
+    report->threads = static_cast<uint32_t>(st.exec_threads);
+    return e;
+  }
+
+ private:
+  Qnn_ErrorHandle_t call(uint32_t sc, remote_arg* args, wire::WireStatus* st) {
+    const int rc = remote_handle64_invoke(handle_, sc, args);
+    if (rc != 0) {
+      QNN_LOG_ERROR("remote call %u to the DSP failed: FastRPC error %d (DSP process lost?)",
+                    static_cast<unsigned>(REMOTE_SCALARS_METHOD(sc)), rc);
+      return QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
+    }
+    if (st->error != QNN_SUCCESS) log_error_message(st->id);
+    return st->error;
+  }
+
+  // The methods that take one id and return only a status.
+  Qnn_ErrorHandle_t id_call(wire::Method m, uint64_t id) {
+    const wire::IdReq req{id};
+    wire::WireStatus st;
+    remote_arg a[2];
+    return call(wire::encode_fixed(m, req, &st, a), a, &st);
+  }
+
+  void log_error_message(uint64_t ticket) {
+    // A failure's text stays in the skel until asked for, so that successful
+    // calls return only the 32-byte status.
+    const wire::IdReq req{ticket};
+    char message[wire::kErrorMessageBytes] = {};
+    wire::WireStatus st;
+    remote_arg a[3];
+    const int rc = remote_handle64_invoke(handle_, wire::encode_error_message(req, message, &st, a), a);
+    message[sizeof message - 1] = '\0';
+    if (rc == 0 && message[0] != '\0') QNN_LOG_ERROR("%s", message);
+  }
+
+  remote_handle64 handle_;
+};
+
+}  // namespace
+
+std::shared_ptr<HtpStub> make_fastrpc_stub(Qnn_ErrorHandle_t* err) {
+  remote_handle64 h = 0;
+  const int rc = remote_handle64_open(wire::kSkelUri, &h);
+  if (rc != 0) {
+    QNN_LOG_ERROR("cannot open the HTP skel in the DSP process (%s): FastRPC error %d", wire::kSkelUri, rc);
+    *err = QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
+    return nullptr;
+  }
+  return std::make_shared<FastRpcStub>(h);
+}
+
+}  // namespace openhtp::qnn

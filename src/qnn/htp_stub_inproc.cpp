@@ -1,0 +1,114 @@
+// The in-process door: the skel library is loaded into the client and its
+// htp::Runtime is called directly — the same runtime the DSP process runs,
+// with no encoding, no process boundary and no copies. Registered fds are
+// mapped here (the same pages the client sees).
+#include <dlfcn.h>
+
+#include <string>
+
+#include "QnnMem.h"
+#include "common/openmp_policy.h"
+#include "ipc/fd_mapping.h"
+#include "ipc/htp_protocol.h"
+#include "qnn/htp_stub.h"
+#include "qnn/logger.h"
+
+namespace openhtp::qnn {
+namespace {
+
+namespace wire = ipc::htp_wire;
+
+std::string own_dir() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_dir), &info) == 0 || info.dli_fname == nullptr) return ".";
+  std::string p = info.dli_fname;
+  auto slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+Qnn_ErrorHandle_t report(const htp::Status& s) {
+  if (!s.ok()) QNN_LOG_ERROR("%s", s.message.c_str());
+  return s.code;
+}
+
+class InProcessStub final : public HtpStub {
+ public:
+  explicit InProcessStub(htp::Runtime* rt) : rt_(rt) {}
+  // The skel library stays loaded: its runtime may still own threads.
+
+  bool in_process() const override { return true; }
+
+  Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
+    return report(rt_->create_context(o, id));
+  }
+  Qnn_ErrorHandle_t context_free(uint64_t id) override { return report(rt_->free_context(id)); }
+  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) override {
+    return report(rt_->prepare_graph(context_id, spec, nullptr, info));
+  }
+  Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t>, const binary::ContextImage& image,
+                                std::vector<htp::GraphInfo>* infos) override {
+    infos->clear();
+    for (const auto& g : image.graphs) {
+      const htp::StoredPlan plan(g.placements.begin(), g.placements.end());
+      htp::GraphInfo info;
+      if (Qnn_ErrorHandle_t e =
+              report(rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &plan, &info));
+          e != QNN_SUCCESS) {
+        return e;
+      }
+      infos->push_back(info);
+    }
+    return QNN_SUCCESS;
+  }
+  Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t, htp::StoredPlan* plan) override {
+    return report(rt_->graph_plan(graph_id, plan));
+  }
+  Qnn_ErrorHandle_t graph_free(uint64_t id) override { return report(rt_->free_graph(id)); }
+  Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t n) override { return report(rt_->set_graph_threads(id, n)); }
+  Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, htp::MemoryKind kind,
+                                 uint64_t* id) override {
+    std::string why;
+    auto m = mappings_.map(fd, &why);
+    if (!m) {
+      QNN_LOG_ERROR("memRegister: cannot map the buffer: %s", why.c_str());
+      return QNN_MEM_ERROR_MAPPING;
+    }
+    return report(rt_->register_memory(context_id, kind, std::move(m), offset, size, id));
+  }
+  Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return report(rt_->deregister_memory(id)); }
+  Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
+                            std::span<const htp::ExecBinding> outputs, ExecReport* r) override {
+    htp::ExecResult res;
+    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &res);
+    if (!s.ok()) return report(s);
+    // Client buffers are used where they are: nothing is copied.
+    uint64_t in_place = 0;
+    for (const auto& b : inputs) in_place += b.mem_id == 0 ? b.bytes : 0;
+    for (const auto& b : outputs) in_place += b.mem_id == 0 ? b.bytes : 0;
+    *r = ExecReport{res.exec_ns, res.threads, 0, 0, in_place};
+    return QNN_SUCCESS;
+  }
+
+ private:
+  htp::Runtime* rt_;
+  ipc::FdMappingCache mappings_;
+};
+
+}  // namespace
+
+std::shared_ptr<HtpStub> make_inproc_stub(Qnn_ErrorHandle_t* err) {
+  const std::string path = own_dir() + "/dsp/" + wire::kSkelLibrary;
+  prefer_passive_openmp_wait();  // the skel brings oneDNN and libgomp into this process
+  void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  auto get_runtime = lib ? reinterpret_cast<htp::Runtime* (*)()>(dlsym(lib, wire::kRuntimeSymbol)) : nullptr;
+  htp::Runtime* rt = get_runtime ? get_runtime() : nullptr;
+  if (rt == nullptr) {
+    QNN_LOG_ERROR("in-process transport: cannot load the HTP runtime from %s: %s", path.c_str(),
+                  lib ? "no runtime entry point" : dlerror());
+    *err = QNN_COMMON_ERROR_LOADING_BINARIES;
+    return nullptr;
+  }
+  return std::make_shared<InProcessStub>(rt);
+}
+
+}  // namespace openhtp::qnn

@@ -1,0 +1,265 @@
+// The skel's wire format (src/ipc/htp_protocol.h): what the stub encodes the
+// skel decodes to the same values, for every method, and a decode refuses
+// calls whose counts, sizes or indices do not add up — the checks a crafted
+// remote call meets before anything is read.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "ipc/htp_protocol.h"
+
+using namespace openhtp;
+namespace wire = openhtp::ipc::htp_wire;
+
+namespace {
+
+TEST(HtpProtocol, FixedRequestsRoundTrip) {
+  const wire::ContextCreateReq req{7, 0, 11, 4096};
+  wire::WireStatus st;
+  remote_arg a[2];
+  const uint32_t sc = wire::encode_fixed(wire::kContextCreate, req, &st, a);
+  EXPECT_EQ(REMOTE_SCALARS_METHOD(sc), wire::kContextCreate);
+  wire::ContextCreateReq got;
+  ASSERT_TRUE(wire::decode_fixed(sc, a, &got));
+  EXPECT_EQ(got.priority, 7u);
+  EXPECT_EQ(got.spill_fill_group, 11u);
+  EXPECT_EQ(got.reserve_spill_fill_bytes, 4096u);
+  EXPECT_EQ(wire::status_of(sc, a), &st);
+
+  for (wire::Method m : {wire::kContextFree, wire::kGraphFree, wire::kMemDeregister}) {
+    const wire::IdReq id{42};
+    const uint32_t s2 = wire::encode_fixed(m, id, &st, a);
+    wire::IdReq back;
+    ASSERT_TRUE(wire::decode_fixed(s2, a, &back));
+    EXPECT_EQ(back.id, 42u);
+    EXPECT_EQ(REMOTE_SCALARS_METHOD(s2), m);
+  }
+  const wire::GraphThreadsReq threads{9, 4, 0};
+  const uint32_t s3 = wire::encode_fixed(wire::kGraphSetThreads, threads, &st, a);
+  wire::GraphThreadsReq tback;
+  ASSERT_TRUE(wire::decode_fixed(s3, a, &tback));
+  EXPECT_EQ(tback.graph_id, 9u);
+  EXPECT_EQ(tback.num_threads, 4u);
+}
+
+TEST(HtpProtocol, FixedRequestsOfTheWrongShapeAreRefused) {
+  const wire::IdReq id{1};
+  wire::WireStatus st;
+  remote_arg a[2];
+  const uint32_t sc = wire::encode_fixed(wire::kContextFree, id, &st, a);
+  wire::ContextCreateReq wrong_type;  // a 24-byte request where 8 bytes came
+  EXPECT_FALSE(wire::decode_fixed(sc, a, &wrong_type));
+  wire::IdReq back;
+  EXPECT_FALSE(wire::decode_fixed(REMOTE_SCALARS_MAKEX(0, wire::kContextFree, 2, 1, 0, 0), a, &back));
+  EXPECT_FALSE(wire::decode_fixed(REMOTE_SCALARS_MAKEX(0, wire::kContextFree, 1, 1, 1, 0), a, &back));
+  a[0].buf.pv = nullptr;
+  EXPECT_FALSE(wire::decode_fixed(sc, a, &back));
+  remote_arg no_status[2];
+  no_status[1].buf = {&st, sizeof st - 1};
+  EXPECT_EQ(wire::status_of(sc, no_status), nullptr);
+  EXPECT_EQ(wire::status_of(REMOTE_SCALARS_MAKEX(0, 0, 1, 0, 0, 0), no_status), nullptr);
+}
+
+TEST(HtpProtocol, GraphPrepareLoadBinaryAndPlanRoundTrip) {
+  wire::WireStatus st;
+  {
+    const std::vector<uint8_t> blob = {1, 2, 3, 4, 5};
+    wire::GraphInfoWire info;
+    remote_arg a[4];
+    const wire::IdReq five{5};
+    const uint32_t sc = wire::encode_graph_prepare(five, blob, &info, &st, a);
+    wire::IdReq ctx;
+    std::span<const uint8_t> got;
+    wire::GraphInfoWire* out = nullptr;
+    ASSERT_TRUE(wire::decode_graph_prepare(sc, a, &ctx, &got, &out));
+    EXPECT_EQ(ctx.id, 5u);
+    EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), blob);
+    EXPECT_EQ(out, &info);
+    a[2].buf.nLen = 3;
+    EXPECT_FALSE(wire::decode_graph_prepare(sc, a, &ctx, &got, &out));
+  }
+  {
+    const std::vector<uint8_t> binary(100, 7);
+    std::vector<wire::GraphInfoWire> infos(3);
+    remote_arg a[4];
+    const wire::LoadBinaryReq load{8, 3, 0};
+    const uint32_t sc = wire::encode_load_binary(load, binary, infos, &st, a);
+    wire::LoadBinaryReq req;
+    std::span<const uint8_t> got;
+    std::span<wire::GraphInfoWire> out;
+    ASSERT_TRUE(wire::decode_load_binary(sc, a, &req, &got, &out));
+    EXPECT_EQ(req.context_id, 8u);
+    EXPECT_EQ(out.size(), 3u);
+    EXPECT_EQ(got.size(), 100u);
+    // A graph count the output buffer does not match.
+    wire::LoadBinaryReq lie{8, 4, 0};
+    a[0].buf = {&lie, sizeof lie};
+    EXPECT_FALSE(wire::decode_load_binary(sc, a, &req, &got, &out));
+  }
+  {
+    std::vector<wire::PlacementWire> room(4);
+    remote_arg a[3];
+    const wire::IdReq three{3};
+    const uint32_t sc = wire::encode_graph_plan(three, room, &st, a);
+    wire::IdReq g;
+    std::span<wire::PlacementWire> out;
+    ASSERT_TRUE(wire::decode_graph_plan(sc, a, &g, &out));
+    EXPECT_EQ(g.id, 3u);
+    EXPECT_EQ(out.size(), 4u);
+    a[1].buf.nLen = sizeof(wire::PlacementWire) * 2 + 1;
+    EXPECT_FALSE(wire::decode_graph_plan(sc, a, &g, &out));
+  }
+}
+
+TEST(HtpProtocol, MemRegisterQueryAndErrorMessageRoundTrip) {
+  wire::WireStatus st;
+  {
+    const wire::MemRegisterReq req{2, 4096, 8192, static_cast<uint32_t>(htp::MemoryKind::kWeights), 0};
+    remote_arg a[3];
+    const uint32_t sc = wire::encode_mem_register(req, 17, &st, a);
+    EXPECT_EQ(REMOTE_SCALARS_INHANDLES(sc), 1u);
+    wire::MemRegisterReq got;
+    int fd = -1;
+    ASSERT_TRUE(wire::decode_mem_register(sc, a, &got, &fd));
+    EXPECT_EQ(fd, 17);
+    EXPECT_EQ(got.offset, 4096u);
+    EXPECT_EQ(got.size, 8192u);
+    EXPECT_EQ(got.kind, static_cast<uint32_t>(htp::MemoryKind::kWeights));
+    wire::MemRegisterReq bad_kind = req;
+    bad_kind.kind = 9;
+    a[0].buf = {&bad_kind, sizeof bad_kind};
+    EXPECT_FALSE(wire::decode_mem_register(sc, a, &got, &fd));
+    EXPECT_FALSE(wire::decode_mem_register(REMOTE_SCALARS_MAKEX(0, wire::kMemRegister, 1, 1, 0, 0), a, &got, &fd));
+  }
+  {
+    wire::QueryResp resp;
+    remote_arg a[2];
+    const uint32_t sc = wire::encode_query(&resp, &st, a);
+    wire::QueryResp* out = nullptr;
+    ASSERT_TRUE(wire::decode_query(sc, a, &out));
+    EXPECT_EQ(out, &resp);
+  }
+  {
+    char text[wire::kErrorMessageBytes];
+    remote_arg a[3];
+    const wire::IdReq ticket99{99};
+    const uint32_t sc = wire::encode_error_message(ticket99, text, &st, a);
+    wire::IdReq ticket;
+    char* out = nullptr;
+    ASSERT_TRUE(wire::decode_error_message(sc, a, &ticket, &out));
+    EXPECT_EQ(ticket.id, 99u);
+    EXPECT_EQ(out, text);
+    a[1].buf.nLen = 10;
+    EXPECT_FALSE(wire::decode_error_message(sc, a, &ticket, &out));
+  }
+}
+
+TEST(HtpProtocol, ExecuteRoundTripsMixedBindings) {
+  float x[4] = {1, 2, 3, 4}, y[2] = {}, z[3] = {};
+  const std::vector<htp::ExecBinding> in = {{10, 0, x, sizeof x}, {11, 5, nullptr, 0}};
+  const std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}, {13, 0, y, sizeof y}, {14, 0, z, sizeof z}};
+  wire::WireStatus st;
+  wire::ExecEncoding enc;
+  std::string why;
+  ASSERT_TRUE(wire::encode_execute(77, in, out, &st, &enc, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 2u);   // request + x
+  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 3u);  // y, z, status
+  EXPECT_EQ(wire::status_of(enc.sc, enc.args.data()), &st);
+  wire::ExecDecoding dec;
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  EXPECT_EQ(dec.graph_id, 77u);
+  ASSERT_EQ(dec.inputs.size(), 2u);
+  ASSERT_EQ(dec.outputs.size(), 3u);
+  EXPECT_EQ(dec.inputs[0].tensor_id, 10u);
+  EXPECT_EQ(dec.inputs[0].data, x);
+  EXPECT_EQ(dec.inputs[0].bytes, sizeof x);
+  EXPECT_EQ(dec.inputs[1].mem_id, 5u);
+  EXPECT_EQ(dec.outputs[0].mem_id, 6u);
+  EXPECT_EQ(dec.outputs[1].data, y);
+  EXPECT_EQ(dec.outputs[2].data, z);
+  EXPECT_EQ(dec.outputs[2].bytes, sizeof z);
+}
+
+// Rewrites binding `k` of an encoded execute request.
+void forge(wire::ExecEncoding* enc, size_t k, void (*edit)(wire::WireBinding*)) {
+  wire::WireBinding b;
+  uint8_t* at = enc->request.data() + sizeof(wire::ExecRequest) + k * sizeof b;
+  std::memcpy(&b, at, sizeof b);
+  edit(&b);
+  std::memcpy(at, &b, sizeof b);
+}
+
+TEST(HtpProtocol, ForgedExecuteRequestsAreRefused) {
+  float x[4], y[4], o[4];
+  const std::vector<htp::ExecBinding> in = {{1, 0, x, sizeof x}, {2, 0, y, sizeof y}};
+  const std::vector<htp::ExecBinding> out = {{3, 0, o, sizeof o}};
+  wire::WireStatus st;
+  std::string why;
+  auto fresh = [&] {
+    wire::ExecEncoding enc;
+    EXPECT_TRUE(wire::encode_execute(1, in, out, &st, &enc, &why));
+    return enc;
+  };
+  wire::ExecDecoding dec;
+  struct Case {
+    const char* what;
+    void (*edit)(wire::WireBinding*);
+    size_t binding;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"input bound to the output's argument", [](wire::WireBinding* b) { b->arg_index = 3; }, 0, "bad buffer argument 3"},
+      {"output bound to an input's argument", [](wire::WireBinding* b) { b->arg_index = 1; }, 2, "bad buffer argument 1"},
+      {"argument index past the call", [](wire::WireBinding* b) { b->arg_index = 200; }, 1, "bad buffer argument 200"},
+      {"the request itself as a buffer", [](wire::WireBinding* b) { b->arg_index = 0; }, 0, "bad buffer argument 0"},
+      {"one argument bound twice", [](wire::WireBinding* b) { b->arg_index = 1; }, 1, "bad buffer argument 1"},
+      {"an unknown binding kind", [](wire::WireBinding* b) { b->kind = 7; }, 0, "(kind 7)"},
+      {"memory handle id 0", [](wire::WireBinding* b) { b->kind = wire::kBindMemHandle, b->mem_id = 0; }, 0,
+       "memory handle id 0"},
+  };
+  for (const Case& c : cases) {
+    wire::ExecEncoding enc = fresh();
+    forge(&enc, c.binding, c.edit);
+    EXPECT_FALSE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << c.what;
+    EXPECT_NE(why.find(c.says), std::string::npos) << c.what << ": " << why;
+  }
+  {  // a raw argument no binding claims
+    wire::ExecEncoding enc = fresh();
+    forge(&enc, 1, [](wire::WireBinding* b) { b->kind = wire::kBindMemHandle, b->mem_id = 4; });
+    EXPECT_FALSE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why));
+    EXPECT_NE(why.find("buffer argument 2 is bound to no tensor"), std::string::npos) << why;
+  }
+  {  // counts that do not match the request's size
+    wire::ExecEncoding enc = fresh();
+    wire::ExecRequest hdr;
+    std::memcpy(&hdr, enc.request.data(), sizeof hdr);
+    hdr.num_outputs = 1000;
+    std::memcpy(enc.request.data(), &hdr, sizeof hdr);
+    EXPECT_FALSE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why));
+    EXPECT_NE(why.find("for 2 inputs and 1000 outputs"), std::string::npos) << why;
+    enc.args[0].buf.nLen = 3;
+    EXPECT_FALSE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why));
+  }
+}
+
+TEST(HtpProtocol, MoreClientBuffersThanACallCarriesAreRefusedAtEncode) {
+  // REMOTE_SCALARS_OUTBUFS is 8 bits: 255 buffers, one of them the status.
+  std::vector<float> data(300);
+  std::vector<htp::ExecBinding> outs;
+  for (uint32_t i = 0; i < 255; ++i) outs.push_back({i, 0, &data[i], sizeof(float)});
+  wire::WireStatus st;
+  wire::ExecEncoding enc;
+  std::string why;
+  EXPECT_FALSE(wire::encode_execute(1, {}, outs, &st, &enc, &why));
+  EXPECT_NE(why.find("at most 254 client-buffer outputs (got 255)"), std::string::npos) << why;
+  outs.pop_back();
+  ASSERT_TRUE(wire::encode_execute(1, {}, outs, &st, &enc, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 255u);
+  wire::ExecDecoding dec;
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  EXPECT_EQ(dec.outputs.size(), 254u);
+  EXPECT_EQ(dec.outputs[253].data, &data[253]);
+}
+
+}  // namespace
