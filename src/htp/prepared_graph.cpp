@@ -379,27 +379,29 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
   bool scan = false;
   for (size_t i = 0; i < bindings.size(); ++i) {
     const TensorBinding& b = bindings[i];
-    int slot = want[i] == b.tensor_id ? slots[i] : -1;
-    if (slot < 0) {
+    int slot;
+    if (want[i] == b.tensor_id && !scan) {
+      slot = slots[i];  // in order: a graph input (output) by construction
+    } else {
       auto it = slot_of_id_.find(b.tensor_id);
       slot = it == slot_of_id_.end() ? -1 : it->second;
       scan = true;
-    }
-    for (size_t j = 0; scan && slot >= 0 && j < i; ++j) {
-      if (bindings[j].tensor_id == b.tensor_id) {
-        *message = "tensor '" + spec_.tensors[slot].name + "' is bound twice in one execute of '" + spec_.name + "'";
+      for (size_t j = 0; slot >= 0 && j < i; ++j) {
+        if (bindings[j].tensor_id == b.tensor_id) {
+          *message = "tensor '" + spec_.tensors[slot].name + "' is bound twice in one execute of '" + spec_.name + "'";
+          return GraphError::kBadBinding;
+        }
+      }
+      const TensorSpec* t = slot < 0 ? nullptr : &spec_.tensors[slot];
+      if (t == nullptr || (outputs ? !t->is_graph_output() : !t->is_graph_input())) {
+        *message = std::string("tensor id ") + std::to_string(b.tensor_id) + " is not a graph " +
+                   (outputs ? "output" : "input") + " of '" + spec_.name + "'";
         return GraphError::kBadBinding;
       }
     }
-    const TensorSpec* t = slot < 0 ? nullptr : &spec_.tensors[slot];
-    if (t == nullptr || (outputs ? !t->is_graph_output() : !t->is_graph_input())) {
-      *message = std::string("tensor id ") + std::to_string(b.tensor_id) + " is not a graph " +
-                 (outputs ? "output" : "input") + " of '" + spec_.name + "'";
-      return GraphError::kBadBinding;
-    }
     if (b.data == nullptr || b.bytes < slot_bytes_[slot]) {
-      *message = "tensor '" + t->name + "' needs " + std::to_string(slot_bytes_[slot]) + " bytes, buffer has " +
-                 std::to_string(b.bytes);
+      *message = "tensor '" + spec_.tensors[slot].name + "' needs " + std::to_string(slot_bytes_[slot]) +
+                 " bytes, buffer has " + std::to_string(b.bytes);
       return GraphError::kBadBinding;
     }
     pointers_[slot] = b.data;
@@ -425,15 +427,17 @@ std::optional<TensorPlacement> PreparedGraph::placement(uint32_t tensor_id) cons
 GraphError PreparedGraph::bind_regions(const MemoryRegions& regions, std::string* message) {
   // A region the plan does not use may be absent; one it uses must be there
   // and hold the whole plan, or kernels would write past the caller's memory.
-  auto check = [&](Region r, const uint8_t* base, size_t have, size_t need) {
-    if (need == 0 || (base != nullptr && have >= need)) return true;
+  const bool vtcm_ok = vtcm_bytes_ == 0 || (regions.vtcm != nullptr && regions.vtcm_size >= vtcm_bytes_);
+  const bool spill_fill_ok =
+      spill_fill_bytes_ == 0 || (regions.spill_fill != nullptr && regions.spill_fill_size >= spill_fill_bytes_);
+  if (!vtcm_ok || !spill_fill_ok) {
+    const Region r = vtcm_ok ? Region::kSpillFill : Region::kVtcm;
+    const uint8_t* base = vtcm_ok ? regions.spill_fill : regions.vtcm;
+    const size_t have = vtcm_ok ? regions.spill_fill_size : regions.vtcm_size;
+    const size_t need = vtcm_ok ? spill_fill_bytes_ : vtcm_bytes_;
     *message = std::string("graph '") + spec_.name + "' needs " + std::to_string(need) + " bytes of " +
-               region_name(r) + ", " + (base == nullptr ? std::string("none was given") :
-                                        "the region given has " + std::to_string(have));
-    return false;
-  };
-  if (!check(Region::kVtcm, regions.vtcm, regions.vtcm_size, vtcm_bytes_) ||
-      !check(Region::kSpillFill, regions.spill_fill, regions.spill_fill_size, spill_fill_bytes_)) {
+               region_name(r) + ", " +
+               (base == nullptr ? std::string("none was given") : "the region given has " + std::to_string(have));
     return GraphError::kBadBinding;
   }
   if (regions_bound_ && regions.vtcm == bound_vtcm_ && regions.spill_fill == bound_spill_fill_) {
@@ -474,23 +478,30 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
 GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                                   const MemoryRegions& regions, std::string* message) {
   std::lock_guard lock(run_mu_);
+  return execute_serialized(inputs, outputs, regions, message);
+}
+
+GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inputs,
+                                             std::span<const TensorBinding> outputs, const MemoryRegions& regions,
+                                             std::string* message) {
   GraphError e = bind_regions(regions, message);
   if (e == GraphError::kNone) e = bind(inputs, false, message);
   if (e == GraphError::kNone) e = bind(outputs, true, message);
   if (e != GraphError::kNone) return e;
   for (Step& step : steps_) {
-    const_in_.resize(step.in_slots.size());
-    out_.resize(step.out_slots.size());
-    for (size_t i = 0; i < step.in_slots.size(); ++i) {
-      const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
-    }
-    for (size_t i = 0; i < step.out_slots.size(); ++i) out_[i] = pointers_[step.out_slots[i]];
+    const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
+    if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
+    if (out_.size() < n_out) out_.resize(n_out);
+    for (size_t i = 0; i < n_in; ++i) const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
+    for (size_t i = 0; i < n_out; ++i) out_[i] = pointers_[step.out_slots[i]];
+    const std::span<const void* const> ins(const_in_.data(), n_in);
+    const std::span<void* const> outs(out_.data(), n_out);
     if (!profile_nodes_) {
-      step.kernel->run(const_in_, out_);
+      step.kernel->run(ins, outs);
       continue;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    step.kernel->run(const_in_, out_);
+    step.kernel->run(ins, outs);
     step.total_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
     ++step.runs;
   }

@@ -93,6 +93,11 @@ class PreparedGraph {
   // one graph are serialized). Allocates nothing.
   GraphError execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                      const MemoryRegions& regions, std::string* message);
+  // The same for a caller that already serializes every call on this graph
+  // (htp::Runtime runs one graph at a time under its own lock): no second
+  // lock on the hot path.
+  GraphError execute_serialized(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
+                                const MemoryRegions& regions, std::string* message);
   // Same, with the graph's own VTCM and spill-fill buffers.
   GraphError execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                      std::string* message);

@@ -1,5 +1,6 @@
 #include "htp/runtime.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 
 #include <chrono>
@@ -284,6 +285,10 @@ Status RuntimeImpl::place_weights(ContextMemory& memory, PreparedGraph& graph) {
     graph.relocate_static(id, dst);
   }
   memory.weights_used = used;
+  // The runtime's own copies were just dropped (relocate_static); hand their
+  // pages back now, or the allocator keeps them and every context with an
+  // external weights buffer still costs its weights once more.
+  malloc_trim(0);
   return Status::Ok();
 }
 
@@ -519,7 +524,7 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   }
   PreparedGraph& graph = *memo_.graph->graph;
   const auto t0 = std::chrono::steady_clock::now();
-  const GraphError e = graph.execute(in_b_, out_b_, regions, &exec_message_);
+  const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &exec_message_);  // under exec_mu_
   result->exec_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count());
   result->threads = static_cast<uint32_t>(graph.num_threads());

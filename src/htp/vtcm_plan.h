@@ -62,12 +62,13 @@
 #include <string>
 #include <vector>
 
+#include "htp/device_spec.h"
 #include "htp/memory_planner.h"
 
 namespace openhtp::htp {
 
 // One HTP's VTCM when the graph does not ask for less (docs/design.md §3).
-inline constexpr size_t kDefaultVtcmBytes = size_t{8} << 20;
+inline constexpr size_t kDefaultVtcmBytes = kDevice.vtcm_bytes;
 
 enum class Region : uint8_t {
   kVtcm = 0,       // on-chip, per device

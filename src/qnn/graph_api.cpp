@@ -84,6 +84,16 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
   return QNN_SUCCESS;
 }
 
+void index_graph_io(Graph& g) {
+  g.inputs.clear();
+  g.outputs.clear();
+  for (size_t i = 0; i < g.spec.tensors.size(); ++i) {
+    const htp::TensorSpec& t = g.spec.tensors[i];
+    if (t.is_graph_input()) g.inputs.push_back({t.id, i, t.num_bytes()});
+    if (t.is_graph_output()) g.outputs.push_back({t.id, i, t.num_bytes()});
+  }
+}
+
 // Records what the runtime's plan of `g` needs.
 void record_plan(Graph& g, const htp::GraphInfo& info) {
   g.remote_id = info.graph_id;
@@ -102,6 +112,7 @@ void add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec
   }
   for (const auto& n : spec.nodes) g->produced.insert(n.outputs.begin(), n.outputs.end());
   g->spec = std::move(spec);
+  index_graph_io(*g);
   record_plan(*g, info);
   g->finalized = true;
   ObjectTable::instance().add(ObjectKind::kGraph, g);
@@ -411,6 +422,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
     return e;
   }
   record_plan(*g, info);
+  index_graph_io(*g);
   g->finalized = true;
   ProfileEvent ev;
   ev.type = QNN_PROFILE_EVENTTYPE_FINALIZE;
@@ -478,6 +490,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   in_binds.clear();
   out_binds.clear();
   uint64_t memhandle_bytes = 0;
+  bool inputs_in_order = true, outputs_in_order = true;
   auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
     TensorView v(&t);
     const char* dir = is_input ? "input" : "output";
@@ -486,23 +499,34 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                     static_cast<unsigned>(t.version));
       return QNN_GRAPH_ERROR_INVALID_TENSOR;
     }
-    auto it = g->tensor_index.find(v.id());
-    const htp::TensorSpec* spec = it == g->tensor_index.end() ? nullptr : &g->spec.tensors[it->second];
-    if (spec == nullptr || (is_input ? !spec->is_graph_input() : !spec->is_graph_output())) {
-      QNN_LOG_ERROR("graphExecute '%s': %s %u (%s) is not a graph %s", g->spec.name.c_str(), dir, index,
-                    v.display_name().c_str(), dir);
-      return QNN_GRAPH_ERROR_INVALID_TENSOR;
-    }
     auto& binds = is_input ? in_binds : out_binds;
-    for (const htp::ExecBinding& other : binds) {
-      if (other.tensor_id == spec->id) {
-        QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
+    const std::vector<Graph::Io>& io = is_input ? g->inputs : g->outputs;
+    const htp::TensorSpec* spec;
+    uint64_t bytes;
+    bool& in_order = is_input ? inputs_in_order : outputs_in_order;
+    if (in_order && index < io.size() && io[index].id == v.id()) {
+      // In the graph's own order so far: no lookup, and no repeat possible.
+      spec = &g->spec.tensors[io[index].index];
+      bytes = io[index].bytes;
+    } else {
+      in_order = false;
+      auto it = g->tensor_index.find(v.id());
+      spec = it == g->tensor_index.end() ? nullptr : &g->spec.tensors[it->second];
+      if (spec == nullptr || (is_input ? !spec->is_graph_input() : !spec->is_graph_output())) {
+        QNN_LOG_ERROR("graphExecute '%s': %s %u (%s) is not a graph %s", g->spec.name.c_str(), dir, index,
+                      v.display_name().c_str(), dir);
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
+      for (const htp::ExecBinding& other : binds) {
+        if (other.tensor_id == spec->id) {
+          QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
+          return QNN_GRAPH_ERROR_INVALID_TENSOR;
+        }
+      }
+      bytes = spec->num_bytes();
     }
     htp::ExecBinding b;
     b.tensor_id = spec->id;
-    const uint64_t bytes = spec->num_bytes();
     if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
       ExecuteMemo::Mem mh;
       const ExecuteMemo::Mem* m = memo.mem(v.mem_handle(), &mh) ? &mh : nullptr;
@@ -553,21 +577,16 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     return e;
   }
   for (uint32_t i = 0; i < numOutputs; ++i) {
-    if (out_binds[i].mem_id == 0) {
-      set_client_buf_size(&outputs[i], static_cast<uint32_t>(g->spec.tensors[g->tensor_index[out_binds[i].tensor_id]].num_bytes()));
-    }
+    if (out_binds[i].mem_id == 0) set_client_buf_size(&outputs[i], static_cast<uint32_t>(out_binds[i].bytes));
   }
   const uint64_t exec_ns = report.exec_ns, exec_threads = report.threads;
   const uint64_t copied_in = report.bytes_copied_in;
   const uint64_t by_reference = report.bytes_by_reference + memhandle_bytes;
-  {
-    std::lock_guard lock(g->mu);
-    g->last_bytes_copied_in = copied_in;
-    g->last_bytes_copied_out = report.bytes_copied_out;
-    g->last_bytes_by_reference = by_reference;
-    g->last_exec_ns = exec_ns;
-    g->executed = true;
-  }
+  g->last_bytes_copied_in.store(copied_in, std::memory_order_relaxed);
+  g->last_bytes_copied_out.store(report.bytes_copied_out, std::memory_order_relaxed);
+  g->last_bytes_by_reference.store(by_reference, std::memory_order_relaxed);
+  g->last_exec_ns.store(exec_ns, std::memory_order_relaxed);
+  if (!g->executed.load(std::memory_order_relaxed)) g->executed.store(true);
   if (profileHandle != nullptr) {
     ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0,
                     "graph execute: " + g->spec.name, {}};
@@ -602,9 +621,8 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_executeAsync(Qnn_GraphHandle_t graphHandle, c
 QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats) try {
   auto g = graph_of(graph);
   if (!g || stats == nullptr) return QNN_GRAPH_ERROR_INVALID_HANDLE;
-  std::lock_guard lock(g->mu);
-  *stats = OpenHtp_ExecuteStats_t{g->last_bytes_copied_in, g->last_bytes_copied_out, g->last_bytes_by_reference,
-                                  g->last_exec_ns};
+  *stats = OpenHtp_ExecuteStats_t{g->last_bytes_copied_in.load(), g->last_bytes_copied_out.load(),
+                                  g->last_bytes_by_reference.load(), g->last_exec_ns.load()};
   return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("OpenHtp_getLastExecuteStats");

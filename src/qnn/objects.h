@@ -66,15 +66,29 @@ struct Graph : Object {
   std::set<std::string> tensor_names;
   std::set<uint32_t> produced;   // tensor ids some node writes
   bool finalized = false;
-  bool executed = false;  // NUM_HVX_THREADS may change until the first execute
+  std::atomic<bool> executed{false};  // NUM_HVX_THREADS may change until the first execute
   uint64_t remote_id = 0;
   uint64_t arena_bytes = 0;
   uint64_t vtcm_bytes = 0;
   uint64_t spill_fill_bytes = 0;
+  // The graph's inputs and outputs in creation order, indexed once at
+  // finalize: an execute that passes them in this order (the usual case)
+  // finds each tensor and its size without a lookup.
+  struct Io {
+    uint32_t id = 0;
+    size_t index = 0;    // in spec.tensors
+    uint64_t bytes = 0;  // spec.tensors[index].num_bytes()
+  };
+  std::vector<Io> inputs, outputs;
   // Copy accounting of the most recent execute (see include/openhtp/qnn_ext.h).
-  uint64_t last_bytes_copied_in = 0, last_bytes_copied_out = 0, last_bytes_by_reference = 0;
-  uint64_t last_exec_ns = 0;
+  // Written without a lock on the execute path; executes racing on one graph
+  // may leave figures of either.
+  std::atomic<uint64_t> last_bytes_copied_in{0}, last_bytes_copied_out{0}, last_bytes_by_reference{0};
+  std::atomic<uint64_t> last_exec_ns{0};
 };
+
+// Fills g.inputs / g.outputs from g.spec (at finalize).
+void index_graph_io(Graph& g);
 
 struct Context : Object {
   std::shared_ptr<Backend> backend;
