@@ -16,6 +16,7 @@
 #include "QnnContext.h"
 #include "QnnGraph.h"
 #include "QnnMem.h"
+#include "common/current_exception.h"
 #include "htp/prepared_graph.h"
 
 namespace openhtp::htp {
@@ -171,12 +172,10 @@ class RuntimeImpl final : public Runtime {
   static Status guarded(const char* what, Fn&& fn) {
     try {
       return fn();
-    } catch (const std::bad_alloc&) {
-      return error(QNN_COMMON_ERROR_MEM_ALLOC, "%s: out of memory in the HTP runtime", what);
-    } catch (const std::exception& e) {
-      return error(QNN_COMMON_ERROR_GENERAL, "%s: internal error in the HTP runtime: %s", what, e.what());
     } catch (...) {
-      return error(QNN_COMMON_ERROR_GENERAL, "%s: internal error in the HTP runtime", what);
+      const CaughtException c = classify_current_exception();
+      if (c.out_of_memory) return error(QNN_COMMON_ERROR_MEM_ALLOC, "%s: out of memory in the HTP runtime", what);
+      return error(QNN_COMMON_ERROR_GENERAL, "%s: internal error in the HTP runtime: %s", what, c.what);
     }
   }
 

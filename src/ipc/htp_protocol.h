@@ -143,6 +143,13 @@ struct ExecRequest {
 // request must outlive the call: passing a temporary is refused at compile
 // time (the deleted overloads below).
 
+// True when the call carries exactly these numbers of input buffers, output
+// buffers (the status included) and input handles.
+inline bool has_shape(uint32_t sc, uint32_t in, uint32_t out, uint32_t in_handles) {
+  return REMOTE_SCALARS_INBUFS(sc) == in && REMOTE_SCALARS_OUTBUFS(sc) == out &&
+         REMOTE_SCALARS_INHANDLES(sc) == in_handles && REMOTE_SCALARS_OUTHANDLES(sc) == 0;
+}
+
 // ---- Calls with one fixed-size request and only a status back ---------------
 // ContextCreate, ContextFree, GraphFree, MemDeregister, GraphSetThreads.
 
@@ -156,7 +163,7 @@ template <typename Req>
 uint32_t encode_fixed(Method m, const Req&& req, WireStatus* st, remote_arg (&a)[2]) = delete;
 template <typename Req>
 bool decode_fixed(uint32_t sc, const remote_arg* pra, Req* req) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 1 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 1, 1, 0)) return false;
   if (pra[0].buf.nLen != sizeof(Req) || pra[0].buf.pv == nullptr) return false;
   std::memcpy(req, pra[0].buf.pv, sizeof(Req));
   return true;
@@ -176,7 +183,7 @@ uint32_t encode_graph_prepare(const IdReq&&, std::span<const uint8_t>, GraphInfo
                               remote_arg (&)[4]) = delete;
 inline bool decode_graph_prepare(uint32_t sc, const remote_arg* pra, IdReq* ctx, std::span<const uint8_t>* blob,
                                  GraphInfoWire** info) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 2 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 2, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(IdReq) || pra[2].buf.nLen != sizeof(GraphInfoWire)) return false;
   std::memcpy(ctx, pra[0].buf.pv, sizeof *ctx);
   *blob = {static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
@@ -198,7 +205,7 @@ uint32_t encode_load_binary(const LoadBinaryReq&&, std::span<const uint8_t>, std
                             remote_arg (&)[4]) = delete;
 inline bool decode_load_binary(uint32_t sc, const remote_arg* pra, LoadBinaryReq* req,
                                std::span<const uint8_t>* binary, std::span<GraphInfoWire>* infos) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 2 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 2, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(LoadBinaryReq)) return false;
   std::memcpy(req, pra[0].buf.pv, sizeof *req);
   if (pra[2].buf.nLen != uint64_t{req->num_graphs} * sizeof(GraphInfoWire)) return false;
@@ -218,7 +225,7 @@ inline uint32_t encode_graph_plan(const IdReq& graph, std::span<PlacementWire> o
 }
 uint32_t encode_graph_plan(const IdReq&&, std::span<PlacementWire>, WireStatus*, remote_arg (&)[3]) = delete;
 inline bool decode_graph_plan(uint32_t sc, const remote_arg* pra, IdReq* graph, std::span<PlacementWire>* out) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 1, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(IdReq) || pra[1].buf.nLen % sizeof(PlacementWire) != 0) return false;
   std::memcpy(graph, pra[0].buf.pv, sizeof *graph);
   *out = {static_cast<PlacementWire*>(pra[1].buf.pv), pra[1].buf.nLen / sizeof(PlacementWire)};
@@ -235,7 +242,7 @@ inline uint32_t encode_mem_register(const MemRegisterReq& req, int fd, WireStatu
 }
 uint32_t encode_mem_register(const MemRegisterReq&&, int, WireStatus*, remote_arg (&)[3]) = delete;
 inline bool decode_mem_register(uint32_t sc, const remote_arg* pra, MemRegisterReq* req, int* fd) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 1 || REMOTE_SCALARS_INHANDLES(sc) != 1) return false;
+  if (!has_shape(sc, 1, 1, 1)) return false;
   if (pra[0].buf.nLen != sizeof(MemRegisterReq)) return false;
   std::memcpy(req, pra[0].buf.pv, sizeof *req);
   if (req->kind > static_cast<uint32_t>(htp::MemoryKind::kSpillFill)) return false;
@@ -251,7 +258,7 @@ inline uint32_t encode_query(QueryResp* out, WireStatus* st, remote_arg (&a)[2])
   return REMOTE_SCALARS_MAKEX(0, kQuery, 0, 2, 0, 0);
 }
 inline bool decode_query(uint32_t sc, const remote_arg* pra, QueryResp** out) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 0 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 0, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(QueryResp)) return false;
   *out = static_cast<QueryResp*>(pra[0].buf.pv);
   return true;
@@ -266,7 +273,7 @@ inline uint32_t encode_error_message(const IdReq& ticket, char (&text)[kErrorMes
 }
 uint32_t encode_error_message(const IdReq&&, char (&)[kErrorMessageBytes], WireStatus*, remote_arg (&)[3]) = delete;
 inline bool decode_error_message(uint32_t sc, const remote_arg* pra, IdReq* ticket, char** text) {
-  if (REMOTE_SCALARS_INBUFS(sc) != 1 || REMOTE_SCALARS_OUTBUFS(sc) != 2 || REMOTE_SCALARS_INHANDLES(sc) != 0) return false;
+  if (!has_shape(sc, 1, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(IdReq) || pra[1].buf.nLen != kErrorMessageBytes) return false;
   std::memcpy(ticket, pra[0].buf.pv, sizeof *ticket);
   *text = static_cast<char*>(pra[1].buf.pv);

@@ -1,25 +1,14 @@
 #include "system/api_guard.h"
 
-#include <exception>
-#include <new>
-
+#include "common/current_exception.h"
 #include "system/system_log.h"
 
 namespace openhtp::system {
 
 Qnn_ErrorHandle_t api_exception(const char* api, Qnn_ErrorHandle_t otherwise) noexcept {
-  Qnn_ErrorHandle_t code = otherwise;
-  const char* what = "unknown exception";
-  // Rethrowing the exception in flight is the one portable way to learn its type.
-  try {
-    throw;
-  } catch (const std::bad_alloc& e) {
-    code = QNN_COMMON_ERROR_MEM_ALLOC;
-    what = e.what();
-  } catch (const std::exception& e) {
-    what = e.what();
-  } catch (...) {
-  }
+  const CaughtException c = classify_current_exception();
+  const Qnn_ErrorHandle_t code = c.out_of_memory ? QNN_COMMON_ERROR_MEM_ALLOC : otherwise;
+  const char* what = c.what;
   // The log fan-out may allocate; if memory is what ran out, the code alone
   // has to say it (this library never writes to stderr on its own).
   try {
