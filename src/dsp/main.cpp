@@ -1,5 +1,6 @@
 // openhtp-cdsp: the emulated compute DSP. One process per client process,
 // started by libcdsprpc on first use; see src/ipc/call_protocol.h.
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -20,6 +21,11 @@ int main(int argc, char** argv) {
   signal(SIGINT, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
   openhtp::prefer_passive_openmp_wait();  // before any skel (and so libgomp) is loaded
+  // The DSP process holds large transient buffers (a decoded context binary's
+  // weights before they move into an external buffer). glibc's adaptive mmap
+  // threshold would keep such a freed block in the heap as private memory;
+  // a fixed threshold returns every large block to the system when freed.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   openhtp::dsp::ClientChannel channel(control_fd);
   return channel.run();
 }
