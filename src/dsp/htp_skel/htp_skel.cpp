@@ -8,8 +8,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "QnnContext.h"
@@ -18,6 +16,7 @@
 #include "binary/context_codec.h"
 #include "binary/graph_codec.h"
 #include "htp/runtime.h"
+#include "ipc/error_tickets.h"
 #include "ipc/fd_mapping.h"
 #include "ipc/htp_protocol.h"
 #include "kernels/fast_paths.h"
@@ -42,32 +41,8 @@ htp::Runtime& runtime() {
   return *r;
 }
 
-// A failure's text stays here until the client asks for it by ticket, so
-// that every successful call returns only the 32-byte status.
-class ErrorMessages {
- public:
-  uint64_t keep(std::string text) {
-    std::lock_guard lock(mu_);
-    const uint64_t ticket = next_++;
-    kept_[ticket] = std::move(text);
-    while (kept_.size() > kKept) kept_.erase(kept_.begin());
-    return ticket;
-  }
-  void fetch(uint64_t ticket, char* out, size_t size) {
-    std::lock_guard lock(mu_);
-    auto it = kept_.find(ticket);
-    std::snprintf(out, size, "%s", it == kept_.end() ? "" : it->second.c_str());
-  }
-
- private:
-  static constexpr size_t kKept = 64;
-  std::mutex mu_;
-  uint64_t next_ = 1;
-  std::map<uint64_t, std::string> kept_;
-};
-
-ErrorMessages& messages() {
-  static ErrorMessages* m = new ErrorMessages;
+ipc::ErrorTickets& messages() {
+  static ipc::ErrorTickets* m = new ipc::ErrorTickets;
   return *m;
 }
 
