@@ -124,15 +124,19 @@ def main():
         print("  !! sleeping beat spinning: the two processes shared a CPU for most of the run, so the")
         print("     free-placement baseline is not the machine's best; judge by the CPUs-apart row instead")
     print(f"Baseline (the faster of the two): median {fmt_ns(pp['median'])}, best {fmt_ns(pp['min'])}")
+    # Issue 9's targets: the in-process execute costs at most one raw ping-pong,
+    # and FastRPC adds at most one more.
+    limits = {"memhandle": 2.0, "inproc": 1.0}
     for mode in ("memhandle", "client_buffer", "inproc"):
         name = f"BM_TinyExecute/{mode}"
         r = {s: ratio(t.get(name, "p50_wall_ns", s), pp[s]) for s in STATS}
-        if mode == "memhandle":
-            target = "<= 1.5x"
+        if mode in limits:
+            lim = limits[mode]
+            target = f"<= {lim}x"
             if baseline_disturbed:
                 v = "INCONCLUSIVE (baseline co-located)"
             else:
-                v = verdict(r["median"], lambda x: x <= 1.5, r["min"], lambda x: x <= 1.5)
+                v = verdict(r["median"], lambda x, lim=lim: x <= lim, r["min"], lambda x, lim=lim: x <= lim)
         else:
             target, v = "-", "info"
         rows.append((f"tiny execute {mode} / raw ping-pong", r["median"], r["min"], target, v))
@@ -140,8 +144,8 @@ def main():
     # to two different CPUs on both sides (measured in the pinned run).
     r = {s: ratio(t.get("BM_TinyExecute/memhandle/cpus_apart", "p50_wall_ns", s),
                   t.get("BM_RawPingPong/cpus_apart", "p50_ns", s)) for s in STATS}
-    rows.append(("tiny memhandle / raw ping-pong, both on 2 pinned CPUs", r["median"], r["min"], "<= 1.5x",
-                 verdict(r["median"], lambda x: x <= 1.5, r["min"], lambda x: x <= 1.5)))
+    rows.append(("tiny memhandle / raw ping-pong, both on 2 pinned CPUs", r["median"], r["min"], "<= 2.0x",
+                 verdict(r["median"], lambda x: x <= 2.0, r["min"], lambda x: x <= 2.0)))
     r = {s: ratio(t.get("BM_FastRpcInvoke/query", "p50_ns", s), pp[s]) for s in STATS}
     rows.append(("FastRPC invoke alone (no QNN) / raw ping-pong", r["median"], r["min"], "-", "info"))
 
