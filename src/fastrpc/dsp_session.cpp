@@ -162,7 +162,14 @@ void DspSession::kill_and_reap() {
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
     dead_ = true;
+    mark_lost();
   }
+}
+
+void DspSession::mark_lost() {
+  lost_.store(true, std::memory_order_seq_cst);
+  std::lock_guard lock(slot_mu_);
+  slot_cv_.notify_all();
 }
 
 bool DspSession::alive() {
@@ -172,6 +179,7 @@ bool DspSession::alive() {
   pid_t r = waitpid(pid_, &status, WNOHANG);
   if (r == pid_) {
     dead_ = true;
+    mark_lost();
     if (WIFSIGNALED(status)) {
       log(LogLevel::kError, "fastrpc", "DSP process %d was killed by signal %d", static_cast<int>(pid_),
           WTERMSIG(status));
@@ -247,8 +255,11 @@ int DspSession::acquire_slot() {
     }
     std::unique_lock lock(slot_mu_);
     slot_sleepers_.fetch_add(1, std::memory_order_seq_cst);
-    slot_cv_.wait(lock, [&] { return free_mask_.load(std::memory_order_seq_cst) != 0; });
+    slot_cv_.wait(lock, [&] {
+      return free_mask_.load(std::memory_order_seq_cst) != 0 || lost_.load(std::memory_order_seq_cst);
+    });
     slot_sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+    if (lost_.load(std::memory_order_seq_cst)) return -1;
   }
 }
 
@@ -285,6 +296,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
   const uint32_t n_args = n_in + n_out + n_hin;
   if (n_args > 0 && args == nullptr) return AEE_EBADPARM;
+  if (lost_.load(std::memory_order_relaxed)) return AEE_EBADSTATE;  // the DSP process is gone
 
   // Decide, per argument, copy or reference, and which fds must travel.
   // Scratch is per thread and reused: no allocation on the call path.
@@ -346,6 +358,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   if (fds.size() + 1 > ipc::kMaxFdsPerMessage) return AEE_EBADPARM;
 
   const int si = acquire_slot();
+  if (si < 0) return AEE_EBADSTATE;  // the DSP process died while this call waited for a slot
   Slot& slot = slots_[si];
   ipc::SlotControl& ctl = page_->slots[si];
   uint32_t transport_index = ipc::kNoFd;

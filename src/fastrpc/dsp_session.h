@@ -85,6 +85,11 @@ class DspSession {
 
   std::mutex life_mu_;
   bool dead_ = false;
+  // dead_, readable without life_mu_: once the DSP process is gone every call
+  // fails at once, and callers waiting for a slot are woken to fail too —
+  // the slots of calls that were in flight when it died are never returned.
+  std::atomic<bool> lost_{false};
+  void mark_lost();
   std::mutex control_mu_;
 };
 

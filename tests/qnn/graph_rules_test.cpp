@@ -289,3 +289,53 @@ TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
 #endif
 }
+
+// The DSP process killed under a live backend: every later call fails at
+// once with SYSTEM_COMMUNICATION (the code clients treat as a subsystem
+// restart) — however many calls come, even once the slots of the calls in
+// flight at the time are gone — and freeing the objects returns. Run in a
+// child so a hang is caught by the deadline, not by CTest's timeout.
+TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    Qnn_BackendHandle_t backend = nullptr;
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_GraphHandle_t g = nullptr;
+    std::vector<uint32_t> dims{1, 8};
+    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+    if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS ||
+        api().contextCreate(backend, nullptr, nullptr, &ctx) != QNN_SUCCESS ||
+        api().graphCreate(ctx, "g", nullptr, &g) != QNN_SUCCESS || api().tensorCreateGraphTensor(g, &a) != QNN_SUCCESS ||
+        api().tensorCreateGraphTensor(g, &r) != QNN_SUCCESS || add_node(g, "relu", QNN_OP_RELU, &a, 1, &r) != QNN_SUCCESS ||
+        api().graphFinalize(g, nullptr, nullptr) != QNN_SUCCESS) {
+      _exit(2);
+    }
+    float x[8] = {}, y[8] = {};
+    a.v1.clientBuf = {x, sizeof x};
+    r.v1.clientBuf = {y, sizeof y};
+    if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_SUCCESS) _exit(3);
+    const int dsp = openhtp_fastrpc_dsp_pid();
+    if (dsp <= 0 || kill(dsp, SIGKILL) != 0) _exit(4);
+    // More calls than there are call slots (16).
+    for (int i = 0; i < 40; ++i) {
+      if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(5);
+    }
+    api().contextFree(ctx, nullptr);  // the DSP side is gone; the call must return
+    api().backendFree(backend);
+    _exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int waited_ms = 0; waited_ms < 30000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done != child) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the client hung after its DSP process died";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+}
