@@ -41,13 +41,18 @@ int alloc_fd(size_t size) {
     if (ioctl(g_heap_fd, DMA_HEAP_IOCTL_ALLOC, &req) == 0) return static_cast<int>(req.fd);
     log(LogLevel::kWarn, "rpcmem", "dma_heap allocation of %zu bytes failed (errno %d); using memfd", size, errno);
   }
-  int fd = memfd_create("rpcmem", MFD_CLOEXEC);
+  int fd = memfd_create("rpcmem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   if (fd < 0) return -errno;
   if (ftruncate(fd, static_cast<off_t>(size)) != 0) {
     int e = errno;
     close(fd);
     return -e;
   }
+  // An rpcmem buffer has the size it was allocated with, for good: the DSP
+  // process maps all of it, and a buffer shrunk under that mapping would
+  // kill the DSP with SIGBUS at the next access. With the seal, ftruncate to
+  // a smaller size fails (EPERM) instead, as a DMA-BUF's would.
+  fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_SEAL);
   return fd;
 }
 

@@ -111,3 +111,21 @@ TEST(Rpcmem, ConcurrentAllocFreeIsSafe) {
   }
   for (auto& th : threads) th.join();
 }
+
+// The DSP process maps a registered buffer whole; shrinking it under that
+// mapping would kill the DSP with SIGBUS at the next access. An rpcmem
+// buffer therefore cannot shrink (memfd: sealed; DMA-BUF: not resizable).
+TEST(Rpcmem, BufferCannotBeShrunkUnderItsMappings) {
+  void* p = rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, 64 * 1024);
+  ASSERT_NE(p, nullptr);
+  const int fd = rpcmem_to_fd(p);
+  ASSERT_GE(fd, 0);
+  struct stat before {};
+  ASSERT_EQ(fstat(fd, &before), 0);
+  EXPECT_NE(ftruncate(fd, 4096), 0) << "an rpcmem buffer was shrunk";
+  struct stat after {};
+  ASSERT_EQ(fstat(fd, &after), 0);
+  EXPECT_EQ(after.st_size, before.st_size);
+  static_cast<volatile char*>(p)[64 * 1024 - 1] = 1;  // still all there
+  rpcmem_free(p);
+}
