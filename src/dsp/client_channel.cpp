@@ -90,6 +90,11 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
       }
     }
   } guard{fds};
+  // Unpinned when the call returns, whichever way.
+  struct PinGuard {
+    std::vector<std::shared_ptr<ipc::FdMapping>>& pinned;
+    ~PinGuard() { pinned.clear(); }
+  } pins{slot.pinned};
 
   if (ctl.transport_fd_index != ipc::kNoFd) {
     if (ctl.transport_fd_index >= fds.size() || slot.transport.adopt(fds[ctl.transport_fd_index]) != 0) {
@@ -123,14 +128,14 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
           fds[d.fd_index] = -1;
           if (!ok) return AEE_EFAILED;
         }
-        uint8_t* base = nullptr;
-        size_t size = 0;
-        if (!mappings_.lookup(d.key, &base, &size) || d.offset > size || d.len > size - d.offset) {
+        std::shared_ptr<ipc::FdMapping> m = mappings_.lookup(d.key);
+        if (!m || !m->contains(d.offset, d.len)) {
           log(LogLevel::kError, "cdsp", "by-reference argument %u is not mapped or out of bounds", i);
           return AEE_EBADPARM;
         }
-        args[i].buf.pv = base + d.offset;
+        args[i].buf.pv = m->base() + d.offset;
         args[i].buf.nLen = d.len;
+        slot.pinned.push_back(std::move(m));
         break;
       }
       case ipc::ArgKind::kInlineOut:

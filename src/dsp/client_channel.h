@@ -4,6 +4,7 @@
 #pragma once
 
 #include <thread>
+#include <memory>
 #include <vector>
 
 #include "dsp/mapping_table.h"
@@ -26,6 +27,10 @@ class ClientChannel {
     // Scratch of the slot's thread, reused by every call: no allocation.
     std::vector<int> fds;
     std::vector<remote_arg> args;
+    // The mappings of the call's by-reference arguments, held until it
+    // returns: the client may rpcmem_free a buffer (and so ask for its
+    // mapping to be released) while a call still reads or writes it.
+    std::vector<std::shared_ptr<ipc::FdMapping>> pinned;
     ModuleTable::InvokeMemo invoke_memo;
   };
   int handshake();

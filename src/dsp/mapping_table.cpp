@@ -26,13 +26,10 @@ bool MappingTable::add(const ipc::BufferKey& key, int fd) {
   return true;
 }
 
-bool MappingTable::lookup(const ipc::BufferKey& key, uint8_t** base, size_t* size) const {
+std::shared_ptr<ipc::FdMapping> MappingTable::lookup(const ipc::BufferKey& key) const {
   std::shared_lock lock(mu_);
   auto it = maps_.find(key);
-  if (it == maps_.end()) return false;
-  *base = it->second->base();
-  *size = it->second->size();
-  return true;
+  return it == maps_.end() ? nullptr : it->second;
 }
 
 void MappingTable::release(const ipc::BufferKey& key) {

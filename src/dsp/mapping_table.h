@@ -20,8 +20,9 @@ class MappingTable {
   // Maps `fd` under `key` unless already mapped; always consumes `fd`.
   // Returns false if the fd cannot be mapped.
   bool add(const ipc::BufferKey& key, int fd);
-  // Base and size of the mapping of `key`; false if unknown.
-  bool lookup(const ipc::BufferKey& key, uint8_t** base, size_t* size) const;
+  // The mapping of `key`, or null if unknown. Holding it keeps the pages
+  // mapped after release().
+  std::shared_ptr<ipc::FdMapping> lookup(const ipc::BufferKey& key) const;
   void release(const ipc::BufferKey& key);
   size_t count() const;
 
