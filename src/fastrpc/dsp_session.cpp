@@ -370,6 +370,9 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       return AEE_ENOMEMORY;
     }
     slot.transport = std::move(bigger);
+    slot.transport_sent = false;
+  }
+  if (!slot.transport_sent) {
     transport_index = static_cast<uint32_t>(fds.size());
     fds.push_back(slot.transport.fd());
   }
@@ -393,6 +396,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       return AEE_EFAILED;
     }
     if (stats) stats->fds_sent += static_cast<uint32_t>(fds.size());
+    slot.transport_sent = true;
   }
   ctl.num_fds = static_cast<uint32_t>(fds.size());
   ctl.transport_fd_index = transport_index;

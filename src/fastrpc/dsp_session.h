@@ -59,6 +59,10 @@ class DspSession {
   struct Slot {
     int sock = -1;
     ipc::SharedRegion transport;
+    // False from the moment `transport` is replaced until a call has handed
+    // the DSP its fd: a call that fails before that (a buffer's fd closed
+    // under it, say) must not leave the DSP reading an older transport.
+    bool transport_sent = true;
     uint32_t seq = 0;
   };
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "openhtp/fastrpc_ext.h"
+#include "rpcmem.h"
 #include "qnn_test_util.h"
 
 using namespace qnntest;
@@ -338,4 +339,50 @@ TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
   }
   ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+}
+
+namespace {
+class DspProcessLossFixture : public QnnFixture {};
+}  // namespace
+
+// rpcmem_free of a client buffer that an execute is using (FastRPC passes
+// rpcmem memory by reference), at a different moment each round. The client
+// breaks the rules here, and the call may fail — but the DSP process must
+// survive (the running call keeps its own mapping until it returns), and no
+// later call may see a stale transport or status: every round ends in a
+// clean success or a clean refusal, and a normal execute afterwards is right.
+TEST_F(DspProcessLossFixture, FreeingABufferDuringItsExecuteBreaksNothingElse) {
+  constexpr uint32_t n = 8u << 20;  // 32 MiB per tensor: an execute of several ms
+  build_add_relu(n, "big");
+  std::vector<float> b(n, 1.0f), out(n);
+  const int dsp = openhtp_fastrpc_dsp_pid();
+  ASSERT_GT(dsp, 0);
+  for (int round = 0; round < 6; ++round) {
+    auto* a = static_cast<float*>(rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size_t{n} * 4));
+    ASSERT_NE(a, nullptr);
+    std::fill(a, a + n, -2.0f);
+    Qnn_Tensor_t in[] = {a_, b_};
+    in[0].v1.clientBuf = {a, n * 4};
+    in[1].v1.clientBuf = {b.data(), n * 4};
+    Qnn_Tensor_t o = out_;
+    o.v1.clientBuf = {out.data(), n * 4};
+    Qnn_ErrorHandle_t e = QNN_SUCCESS;
+    std::thread exec([&] { e = api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr); });
+    std::this_thread::sleep_for(std::chrono::microseconds(500 * (round + 1)));
+    rpcmem_free(a);  // while the execute (probably) runs
+    exec.join();
+    EXPECT_TRUE(e == QNN_SUCCESS || e == QNN_COMMON_ERROR_SYSTEM_COMMUNICATION)
+        << "round " << round << ": " << e << " " << testing::PrintToString(LogCapture::instance().lines());
+    ASSERT_EQ(kill(dsp, 0), 0) << "the DSP process died in round " << round;
+  }
+  std::vector<float> a2(n, 3.0f);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a2.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(out[0], 4.0f);
+  EXPECT_EQ(out[n - 1], 4.0f);
+  EXPECT_EQ(openhtp_fastrpc_dsp_pid(), dsp);
 }
