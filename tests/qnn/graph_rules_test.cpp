@@ -346,7 +346,8 @@ class DspProcessLossFixture : public QnnFixture {};
 }  // namespace
 
 // rpcmem_free of a client buffer that an execute is using (FastRPC passes
-// rpcmem memory by reference), at a different moment each round. The client
+// rpcmem memory by reference), at a different moment each round: while the
+// call still copies its other input, and while the DSP runs. The client
 // breaks the rules here, and the call may fail — but the DSP process must
 // survive (the running call keeps its own mapping until it returns), and no
 // later call may see a stale transport or status: every round ends in a
@@ -368,8 +369,12 @@ TEST_F(DspProcessLossFixture, FreeingABufferDuringItsExecuteBreaksNothingElse) {
     o.v1.clientBuf = {out.data(), n * 4};
     Qnn_ErrorHandle_t e = QNN_SUCCESS;
     std::thread exec([&] { e = api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr); });
-    std::this_thread::sleep_for(std::chrono::microseconds(500 * (round + 1)));
-    rpcmem_free(a);  // while the execute (probably) runs
+    // Late enough that the call has looked `a` up (microseconds in), so it
+    // is passed by reference, never read by the client again; early enough
+    // to land in the 32 MiB copy of `b` (before the call's fds are sent) or
+    // in the DSP's kernel.
+    std::this_thread::sleep_for(std::chrono::microseconds(1500 * (round + 1)));
+    rpcmem_free(a);
     exec.join();
     EXPECT_TRUE(e == QNN_SUCCESS || e == QNN_COMMON_ERROR_SYSTEM_COMMUNICATION)
         << "round " << round << ": " << e << " " << testing::PrintToString(LogCapture::instance().lines());
