@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "remote.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -37,6 +39,11 @@ OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd);
 
 /* Process id of this client's DSP process, or -1 when none is running. */
 OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void);
+
+/* 1 when the DSP process behind remote handle `h` is gone (it died, or a new
+ * session has replaced it): every call on `h` fails, and a new
+ * remote_handle64_open starts a fresh DSP process. 0 while it serves `h`. */
+OPENHTP_FASTRPC_API int openhtp_fastrpc_handle_lost(remote_handle64 h);
 
 /* "dma_heap" or "memfd": what rpcmem allocations are backed by. */
 OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void);

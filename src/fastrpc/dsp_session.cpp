@@ -177,6 +177,14 @@ bool DspSession::alive() {
   if (dead_ || pid_ <= 0) return false;
   int status = 0;
   pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r < 0 && errno == ECHILD) {
+    // Reaped by someone else (a client's SIGCHLD handler waiting for any
+    // child): it is gone all the same.
+    dead_ = true;
+    mark_lost();
+    log(LogLevel::kError, "fastrpc", "DSP process %d is gone (reaped outside libcdsprpc)", static_cast<int>(pid_));
+    return false;
+  }
   if (r == pid_) {
     dead_ = true;
     mark_lost();

@@ -54,6 +54,8 @@ class DspSession {
   // Session generation: remote handles carry it so that a handle from a
   // closed session is refused instead of reaching a new DSP process.
   uint32_t generation() const { return generation_; }
+  // False once the DSP process is gone (reaps it if it just died).
+  bool alive();
 
  private:
   struct Slot {
@@ -70,7 +72,6 @@ class DspSession {
   int start();
   int acquire_slot();
   void release_slot(int index);
-  bool alive();
   void kill_and_reap();
   void forget_after_fork();
   friend void fork_child_handler();

@@ -200,4 +200,13 @@ OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void) try {
   return -1;
 }
 
+OPENHTP_FASTRPC_API int openhtp_fastrpc_handle_lost(remote_handle64 h) try {
+  const std::shared_ptr<DspSession>& s = DspSession::current();
+  if (!s || static_cast<uint32_t>(h >> 32) != s->generation()) return 1;
+  return s->alive() ? 0 : 1;
+} catch (...) {
+  api_exception("openhtp_fastrpc_handle_lost");
+  return 1;
+}
+
 }  // extern "C"

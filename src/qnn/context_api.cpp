@@ -18,6 +18,17 @@ using namespace openhtp::qnn;
 
 namespace openhtp::qnn {
 
+std::shared_ptr<HtpStub> backend_stub_for_new_context(Backend& b, Qnn_ErrorHandle_t* err) {
+  std::lock_guard lock(b.stub_mu);
+  if (b.stub->lost()) {
+    auto fresh = HtpStub::get(err);
+    if (!fresh) return nullptr;
+    QNN_LOG_WARN("the DSP process of this backend is gone; new contexts go to a fresh one");
+    b.stub = std::move(fresh);
+  }
+  return b.stub;
+}
+
 void release_context_contents(Context& ctx) {
   // Graphs and memory handles die with their context: clients (Genie, probes
   // that free rpcmem right after contextFree) rely on this.
@@ -49,9 +60,12 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
   if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kOnline, &settings); e != QNN_SUCCESS) return e;
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
+  Qnn_ErrorHandle_t e = QNN_SUCCESS;
+  ctx->stub = backend_stub_for_new_context(*b, &e);
+  if (!ctx->stub) return e;
   htp::ContextOptions options;
   options.priority = settings.priority;
-  Qnn_ErrorHandle_t e = b->stub->context_create(options, &ctx->remote_id);
+  e = ctx->stub->context_create(options, &ctx->remote_id);
   if (e != QNN_SUCCESS) return e;
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
   return QNN_SUCCESS;
@@ -75,7 +89,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
   }
   auto ctx = std::static_pointer_cast<Context>(obj);
   release_context_contents(*ctx);
-  Qnn_ErrorHandle_t e = ctx->backend->stub->context_free(ctx->remote_id);
+  Qnn_ErrorHandle_t e = ctx->stub->context_free(ctx->remote_id);
   // Buffers the runtime provided (backend extensions) go with the context.
   for (void* mem : ctx->runtime_buffers) rpcmem_free(mem);
   ctx->runtime_buffers.clear();

@@ -69,7 +69,7 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
     binary::GraphImage gi{g->spec, g->arena_bytes, g->vtcm_bytes, g->spill_fill_bytes, {}};
     // The plan the runtime made at finalize, so that a load is held to it.
     htp::StoredPlan plan;
-    if (Qnn_ErrorHandle_t e = ctx.backend->stub->graph_plan(g->remote_id, g->spec.tensors.size(), &plan);
+    if (Qnn_ErrorHandle_t e = ctx.stub->graph_plan(g->remote_id, g->spec.tensors.size(), &plan);
         e != QNN_SUCCESS) {
       *err = e;
       return image;
@@ -196,7 +196,7 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
   // with its stored plan; nothing is re-encoded.
   std::vector<htp::GraphInfo> infos;
   const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(ctx->binary_ptr), ctx->binary_size);
-  if (Qnn_ErrorHandle_t e = ctx->backend->stub->load_binary(ctx->remote_id, bytes, *image, &infos); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = ctx->stub->load_binary(ctx->remote_id, bytes, *image, &infos); e != QNN_SUCCESS) {
     return e;
   }
   for (size_t i = 0; i < image->graphs.size(); ++i) add_prepared_graph(ctx, std::move(image->graphs[i].spec), infos[i]);
@@ -267,7 +267,12 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   }
   ctx->spill_fill_group_leader = settings.spill_fill_group && settings.group_first == nullptr;
   const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve};
-  if (Qnn_ErrorHandle_t e = b->stub->context_create(options, &ctx->remote_id); e != QNN_SUCCESS) {
+  {
+    Qnn_ErrorHandle_t e = QNN_SUCCESS;
+    ctx->stub = backend_stub_for_new_context(*b, &e);
+    if (!ctx->stub) return e;
+  }
+  if (Qnn_ErrorHandle_t e = ctx->stub->context_create(options, &ctx->remote_id); e != QNN_SUCCESS) {
     return e;
   }
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);

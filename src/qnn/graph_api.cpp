@@ -264,7 +264,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
     }
     auto ctx = g->context.lock();
     if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
-    if (Qnn_ErrorHandle_t e = ctx->backend->stub->graph_set_threads(g->remote_id, settings.num_hvx_threads);
+    if (Qnn_ErrorHandle_t e = ctx->stub->graph_set_threads(g->remote_id, settings.num_hvx_threads);
         e != QNN_SUCCESS) {
       return e;
     }
@@ -418,7 +418,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
   }
   const uint64_t t0 = now_us();
   htp::GraphInfo info;
-  if (Qnn_ErrorHandle_t e = ctx->backend->stub->graph_prepare(ctx->remote_id, g->spec, &info); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = ctx->stub->graph_prepare(ctx->remote_id, g->spec, &info); e != QNN_SUCCESS) {
     return e;
   }
   record_plan(*g, info);
@@ -573,7 +573,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   }
 
   ExecReport report;
-  if (Qnn_ErrorHandle_t e = ctx->backend->stub->execute(g->remote_id, in_binds, out_binds, &report); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, &report); e != QNN_SUCCESS) {
     return e;
   }
   for (uint32_t i = 0; i < numOutputs; ++i) {

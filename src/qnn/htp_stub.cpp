@@ -20,7 +20,10 @@ std::shared_ptr<HtpStub> HtpStub::get(Qnn_ErrorHandle_t* err) {
   const char* transport = std::getenv("OPENHTP_HTP_TRANSPORT");
   const bool inproc = transport != nullptr && std::strcmp(transport, "inproc") == 0;
   std::weak_ptr<HtpStub>& slot = inproc ? g_inproc_stub : g_fastrpc_stub;
-  if (auto s = slot.lock()) return s;
+  // A stub whose DSP process died serves only the objects made through it;
+  // new ones get a fresh process (what a client does after a subsystem
+  // restart), even while stale objects still exist.
+  if (auto s = slot.lock(); s && !s->lost()) return s;
   auto s = inproc ? make_inproc_stub(err) : make_fastrpc_stub(err);
   if (s) slot = s;
   return s;

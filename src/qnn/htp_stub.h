@@ -38,6 +38,10 @@ class HtpStub {
   virtual ~HtpStub() = default;
 
   virtual bool in_process() const = 0;
+  // True when the runtime behind this stub is gone for good (its DSP process
+  // died): every call fails with QNN_COMMON_ERROR_SYSTEM_COMMUNICATION, and
+  // new objects must be made through a new stub (a fresh DSP process).
+  virtual bool lost() const = 0;
 
   virtual Qnn_ErrorHandle_t context_create(const htp::ContextOptions& options, uint64_t* id) = 0;
   virtual Qnn_ErrorHandle_t context_free(uint64_t id) = 0;

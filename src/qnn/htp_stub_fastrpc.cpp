@@ -22,6 +22,7 @@ class FastRpcStub final : public HtpStub {
   ~FastRpcStub() override { remote_handle64_close(handle_); }
 
   bool in_process() const override { return false; }
+  bool lost() const override { return openhtp_fastrpc_handle_lost(handle_) != 0; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
     const wire::ContextCreateReq req{o.priority, 0, o.spill_fill_group, o.reserve_spill_fill_bytes};

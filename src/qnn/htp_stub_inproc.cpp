@@ -37,6 +37,7 @@ class InProcessStub final : public HtpStub {
   // The skel library stays loaded: its runtime may still own threads.
 
   bool in_process() const override { return true; }
+  bool lost() const override { return false; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
     return report(rt_->create_context(o, id));

@@ -262,7 +262,7 @@ void deregister_one(MemHandle& m) {
     ctx->mem_handles.erase(m.handle);
     ctx->regions.erase({m.dev, m.ino, m.offset});
   }
-  ctx->backend->stub->mem_deregister(m.remote_id);
+  ctx->stub->mem_deregister(m.remote_id);
 }
 
 }  // namespace
@@ -333,7 +333,7 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
                               : p.use == FdUse::kSpillFill ? MemoryKind::kSpillFill
                                                            : MemoryKind::kTensor;
       Qnn_ErrorHandle_t e =
-          ctx->backend->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
+          ctx->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
       if (e != QNN_SUCCESS) {
         undo();
         return e;

@@ -29,7 +29,8 @@ namespace openhtp::qnn {
 
 struct Backend : Object {
   Qnn_LogHandle_t logger = nullptr;
-  std::shared_ptr<HtpStub> stub;
+  std::mutex stub_mu;
+  std::shared_ptr<HtpStub> stub;  // the stub new contexts use; guarded by stub_mu
   std::shared_ptr<const BackendExtensions> extensions;  // null: no extension file
 };
 
@@ -87,11 +88,19 @@ struct Graph : Object {
   std::atomic<uint64_t> last_exec_ns{0};
 };
 
+// The stub a new context of `b` is made through: the backend's, or, when
+// its DSP process is gone, a fresh one that becomes the backend's.
+std::shared_ptr<HtpStub> backend_stub_for_new_context(Backend& b, Qnn_ErrorHandle_t* err);
+
 // Fills g.inputs / g.outputs from g.spec (at finalize).
 void index_graph_io(Graph& g);
 
 struct Context : Object {
   std::shared_ptr<Backend> backend;
+  // The runtime this context lives in, fixed at creation: after its DSP
+  // process dies, the context's calls fail while the backend's new contexts
+  // go to a fresh one (backend_stub_for_new_context).
+  std::shared_ptr<HtpStub> stub;
   uint64_t remote_id = 0;
   std::mutex mu;
   uint32_t next_tensor_id = 1;

@@ -391,3 +391,91 @@ TEST_F(DspProcessLossFixture, FreeingABufferDuringItsExecuteBreaksNothingElse) {
   EXPECT_EQ(out[n - 1], 4.0f);
   EXPECT_EQ(openhtp_fastrpc_dsp_pid(), dsp);
 }
+
+// A subsystem restart as clients handle it: after 1007 they make new objects
+// and carry on, often before freeing the stale ones. A new context on the
+// same backend, and a new backend, each get a fresh DSP process while the
+// dead one's objects still exist; those keep failing with 1007 and are freed
+// without a hang. Several cycles, in a child under a deadline.
+TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::vector<uint32_t> dims{1, 8};
+    // Builds a one-Relu graph in a new context of `backend`; 0 on success.
+    auto make = [&](Qnn_BackendHandle_t backend, Qnn_ContextHandle_t* ctx, Qnn_GraphHandle_t* g, Qnn_Tensor_t* a,
+                    Qnn_Tensor_t* r) {
+      *a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+      *r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+      if (api().contextCreate(backend, nullptr, nullptr, ctx) != QNN_SUCCESS) return 1;
+      if (api().graphCreate(*ctx, "g", nullptr, g) != QNN_SUCCESS || api().tensorCreateGraphTensor(*g, a) != QNN_SUCCESS ||
+          api().tensorCreateGraphTensor(*g, r) != QNN_SUCCESS || add_node(*g, "relu", QNN_OP_RELU, a, 1, r) != QNN_SUCCESS ||
+          api().graphFinalize(*g, nullptr, nullptr) != QNN_SUCCESS) {
+        return 2;
+      }
+      return 0;
+    };
+    float x[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, y[8] = {};
+    auto run = [&](Qnn_GraphHandle_t g, Qnn_Tensor_t a, Qnn_Tensor_t r) {
+      a.v1.clientBuf = {x, sizeof x};
+      r.v1.clientBuf = {y, sizeof y};
+      std::fill(y, y + 8, -1.0f);
+      const Qnn_ErrorHandle_t e = api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr);
+      if (e == QNN_SUCCESS && (y[0] != 0.0f || y[1] != 2.0f || y[7] != 8.0f)) return Qnn_ErrorHandle_t{1};
+      return e;
+    };
+    Qnn_BackendHandle_t backend = nullptr;
+    if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS) _exit(2);
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_GraphHandle_t g = nullptr;
+    Qnn_Tensor_t a, r;
+    if (make(backend, &ctx, &g, &a, &r) != 0 || run(g, a, r) != QNN_SUCCESS) _exit(3);
+    for (int cycle = 0; cycle < 5; ++cycle) {
+      const int dsp = openhtp_fastrpc_dsp_pid();
+      if (dsp <= 0 || kill(dsp, SIGKILL) != 0) _exit(10 + cycle);
+      if (cycle % 2 == 1) {
+        // As a client's own SIGCHLD handler would: the DSP process is our
+        // child, and reaped here, libcdsprpc must still see it gone.
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        waitpid(dsp, nullptr, 0);
+      }
+      if (run(g, a, r) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(20 + cycle);
+      // A new context on the same backend, the stale one still alive.
+      Qnn_ContextHandle_t ctx2 = nullptr;
+      Qnn_GraphHandle_t g2 = nullptr;
+      Qnn_Tensor_t a2, r2;
+      if (make(backend, &ctx2, &g2, &a2, &r2) != 0) _exit(30 + cycle);
+      if (run(g2, a2, r2) != QNN_SUCCESS) _exit(40 + cycle);
+      if (openhtp_fastrpc_dsp_pid() == dsp) _exit(50 + cycle);
+      if (run(g, a, r) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(60 + cycle);  // stale stays stale
+      api().contextFree(ctx, nullptr);  // returns; the DSP side of it is gone
+      ctx = ctx2, g = g2, a = a2, r = r2;
+    }
+    // A new backend while the old one lives, after one more crash.
+    kill(openhtp_fastrpc_dsp_pid(), SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    Qnn_BackendHandle_t backend2 = nullptr;
+    Qnn_ContextHandle_t ctx3 = nullptr;
+    Qnn_GraphHandle_t g3 = nullptr;
+    Qnn_Tensor_t a3, r3;
+    if (api().backendCreate(nullptr, nullptr, &backend2) != QNN_SUCCESS) _exit(70);
+    if (make(backend2, &ctx3, &g3, &a3, &r3) != 0 || run(g3, a3, r3) != QNN_SUCCESS) _exit(71);
+    api().contextFree(ctx, nullptr);
+    api().backendFree(backend);
+    api().contextFree(ctx3, nullptr);
+    api().backendFree(backend2);
+    _exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (int waited_ms = 0; waited_ms < 60000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done != child) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    FAIL() << "the client hung recovering from a DSP crash";
+  }
+  ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+}
