@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "openhtp/fastrpc_ext.h"
@@ -478,4 +480,72 @@ TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
   }
   ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
   EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+}
+
+// SSR on demand (OPENHTP_SSR_AT, src/dsp/htp_skel/ssr_trigger.h): the DSP
+// process dies at the chosen call, the client sees 1007 there and not
+// before, and recovers with a fresh DSP process.
+TEST(DspProcessLoss, SsrOnDemandStopsTheDspAtTheChosenCall) {
+  for (const char* point : {"execute:3", "prepare:2"}) {
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      setenv("OPENHTP_SSR_AT", point, 1);  // inherited by the DSP process the first call starts
+      const bool at_execute = std::strcmp(point, "execute:3") == 0;
+      std::vector<uint32_t> dims{1, 8};
+      float x[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, y[8] = {};
+      Qnn_BackendHandle_t backend = nullptr;
+      if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS) _exit(2);
+      // One context and graph; the graph's finalize is a prepare.
+      auto make = [&](Qnn_ContextHandle_t* ctx, Qnn_GraphHandle_t* g, Qnn_Tensor_t* a, Qnn_Tensor_t* r) {
+        *a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+        *r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+        if (api().contextCreate(backend, nullptr, nullptr, ctx) != QNN_SUCCESS ||
+            api().graphCreate(*ctx, "g", nullptr, g) != QNN_SUCCESS || api().tensorCreateGraphTensor(*g, a) != QNN_SUCCESS ||
+            api().tensorCreateGraphTensor(*g, r) != QNN_SUCCESS || add_node(*g, "relu", QNN_OP_RELU, a, 1, r) != QNN_SUCCESS) {
+          return Qnn_ErrorHandle_t{1};
+        }
+        return api().graphFinalize(*g, nullptr, nullptr);
+      };
+      auto run = [&](Qnn_GraphHandle_t g, Qnn_Tensor_t a, Qnn_Tensor_t r) {
+        a.v1.clientBuf = {x, sizeof x};
+        r.v1.clientBuf = {y, sizeof y};
+        return api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr);
+      };
+      Qnn_ContextHandle_t c1 = nullptr, c2 = nullptr;
+      Qnn_GraphHandle_t g1 = nullptr, g2 = nullptr;
+      Qnn_Tensor_t a1, r1, a2, r2;
+      if (make(&c1, &g1, &a1, &r1) != QNN_SUCCESS) _exit(3);  // prepare 1
+      if (at_execute) {
+        if (run(g1, a1, r1) != QNN_SUCCESS || run(g1, a1, r1) != QNN_SUCCESS) _exit(4);  // executes 1, 2
+        if (run(g1, a1, r1) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(5);          // execute 3
+      } else {
+        if (run(g1, a1, r1) != QNN_SUCCESS) _exit(6);
+        if (make(&c2, &g2, &a2, &r2) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(7);  // prepare 2
+      }
+      unsetenv("OPENHTP_SSR_AT");  // the fresh DSP process runs normally
+      Qnn_ContextHandle_t c3 = nullptr;
+      Qnn_GraphHandle_t g3 = nullptr;
+      Qnn_Tensor_t a3, r3;
+      if (make(&c3, &g3, &a3, &r3) != QNN_SUCCESS || run(g3, a3, r3) != QNN_SUCCESS) _exit(8);
+      if (y[1] != 2.0f || y[2] != 0.0f) _exit(9);
+      api().contextFree(c1, nullptr);
+      if (c2 != nullptr) api().contextFree(c2, nullptr);
+      api().contextFree(c3, nullptr);
+      api().backendFree(backend);
+      _exit(0);
+    }
+    int status = 0;
+    pid_t done = 0;
+    for (int waited_ms = 0; waited_ms < 30000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (done != child) {
+      kill(child, SIGKILL);
+      waitpid(child, &status, 0);
+      FAIL() << point << ": the client hung";
+    }
+    ASSERT_TRUE(WIFEXITED(status)) << point << ": the client died of signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << point << ": step " << WEXITSTATUS(status) << " of the child failed";
+  }
 }

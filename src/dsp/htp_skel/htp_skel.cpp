@@ -15,6 +15,7 @@
 #include "QnnMem.h"
 #include "binary/context_codec.h"
 #include "binary/graph_codec.h"
+#include "dsp/htp_skel/ssr_trigger.h"
 #include "htp/runtime.h"
 #include "ipc/error_tickets.h"
 #include "ipc/fd_mapping.h"
@@ -197,6 +198,13 @@ int dispatch(uint32_t sc, remote_arg* pra) {
   if (status_arg == nullptr) return AEE_EBADPARM;  // nowhere to put an answer
   wire::WireStatus st;
   htp::Status s;
+  switch (REMOTE_SCALARS_METHOD(sc)) {  // subsystem restart on demand (ssr_trigger.h)
+    case wire::kGraphExecute: SsrTrigger::instance().at(SsrPoint::kExecute); break;
+    case wire::kGraphPrepare:
+    case wire::kContextLoadBinary: SsrTrigger::instance().at(SsrPoint::kPrepare); break;
+    case wire::kMemRegister: SsrTrigger::instance().at(SsrPoint::kRegister); break;
+    default: break;
+  }
   try {
     s = run_method(sc, pra, &st);
   } catch (const std::bad_alloc&) {  // the codec's own allocations (decoding)

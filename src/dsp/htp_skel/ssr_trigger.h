@@ -1,0 +1,33 @@
+// Subsystem restart on demand, for clients testing their recovery path (what
+// ONNX Runtime's QNN provider had to mock a whole backend for):
+//
+//   OPENHTP_SSR_AT=<point>:<n>    point: execute | prepare | register
+//
+// makes the DSP process die (SIGKILL on itself, as a crashed cDSP would) when
+// the n-th call of that kind (1-based) arrives, before it runs. Read once by
+// the DSP process, which inherits the client's environment; the in-process
+// door never consults it. docs/user-guide.md ("Recovering from a DSP crash").
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace openhtp::skel {
+
+enum class SsrPoint { kNone, kExecute, kPrepare, kRegister };
+
+class SsrTrigger {
+ public:
+  // From OPENHTP_SSR_AT; kNone when unset or malformed (said once on stderr).
+  static SsrTrigger& instance();
+  // Counts a call at `point`; does not return when it is the chosen one.
+  void at(SsrPoint point);
+
+ private:
+  SsrTrigger();
+  SsrPoint point_ = SsrPoint::kNone;
+  uint64_t nth_ = 0;
+  std::atomic<uint64_t> seen_{0};
+};
+
+}  // namespace openhtp::skel
