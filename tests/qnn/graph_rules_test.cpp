@@ -8,8 +8,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "openhtp/fastrpc_ext.h"
@@ -20,6 +22,40 @@ using namespace qnntest;
 
 namespace {
 class GraphRules : public QnnFixture {};
+
+// Runs `body` in a forked child (which starts its own DSP process) and
+// returns the child's exit status: `body` ends it with _exit(step) on a
+// failed step, or returns normally for 0. A child that hangs past
+// `deadline` or dies of a signal fails the test here and gives -1, so a
+// hang is caught by the test, not by CTest's timeout.
+int child_exit_status(const std::function<void()>& body, std::chrono::milliseconds deadline, const std::string& what) {
+  const pid_t child = fork();
+  if (child < 0) {
+    ADD_FAILURE() << what << ": fork failed";
+    return -1;
+  }
+  if (child == 0) {
+    body();
+    _exit(0);
+  }
+  int status = 0;
+  pid_t done = 0;
+  for (auto waited = std::chrono::milliseconds(0); waited < deadline && (done = waitpid(child, &status, WNOHANG)) == 0;
+       waited += std::chrono::milliseconds(10)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (done != child) {
+    kill(child, SIGKILL);
+    waitpid(child, &status, 0);
+    ADD_FAILURE() << what << ": the client hung";
+    return -1;
+  }
+  if (!WIFEXITED(status)) {
+    ADD_FAILURE() << what << ": the client died of signal " << WTERMSIG(status);
+    return -1;
+  }
+  return WEXITSTATUS(status);
+}
 }  // namespace
 
 TEST_F(GraphRules, TensorCreationRules) {
@@ -234,9 +270,7 @@ TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
   // process's other tests, nor a DSP process started before it.
   if (context_ != nullptr) api().contextFree(context_, nullptr), context_ = nullptr;
   if (backend_ != nullptr) api().backendFree(backend_), backend_ = nullptr;
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int step = child_exit_status([this] {
     auto fail = [](int code) { _exit(code); };
     struct rlimit lim {uint64_t{4} << 30, uint64_t{4} << 30};
     if (setrlimit(RLIMIT_AS, &lim) != 0) fail(2);
@@ -284,12 +318,8 @@ TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
     }
     api().contextFree(ctx, nullptr);
     api().backendFree(backend);
-    _exit(0);
-  }
-  int status = 0;
-  ASSERT_EQ(waitpid(child, &status, 0), child);
-  ASSERT_TRUE(WIFEXITED(status)) << "the child died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+  }, std::chrono::seconds(60), "an allocation the runtime cannot make");
+  EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
 #endif
 }
 
@@ -299,9 +329,7 @@ TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
 // flight at the time are gone — and freeing the objects returns. Run in a
 // child so a hang is caught by the deadline, not by CTest's timeout.
 TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int step = child_exit_status([] {
     Qnn_BackendHandle_t backend = nullptr;
     Qnn_ContextHandle_t ctx = nullptr;
     Qnn_GraphHandle_t g = nullptr;
@@ -327,20 +355,8 @@ TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
     }
     api().contextFree(ctx, nullptr);  // the DSP side is gone; the call must return
     api().backendFree(backend);
-    _exit(0);
-  }
-  int status = 0;
-  pid_t done = 0;
-  for (int waited_ms = 0; waited_ms < 30000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (done != child) {
-    kill(child, SIGKILL);
-    waitpid(child, &status, 0);
-    FAIL() << "the client hung after its DSP process died";
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+  }, std::chrono::seconds(30), "calls after the DSP died");
+  EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
 }
 
 namespace {
@@ -400,9 +416,7 @@ TEST_F(DspProcessLossFixture, FreeingABufferDuringItsExecuteBreaksNothingElse) {
 // dead one's objects still exist; those keep failing with 1007 and are freed
 // without a hang. Several cycles, in a child under a deadline.
 TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
-  const pid_t child = fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
+  const int step = child_exit_status([] {
     std::vector<uint32_t> dims{1, 8};
     // Builds a one-Relu graph in a new context of `backend`; 0 on success.
     auto make = [&](Qnn_BackendHandle_t backend, Qnn_ContextHandle_t* ctx, Qnn_GraphHandle_t* g, Qnn_Tensor_t* a,
@@ -466,20 +480,8 @@ TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
     api().backendFree(backend);
     api().contextFree(ctx3, nullptr);
     api().backendFree(backend2);
-    _exit(0);
-  }
-  int status = 0;
-  pid_t done = 0;
-  for (int waited_ms = 0; waited_ms < 60000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (done != child) {
-    kill(child, SIGKILL);
-    waitpid(child, &status, 0);
-    FAIL() << "the client hung recovering from a DSP crash";
-  }
-  ASSERT_TRUE(WIFEXITED(status)) << "the client died of signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0) << "step " << WEXITSTATUS(status) << " of the child failed";
+  }, std::chrono::seconds(60), "recovering from DSP crashes");
+  EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
 }
 
 // SSR on demand (OPENHTP_SSR_AT, src/dsp/htp_skel/ssr_trigger.h): the DSP
@@ -487,9 +489,7 @@ TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
 // before, and recovers with a fresh DSP process.
 TEST(DspProcessLoss, SsrOnDemandStopsTheDspAtTheChosenCall) {
   for (const char* point : {"execute:3", "prepare:2"}) {
-    const pid_t child = fork();
-    ASSERT_GE(child, 0);
-    if (child == 0) {
+    const int step = child_exit_status([point] {
       setenv("OPENHTP_SSR_AT", point, 1);  // inherited by the DSP process the first call starts
       const bool at_execute = std::strcmp(point, "execute:3") == 0;
       std::vector<uint32_t> dims{1, 8};
@@ -533,19 +533,7 @@ TEST(DspProcessLoss, SsrOnDemandStopsTheDspAtTheChosenCall) {
       if (c2 != nullptr) api().contextFree(c2, nullptr);
       api().contextFree(c3, nullptr);
       api().backendFree(backend);
-      _exit(0);
-    }
-    int status = 0;
-    pid_t done = 0;
-    for (int waited_ms = 0; waited_ms < 30000 && (done = waitpid(child, &status, WNOHANG)) == 0; waited_ms += 10) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    if (done != child) {
-      kill(child, SIGKILL);
-      waitpid(child, &status, 0);
-      FAIL() << point << ": the client hung";
-    }
-    ASSERT_TRUE(WIFEXITED(status)) << point << ": the client died of signal " << WTERMSIG(status);
-    EXPECT_EQ(WEXITSTATUS(status), 0) << point << ": step " << WEXITSTATUS(status) << " of the child failed";
+    }, std::chrono::seconds(30), point);
+    EXPECT_EQ(step, 0) << point << ": step " << step << " of the child failed";
   }
 }
