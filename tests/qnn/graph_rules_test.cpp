@@ -1,5 +1,6 @@
 // Graph and tensor rules broken on purpose, and a client killed in the middle
 // of an execute.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
@@ -363,51 +364,48 @@ namespace {
 class DspProcessLossFixture : public QnnFixture {};
 }  // namespace
 
-// rpcmem_free of a client buffer that an execute is using (FastRPC passes
-// rpcmem memory by reference), at a different moment each round: while the
-// call still copies its other input, and while the DSP runs. The client
-// breaks the rules here, and the call may fail — but the DSP process must
-// survive (the running call keeps its own mapping until it returns), and no
-// later call may see a stale transport or status: every round ends in a
-// clean success or a clean refusal, and a normal execute afterwards is right.
-TEST_F(DspProcessLossFixture, FreeingABufferDuringItsExecuteBreaksNothingElse) {
-  constexpr uint32_t n = 8u << 20;  // 32 MiB per tensor: an execute of several ms
+// A call whose fds cannot be sent (the fd of a by-reference buffer closed
+// under it) fails cleanly — and leaves nothing stale behind. The call also
+// had to grow its slot's transport buffer; the DSP never received the new
+// one, so the next call on that slot must send it again (it used to read the
+// old transport and answer with a stale status). Deterministic: the fd is
+// closed before the call, and the slot is the same (one thread).
+TEST_F(DspProcessLossFixture, AFailedFdSendLeavesNoStaleTransport) {
+  constexpr uint32_t n = 1u << 20;  // 4 MiB per tensor: more than the slot's transport holds so far
   build_add_relu(n, "big");
-  std::vector<float> b(n, 1.0f), out(n);
-  const int dsp = openhtp_fastrpc_dsp_pid();
-  ASSERT_GT(dsp, 0);
-  for (int round = 0; round < 6; ++round) {
-    auto* a = static_cast<float*>(rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size_t{n} * 4));
-    ASSERT_NE(a, nullptr);
-    std::fill(a, a + n, -2.0f);
-    Qnn_Tensor_t in[] = {a_, b_};
-    in[0].v1.clientBuf = {a, n * 4};
-    in[1].v1.clientBuf = {b.data(), n * 4};
-    Qnn_Tensor_t o = out_;
-    o.v1.clientBuf = {out.data(), n * 4};
-    Qnn_ErrorHandle_t e = QNN_SUCCESS;
-    std::thread exec([&] { e = api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr); });
-    // Late enough that the call has looked `a` up (microseconds in), so it
-    // is passed by reference, never read by the client again; early enough
-    // to land in the 32 MiB copy of `b` (before the call's fds are sent) or
-    // in the DSP's kernel.
-    std::this_thread::sleep_for(std::chrono::microseconds(1500 * (round + 1)));
-    rpcmem_free(a);
-    exec.join();
-    EXPECT_TRUE(e == QNN_SUCCESS || e == QNN_COMMON_ERROR_SYSTEM_COMMUNICATION)
-        << "round " << round << ": " << e << " " << testing::PrintToString(LogCapture::instance().lines());
-    ASSERT_EQ(kill(dsp, 0), 0) << "the DSP process died in round " << round;
-  }
-  std::vector<float> a2(n, 3.0f);
+  std::vector<float> b(n, 1.0f), out(n, -1.0f);
+  // A placeholder taken before the buffer's fd, so it has a lower number:
+  // freed with it, it is what the call's new transport takes (the lowest
+  // free fd), and the buffer's fd number stays closed until the call sends it.
+  const int placeholder = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(placeholder, 0);
+  auto* a = static_cast<float*>(rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size_t{n} * 4));
+  ASSERT_NE(a, nullptr);
+  std::fill(a, a + n, -2.0f);
   Qnn_Tensor_t in[] = {a_, b_};
-  in[0].v1.clientBuf = {a2.data(), n * 4};
+  in[0].v1.clientBuf = {a, n * 4};  // rpcmem: passed by reference, its fd sent with this first call
   in[1].v1.clientBuf = {b.data(), n * 4};
   Qnn_Tensor_t o = out_;
   o.v1.clientBuf = {out.data(), n * 4};
-  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
-  EXPECT_EQ(out[0], 4.0f);
-  EXPECT_EQ(out[n - 1], 4.0f);
-  EXPECT_EQ(openhtp_fastrpc_dsp_pid(), dsp);
+  const int fd = rpcmem_to_fd(a);
+  ASSERT_LT(placeholder, fd);
+  const int saved = fcntl(fd, F_DUPFD_CLOEXEC, fd + 100);  // out of the way of the lowest numbers
+  ASSERT_GE(saved, 0);
+  ASSERT_EQ(close(placeholder), 0);
+  ASSERT_EQ(close(fd), 0);
+  EXPECT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_COMMON_ERROR_SYSTEM_COMMUNICATION);
+  ASSERT_EQ(fcntl(fd, F_GETFD), -1) << "the test meant the call to find fd " << fd << " closed";
+  ASSERT_EQ(dup2(saved, fd), fd);  // rpcmem's fd is whole again
+  close(saved);
+  // The same slot again, with the buffer's fd back: a right answer, and the
+  // next one too.
+  for (float x : {3.0f, -5.0f}) {
+    std::fill(a, a + n, x);
+    ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS) << x;
+    EXPECT_EQ(out[0], std::max(0.0f, x + 1.0f)) << x;
+    EXPECT_EQ(out[n - 1], std::max(0.0f, x + 1.0f)) << x;
+  }
+  rpcmem_free(a);
 }
 
 // A subsystem restart as clients handle it: after 1007 they make new objects
