@@ -2,47 +2,93 @@
 
 namespace openhtp::ipc::htp_wire {
 
+namespace {
+
+constexpr uint64_t kPackAlign = 64;
+uint64_t pack_align(uint64_t v) { return (v + kPackAlign - 1) / kPackAlign * kPackAlign; }
+
+}  // namespace
+
 bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
                     std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why) {
   uint32_t raw_in = 0, raw_out = 0;
-  for (const auto& b : inputs) raw_in += b.mem_id == 0 ? 1 : 0;
-  for (const auto& b : outputs) raw_out += b.mem_id == 0 ? 1 : 0;
-  if (raw_in > kMaxRawBuffers || raw_out > kMaxRawBuffers) {
-    *why = "an execute passes at most " + std::to_string(kMaxRawBuffers) + " client-buffer " +
-           (raw_in > kMaxRawBuffers ? "inputs (got " + std::to_string(raw_in) : "outputs (got " + std::to_string(raw_out)) +
-           "); register the rest as memory handles";
-    return false;
+  uint64_t in_bytes = 0, out_bytes = 0;
+  for (const auto& b : inputs) {
+    if (b.mem_id == 0) ++raw_in, in_bytes = pack_align(in_bytes) + b.bytes;
   }
+  for (const auto& b : outputs) {
+    if (b.mem_id == 0) ++raw_out, out_bytes = pack_align(out_bytes) + b.bytes;
+  }
+  const bool pack_in = raw_in > kMaxRawBuffers, pack_out = raw_out > kMaxRawBuffers;
+  for (auto [bindings, packed] : {std::pair{inputs, pack_in}, std::pair{outputs, pack_out}}) {
+    for (const auto& b : bindings) {
+      if (packed && b.mem_id == 0 && b.bytes > UINT32_MAX) {
+        *why = "tensor id " + std::to_string(b.tensor_id) + ": a client buffer of " + std::to_string(b.bytes) +
+               " bytes in a call with more than " + std::to_string(kMaxRawBuffers) +
+               " client buffers (register it as a memory handle)";
+        return false;
+      }
+    }
+  }
+  const uint32_t in_args = pack_in ? 1 : raw_in, out_args = pack_out ? 1 : raw_out;
   const size_t n_bind = inputs.size() + outputs.size();
   enc->request.resize(sizeof(ExecRequest) + n_bind * sizeof(WireBinding));
   const ExecRequest hdr{graph_id, static_cast<uint32_t>(inputs.size()), static_cast<uint32_t>(outputs.size())};
   std::memcpy(enc->request.data(), &hdr, sizeof hdr);
-  enc->args.resize(1 + raw_in + raw_out + 1);
+  enc->args.resize(1 + in_args + out_args + 1);
   enc->args[0].buf = {enc->request.data(), enc->request.size()};
+  enc->scatter.clear();
+  if (pack_in) {
+    enc->packed_in.resize(in_bytes);
+    enc->args[1].buf = {enc->packed_in.data(), enc->packed_in.size()};
+  }
+  if (pack_out) {
+    enc->packed_out.resize(out_bytes);
+    enc->args[1 + in_args].buf = {enc->packed_out.data(), enc->packed_out.size()};
+  }
   // Buffer arguments: in0 is the request, then raw inputs, then raw outputs.
-  uint32_t next_in = 1, next_out = 1 + raw_in;
-  auto* wire = reinterpret_cast<uint8_t*>(enc->request.data()) + sizeof hdr;
+  uint32_t next_in = 1, next_out = 1 + in_args;
+  uint64_t in_at = 0, out_at = 0;
+  auto* wire = enc->request.data() + sizeof hdr;
   size_t k = 0;
-  auto put = [&](const htp::ExecBinding& b, uint32_t* next) {
+  auto put = [&](const htp::ExecBinding& b, bool is_input) {
     WireBinding w;
     w.tensor_id = b.tensor_id;
+    const bool packed = is_input ? pack_in : pack_out;
     if (b.mem_id != 0) {
       w.kind = kBindMemHandle;
       w.mem_id = b.mem_id;
+    } else if (packed) {
+      uint64_t& at = is_input ? in_at : out_at;
+      at = pack_align(at);
+      w.kind = kBindPacked;
+      w.arg_index = is_input ? 1 : 1 + in_args;
+      w.mem_id = at;
+      w.packed_bytes = static_cast<uint32_t>(b.bytes);
+      if (is_input) {
+        std::memcpy(enc->packed_in.data() + at, b.data, b.bytes);
+      } else {
+        enc->scatter.push_back({b.data, at, b.bytes});
+      }
+      at += b.bytes;
     } else {
       w.kind = kBindBuffer;
-      w.arg_index = (*next)++;
+      w.arg_index = is_input ? next_in++ : next_out++;
       enc->args[w.arg_index].buf = {b.data, static_cast<size_t>(b.bytes)};
     }
     std::memcpy(wire + k++ * sizeof(WireBinding), &w, sizeof w);
   };
-  for (const auto& b : inputs) put(b, &next_in);
-  for (const auto& b : outputs) put(b, &next_out);
+  for (const auto& b : inputs) put(b, true);
+  for (const auto& b : outputs) put(b, false);
   enc->args.back().buf = {st, sizeof *st};
   enc->raw_inputs = raw_in;
   enc->raw_outputs = raw_out;
-  enc->sc = REMOTE_SCALARS_MAKEX(0, kGraphExecute, 1 + raw_in, raw_out + 1, 0, 0);
+  enc->sc = REMOTE_SCALARS_MAKEX(0, kGraphExecute, 1 + in_args, out_args + 1, 0, 0);
   return true;
+}
+
+void finish_execute(const ExecEncoding& enc) {
+  for (const auto& s : enc.scatter) std::memcpy(s.to, enc.packed_out.data() + s.offset, s.bytes);
 }
 
 bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::string* why) {
@@ -68,6 +114,7 @@ bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::
   const uint32_t last_out = n_in + n_out - 1;  // the status argument
   dec->arg_used.assign(last_out, 0);
   const auto* wire = static_cast<const uint8_t*>(pra[0].buf.pv) + sizeof req;
+  uint64_t packed_in_end = 0, packed_out_end = 0;
   for (uint64_t i = 0; i < n_bind; ++i) {
     WireBinding w;
     std::memcpy(&w, wire + i * sizeof w, sizeof w);
@@ -84,6 +131,24 @@ bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::
       continue;
     }
     const uint32_t lo = is_input ? 1 : n_in, hi = is_input ? n_in : last_out;
+    if (w.kind == kBindPacked) {
+      // A packed argument serves many bindings, each in its own range, in
+      // increasing order: one may not read or write another's bytes.
+      uint64_t& end = is_input ? packed_in_end : packed_out_end;
+      const bool in_range = w.arg_index >= lo && w.arg_index < hi;
+      const uint64_t len = in_range ? pra[w.arg_index].buf.nLen : 0;
+      if (!in_range || dec->arg_used[w.arg_index] == 1 || w.mem_id < end || w.mem_id > len ||
+          w.packed_bytes > len - w.mem_id) {
+        *why = "tensor id " + std::to_string(w.tensor_id) + ": bad packed range " + std::to_string(w.mem_id) + " + " +
+               std::to_string(w.packed_bytes) + " of buffer argument " + std::to_string(w.arg_index);
+        return false;
+      }
+      dec->arg_used[w.arg_index] = 2;
+      end = w.mem_id + w.packed_bytes;
+      b.data = static_cast<uint8_t*>(pra[w.arg_index].buf.pv) + w.mem_id;
+      b.bytes = w.packed_bytes;
+      continue;
+    }
     if (w.kind != kBindBuffer || w.arg_index < lo || w.arg_index >= hi || dec->arg_used[w.arg_index] != 0) {
       *why = "tensor id " + std::to_string(w.tensor_id) + ": bad buffer argument " + std::to_string(w.arg_index) +
              " (kind " + std::to_string(w.kind) + ")";

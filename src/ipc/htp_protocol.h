@@ -122,14 +122,18 @@ struct QueryResp {
 enum BindingKind : uint32_t {
   kBindMemHandle = 0,  // data lives in registered memory `mem_id`
   kBindBuffer = 1,     // data is the invoke buffer argument `arg_index`
+  // Data is `packed_bytes` at offset `mem_id` of buffer argument
+  // `arg_index`, which packs the call's client buffers of one direction
+  // (calls with more of them than a call has buffer arguments).
+  kBindPacked = 2,
 };
 
 struct WireBinding {
   uint32_t tensor_id = 0;
   uint32_t kind = kBindBuffer;
-  uint64_t mem_id = 0;
+  uint64_t mem_id = 0;      // kBindPacked: the offset in the packed argument
   uint32_t arg_index = 0;
-  uint32_t reserved = 0;
+  uint32_t packed_bytes = 0;
 };
 
 struct ExecRequest {
@@ -286,18 +290,32 @@ inline bool decode_error_message(uint32_t sc, const remote_arg* pra, IdReq* tick
 // handle travels as its id, a raw buffer as an invoke buffer (copied, or
 // passed by reference when it is rpcmem memory: libcdsprpc decides).
 
+// Calls with more client buffers in one direction than a call has buffer
+// arguments (kMaxRawBuffers) pack that direction's client buffers into one
+// argument, each at a 64-byte aligned offset: inputs are copied in before the
+// call, outputs scattered back after it (finish_execute). One extra copy, and
+// only for such calls (a calibration graph with an output per tensor).
+
 // What the stub keeps from one execute to the next, so encoding allocates
 // nothing in steady state.
 struct ExecEncoding {
   std::vector<uint8_t> request;
   std::vector<remote_arg> args;
   uint32_t sc = 0;
-  uint32_t raw_inputs = 0, raw_outputs = 0;
+  uint32_t raw_inputs = 0, raw_outputs = 0;  // client buffers of the call
+  std::vector<uint8_t> packed_in, packed_out;
+  struct Scatter {
+    void* to;
+    uint64_t offset, bytes;
+  };
+  std::vector<Scatter> scatter;  // packed outputs, for finish_execute
 };
 
 // False (and *why) when the call cannot be expressed on this wire.
 bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
                     std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why);
+// After a successful call: copies packed outputs to the client's buffers.
+void finish_execute(const ExecEncoding& enc);
 
 // The skel's half: bindings with every raw buffer resolved to its argument's
 // memory; reused across calls.

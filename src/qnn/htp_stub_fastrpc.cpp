@@ -103,6 +103,7 @@ class FastRpcStub final : public HtpStub {
       return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
     }
     const Qnn_ErrorHandle_t e = call(enc.sc, enc.args.data(), &st);
+    if (e == QNN_SUCCESS) wire::finish_execute(enc);
     openhtp_fastrpc_call_stats fs{};
     openhtp_fastrpc_last_call_stats(&fs);
     // The request block and the status are call overhead, not tensor data.

@@ -243,23 +243,63 @@ TEST(HtpProtocol, ForgedExecuteRequestsAreRefused) {
   }
 }
 
-TEST(HtpProtocol, MoreClientBuffersThanACallCarriesAreRefusedAtEncode) {
-  // REMOTE_SCALARS_OUTBUFS is 8 bits: 255 buffers, one of them the status.
-  std::vector<float> data(300);
-  std::vector<htp::ExecBinding> outs;
-  for (uint32_t i = 0; i < 255; ++i) outs.push_back({i, 0, &data[i], sizeof(float)});
+// REMOTE_SCALARS_OUTBUFS is 8 bits: 255 buffers, one of them the status. A
+// call with more client buffers in a direction packs them into one argument;
+// up to 254 each travel on their own.
+TEST(HtpProtocol, MoreClientBuffersThanACallCarriesArePacked) {
+  constexpr uint32_t kOuts = 1000, kIns = 300;
+  std::vector<float> in_data(kIns), out_data(kOuts, -1.0f);
+  for (uint32_t i = 0; i < kIns; ++i) in_data[i] = static_cast<float>(i);
+  std::vector<htp::ExecBinding> ins, outs;
+  for (uint32_t i = 0; i < kIns; ++i) ins.push_back({i, 0, &in_data[i], sizeof(float)});
+  ins.push_back({5000, 9, nullptr, 0});  // a memory handle among them
+  for (uint32_t i = 0; i < kOuts; ++i) outs.push_back({10000 + i, 0, &out_data[i], sizeof(float)});
   wire::WireStatus st;
   wire::ExecEncoding enc;
   std::string why;
-  EXPECT_FALSE(wire::encode_execute(1, {}, outs, &st, &enc, &why));
-  EXPECT_NE(why.find("at most 254 client-buffer outputs (got 255)"), std::string::npos) << why;
-  outs.pop_back();
-  ASSERT_TRUE(wire::encode_execute(1, {}, outs, &st, &enc, &why)) << why;
-  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 255u);
+  ASSERT_TRUE(wire::encode_execute(1, ins, outs, &st, &enc, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 2u);   // request + the packed inputs
+  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 2u);  // the packed outputs + status
   wire::ExecDecoding dec;
   ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
-  EXPECT_EQ(dec.outputs.size(), 254u);
-  EXPECT_EQ(dec.outputs[253].data, &data[253]);
+  ASSERT_EQ(dec.inputs.size(), kIns + 1);
+  ASSERT_EQ(dec.outputs.size(), kOuts);
+  EXPECT_EQ(dec.inputs[kIns].mem_id, 9u);
+  for (uint32_t i = 0; i < kIns; ++i) {
+    ASSERT_EQ(dec.inputs[i].bytes, sizeof(float));
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(dec.inputs[i].data) % 64, reinterpret_cast<uintptr_t>(enc.packed_in.data()) % 64);
+    EXPECT_EQ(*static_cast<const float*>(dec.inputs[i].data), static_cast<float>(i)) << i;
+  }
+  // What the "DSP" writes into the packed outputs reaches the client's buffers.
+  for (uint32_t i = 0; i < kOuts; ++i) *static_cast<float*>(dec.outputs[i].data) = 0.5f * i;
+  wire::finish_execute(enc);
+  for (uint32_t i = 0; i < kOuts; ++i) ASSERT_EQ(out_data[i], 0.5f * i) << i;
+
+  // Packed ranges that overlap, run backwards or leave the argument are forged.
+  auto forge_packed = [&](size_t k, uint64_t offset, uint32_t bytes) {
+    wire::ExecEncoding e2;
+    EXPECT_TRUE(wire::encode_execute(1, ins, outs, &st, &e2, &why));
+    wire::WireBinding w;
+    uint8_t* at = e2.request.data() + sizeof(wire::ExecRequest) + k * sizeof w;
+    std::memcpy(&w, at, sizeof w);
+    w.mem_id = offset;
+    w.packed_bytes = bytes;
+    std::memcpy(at, &w, sizeof w);
+    wire::ExecDecoding d2;
+    const bool ok = wire::decode_execute(e2.sc, e2.args.data(), &d2, &why);
+    return ok ? std::string() : why;
+  };
+  EXPECT_NE(forge_packed(1, 0, 4).find("bad packed range 0 + 4"), std::string::npos);          // over binding 0
+  EXPECT_NE(forge_packed(kIns - 1, 1u << 30, 4).find("bad packed range"), std::string::npos);  // past the end
+  EXPECT_NE(forge_packed(kIns - 1, 0, 0).find("bad packed range"), std::string::npos);         // backwards
+  EXPECT_EQ(forge_packed(5, 5 * 64, 4), "");                                                   // the same range: fine
+
+  // 254 client buffers still travel one per argument.
+  outs.resize(254);
+  ASSERT_TRUE(wire::encode_execute(1, {}, outs, &st, &enc, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 255u);
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  EXPECT_EQ(dec.outputs[253].data, &out_data[253]);
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "openhtp/fastrpc_ext.h"
 #include "openhtp/qnn_ext.h"
@@ -142,4 +144,79 @@ TEST_F(Execute, RunsInTheDspProcess) {
   build_add_relu(8);
   EXPECT_GT(openhtp_fastrpc_dsp_pid(), 0);
   EXPECT_NE(openhtp_fastrpc_dsp_pid(), getpid());
+}
+
+// A graph with 1,000 inputs and 1,000 outputs (out_i = Relu(in_i)), as a
+// calibration graph that exposes every tensor has: more client buffers than
+// one remote call can carry (254 each way), so the FastRPC door packs them;
+// every tenth tensor is a memory handle in one multi-tensor shared buffer.
+// Every output must be right — nothing may "succeed" with data missing.
+TEST_F(Execute, AThousandInputsAndOutputsMixedAreAllRight) {
+  constexpr uint32_t kN = 1000, kElems = 4;
+  std::vector<uint32_t> dims{1, kElems};
+  ASSERT_EQ(api().graphCreate(context_, "wide", nullptr, &graph_), QNN_SUCCESS);
+  std::vector<Qnn_Tensor_t> ins, outs;
+  std::vector<std::string> names;
+  names.reserve(2 * kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    names.push_back("in" + std::to_string(i));
+    ins.push_back(make_tensor(names.back().c_str(), QNN_TENSOR_TYPE_APP_WRITE, dims));
+    names.push_back("out" + std::to_string(i));
+    outs.push_back(make_tensor(names.back().c_str(), QNN_TENSOR_TYPE_APP_READ, dims));
+    ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &ins[i]), QNN_SUCCESS);
+    ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &outs[i]), QNN_SUCCESS);
+  }
+  for (uint32_t i = 0; i < kN; ++i) {
+    ASSERT_EQ(add_node(graph_, ("relu" + std::to_string(i)).c_str(), QNN_OP_RELU, &ins[i], 1, &outs[i]), QNN_SUCCESS);
+  }
+  ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+
+  // Every tenth tensor (inputs and outputs) lives in one rpcmem buffer.
+  constexpr uint32_t kHandles = 2 * kN / 10;
+  const uint64_t slot = kElems * sizeof(float);
+  auto* shared = static_cast<float*>(rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, kHandles * slot));
+  ASSERT_NE(shared, nullptr);
+  const int fd = rpcmem_to_fd(shared);
+  std::vector<Qnn_MemHandle_t> handles(kHandles);
+  for (uint32_t h = 0; h < kHandles; ++h) {
+    QnnMemHtp_Descriptor_t htp{};
+    htp.type = QNN_HTP_MEM_SHARED_BUFFER;
+    htp.size = kHandles * slot;
+    htp.sharedBufferConfig = {fd, h * slot};
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    d.memShape = {2, dims.data(), nullptr};
+    d.dataType = QNN_DATATYPE_FLOAT_32;
+    d.memType = QNN_MEM_TYPE_CUSTOM;
+    d.customInfo = &htp;
+    ASSERT_EQ(api().memRegister(context_, &d, 1, &handles[h]), QNN_SUCCESS);
+  }
+  std::vector<float> in_data(kN * kElems), out_data(kN * kElems, -7.0f);
+  auto value = [](uint32_t i, uint32_t e) { return static_cast<float>(static_cast<int>(i * kElems + e) % 37 - 18); };
+  uint32_t next_handle = 0;
+  std::vector<float*> out_at(kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    float* in_mem = &in_data[i * kElems];
+    out_at[i] = &out_data[i * kElems];
+    if (i % 10 == 0) {  // the input and the output of this pair are memory handles
+      in_mem = shared + next_handle * kElems;
+      ins[i].v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+      ins[i].v1.memHandle = handles[next_handle++];
+      out_at[i] = shared + next_handle * kElems;
+      std::fill(out_at[i], out_at[i] + kElems, -7.0f);
+      outs[i].v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+      outs[i].v1.memHandle = handles[next_handle++];
+    } else {
+      ins[i].v1.clientBuf = {in_mem, static_cast<uint32_t>(slot)};
+      outs[i].v1.clientBuf = {out_at[i], static_cast<uint32_t>(slot)};
+    }
+    for (uint32_t e = 0; e < kElems; ++e) in_mem[e] = value(i, e);
+  }
+  ASSERT_EQ(api().graphExecute(graph_, ins.data(), kN, outs.data(), kN, nullptr, nullptr), QNN_SUCCESS);
+  for (uint32_t i = 0; i < kN; ++i) {
+    for (uint32_t e = 0; e < kElems; ++e) {
+      ASSERT_EQ(out_at[i][e], std::max(0.0f, value(i, e))) << "output " << i << " element " << e;
+    }
+  }
+  ASSERT_EQ(api().memDeRegister(handles.data(), kHandles), QNN_SUCCESS);
+  rpcmem_free(shared);
 }
