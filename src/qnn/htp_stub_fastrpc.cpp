@@ -3,6 +3,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "AEEStdErr.h"
 #include "QnnContext.h"
 #include "QnnGraph.h"
 #include "binary/graph_codec.h"
@@ -119,8 +120,16 @@ class FastRpcStub final : public HtpStub {
   Qnn_ErrorHandle_t call(uint32_t sc, remote_arg* args, wire::WireStatus* st) {
     const int rc = remote_handle64_invoke(handle_, sc, args);
     if (rc != 0) {
-      QNN_LOG_ERROR("remote call %u to the DSP failed: FastRPC error %d (DSP process lost?)",
-                    static_cast<unsigned>(REMOTE_SCALARS_METHOD(sc)), rc);
+      // Say what failed: a lost DSP process is what clients recover from
+      // (1007); running out of memory or a refused argument is not that.
+      const bool lost = this->lost();
+      QNN_LOG_ERROR("remote call %u to the DSP failed: FastRPC error %d (%s)",
+                    static_cast<unsigned>(REMOTE_SCALARS_METHOD(sc)), rc,
+                    lost                  ? "the DSP process is gone; make new objects to recover"
+                    : rc == AEE_ENOMEMORY ? "out of memory"
+                    : rc == AEE_EBADPARM  ? "libcdsprpc refused the call's arguments"
+                                          : "the call did not complete");
+      if (!lost && rc == AEE_ENOMEMORY) return QNN_COMMON_ERROR_MEM_ALLOC;
       return QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
     }
     if (st->error != QNN_SUCCESS) log_error_message(st->id);

@@ -337,7 +337,9 @@ TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
     std::vector<uint32_t> dims{1, 8};
     Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
     Qnn_Tensor_t r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
-    if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS ||
+    Qnn_LogHandle_t log = nullptr;
+    if (api().logCreate(LogCapture::callback, QNN_LOG_LEVEL_ERROR, &log) != QNN_SUCCESS ||
+        api().backendCreate(log, nullptr, &backend) != QNN_SUCCESS ||
         api().contextCreate(backend, nullptr, nullptr, &ctx) != QNN_SUCCESS ||
         api().graphCreate(ctx, "g", nullptr, &g) != QNN_SUCCESS || api().tensorCreateGraphTensor(g, &a) != QNN_SUCCESS ||
         api().tensorCreateGraphTensor(g, &r) != QNN_SUCCESS || add_node(g, "relu", QNN_OP_RELU, &a, 1, &r) != QNN_SUCCESS ||
@@ -351,9 +353,12 @@ TEST(DspProcessLoss, CallsAfterTheDspDiesFailAtOnceAndNeverHang) {
     const int dsp = openhtp_fastrpc_dsp_pid();
     if (dsp <= 0 || kill(dsp, SIGKILL) != 0) _exit(4);
     // More calls than there are call slots (16).
+    LogCapture::instance().clear();
     for (int i = 0; i < 40; ++i) {
       if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(5);
     }
+    // The line says what happened and what to do.
+    if (!LogCapture::instance().has_line_with({"the DSP process is gone", "make new objects"})) _exit(6);
     api().contextFree(ctx, nullptr);  // the DSP side is gone; the call must return
     api().backendFree(backend);
   }, std::chrono::seconds(30), "calls after the DSP died");
