@@ -43,17 +43,6 @@ const char* graph_error_name(GraphError e) {
 
 void PreparedGraph::PoolDelete::operator()(pthreadpool* p) const { pthreadpool_destroy(p); }
 
-void PreparedGraph::AlignedFree::operator()(uint8_t* p) const {
-  ::operator delete(p, std::align_val_t{kArenaAlignment});
-}
-
-PreparedGraph::AlignedBuffer PreparedGraph::allocate_zeroed(size_t bytes) {
-  if (bytes == 0) return nullptr;
-  auto* p = static_cast<uint8_t*>(::operator new(bytes, std::align_val_t{kArenaAlignment}));
-  std::memset(p, 0, bytes);
-  return AlignedBuffer(p);
-}
-
 std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError* err, std::string* message) {
   return create(std::move(spec), PlanOptions{}, err, message);
 }
@@ -463,15 +452,13 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
   {
     std::lock_guard lock(own_mu_);
     // Made again if set_num_threads let VTCM grow since.
-    if (!own_allocated_ || own_vtcm_size_ < vtcm_bytes_ || own_spill_fill_size_ < spill_fill_bytes_) {
-      own_vtcm_ = allocate_zeroed(vtcm_bytes_);
-      own_spill_fill_ = allocate_zeroed(spill_fill_bytes_);
-      own_vtcm_size_ = vtcm_bytes_;
-      own_spill_fill_size_ = spill_fill_bytes_;
+    if (!own_allocated_ || own_vtcm_.size() < vtcm_bytes_ || own_spill_fill_.size() < spill_fill_bytes_) {
+      own_vtcm_ = RegionMemory(vtcm_bytes_);
+      own_spill_fill_ = RegionMemory(spill_fill_bytes_);
       own_allocated_ = true;
     }
   }
-  const MemoryRegions own{own_vtcm_.get(), own_vtcm_size_, own_spill_fill_.get(), own_spill_fill_size_};
+  const MemoryRegions own{own_vtcm_.data(), own_vtcm_.size(), own_spill_fill_.data(), own_spill_fill_.size()};
   return execute(inputs, outputs, own, message);
 }
 

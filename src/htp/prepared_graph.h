@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "htp/graph_spec.h"
+#include "htp/region_memory.h"
 #include "htp/vtcm_plan.h"
 #include "ops/op.h"
 
@@ -162,14 +163,6 @@ class PreparedGraph {
     int slot = 0;
     TensorPlacement where;
   };
-  // Memory the graph owns for execute() without regions, aligned to a cache
-  // line (std::vector only guarantees 16 bytes).
-  struct AlignedFree {
-    void operator()(uint8_t* p) const;
-  };
-  using AlignedBuffer = std::unique_ptr<uint8_t, AlignedFree>;
-  static AlignedBuffer allocate_zeroed(size_t bytes);
-
   PreparedGraph() = default;
   // Builds node n's kernel from its step's slots on env_ (ops::prepare_node).
   ops::Status prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
@@ -198,9 +191,8 @@ class PreparedGraph {
   // Planned NATIVE tensors (slots) and their lifetimes in node order.
   std::vector<int> natives_;
   std::vector<int> first_use_, last_use_;       // per slot, -1 when no node uses it
-  AlignedBuffer own_vtcm_, own_spill_fill_;  // only for execute() without regions; made on first use
+  RegionMemory own_vtcm_, own_spill_fill_;  // only for execute() without regions; made on first use
   std::mutex own_mu_;
-  size_t own_vtcm_size_ = 0, own_spill_fill_size_ = 0;
   bool own_allocated_ = false;
   // Region bases pointers_ currently hold NATIVE tensors at: rebinding is
   // skipped while a caller keeps passing the same regions.

@@ -19,6 +19,7 @@
 #include "common/current_exception.h"
 #include "common/interval_clock.h"
 #include "htp/prepared_graph.h"
+#include "htp/region_memory.h"
 
 namespace openhtp::htp {
 
@@ -44,36 +45,6 @@ Status error(Qnn_ErrorHandle_t code, const char* fmt, ...) {
 }
 
 using ull = unsigned long long;
-
-// Anonymous memory for the VTCM and internal spill-fill regions: page
-// aligned (more than the planner's 64 bytes), zero, and committed only as
-// graphs touch it — a region sized for the largest graph costs only what
-// the graphs really use.
-class RegionMemory {
- public:
-  RegionMemory() = default;
-  explicit RegionMemory(size_t bytes) : size_(bytes) {
-    if (bytes == 0) return;
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) throw std::bad_alloc();
-    base_ = static_cast<uint8_t*>(p);
-  }
-  ~RegionMemory() {
-    if (base_ != nullptr) munmap(base_, size_);
-  }
-  RegionMemory(RegionMemory&& o) noexcept : base_(o.base_), size_(o.size_) { o.base_ = nullptr, o.size_ = 0; }
-  RegionMemory& operator=(RegionMemory&& o) noexcept {
-    std::swap(base_, o.base_);
-    std::swap(size_, o.size_);
-    return *this;
-  }
-  uint8_t* data() const { return base_; }
-  size_t size() const { return size_; }
-
- private:
-  uint8_t* base_ = nullptr;
-  size_t size_ = 0;
-};
 
 // A slice of registered memory: what a context's external buffer is.
 struct MemorySlice {
