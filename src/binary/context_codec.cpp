@@ -2,6 +2,8 @@
 
 #include <zlib.h>
 
+#include <algorithm>
+
 #include "binary/graph_tables.h"
 #include "context_generated.h"
 
@@ -46,6 +48,9 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
     for (const auto& [id, where] : g.placements) {
       placements.emplace_back(id, static_cast<uint8_t>(where.region), where.offset);
     }
+    // By tensor id: the same context writes the same bytes every time.
+    std::sort(placements.begin(), placements.end(),
+              [](const fb::Placement& x, const fb::Placement& y) { return x.tensor_id() < y.tensor_id(); });
     records.push_back(fb::CreateGraphRecord(pb, graph, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes,
                                             placements.empty() ? 0 : pb.CreateVectorOfStructs(placements)));
   }
@@ -116,8 +121,13 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
                      ", which the graph does not have";
             return BinaryError::kMalformed;
           }
-          g.placements.emplace_back(p->tensor_id(), htp::TensorPlacement{static_cast<htp::Region>(p->region()),
-                                                                        static_cast<size_t>(p->offset())});
+          if (!g.placements.emplace(p->tensor_id(), htp::TensorPlacement{static_cast<htp::Region>(p->region()),
+                                                                         static_cast<size_t>(p->offset())})
+                   .second) {
+            *error = "context binary: graph '" + g.spec.name + "' stores two placements for tensor id " +
+                     std::to_string(p->tensor_id());
+            return BinaryError::kMalformed;
+          }
         }
       }
       out.graphs.push_back(std::move(g));

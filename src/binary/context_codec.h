@@ -29,9 +29,9 @@ struct GraphImage {
   uint64_t arena_bytes = 0;
   uint64_t vtcm_bytes = 0;
   uint64_t spill_fill_bytes = 0;
-  // Where each NATIVE tensor lives (tensor id, placement); empty when the
-  // binary predates stored plans.
-  std::vector<std::pair<uint32_t, htp::TensorPlacement>> placements;
+  // Where each NATIVE tensor lives; empty when the binary predates stored
+  // plans.
+  htp::StoredPlan placements;
 };
 
 struct ContextImage {

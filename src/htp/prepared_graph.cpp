@@ -398,9 +398,9 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
   return GraphError::kNone;
 }
 
-std::vector<std::pair<uint32_t, TensorPlacement>> PreparedGraph::placements() const {
-  std::vector<std::pair<uint32_t, TensorPlacement>> out;
-  for (const PlacedSlot& p : placed_) out.emplace_back(spec_.tensors[p.slot].id, p.where);
+StoredPlan PreparedGraph::placements() const {
+  StoredPlan out;
+  for (const PlacedSlot& p : placed_) out.emplace(spec_.tensors[p.slot].id, p.where);
   return out;
 }
 

@@ -67,7 +67,7 @@ struct PlanOptions {
   // another tensor alive at the same time, or for a tensor that is not a
   // planned NATIVE tensor, is refused with kInvalidGraph, naming the tensor
   // and the offset. Null: plan everything.
-  const std::unordered_map<uint32_t, TensorPlacement>* stored_placements = nullptr;
+  const StoredPlan* stored_placements = nullptr;
 };
 
 // The memory intermediates live in during one execute. Each region must hold
@@ -119,7 +119,7 @@ class PreparedGraph {
   std::optional<TensorPlacement> placement(uint32_t tensor_id) const;
   // Every planned NATIVE tensor's (tensor id, placement): what a context
   // binary stores.
-  std::vector<std::pair<uint32_t, TensorPlacement>> placements() const;
+  StoredPlan placements() const;
   const std::vector<uint32_t>& input_ids() const { return input_ids_; }
   // Per-node timing, off by default (two clock reads per node when on).
   struct NodeProfile {

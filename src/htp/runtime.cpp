@@ -1,7 +1,6 @@
 #include "htp/runtime.h"
 
 #include <malloc.h>
-#include <sys/mman.h>
 
 #include <chrono>
 #include <cstdarg>
@@ -362,8 +361,7 @@ Status RuntimeImpl::do_graph_plan(uint64_t graph_id, StoredPlan* plan) {
   if (it == graphs_.end()) {
     return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
   }
-  plan->clear();
-  for (const auto& [id, where] : it->second->graph->placements()) (*plan)[id] = where;
+  *plan = it->second->graph->placements();
   return Status::Ok();
 }
 

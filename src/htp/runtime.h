@@ -62,9 +62,6 @@ struct GraphInfo {
   uint64_t spill_fill_bytes = 0;  // of which in the spill-fill region
 };
 
-// Where each NATIVE tensor lives: what a context binary stores, and what a
-// graph prepared from one is held to (offline placements are honoured).
-using StoredPlan = std::unordered_map<uint32_t, TensorPlacement>;
 
 enum class MemoryKind : uint32_t {
   kTensor = 0,     // ION / DMA_BUF / SHARED_BUFFER: bound to tensors at execute

@@ -60,6 +60,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "htp/device_spec.h"
@@ -81,6 +82,11 @@ struct TensorPlacement {
   Region region = Region::kVtcm;
   size_t offset = 0;  // from the start of that region, aligned
 };
+
+// Where each NATIVE tensor lives, by tensor id: what a context binary
+// stores, and what a graph prepared from one is held to (offline placements
+// are honoured, PlanOptions::stored_placements).
+using StoredPlan = std::unordered_map<uint32_t, TensorPlacement>;
 
 struct VtcmPlan {
   std::vector<TensorPlacement> placements;  // one per request

@@ -68,15 +68,11 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
     }
     binary::GraphImage gi{g->spec, g->arena_bytes, g->vtcm_bytes, g->spill_fill_bytes, {}};
     // The plan the runtime made at finalize, so that a load is held to it.
-    htp::StoredPlan plan;
-    if (Qnn_ErrorHandle_t e = ctx.stub->graph_plan(g->remote_id, g->spec.tensors.size(), &plan);
+    if (Qnn_ErrorHandle_t e = ctx.stub->graph_plan(g->remote_id, g->spec.tensors.size(), &gi.placements);
         e != QNN_SUCCESS) {
       *err = e;
       return image;
     }
-    gi.placements.assign(plan.begin(), plan.end());
-    std::sort(gi.placements.begin(), gi.placements.end(),
-              [](const auto& x, const auto& y) { return x.first < y.first; });  // the same bytes every time
     image.graphs.push_back(std::move(gi));
   }
   image.weights_bytes = binary::weights_bytes(image.graphs, htp::kDevice.buffer_start_alignment);

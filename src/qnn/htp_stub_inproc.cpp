@@ -50,10 +50,9 @@ class InProcessStub final : public HtpStub {
                                 std::vector<htp::GraphInfo>* infos) override {
     infos->clear();
     for (const auto& g : image.graphs) {
-      const htp::StoredPlan plan(g.placements.begin(), g.placements.end());
       htp::GraphInfo info;
       if (Qnn_ErrorHandle_t e =
-              report(rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &plan, &info));
+              report(rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &g.placements, &info));
           e != QNN_SUCCESS) {
         return e;
       }

@@ -115,9 +115,9 @@ TEST(ContextCodec, StoredPlansRoundTripAndForeignPlacementsAreRefused) {
   std::string err;
   ASSERT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kNone) << err;
   ASSERT_EQ(back.graphs[0].placements.size(), 1u);
-  EXPECT_EQ(back.graphs[0].placements[0].first, native);
-  EXPECT_EQ(back.graphs[0].placements[0].second.region, htp::Region::kSpillFill);
-  EXPECT_EQ(back.graphs[0].placements[0].second.offset, 4032u);
+  ASSERT_EQ(back.graphs[0].placements.count(native), 1u);
+  EXPECT_EQ(back.graphs[0].placements.at(native).region, htp::Region::kSpillFill);
+  EXPECT_EQ(back.graphs[0].placements.at(native).offset, 4032u);
   image.graphs[0].placements = {{9999, {htp::Region::kVtcm, 0}}};
   bytes = binary::encode_context(image);
   EXPECT_EQ(binary::decode_context(bytes.data(), bytes.size(), &back, &err), binary::BinaryError::kMalformed);

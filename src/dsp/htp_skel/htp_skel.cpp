@@ -56,12 +56,6 @@ htp::Status malformed(const char* method) {
   return htp::Status::Error(QNN_COMMON_ERROR_INVALID_ARGUMENT, std::string("malformed ") + method + " call");
 }
 
-htp::StoredPlan stored_plan_of(const binary::GraphImage& g) {
-  htp::StoredPlan plan;
-  for (const auto& [id, where] : g.placements) plan[id] = where;
-  return plan;
-}
-
 // One call: decode, run, and the status to encode (`st->id` and the
 // method's outputs are written here).
 htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
@@ -109,10 +103,10 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
                                       " graphs, the client expected " + std::to_string(req.num_graphs));
       }
       for (size_t i = 0; i < image.graphs.size(); ++i) {
-        const htp::StoredPlan plan = stored_plan_of(image.graphs[i]);
+        const htp::StoredPlan& plan = image.graphs[i].placements;
         htp::GraphInfo info;
         htp::Status s = rt.prepare_graph(req.context_id, std::move(image.graphs[i].spec),
-                                         image.graphs[i].placements.empty() ? nullptr : &plan, &info);
+                                         plan.empty() ? nullptr : &plan, &info);
         if (!s.ok()) return s;  // the graphs prepared so far go with the context
         out[i] = {info.graph_id, info.arena_bytes, info.vtcm_bytes, info.spill_fill_bytes};
       }
