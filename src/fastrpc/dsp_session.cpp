@@ -315,8 +315,9 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   descs.assign(n_args, ipc::ArgDesc{});
   fds.clear();
   newly_mapped.clear();
-  const uint64_t header_bytes = ipc::align_up(sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc), 64);
-  uint64_t cursor = header_bytes;
+  // Pass 1: per argument, copy or reference or inline output, and which fds
+  // must travel. Pass 2 (below) lays the frame out.
+  uint64_t copied_in_bytes = 0;
   bool inline_out_used = false;
   for (uint32_t i = 0; i < n_in + n_out; ++i) {
     const remote_buf& b = args[i].buf;
@@ -348,8 +349,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       if (stats) stats->bytes_copied_out += b.nLen;
     } else {
       d.kind = ipc::ArgKind::kCopy;
-      d.offset = cursor;
-      cursor = ipc::align_up(cursor + b.nLen, 64);
+      if (i < n_in) copied_in_bytes += ipc::align_up(b.nLen, 8);
       if (stats) (i < n_in ? stats->bytes_copied_in : stats->bytes_copied_out) += b.nLen;
     }
   }
@@ -365,13 +365,29 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
   if (fds.size() + 1 > ipc::kMaxFdsPerMessage) return AEE_EBADPARM;
 
+  // Pass 2: the frame goes in the slot's own lines when it fits (inputs
+  // packed at 8 bytes, outputs in the transport from offset 0), else in the
+  // transport (everything 64-byte aligned after the header).
+  const uint64_t descs_end = sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc);
+  const bool in_slot = ipc::align_up(descs_end, 8) + copied_in_bytes <= ipc::kSlotFrameBytes;
+  uint64_t in_cursor = in_slot ? ipc::align_up(descs_end, 8) : ipc::align_up(descs_end, 64);
+  uint64_t out_cursor = in_slot ? 0 : in_cursor;
+  for (uint32_t i = 0; i < n_in + n_out; ++i) {
+    ipc::ArgDesc& d = descs[i];
+    if (d.kind != ipc::ArgKind::kCopy) continue;
+    uint64_t& cursor = in_slot ? (i < n_in ? in_cursor : out_cursor) : in_cursor;
+    d.offset = cursor;
+    cursor = ipc::align_up(cursor + d.len, in_slot && i < n_in ? 8 : 64);
+  }
+  const uint64_t transport_bytes = in_slot ? out_cursor : in_cursor;
+
   const int si = acquire_slot();
   if (si < 0) return AEE_EBADSTATE;  // the DSP process died while this call waited for a slot
   Slot& slot = slots_[si];
   ipc::SlotControl& ctl = page_->slots[si];
   uint32_t transport_index = ipc::kNoFd;
-  if (slot.transport.size() < cursor) {
-    size_t want = std::max<size_t>(cursor, std::max<size_t>(64 * 1024, slot.transport.size() * 2));
+  if (slot.transport.size() < transport_bytes) {
+    size_t want = std::max<size_t>(transport_bytes, std::max<size_t>(64 * 1024, slot.transport.size() * 2));
     ipc::SharedRegion bigger;
     if (bigger.create("openhtp-transport", want) != 0) {
       release_slot(si);
@@ -385,14 +401,19 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     fds.push_back(slot.transport.fd());
   }
 
-  uint8_t* t = slot.transport.data();
-  auto* hdr = reinterpret_cast<ipc::CallHeader*>(t);
+  uint8_t* const t = slot.transport.data();
+  uint8_t* const frame = in_slot ? ctl.frame : t;
+  auto* hdr = reinterpret_cast<ipc::CallHeader*>(frame);
   *hdr = ipc::CallHeader{op, scalars, handle, n_args, 0};
-  auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(t + sizeof(ipc::CallHeader));
+  auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(frame + sizeof(ipc::CallHeader));
   for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
   for (uint32_t i = 0; i < n_in; ++i) {
     if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
-      parallel_copy(t + descs[i].offset, args[i].buf.pv, descs[i].len);
+      if (in_slot) {
+        std::memcpy(frame + descs[i].offset, args[i].buf.pv, descs[i].len);
+      } else {
+        parallel_copy(frame + descs[i].offset, args[i].buf.pv, descs[i].len);
+      }
     }
   }
 
@@ -408,6 +429,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
   ctl.num_fds = static_cast<uint32_t>(fds.size());
   ctl.transport_fd_index = transport_index;
+  ctl.frame_bytes = in_slot ? static_cast<uint32_t>(in_cursor) : 0;
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 

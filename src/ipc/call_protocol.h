@@ -5,10 +5,11 @@
 // and one socket per call slot. Nobody else can reach the DSP process: there
 // is no path in the file system, only the inherited socket.
 //
-// A call: the client takes a free slot, writes a CallHeader + ArgDescs + the
-// bytes of copied input buffers into the slot's transport buffer (a memfd both
-// sides map), sends any file descriptors the call needs over the slot's socket
-// in one message, then bumps slot.request. The DSP's slot thread wakes, picks
+// A call: the client takes a free slot, writes its frame (a CallHeader +
+// ArgDescs + the bytes of copied input buffers) into the slot's control lines
+// when it fits, else into the slot's transport buffer (a memfd both sides
+// map), sends any file descriptors the call needs over the slot's socket in
+// one message, then bumps slot.request. The DSP's slot thread wakes, picks
 // up the fds, runs the call and bumps slot.response. The control path is
 // shared memory + futex; sockets carry only fds.
 //
@@ -24,7 +25,7 @@
 namespace openhtp::ipc {
 
 inline constexpr uint32_t kProtocolMagic = 0x4f485450;  // "OHTP"
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
 inline constexpr uint32_t kNumSlots = 8;
 inline constexpr uint32_t kNoFd = 0xffffffffu;
 inline constexpr int kDspControlFd = 3;  // where the DSP process finds its socket
@@ -63,18 +64,29 @@ struct ReleaseMsg {  // the client freed these buffers; drop the DSP's mappings
 };
 
 inline constexpr size_t kInlineOutBytes = 40;
+inline constexpr size_t kSlotFrameBytes = 168;
 
-// One call slot in the doorbell page. Each side writes one cache line and
-// reads the other's, and everything a signal needs travels in its line: the
-// DSP learns how many fds to pick up from the line that woke it, and the
-// client finds the result and a small output buffer (the HTP skel's status
-// block) in the line that woke it — one line transfer each way for the
-// control path.
+// One call slot in the doorbell page. Each side writes its own lines and
+// reads the other's, and everything a signal needs travels in or beside the
+// line that carries it:
+// - client → DSP: the request word shares its line with the call's frame
+//   (CallHeader + ArgDescs + copied input bytes) whenever the frame fits in
+//   kSlotFrameBytes, which every HTP call except a large graph or binary does.
+//   The DSP then reads three lines the client wrote, all at addresses it knows
+//   before it wakes, so it fetches them at once instead of one after another
+//   (header → descs → request block was three dependent misses). A larger
+//   frame goes in the transport buffer.
+// - DSP → client: the result, an open's handle and a small output buffer (the
+//   HTP skel's status block) share the response word's line.
+// Copied OUTPUT bytes always live in the transport buffer.
 struct SlotControl {
   // Written by the client.
   alignas(64) FutexWord request;         // bumped to post a call
   uint32_t num_fds = 0;                  // fds sent on the slot socket for this call
   uint32_t transport_fd_index = kNoFd;   // which of them replaces the transport buffer
+  uint32_t frame_bytes = 0;              // > 0: the frame is `frame`; 0: it is in the transport
+  uint32_t reserved_client = 0;
+  alignas(8) uint8_t frame[kSlotFrameBytes];
   // Written by the DSP.
   alignas(64) FutexWord response;        // set to the request's value when done
   int32_t result = 0;                    // AEE status of the call
@@ -82,7 +94,7 @@ struct SlotControl {
   uint64_t out_handle = 0;               // result of an open
   uint8_t inline_out[kInlineOutBytes];   // an ArgKind::kInlineOut buffer
 };
-static_assert(sizeof(SlotControl) == 128);
+static_assert(offsetof(SlotControl, response) == 192 && sizeof(SlotControl) == 256);
 
 struct DoorbellPage {
   uint32_t magic;
@@ -95,7 +107,7 @@ struct DoorbellPage {
 enum class CallOp : uint32_t { kPing = 0, kOpen = 1, kInvoke = 2, kClose = 3 };
 
 enum class ArgKind : uint32_t {
-  kCopy = 0,  // bytes live in the transport buffer at `offset`
+  kCopy = 0,  // input: bytes live in the frame at `offset`; output: in the transport at `offset`
   kRef = 1,   // bytes live in a shared buffer (key) at `offset`; fd_index set on first use
   kDma = 2,   // a remote_dma_handle: fds[fd_index] at `offset`
   kInlineOut = 3,  // a small output buffer returned in SlotControl::inline_out

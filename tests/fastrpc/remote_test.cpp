@@ -119,6 +119,24 @@ TEST(Remote, PlainBuffersAreCopiedRpcmemBuffersAreNot) {
   remote_handle64_close(h);
 }
 
+// A call's frame travels in the slot's own cache lines when it fits
+// (ipc::kSlotFrameBytes) and in the transport buffer when not; every length
+// on either side of that limit, and across the transport's growth, must carry
+// every byte both ways.
+TEST(Remote, CallsOnEitherSideOfTheSlotFrameLimitCarryEveryByte) {
+  remote_handle64 h = open_test_skel();
+  for (size_t len = 0; len <= 400; ++len) {
+    std::vector<uint8_t> in(len), out(len, 0xee);
+    for (size_t i = 0; i < len; ++i) in[i] = static_cast<uint8_t>(i * 7 + len);
+    TestEchoInfo info{};
+    ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0) << len;
+    ASSERT_EQ(in, out) << len;
+    EXPECT_EQ(info.dsp_pid, openhtp_fastrpc_dsp_pid());
+    EXPECT_EQ(last_stats().bytesCopiedIn, len);
+  }
+  remote_handle64_close(h);
+}
+
 TEST(Remote, DspWritesAreVisibleToTheClientInPlace) {
   remote_handle64 h = open_test_skel();
   const size_t len = 4096 * 5;
