@@ -47,7 +47,8 @@ build() {
 
 # Under ASan+UBSan: the process-boundary and API tests, the kernels (reference
 # and fast paths), and the ONNX importer's passes (it parses untrusted files).
-SANITIZED_TESTS=(fastrpc_test qnn_test qnn_no_throw_test ops_test kernels_test htp_test fuzz_context_binary fuzz_execute_request onnx_passes_test)
+SANITIZED_TESTS=(fastrpc_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test htp_test fuzz_context_binary
+  fuzz_execute_request onnx_passes_test dsp_heap_test)
 
 case "${1:-}" in
   demo)
@@ -63,16 +64,17 @@ case "${1:-}" in
     build build-asan -DOPENHTP_SANITIZE=address -DOPENHTP_BUILD_BENCH=OFF -- "${SANITIZED_TESTS[@]}" \
       QnnHtpSkel openhtp-cdsp openhtp_test_skel
     ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 \
-      -R '^(fastrpc|qnn|qnn_inproc|ops|kernels|htp|fuzz|onnx)\.'
+      -R '^(fastrpc|qnn|qnn_inproc|ops|kernels|htp|fuzz|onnx|dsp_heap)\.'
     echo "== TSan"
     build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test qnn_test qnn_no_throw_test \
-      QnnHtpSkel openhtp-cdsp openhtp_test_skel
+      qnn_nonrpc_test htp_test QnnHtpSkel openhtp-cdsp openhtp_test_skel
     # The DSP side runs reference kernels here: oneDNN's OpenMP and XNNPACK's
     # pthreadpool are not TSan-instrumented, so their internal hand-offs would
     # be reported as races. TSan checks our own threads: channels, handles,
-    # object tables, executes racing frees.
+    # object tables, executes racing frees, the HTP's priority queue and
+    # preemption (htp.Preemption).
     OPENHTP_KERNELS=reference TSAN_OPTIONS="halt_on_error=1" \
-      ctest --test-dir build-tsan --output-on-failure -j2 -R '^(fastrpc|qnn|qnn_inproc)\.'
+      ctest --test-dir build-tsan --output-on-failure -j2 -R '^(fastrpc|qnn|qnn_inproc)\.|^htp\.Preemption\.'
     ;;
   bench)
     install_packages

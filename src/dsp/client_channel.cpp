@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstring>
 
 #include "common/log.h"
@@ -38,6 +39,14 @@ int ClientChannel::run() {
   for (uint32_t i = 0; i < ipc::kNumSlots; ++i) {
     std::thread([this, i] { slot_loop(static_cast<int>(i)); }).detach();
   }
+  // The heartbeat: proof to a waiting client that this process still runs
+  // (call_protocol.h). It stops with the whole process, and only then.
+  std::thread([this] {
+    for (;;) {
+      page_->heartbeat.fetch_add(1, std::memory_order_relaxed);
+      std::this_thread::sleep_for(std::chrono::nanoseconds(ipc::kHeartbeatPeriodNs));
+    }
+  }).detach();
   // The control socket: releases, and EOF when the client process is gone.
   for (;;) {
     ipc::ReleaseMsg msg;

@@ -37,6 +37,30 @@ std::once_flag g_atfork_once;
 // waits for a call to finish. Calls may legitimately run for minutes.
 constexpr int64_t kLivenessCheckNs = 100'000'000;
 
+// The deadlines of a waiting caller (docs/user-guide.md, "Bounded calls"):
+// no DSP heartbeat for OPENHTP_DSP_HEARTBEAT_MS (default 2 s: the process is
+// stopped or wedged as a whole), or one call running longer than
+// OPENHTP_CALL_DEADLINE_MS (default 10 min, longer than any legitimate call
+// here), and the DSP process is ended and the call fails as after a crash.
+int64_t deadline_from_env(const char* name, int64_t default_ms) {
+  const char* v = getenv(name);
+  if (v == nullptr || *v == '\0') return default_ms * 1'000'000;
+  char* end = nullptr;
+  const long long ms = strtoll(v, &end, 10);
+  if (end == v || *end != '\0' || ms <= 0) {
+    log(LogLevel::kWarn, "fastrpc", "%s=%s is not a positive number of milliseconds; using %lld", name, v,
+        static_cast<long long>(default_ms));
+    return default_ms * 1'000'000;
+  }
+  return static_cast<int64_t>(ms) * 1'000'000;
+}
+
+int64_t monotonic_ns() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
 std::string dsp_executable_path() {
   if (const char* env = getenv("OPENHTP_CDSP_EXE"); env != nullptr && *env != '\0') return env;
   Dl_info info{};
@@ -226,8 +250,10 @@ int DspSession::start() {
     return AEE_EUNSUPPORTED;
   }
 
+  heartbeat_deadline_ns_ = deadline_from_env("OPENHTP_DSP_HEARTBEAT_MS", 2'000);
+  call_deadline_ns_ = deadline_from_env("OPENHTP_CALL_DEADLINE_MS", 600'000);
   if (doorbell_.create("openhtp-doorbell", sizeof(ipc::DoorbellPage)) != 0) return AEE_ENOMEMORY;
-  page_ = new (doorbell_.data()) ipc::DoorbellPage{ipc::kProtocolMagic, ipc::kProtocolVersion, ipc::kNumSlots, 0, {}};
+  page_ = new (doorbell_.data()) ipc::DoorbellPage{ipc::kProtocolMagic, ipc::kProtocolVersion, ipc::kNumSlots, 0, {0}, {}};
 
   std::vector<int> send_fds{doorbell_.fd()};
   std::vector<int> dsp_ends;
@@ -434,11 +460,29 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   ipc::futex_publish(ctl.request, seq);
 
   const int64_t spins = ipc::default_spin_ns();
+  int64_t started = 0, last_beat_at = 0;
+  uint64_t last_beat = 0;
   for (;;) {
     uint32_t v = ipc::futex_wait_change(ctl.response, seq - 1, spins, kLivenessCheckNs);
     if (v == seq) break;
-    if (!alive()) {
-      // Leave the slot out of the pool: its state is unknown.
+    // A slow call: every kLivenessCheckNs, is the DSP process still there,
+    // still running, and within the call deadline? A failed check leaves the
+    // slot out of the pool: its state is unknown.
+    if (!alive()) return AEE_EFAILED;
+    const int64_t now = monotonic_ns();
+    const uint64_t beat = page_->heartbeat.load(std::memory_order_relaxed);
+    if (started == 0 || beat != last_beat) {
+      if (started == 0) started = now - kLivenessCheckNs;
+      last_beat = beat;
+      last_beat_at = now;
+    }
+    const bool stalled = now - last_beat_at >= heartbeat_deadline_ns_;
+    if (stalled || now - started >= call_deadline_ns_) {
+      log(LogLevel::kError, "fastrpc",
+          stalled ? "DSP process %d has not run for %lld ms (stopped or wedged; OPENHTP_DSP_HEARTBEAT_MS): ending it"
+                  : "a call to DSP process %d has run for %lld ms (OPENHTP_CALL_DEADLINE_MS): ending the process",
+          static_cast<int>(pid_), static_cast<long long>((stalled ? now - last_beat_at : now - started) / 1'000'000));
+      kill_and_reap();
       return AEE_EFAILED;
     }
   }

@@ -78,6 +78,8 @@ class DspSession {
 
   pid_t pid_ = -1;
   uint32_t generation_ = 0;
+  int64_t heartbeat_deadline_ns_ = 0;  // see deadline_from_env in the .cpp
+  int64_t call_deadline_ns_ = 0;
   int control_sock_ = -1;
   ipc::SharedRegion doorbell_;
   ipc::DoorbellPage* page_ = nullptr;

@@ -470,12 +470,14 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
 
 GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inputs,
                                              std::span<const TensorBinding> outputs, const MemoryRegions& regions,
-                                             std::string* message) {
+                                             std::string* message, YieldPoint* yield_point) {
   GraphError e = bind_regions(regions, message);
   if (e == GraphError::kNone) e = bind(inputs, false, message);
   if (e == GraphError::kNone) e = bind(outputs, true, message);
   if (e != GraphError::kNone) return e;
-  for (Step& step : steps_) {
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    Step& step = steps_[n];
+    if (n > 0 && yield_point != nullptr && yield_point->wanted()) yield_point->yield(*this, n);
     const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
     if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
     if (out_.size() < n_out) out_.resize(n_out);
@@ -493,6 +495,18 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
     ++step.runs;
   }
   return GraphError::kNone;
+}
+
+void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ranges) const {
+  ranges->clear();
+  const int boundary = static_cast<int>(next_step);
+  for (const PlacedSlot& p : placed_) {
+    if (p.where.region != Region::kVtcm) continue;
+    if (first_use_[p.slot] < boundary && last_use_[p.slot] >= boundary) {
+      ranges->push_back({p.where.offset, slot_bytes_[p.slot]});
+    }
+  }
+  std::sort(ranges->begin(), ranges->end(), [](const RegionRange& a, const RegionRange& b) { return a.offset < b.offset; });
 }
 
 std::vector<PreparedGraph::NodeProfile> PreparedGraph::node_profile() const {

@@ -81,6 +81,28 @@ struct MemoryRegions {
   size_t spill_fill_size = 0;
 };
 
+class PreparedGraph;
+
+// Asked between two steps of an execute (never before the first or after the
+// last): how the runtime preempts a running graph at an op boundary
+// (htp_scheduler.h). Between steps no kernel thread is active, so the graph
+// may be paused there.
+class YieldPoint {
+ public:
+  virtual ~YieldPoint() = default;
+  // Cheap: asked at every boundary.
+  virtual bool wanted() = 0;
+  // Saves what `graph` needs before step `next_step` (live_vtcm_at), lets
+  // others run, restores it.
+  virtual void yield(const PreparedGraph& graph, size_t next_step) = 0;
+};
+
+// A byte range of a region.
+struct RegionRange {
+  size_t offset = 0;
+  size_t bytes = 0;
+};
+
 class PreparedGraph {
  public:
   static std::unique_ptr<PreparedGraph> create(GraphSpec spec, const PlanOptions& options, GraphError* err,
@@ -97,8 +119,15 @@ class PreparedGraph {
   // The same for a caller that already serializes every call on this graph
   // (htp::Runtime runs one graph at a time under its own lock): no second
   // lock on the hot path.
+  // `yield_point` (may be null) is asked at every op boundary.
   GraphError execute_serialized(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
-                                const MemoryRegions& regions, std::string* message);
+                                const MemoryRegions& regions, std::string* message, YieldPoint* yield_point = nullptr);
+  // The VTCM ranges that hold tensors alive across the boundary before step
+  // `next_step` (written by an earlier step, read by a later one): what a
+  // graph paused there needs back. Kernel workspaces live one step and are
+  // never in it. Fills `ranges` (cleared first), in offset order.
+  void live_vtcm_at(size_t next_step, std::vector<RegionRange>* ranges) const;
+  size_t num_steps() const { return steps_.size(); }
   // Same, with the graph's own VTCM and spill-fill buffers.
   GraphError execute(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                      std::string* message);

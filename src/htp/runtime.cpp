@@ -27,6 +27,7 @@ const char* memory_kind_name(MemoryKind k) {
     case MemoryKind::kTensor: return "tensor memory";
     case MemoryKind::kWeights: return "weights buffer";
     case MemoryKind::kSpillFill: return "spill-fill buffer";
+    case MemoryKind::kVtcmBackup: return "VTCM-backup buffer";
   }
   return "?";
 }
@@ -60,6 +61,8 @@ struct ContextMemory {
   RegionMemory spill_fill;                 // internal, when no external one is registered
   std::optional<MemorySlice> external_spill_fill;
   std::optional<MemorySlice> weights;      // external weights buffer (FastRPC, DEFER_GRAPH_INIT)
+  std::optional<MemorySlice> vtcm_backup;  // external VTCM-backup buffer (Non-RPC)
+  RegionMemory own_vtcm_backup;            // otherwise, made at the first preemption
   uint64_t weights_used = 0;
 };
 
@@ -72,6 +75,11 @@ struct GraphRecord {
   uint64_t context_id = 0;
   std::shared_ptr<ContextMemory> memory;
   std::unique_ptr<PreparedGraph> graph;
+  // The graph's own PRIORITY config (kInheritPriority: its context's), and
+  // the one its executes run at. Written under mu_ and read by executes
+  // without it.
+  uint32_t own_priority = kInheritPriority;
+  std::atomic<uint32_t> priority{QNN_PRIORITY_DEFAULT};
 };
 
 struct Registration {
@@ -121,6 +129,12 @@ class RuntimeImpl final : public Runtime {
   Status graph_plan(uint64_t graph_id, StoredPlan* plan) override {
     return guarded("graphPlan", [&] { return do_graph_plan(graph_id, plan); });
   }
+  Status set_context_priority(uint64_t context_id, uint32_t priority) override {
+    return guarded("contextSetPriority", [&] { return do_set_priority(context_id, 0, priority); });
+  }
+  Status set_graph_priority(uint64_t graph_id, uint32_t priority) override {
+    return guarded("graphSetPriority", [&] { return do_set_priority(0, graph_id, priority); });
+  }
   Status register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
                          uint64_t offset, uint64_t size, uint64_t* mem_id) override {
     return guarded("memRegister",
@@ -161,21 +175,25 @@ class RuntimeImpl final : public Runtime {
   Status do_deregister_memory(uint64_t mem_id);
   Status do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
                     ExecResult* result);
-  // Fills in_b_/out_b_ and memo_.graph; caller holds exec_mu_.
+  Status do_set_priority(uint64_t context_id, uint64_t graph_id, uint32_t priority);
+  // Fills in_b_/out_b_ and memo_.graph; caller holds the HTP.
   Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs);
   // Moves the graph's STATIC tensors into the context's external weights
-  // buffer (page-aligned, graph after graph). Caller holds exec_mu_.
+  // buffer (page-aligned, graph after graph). Caller holds the HTP.
   Status place_weights(ContextMemory& memory, PreparedGraph& graph);
 
   const RuntimeOptions options_;
-  // Lock order: exec_mu_ before mu_. Removing a graph or a registration
-  // holds both (and bumps removals_); execute holds exec_mu_ throughout.
+  // Lock order: the HTP (sched_) before mu_. Removing a graph or a
+  // registration holds the HTP exclusively and mu_ (and bumps removals_);
+  // an execute holds the HTP from lookup to the end of its run, pauses
+  // included (an exclusive holder waits for paused executes to finish).
   mutable std::mutex mu_;  // guards the tables
-  std::mutex exec_mu_;     // the emulated HTP runs one graph at a time; guards the members below it
+  HtpScheduler sched_;     // the emulated HTP: one graph at a time, by priority (htp_scheduler.h)
+  // Owned by whoever holds the HTP. A preempted execute keeps what it needs
+  // in locals and its PreparedGraph, so the next holder may reuse these.
   ExecMemo memo_;
   uint64_t removals_ = 0;
   std::vector<TensorBinding> in_b_, out_b_;  // execute scratch, reused: the hot path does not allocate
-  std::string exec_message_;
   RegionMemory vtcm_;  // the device's VTCM, made at the first execute
   uint64_t next_id_ = 1;
   std::map<uint64_t, ContextRecord> contexts_;
@@ -184,7 +202,7 @@ class RuntimeImpl final : public Runtime {
 };
 
 Status RuntimeImpl::do_create_context(const ContextOptions& options, uint64_t* context_id) {
-  std::lock_guard exec(exec_mu_);  // may resize a region other graphs use
+  HtpScheduler::Exclusive exec(sched_);  // may resize a region other graphs use
   std::lock_guard lock(mu_);
   std::shared_ptr<ContextMemory> memory;
   if (options.spill_fill_group != 0) {
@@ -207,7 +225,7 @@ Status RuntimeImpl::do_create_context(const ContextOptions& options, uint64_t* c
 
 Status RuntimeImpl::do_free_context(uint64_t context_id) {
   std::vector<std::shared_ptr<GraphRecord>> dying;  // destroyed after the locks
-  std::lock_guard exec(exec_mu_);
+  HtpScheduler::Exclusive exec(sched_);
   std::lock_guard lock(mu_);
   if (contexts_.erase(context_id) == 0) {
     return error(QNN_CONTEXT_ERROR_INVALID_HANDLE, "contextFree: context %llu does not exist",
@@ -298,7 +316,11 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
   rec->context_id = context_id;
   rec->memory = memory;
   {
-    std::lock_guard exec(exec_mu_);  // never move a region under a running graph
+    std::lock_guard lock(mu_);
+    if (auto c = contexts_.find(context_id); c != contexts_.end()) rec->priority = c->second.priority;
+  }
+  {
+    HtpScheduler::Exclusive exec(sched_);  // never move a region under a running graph
     if (memory->weights) {
       if (Status s = place_weights(*memory, *prepared); !s.ok()) return s;
     }
@@ -319,7 +341,7 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
 
 Status RuntimeImpl::do_free_graph(uint64_t graph_id) {
   std::shared_ptr<GraphRecord> dying;  // destroyed after the locks
-  std::lock_guard exec(exec_mu_);
+  HtpScheduler::Exclusive exec(sched_);
   std::lock_guard lock(mu_);
   auto it = graphs_.find(graph_id);
   if (it == graphs_.end()) {
@@ -337,7 +359,7 @@ Status RuntimeImpl::do_set_graph_threads(uint64_t graph_id, uint32_t num_threads
     return error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graph %llu: NUM_HVX_THREADS is %u, expected 1 to %u",
                  static_cast<ull>(graph_id), num_threads, dev.max_hvx_threads);
   }
-  std::lock_guard exec(exec_mu_);  // no execute of any graph while kernels are replaced
+  HtpScheduler::Exclusive exec(sched_);  // no execute of any graph while kernels are replaced
   std::shared_ptr<GraphRecord> rec;
   {
     std::lock_guard lock(mu_);
@@ -377,7 +399,7 @@ Status RuntimeImpl::do_register_memory(uint64_t context_id, MemoryKind kind, std
     return error(QNN_MEM_ERROR_INVALID_ARGUMENT, "memRegister: a %s must start on a %llu-byte boundary (offset %llu)",
                  memory_kind_name(kind), static_cast<ull>(dev.buffer_start_alignment), static_cast<ull>(offset));
   }
-  std::lock_guard exec(exec_mu_);  // a context's region changes: never under a running graph
+  HtpScheduler::Exclusive exec(sched_);  // a context's region changes: never under a running graph
   std::lock_guard lock(mu_);
   auto ctx = contexts_.find(context_id);
   if (ctx == contexts_.end()) {
@@ -395,6 +417,14 @@ Status RuntimeImpl::do_register_memory(uint64_t context_id, MemoryKind kind, std
   } else if (kind == MemoryKind::kSpillFill) {
     cm.external_spill_fill = slice;
     cm.spill_fill = RegionMemory();  // the client's buffer replaces the runtime's
+  } else if (kind == MemoryKind::kVtcmBackup) {
+    if (cm.vtcm_backup) {
+      return error(QNN_MEM_ERROR_ALREADY_REGISTERED, "memRegister: context %llu already has a VTCM-backup buffer",
+                   static_cast<ull>(context_id));
+    }
+    cm.vtcm_backup = slice;
+  } else if (kind != MemoryKind::kTensor) {
+    return error(QNN_MEM_ERROR_INVALID_ARGUMENT, "memRegister: memory kind %u is unknown", static_cast<unsigned>(kind));
   }
   *mem_id = next_id_++;
   mems_[*mem_id] = Registration{context_id, kind, std::move(slice)};
@@ -402,7 +432,7 @@ Status RuntimeImpl::do_register_memory(uint64_t context_id, MemoryKind kind, std
 }
 
 Status RuntimeImpl::do_deregister_memory(uint64_t mem_id) {
-  std::lock_guard exec(exec_mu_);  // never unmap under a running graph
+  HtpScheduler::Exclusive exec(sched_);  // never unmap under a running graph
   std::lock_guard lock(mu_);
   auto it = mems_.find(mem_id);
   if (it == mems_.end()) {
@@ -414,6 +444,7 @@ Status RuntimeImpl::do_deregister_memory(uint64_t mem_id) {
       ContextMemory& cm = *c->second.memory;
       if (it->second.kind == MemoryKind::kWeights) cm.weights.reset();
       if (it->second.kind == MemoryKind::kSpillFill) cm.external_spill_fill.reset();
+      if (it->second.kind == MemoryKind::kVtcmBackup) cm.vtcm_backup.reset();
     }
   }
   mems_.erase(it);
@@ -480,23 +511,170 @@ Status RuntimeImpl::resolve(uint64_t graph_id, std::span<const ExecBinding> inpu
   return bind_all(outputs, &out_b_);
 }
 
+Status RuntimeImpl::do_set_priority(uint64_t context_id, uint64_t graph_id, uint32_t priority) {
+  if (priority > QNN_PRIORITY_HIGHEST && !(graph_id != 0 && priority == kInheritPriority)) {
+    return error(QNN_COMMON_ERROR_INVALID_ARGUMENT, "priority %u is not a QNN priority level (0 to %u)", priority,
+                 static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+  }
+  std::lock_guard lock(mu_);
+  if (graph_id != 0) {
+    auto g = graphs_.find(graph_id);
+    if (g == graphs_.end()) {
+      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graphSetPriority: graph %llu does not exist",
+                   static_cast<ull>(graph_id));
+    }
+    GraphRecord& rec = *g->second;
+    rec.own_priority = priority;
+    if (priority == kInheritPriority) {
+      auto c = contexts_.find(rec.context_id);
+      priority = c != contexts_.end() ? c->second.priority : static_cast<uint32_t>(QNN_PRIORITY_DEFAULT);
+    }
+    rec.priority.store(priority, std::memory_order_relaxed);
+    return Status::Ok();
+  }
+  auto c = contexts_.find(context_id);
+  if (c == contexts_.end()) {
+    return error(QNN_CONTEXT_ERROR_INVALID_HANDLE, "contextSetPriority: context %llu does not exist",
+                 static_cast<ull>(context_id));
+  }
+  c->second.priority = priority;
+  for (auto& [id, rec] : graphs_) {
+    if (rec->context_id == context_id && rec->own_priority == kInheritPriority) {
+      rec->priority.store(priority, std::memory_order_relaxed);
+    }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// Preemption at op boundaries, for one execute: saves the graph's live VTCM
+// into its context's VTCM-backup buffer (the client's, when registered; the
+// runtime's own otherwise), yields the HTP, restores on resume. Costs one
+// relaxed load per boundary while nobody of higher priority waits.
+class Preemption final : public YieldPoint {
+ public:
+  Preemption(HtpScheduler& sched, HtpScheduler::Ticket& ticket, ContextMemory& cm, uint8_t* vtcm, uint64_t graph_id,
+             ExecObserver* observer, ExecResult* result)
+      : sched_(sched), ticket_(ticket), cm_(cm), vtcm_(vtcm), graph_id_(graph_id), observer_(observer),
+        result_(result) {}
+
+  bool wanted() override { return sched_.preempt_wanted(ticket_); }
+
+  void yield(const PreparedGraph& graph, size_t next_step) override {
+    graph.live_vtcm_at(next_step, &live_);
+    uint8_t* backup = nullptr;
+    size_t backup_bytes = 0;
+    if (cm_.vtcm_backup) {
+      backup = cm_.vtcm_backup->data();
+      backup_bytes = cm_.vtcm_backup->size;
+    }
+    if (backup_bytes < graph.vtcm_bytes()) {
+      // No external buffer (or one registered before this graph grew the
+      // need): the runtime's own, sized like MAX_VTCMBACKUP_BUFFER_SIZE.
+      if (cm_.own_vtcm_backup.size() < graph.vtcm_bytes()) cm_.own_vtcm_backup = RegionMemory(graph.vtcm_bytes());
+      backup = cm_.own_vtcm_backup.data();
+      backup_bytes = cm_.own_vtcm_backup.size();
+    }
+    // Each range goes to the same offset in the backup: the backup mirrors
+    // the graph's VTCM footprint, which is what MAX_VTCMBACKUP reports.
+    uint64_t bytes = 0;
+    const uint64_t t0 = interval_ticks();
+    for (const RegionRange& r : live_) {
+      std::memcpy(backup + r.offset, vtcm_ + r.offset, r.bytes);
+      bytes += r.bytes;
+    }
+    const uint64_t t1 = interval_ticks();
+    if (observer_ != nullptr) observer_->vtcm_saved(graph_id_, backup, backup_bytes);
+    sched_.yield(ticket_);
+    const uint64_t t2 = interval_ticks();
+    for (const RegionRange& r : live_) std::memcpy(vtcm_ + r.offset, backup + r.offset, r.bytes);
+    const uint64_t t3 = interval_ticks();
+    ++result_->yields;
+    result_->vtcm_saved_bytes += bytes;
+    result_->vtcm_save_ns += interval_ns(t1 - t0);
+    result_->vtcm_restore_ns += interval_ns(t3 - t2);
+    paused_ticks_ += t2 - t1;
+  }
+
+  uint64_t paused_ticks() const { return paused_ticks_; }
+
+ private:
+  HtpScheduler& sched_;
+  HtpScheduler::Ticket& ticket_;
+  ContextMemory& cm_;
+  uint8_t* vtcm_;
+  uint64_t graph_id_;
+  ExecObserver* observer_;
+  ExecResult* result_;
+  std::vector<RegionRange> live_;
+  uint64_t paused_ticks_ = 0;
+};
+
+}  // namespace
+
 Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs,
                                std::span<const ExecBinding> outputs, ExecResult* result) {
-  std::lock_guard exec(exec_mu_);
+  HtpScheduler::Ticket ticket;
+  if (!sched_.try_acquire(ticket)) {
+    // Someone holds or waits for the HTP: queue at the graph's priority.
+    {
+      std::lock_guard lock(mu_);
+      auto it = graphs_.find(graph_id);
+      if (it == graphs_.end()) {
+        return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graphExecute: graph %llu does not exist",
+                     static_cast<ull>(graph_id));
+      }
+      ticket.priority = it->second->priority.load(std::memory_order_relaxed);
+      const ContextMemory& cm = *it->second->memory;
+      ticket.region = cm.external_spill_fill ? static_cast<const void*>(cm.external_spill_fill->data())
+                                             : static_cast<const void*>(&cm);
+    }
+    sched_.acquire(ticket);
+  }
+  struct Release {
+    HtpScheduler& s;
+    HtpScheduler::Ticket& t;
+    ~Release() { s.release(t); }
+  } release{sched_, ticket};
   if (Status s = resolve(graph_id, inputs, outputs); !s.ok()) return s;
   if (vtcm_.data() == nullptr) vtcm_ = RegionMemory(options_.device.vtcm_bytes);
-  const ContextMemory& cm = *memo_.graph->memory;
+  // What this execute needs after a pause lives in locals: the next holder
+  // of the HTP reuses memo_ and the binding scratch.
+  GraphRecord* const rec = memo_.graph;
+  ContextMemory& cm = *rec->memory;
   MemoryRegions regions{vtcm_.data(), vtcm_.size(), cm.spill_fill.data(), cm.spill_fill.size()};
   if (cm.external_spill_fill) {
     regions.spill_fill = cm.external_spill_fill->data();
     regions.spill_fill_size = cm.external_spill_fill->size;
   }
-  PreparedGraph& graph = *memo_.graph->graph;
+  ticket.priority = rec->priority.load(std::memory_order_relaxed);
+  ticket.region = cm.external_spill_fill ? static_cast<const void*>(cm.external_spill_fill->data())
+                                         : static_cast<const void*>(&cm);
+  *result = ExecResult{};
+  Preemption preemption(sched_, ticket, cm, vtcm_.data(), graph_id, options_.observer, result);
+  struct Observed final : YieldPoint {
+    Preemption& inner;
+    ExecObserver& observer;
+    uint64_t graph_id;
+    size_t boundary = 0;
+    Observed(Preemption& i, ExecObserver& o, uint64_t g) : inner(i), observer(o), graph_id(g) {}
+    bool wanted() override {
+      observer.at_op_boundary(graph_id, ++boundary);
+      return inner.wanted();
+    }
+    void yield(const PreparedGraph& graph, size_t next_step) override { inner.yield(graph, next_step); }
+  };
+  std::optional<Observed> observed;
+  YieldPoint* yield_point = &preemption;
+  if (options_.observer != nullptr) yield_point = &observed.emplace(preemption, *options_.observer, graph_id);
+  PreparedGraph& graph = *rec->graph;
+  std::string message;
   const uint64_t t0 = interval_ticks();
-  const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &exec_message_);  // under exec_mu_
-  result->exec_ns = interval_ns(interval_ticks() - t0);
+  const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
+  result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());
-  if (e != GraphError::kNone) return Status::Error(QNN_GRAPH_ERROR_INVALID_TENSOR, "graphExecute: " + exec_message_);
+  if (e != GraphError::kNone) return Status::Error(QNN_GRAPH_ERROR_INVALID_TENSOR, "graphExecute: " + message);
   return Status::Ok();
 }
 

@@ -27,6 +27,7 @@
 #include "QnnCommon.h"
 #include "htp/device_spec.h"
 #include "htp/graph_spec.h"
+#include "htp/htp_scheduler.h"
 #include "htp/mapped_range.h"
 #include "htp/vtcm_plan.h"
 #include "ops/op.h"
@@ -67,6 +68,7 @@ enum class MemoryKind : uint32_t {
   kTensor = 0,     // ION / DMA_BUF / SHARED_BUFFER: bound to tensors at execute
   kWeights = 1,    // QNN_HTP_MEM_WEIGHTS_BUFFER: the context's weights move here at prepare
   kSpillFill = 2,  // QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: the context's spill-fill region
+  kVtcmBackup = 3, // QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER (Non-RPC): where a preempted graph's VTCM is saved
 };
 const char* memory_kind_name(MemoryKind k);
 
@@ -80,8 +82,38 @@ struct ExecBinding {
 };
 
 struct ExecResult {
-  uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP"
+  uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP" (pauses excluded)
   uint32_t threads = 0;  // threads the graph's kernels ran on
+  // Preemption (htp_scheduler.h): how often this execute yielded the HTP to
+  // a higher-priority one, and what saving and restoring its live VTCM cost.
+  uint32_t yields = 0;
+  uint64_t vtcm_saved_bytes = 0;  // over all yields (restored: the same)
+  uint64_t vtcm_save_ns = 0, vtcm_restore_ns = 0;
+};
+
+// A graph's priority: QNN's levels (QNN_PRIORITY_LOW 0 … CRITICAL_PLUS 500),
+// or kInheritPriority for "its context's" (QNN's rule: a context's priority
+// is the default of its graphs, a graph's own overrides it).
+inline constexpr uint32_t kInheritPriority = 0xffffffffu;
+
+// Sees executes from inside, on the executing thread: a seam for tests and
+// tools (RuntimeOptions::observer). Both calls happen with the HTP held.
+class ExecObserver {
+ public:
+  virtual ~ExecObserver() = default;
+  // Before step `next_step` (> 0) of graph `graph_id`.
+  virtual void at_op_boundary(uint64_t graph_id, size_t next_step) {
+    (void)graph_id;
+    (void)next_step;
+  }
+  // A preempted graph's live VTCM was just saved into `backup` (its
+  // context's VTCM-backup buffer); it is restored from there when the graph
+  // resumes.
+  virtual void vtcm_saved(uint64_t graph_id, uint8_t* backup, size_t backup_bytes) {
+    (void)graph_id;
+    (void)backup;
+    (void)backup_bytes;
+  }
 };
 
 struct RuntimeStats {
@@ -95,6 +127,7 @@ struct RuntimeOptions {
   DeviceSpec device = kDevice;
   // Fast kernels the door links (src/kernels); empty: reference kernels only.
   std::span<const ops::FastPath> fast_paths;
+  ExecObserver* observer = nullptr;  // must outlive the runtime
 };
 
 class Runtime {
@@ -118,6 +151,13 @@ class Runtime {
   virtual Status set_graph_threads(uint64_t graph_id, uint32_t num_threads) = 0;
   // The graph's plan, as a context binary stores it.
   virtual Status graph_plan(uint64_t graph_id, StoredPlan* plan) = 0;
+  // Priorities (QNN's levels): a context's is the default of its graphs
+  // (every graph without one of its own follows a change); a graph's own
+  // (kInheritPriority: none) overrides it. Executes waiting for the HTP are
+  // served by priority and a higher one preempts a lower one at the next op
+  // boundary (htp_scheduler.h).
+  virtual Status set_context_priority(uint64_t context_id, uint32_t priority) = 0;
+  virtual Status set_graph_priority(uint64_t graph_id, uint32_t priority) = 0;
 
   // Registers [offset, offset + size) of `memory` on the context. The
   // runtime holds `memory` until the registration (or its context) goes.

@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <atomic>
 #include <cstdint>
 
 #include "ipc/futex_word.h"
@@ -25,7 +26,7 @@
 namespace openhtp::ipc {
 
 inline constexpr uint32_t kProtocolMagic = 0x4f485450;  // "OHTP"
-inline constexpr uint32_t kProtocolVersion = 3;
+inline constexpr uint32_t kProtocolVersion = 4;
 inline constexpr uint32_t kNumSlots = 8;
 inline constexpr uint32_t kNoFd = 0xffffffffu;
 inline constexpr int kDspControlFd = 3;  // where the DSP process finds its socket
@@ -96,11 +97,17 @@ struct SlotControl {
 };
 static_assert(offsetof(SlotControl, response) == 192 && sizeof(SlotControl) == 256);
 
+// How often the DSP process's watchdog thread bumps DoorbellPage::heartbeat.
+// A client waiting for a call that sees no beat for its deadline knows the
+// process is stopped (SIGSTOP, a debugger) or wedged as a whole, not busy.
+inline constexpr int64_t kHeartbeatPeriodNs = 10'000'000;
+
 struct DoorbellPage {
   uint32_t magic;
   uint32_t version;
   uint32_t num_slots;
   uint32_t reserved;
+  alignas(64) std::atomic<uint64_t> heartbeat;  // written by the DSP only, in a line of its own
   SlotControl slots[kNumSlots];
 };
 

@@ -46,6 +46,8 @@ enum Method : uint32_t {
   kGraphSetThreads = 9,    // in: GraphThreadsReq                out: status
   kContextLoadBinary = 10, // in: LoadBinaryReq, context binary  out: GraphInfoWire[n], status
   kGraphPlan = 11,         // in: IdReq(graph)                   out: PlacementWire[capacity], status(id = count)
+  kContextSetPriority = 12,  // in: PriorityReq(context)           out: status
+  kGraphSetPriority = 13,    // in: PriorityReq(graph)             out: status
 };
 
 // The fixed part of a status: the skel writes only this on success, so a
@@ -54,12 +56,19 @@ struct WireStatus {
   uint64_t error = 0;     // Qnn_ErrorHandle_t
   uint64_t id = 0;        // object created; on failure, the ticket of its message
   uint64_t exec_ns = 0;   // time spent executing on the "DSP" (execute only)
-  uint64_t exec_threads = 0;  // execute: the threads the graph's kernels ran on
+  // Execute only: the threads the graph's kernels ran on, how often it
+  // yielded to a higher-priority execute, and what saving and restoring its
+  // VTCM cost (htp::ExecResult).
+  uint16_t exec_threads = 0;
+  uint16_t yields = 0;
+  uint32_t vtcm_saved_bytes = 0;
+  uint32_t vtcm_save_ns = 0;
+  uint32_t vtcm_restore_ns = 0;
 };
-// 32 bytes: small enough for FastRPC to return it inside the slot's response
+// 40 bytes: small enough for FastRPC to return it inside the slot's response
 // cache line (ipc::kInlineOutBytes), so a successful call costs the client one
 // line read. The text of a failure is fetched with kErrorMessage(ticket).
-static_assert(sizeof(WireStatus) == 32);
+static_assert(sizeof(WireStatus) == 40);
 
 inline constexpr size_t kErrorMessageBytes = 256;
 // REMOTE_SCALARS_INBUFS/OUTBUFS are 8-bit fields: a call carries at most 255
@@ -75,6 +84,12 @@ struct ContextCreateReq {
   uint32_t reserved = 0;
   uint64_t spill_fill_group = 0;
   uint64_t reserve_spill_fill_bytes = 0;
+};
+
+struct PriorityReq {
+  uint64_t id = 0;        // context or graph
+  uint32_t priority = 0;  // QNN level; for a graph, htp::kInheritPriority: its context's
+  uint32_t reserved = 0;
 };
 
 struct GraphThreadsReq {

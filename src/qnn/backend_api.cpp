@@ -13,6 +13,7 @@
 #include "QnnProperty.h"
 #include "QnnSdkBuildId.h"
 #include "qnn/api_guard.h"
+#include "qnn/domain.h"
 #include "htp/device_spec.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
@@ -96,10 +97,18 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBac
     b->extensions = std::move(ext);
   }
   b->logger = logger;
-  b->stub = HtpStub::get(&err);
+  b->domain = process_domain();
+  b->stub = HtpStub::get(b->domain, &err);
   if (!b->stub) return err;
   *backend = ObjectTable::instance().add(ObjectKind::kBackend, b);
-  QNN_LOG_INFO("HTP backend created (%s transport)", b->stub->in_process() ? "in-process" : "FastRPC");
+  if (b->domain == Domain::kNonRpc) {
+    QNN_LOG_INFO("HTP backend created: Non-RPC domain (QNN runs natively on the DSP; HTP runtime in this process, "
+                 "buffers by QURT address)");
+  } else {
+    QNN_LOG_INFO("HTP backend created: FastRPC domain (%s)",
+                 b->stub->in_process() ? "HTP runtime in this process: OPENHTP_HTP_TRANSPORT=inproc"
+                                       : "HTP runtime in the DSP process");
+  }
   return QNN_SUCCESS;
 } catch (...) {
   return api_exception("backendCreate");

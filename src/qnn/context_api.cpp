@@ -10,6 +10,7 @@
 #include "qnn/context_settings.h"
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
+#include "qnn/mem_qurt.h"
 #include "qnn/objects.h"
 #include "qnn/tensor_view.h"
 
@@ -21,7 +22,7 @@ namespace openhtp::qnn {
 std::shared_ptr<HtpStub> backend_stub_for_new_context(Backend& b, Qnn_ErrorHandle_t* err) {
   std::lock_guard lock(b.stub_mu);
   if (b.stub->lost()) {
-    auto fresh = HtpStub::get(err);
+    auto fresh = HtpStub::get(b.domain, err);
     if (!fresh) return nullptr;
     QNN_LOG_WARN("the DSP process of this backend is gone; new contexts go to a fresh one");
     b.stub = std::move(fresh);
@@ -58,8 +59,14 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
   ContextSettings settings;
   if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kOnline, &settings); e != QNN_SUCCESS) return e;
+  if (settings.priority > QNN_PRIORITY_HIGHEST) {
+    QNN_LOG_ERROR("contextCreate: PRIORITY %u is not a QNN priority level (0 to %u)", settings.priority,
+                  static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+    return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+  }
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
+  ctx->priority = settings.priority;
   Qnn_ErrorHandle_t e = QNN_SUCCESS;
   ctx->stub = backend_stub_for_new_context(*b, &e);
   if (!ctx->stub) return e;
@@ -74,8 +81,24 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, const QnnContext_Config_t** config) try {
-  (void)config;
-  return find_object<Context>(ObjectKind::kContext, context) ? QNN_SUCCESS : QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  // PRIORITY is what may change after creation; other options are accepted
+  // and keep their creation-time values.
+  for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    if ((*c)->option != QNN_CONTEXT_CONFIG_OPTION_PRIORITY) continue;
+    const uint32_t priority = (*c)->priority;
+    if (priority > QNN_PRIORITY_HIGHEST) {
+      QNN_LOG_ERROR("contextSetConfig: PRIORITY %u is not a QNN priority level (0 to %u)", priority,
+                    static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+      return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    }
+    if (!qurt_priority_change_allowed(*ctx, priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    if (Qnn_ErrorHandle_t e = ctx->stub->context_set_priority(ctx->remote_id, priority); e != QNN_SUCCESS) return e;
+    std::lock_guard lock(ctx->mu);
+    ctx->priority = priority;
+  }
+  return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("contextSetConfig");
 }

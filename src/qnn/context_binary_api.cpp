@@ -108,6 +108,11 @@ namespace openhtp::qnn {
 Qnn_ErrorHandle_t provide_runtime_buffers(const std::shared_ptr<Context>& ctx) {
   const BackendExtensions* ext = ctx->backend->extensions.get();
   if (ext == nullptr || (ext->weights_buffer == 0 && ext->spill_fill_buffer == 0)) return QNN_SUCCESS;
+  if (ctx->backend->domain == Domain::kNonRpc) {
+    // rpcmem buffers are FastRPC's; on the DSP the runtime's own are used.
+    QNN_LOG_WARN("backend extensions ask for external buffers; in the Non-RPC domain the context uses internal ones");
+    return QNN_SUCCESS;
+  }
   struct Want {
     QnnHtpMem_Type_t type;
     int64_t setting;
@@ -185,6 +190,17 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
                     "must stay valid and unchanged until then");
       return QNN_CONTEXT_ERROR_INVALID_CONFIG;
     }
+    // Concurrent resource sharing: every context of the group brings both
+    // buffers (the tutorial's step 4) before it may finalize.
+    if (ctx->concurrent_sharing && (!ctx->has_qurt_spill_fill || !ctx->has_vtcm_backup)) {
+      QNN_LOG_ERROR("contextFinalize: context %p uses REGISTER_CONCURRENT_RESOURCE_SHARING but has no %s registered; "
+                    "register both a QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER and a QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER "
+                    "before contextFinalize",
+                    as_handle(ctx->handle),
+                    !ctx->has_qurt_spill_fill ? "QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER"
+                                              : "QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER");
+      return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
+    }
     image = std::move(ctx->pending);
     ctx->deferred = false;
   }
@@ -222,6 +238,11 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
   ContextSettings settings;
   if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kBinary, &settings); e != QNN_SUCCESS) {
+    return e;
+  }
+  if (Qnn_ErrorHandle_t e = check_concurrent_sharing(settings, b->domain == Domain::kNonRpc, list_async,
+                                                     dev && dev->secure_pd);
+      e != QNN_SUCCESS) {
     return e;
   }
   std::string blocked_by = settings.external_buffers_blocked_by();
@@ -262,6 +283,8 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     for (const auto& t : g.spec.tensors) ctx->next_tensor_id = std::max(ctx->next_tensor_id, t.id + 1);
   }
   ctx->spill_fill_group_leader = settings.spill_fill_group && settings.group_first == nullptr;
+  ctx->concurrent_sharing = settings.concurrent_resource_sharing;
+  ctx->priority = settings.priority;
   const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve};
   {
     Qnn_ErrorHandle_t e = QNN_SUCCESS;

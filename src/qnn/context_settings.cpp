@@ -23,9 +23,11 @@ Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, Conte
             s->group_max_spill_fill = htp->groupRegistration.maxSpillFillBuffer;
             break;
           case QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING:
+            // With DEFER_GRAPH_INIT (which it requires) the members need not
+            // be valid: the group forms from the buffers its contexts register.
             s->concurrent_resource_sharing = true;
-            s->group_first = htp->groupRegistration.firstGroupHandle;
-            s->group_max_spill_fill = htp->groupRegistration.maxSpillFillBuffer;
+            s->group_first = htp->concurrentGroupRegistration.firstGroupHandle;
+            s->group_max_spill_fill = htp->concurrentGroupRegistration.maxSpillFillBuffer;
             break;
           case QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA: s->extended_udma = htp->useExtendedUdma; break;
           default: break;  // other HTP options are accepted and have no effect here
@@ -51,12 +53,39 @@ Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, Conte
       default: break;
     }
   }
+  if (origin == ContextOrigin::kOnline && s->concurrent_resource_sharing) {
+    QNN_LOG_ERROR("contextCreate: QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING is only supported "
+                  "with contextCreateFromBinary");
+    return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+  }
   return QNN_SUCCESS;
+}
+
+Qnn_ErrorHandle_t check_concurrent_sharing(const ContextSettings& s, bool non_rpc, bool list_async, bool secure_pd) {
+  if (!s.concurrent_resource_sharing) return QNN_SUCCESS;
+  const char* why = nullptr;
+  if (!non_rpc) {
+    why = "is a Non-RPC feature (QNN natively on the DSP: openhtp-dsp-run); this backend is in the FastRPC domain";
+  } else if (!s.defer_graph_init) {
+    why = "needs QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT (the buffers are registered before contextFinalize)";
+  } else if (list_async) {
+    why = "is not supported with contextCreateFromBinaryListAsync (use contextCreateFromBinary)";
+  } else if (s.spill_fill_group) {
+    why = "is not supported together with QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
+  } else if (s.persistent_binary && s.memory_limit_hint > 0) {
+    why = "is not supported with graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";
+  } else if (s.extended_udma) {
+    why = "is not supported with udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
+  } else if (secure_pd) {
+    why = "is not supported on a secure PD device (QNN_HTP_DEVICE_CONFIG_OPTION_SECUREPD)";
+  }
+  if (why == nullptr) return QNN_SUCCESS;
+  QNN_LOG_ERROR("contextCreateFromBinary: QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING %s", why);
+  return QNN_CONTEXT_ERROR_INVALID_CONFIG;
 }
 
 std::string ContextSettings::external_buffers_blocked_by() const {
   if (spill_fill_group) return "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_MULTI_CONTEXTS";
-  if (concurrent_resource_sharing) return "QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING (Non-RPC only)";
   if (extended_udma) return "udma64 (QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA)";
   // Graph switching is a persistent binary with a memory-limit hint.
   if (persistent_binary && memory_limit_hint > 0) return "graph switching (PERSISTENT_BINARY + MEMORY_LIMIT_HINT)";

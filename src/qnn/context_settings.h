@@ -28,10 +28,21 @@ struct ContextSettings {
 
   // The feature these configs turn on that rules out external weights and
   // spill-fill buffers (docs/design.md §5), or "" when none does.
+  // (REGISTER_CONCURRENT_RESOURCE_SHARING is not one: in the Non-RPC domain
+  // it is what lets contexts share them; check_concurrent_sharing has its
+  // own rules.)
   std::string external_buffers_blocked_by() const;
   // A checksum of every field, for the unchanged-until-finalize rule.
   uint32_t digest() const;
 };
+
+// The tutorial's rules for REGISTER_CONCURRENT_RESOURCE_SHARING on a context
+// loaded from a binary: QNN_SUCCESS when `s` does not ask for it or meets
+// them, else QNN_CONTEXT_ERROR_INVALID_CONFIG and one line naming the rule.
+// `non_rpc`: the backend is in the Non-RPC domain; `how`: the API used
+// ("contextCreateFromBinary" / "contextCreateFromBinaryListAsync");
+// `secure_pd`: the device was created with SECUREPD.
+Qnn_ErrorHandle_t check_concurrent_sharing(const ContextSettings& s, bool non_rpc, bool list_async, bool secure_pd);
 
 // Reads `config` (NULL-terminated, may be NULL). Online contexts accept only
 // the options that make sense without a binary; an option they cannot take

@@ -45,6 +45,7 @@ const char* fd_use_name(FdUse use) {
     case FdUse::kTensor: return "tensor (ION/DMA_BUF/SHARED_BUFFER)";
     case FdUse::kWeights: return "QNN_HTP_MEM_WEIGHTS_BUFFER";
     case FdUse::kSpillFill: return "QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER";
+    case FdUse::kVtcmBackup: return "QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER";
   }
   return "?";
 }

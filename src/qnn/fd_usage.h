@@ -9,7 +9,9 @@
 
 namespace openhtp::qnn {
 
-enum class FdUse { kTensor = 0, kWeights = 1, kSpillFill = 2 };
+// kVtcmBackup exists only as a QURT-address registration (Non-RPC), which
+// has no fd and is never counted here; it names the handle's role.
+enum class FdUse { kTensor = 0, kWeights = 1, kSpillFill = 2, kVtcmBackup = 3 };
 
 struct FdUsage {
   uint32_t tensor = 0, weights = 0, spill_fill = 0;

@@ -154,6 +154,7 @@ const htp::TensorSpec* resolve_tensor(Graph& g, Context& ctx, const Qnn_Tensor_t
 struct GraphSettings {
   uint64_t vtcm_budget_bytes = 0;  // VTCM_SIZE_IN_MB / _IN_BYTES; 0 = the device maximum
   uint32_t num_hvx_threads = 0;    // NUM_HVX_THREADS; 0 = the machine's cores
+  uint32_t priority = htp::kInheritPriority;  // PRIORITY; inherit: the context's
 };
 
 // Reads the graph configs this backend understands into *settings.
@@ -186,6 +187,13 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
         break;  // other HTP options (precision, optimization level, ...) are accepted and have no effect here
       }
       case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
+        if (static_cast<uint32_t>((*c)->priority) > QNN_PRIORITY_HIGHEST) {
+          QNN_LOG_ERROR("graph config PRIORITY is %u, expected a QNN priority level 0 to %u",
+                        static_cast<unsigned>((*c)->priority), static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+          return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+        }
+        settings->priority = static_cast<uint32_t>((*c)->priority);
+        break;
       case QNN_GRAPH_CONFIG_OPTION_PROFILE_HANDLE:
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_STATE:
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_NUM_EXECUTIONS:
@@ -234,6 +242,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
   }
   g->spec.vtcm_budget_bytes = vtcm_budget;
   g->spec.num_hvx_threads = settings.num_hvx_threads;
+  g->priority = settings.priority;
   *graphHandle = ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);
   return QNN_SUCCESS;
@@ -245,7 +254,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
   auto g = graph_of(graphHandle);
   if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   std::lock_guard lock(g->mu);
-  GraphSettings settings{g->spec.vtcm_budget_bytes, g->spec.num_hvx_threads};
+  GraphSettings settings{g->spec.vtcm_budget_bytes, g->spec.num_hvx_threads, g->priority};
   if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &settings); e != QNN_SUCCESS) return e;
   if (g->finalized && settings.vtcm_budget_bytes != g->spec.vtcm_budget_bytes) {
     QNN_LOG_ERROR("graphSetConfig: graph '%s' is finalized; its VTCM size (%llu bytes) can no longer change",
@@ -269,8 +278,18 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
       return e;
     }
   }
+  // A priority applies from the next execute on (it only orders the HTP's
+  // queue); before finalize it waits for the graph to exist in the runtime.
+  if (g->finalized && settings.priority != g->priority) {
+    auto ctx = g->context.lock();
+    if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+    if (Qnn_ErrorHandle_t e = ctx->stub->graph_set_priority(g->remote_id, settings.priority); e != QNN_SUCCESS) {
+      return e;
+    }
+  }
   g->spec.vtcm_budget_bytes = settings.vtcm_budget_bytes;
   g->spec.num_hvx_threads = settings.num_hvx_threads;
+  g->priority = settings.priority;
   return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("graphSetConfig");
@@ -423,6 +442,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
   }
   record_plan(*g, info);
   index_graph_io(*g);
+  if (g->priority != htp::kInheritPriority) {
+    if (Qnn_ErrorHandle_t e = ctx->stub->graph_set_priority(g->remote_id, g->priority); e != QNN_SUCCESS) return e;
+  }
   g->finalized = true;
   ProfileEvent ev;
   ev.type = QNN_PROFILE_EVENTTYPE_FINALIZE;
@@ -596,6 +618,13 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}},
+        // Preemption (QNN's profile viewer: "Num times yield occurred"): the
+        // VTCM saved and restored around each yield.
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.yields, "Num times yield occurred", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.vtcm_saved_bytes, "VTCM saved on yield", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_save_ns / 1000, "VTCM save time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_restore_ns / 1000,
+         "VTCM restore time", {}},
     };
     profile_record(profileHandle, std::move(ev), std::move(sub));
   }

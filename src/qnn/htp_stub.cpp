@@ -15,10 +15,11 @@ std::weak_ptr<HtpStub> g_fastrpc_stub, g_inproc_stub;
 
 }  // namespace
 
-std::shared_ptr<HtpStub> HtpStub::get(Qnn_ErrorHandle_t* err) {
+std::shared_ptr<HtpStub> HtpStub::get(Domain domain, Qnn_ErrorHandle_t* err) {
   std::lock_guard lock(g_mu);
   const char* transport = std::getenv("OPENHTP_HTP_TRANSPORT");
-  const bool inproc = transport != nullptr && std::strcmp(transport, "inproc") == 0;
+  const bool inproc =
+      domain == Domain::kNonRpc || (transport != nullptr && std::strcmp(transport, "inproc") == 0);
   std::weak_ptr<HtpStub>& slot = inproc ? g_inproc_stub : g_fastrpc_stub;
   // A stub whose DSP process died serves only the objects made through it;
   // new ones get a fresh process (what a client does after a subsystem

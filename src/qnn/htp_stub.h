@@ -18,6 +18,7 @@
 #include "QnnCommon.h"
 #include "binary/context_codec.h"
 #include "htp/runtime.h"
+#include "qnn/domain.h"
 
 namespace openhtp::qnn {
 
@@ -25,6 +26,9 @@ namespace openhtp::qnn {
 struct ExecReport {
   uint64_t exec_ns = 0;
   uint32_t threads = 0;
+  uint32_t yields = 0;             // preempted this often (htp::ExecResult)
+  uint64_t vtcm_saved_bytes = 0;
+  uint64_t vtcm_save_ns = 0, vtcm_restore_ns = 0;
   uint64_t bytes_copied_in = 0;
   uint64_t bytes_copied_out = 0;
   uint64_t bytes_by_reference = 0;  // raw buffers the transport passed in place
@@ -32,9 +36,10 @@ struct ExecReport {
 
 class HtpStub {
  public:
-  // The process's stub for the transport OPENHTP_HTP_TRANSPORT names now
-  // (shared by the backends that use it); nullptr + *err on failure.
-  static std::shared_ptr<HtpStub> get(Qnn_ErrorHandle_t* err);
+  // The process's stub for `domain`: in the Non-RPC domain always the
+  // in-process door; in FastRPC the transport OPENHTP_HTP_TRANSPORT names
+  // now (shared by the backends that use it). nullptr + *err on failure.
+  static std::shared_ptr<HtpStub> get(Domain domain, Qnn_ErrorHandle_t* err);
   virtual ~HtpStub() = default;
 
   virtual bool in_process() const = 0;
@@ -56,8 +61,15 @@ class HtpStub {
   virtual Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t max_placements, htp::StoredPlan* plan) = 0;
   virtual Qnn_ErrorHandle_t graph_free(uint64_t id) = 0;
   virtual Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) = 0;
+  // htp::Runtime::set_context_priority / set_graph_priority.
+  virtual Qnn_ErrorHandle_t context_set_priority(uint64_t id, uint32_t priority) = 0;
+  virtual Qnn_ErrorHandle_t graph_set_priority(uint64_t id, uint32_t priority) = 0;
   virtual Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size,
                                          htp::MemoryKind kind, uint64_t* id) = 0;
+  // Registers memory of this process by address: a DSP-heap block in the
+  // Non-RPC domain. Only the in-process door can (the FastRPC door refuses).
+  virtual Qnn_ErrorHandle_t mem_register_range(uint64_t context_id, std::shared_ptr<const htp::MappedRange> range,
+                                               htp::MemoryKind kind, uint64_t* id) = 0;
   virtual Qnn_ErrorHandle_t mem_deregister(uint64_t id) = 0;
   // Bindings as htp::Runtime::execute takes them: a registered memory id, or
   // a raw client buffer.

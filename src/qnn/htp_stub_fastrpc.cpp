@@ -81,6 +81,13 @@ class FastRpcStub final : public HtpStub {
     return call(wire::encode_fixed(wire::kGraphSetThreads, req, &st, a), a, &st);
   }
 
+  Qnn_ErrorHandle_t context_set_priority(uint64_t id, uint32_t priority) override {
+    return priority_call(wire::kContextSetPriority, id, priority);
+  }
+  Qnn_ErrorHandle_t graph_set_priority(uint64_t id, uint32_t priority) override {
+    return priority_call(wire::kGraphSetPriority, id, priority);
+  }
+
   Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, htp::MemoryKind kind,
                                  uint64_t* id) override {
     const wire::MemRegisterReq req{context_id, offset, size, static_cast<uint32_t>(kind), 0};
@@ -89,6 +96,13 @@ class FastRpcStub final : public HtpStub {
     Qnn_ErrorHandle_t e = call(wire::encode_mem_register(req, fd, &st, a), a, &st);
     *id = st.id;
     return e;
+  }
+  Qnn_ErrorHandle_t mem_register_range(uint64_t, std::shared_ptr<const htp::MappedRange>, htp::MemoryKind,
+                                       uint64_t*) override {
+    // The DSP process cannot see this process's memory by address: buffers
+    // cross by fd (memRegister's support table never sends one here).
+    QNN_LOG_ERROR("memRegister: a buffer given by address can only be registered in the Non-RPC domain");
+    return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
   }
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return id_call(wire::kMemDeregister, id); }
 
@@ -112,11 +126,21 @@ class FastRpcStub final : public HtpStub {
     report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
     report->bytes_by_reference = fs.bytesByReference;
     report->exec_ns = st.exec_ns;
-    report->threads = static_cast<uint32_t>(st.exec_threads);
+    report->threads = st.exec_threads;
+    report->yields = st.yields;
+    report->vtcm_saved_bytes = st.vtcm_saved_bytes;
+    report->vtcm_save_ns = st.vtcm_save_ns;
+    report->vtcm_restore_ns = st.vtcm_restore_ns;
     return e;
   }
 
  private:
+  Qnn_ErrorHandle_t priority_call(wire::Method m, uint64_t id, uint32_t priority) {
+    const wire::PriorityReq req{id, priority, 0};
+    wire::WireStatus st;
+    remote_arg a[2];
+    return call(wire::encode_fixed(m, req, &st, a), a, &st);
+  }
   Qnn_ErrorHandle_t call(uint32_t sc, remote_arg* args, wire::WireStatus* st) {
     const int rc = remote_handle64_invoke(handle_, sc, args);
     if (rc != 0) {

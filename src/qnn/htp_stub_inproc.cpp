@@ -65,6 +65,10 @@ class InProcessStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t graph_free(uint64_t id) override { return report(rt_->free_graph(id)); }
   Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t n) override { return report(rt_->set_graph_threads(id, n)); }
+  Qnn_ErrorHandle_t context_set_priority(uint64_t id, uint32_t p) override {
+    return report(rt_->set_context_priority(id, p));
+  }
+  Qnn_ErrorHandle_t graph_set_priority(uint64_t id, uint32_t p) override { return report(rt_->set_graph_priority(id, p)); }
   Qnn_ErrorHandle_t mem_register(uint64_t context_id, int fd, uint64_t offset, uint64_t size, htp::MemoryKind kind,
                                  uint64_t* id) override {
     std::string why;
@@ -74,6 +78,11 @@ class InProcessStub final : public HtpStub {
       return QNN_MEM_ERROR_MAPPING;
     }
     return report(rt_->register_memory(context_id, kind, std::move(m), offset, size, id));
+  }
+  Qnn_ErrorHandle_t mem_register_range(uint64_t context_id, std::shared_ptr<const htp::MappedRange> range,
+                                       htp::MemoryKind kind, uint64_t* id) override {
+    const uint64_t size = range ? range->size() : 0;
+    return report(rt_->register_memory(context_id, kind, std::move(range), 0, size, id));
   }
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return report(rt_->deregister_memory(id)); }
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
@@ -85,7 +94,8 @@ class InProcessStub final : public HtpStub {
     uint64_t in_place = 0;
     for (const auto& b : inputs) in_place += b.mem_id == 0 ? b.bytes : 0;
     for (const auto& b : outputs) in_place += b.mem_id == 0 ? b.bytes : 0;
-    *r = ExecReport{res.exec_ns, res.threads, 0, 0, in_place};
+    *r = ExecReport{res.exec_ns, res.threads, res.yields, res.vtcm_saved_bytes, res.vtcm_save_ns, res.vtcm_restore_ns,
+                    0, 0, in_place};
     return QNN_SUCCESS;
   }
 

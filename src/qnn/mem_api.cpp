@@ -1,6 +1,8 @@
-// QnnMem_register / QnnMem_deRegister for ION, DMA_BUF and the HTP custom
-// SHARED_BUFFER type: the rules of docs/design.md §5 and what real clients rely on
-// (reference/clients.md §0). A call either registers every descriptor or none.
+// QnnMem_register / QnnMem_deRegister: the rules of docs/design.md §5 and what
+// real clients rely on (reference/clients.md §0). A call either registers
+// every descriptor or none. Which types a domain supports is the tutorial's
+// table (support_in_domain below); the FastRPC types name an fd and are
+// checked here, the Non-RPC ones name a QURT address (qnn/mem_qurt.cpp).
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -15,6 +17,7 @@
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "openhtp/fastrpc_ext.h"
+#include "qnn/mem_qurt.h"
 #include "qnn/objects.h"
 
 using namespace openhtp::qnn;
@@ -30,17 +33,6 @@ const char* mem_type_name(Qnn_MemType_t t) {
     case QNN_MEM_TYPE_CUSTOM: return "QNN_MEM_TYPE_CUSTOM";
     case QNN_MEM_TYPE_DMA_BUF: return "QNN_MEM_TYPE_DMA_BUF";
     default: return "unknown memType";
-  }
-}
-
-const char* htp_type_name(uint32_t t) {
-  switch (t) {
-    case QNN_HTP_MEM_QURT: return "QNN_HTP_MEM_QURT";
-    case QNN_HTP_MEM_SHARED_BUFFER: return "QNN_HTP_MEM_SHARED_BUFFER";
-    case QNN_HTP_MEM_WEIGHTS_BUFFER: return "QNN_HTP_MEM_WEIGHTS_BUFFER";
-    case QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: return "QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER";
-    case QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER: return "QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER";
-    default: return "unknown QnnHtpMem_Type_t";
   }
 }
 
@@ -93,7 +85,35 @@ struct Pending {
   Qnn_MemType_t mem_type;
   uint32_t htp_type;
   FdUse use = FdUse::kTensor;
+  bool qurt = false;  // a Non-RPC buffer named by QURT address: `q` says what
+  QurtPending q;
 };
+
+// The tutorial's support table: QNN_SUCCESS when `domain` takes the type,
+// else QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE and one line naming type and domain.
+Qnn_ErrorHandle_t support_in_domain(Domain domain, Qnn_MemType_t mem_type, uint32_t htp_type, int i) {
+  bool ok;
+  const char* what;
+  if (mem_type == QNN_MEM_TYPE_CUSTOM) {
+    what = htp_mem_type_name(htp_type);
+    switch (htp_type) {
+      case QNN_HTP_MEM_SHARED_BUFFER:
+      case QNN_HTP_MEM_WEIGHTS_BUFFER: ok = domain == Domain::kFastRpc; break;
+      case QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER: ok = true; break;
+      case QNN_HTP_MEM_QURT:
+      case QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER: ok = domain == Domain::kNonRpc; break;
+      default: ok = false; break;
+    }
+  } else {
+    what = mem_type_name(mem_type);
+    // ION and DMA-BUF are fds the DSP process maps: a FastRPC notion.
+    ok = domain == Domain::kFastRpc && (mem_type == QNN_MEM_TYPE_ION || mem_type == QNN_MEM_TYPE_DMA_BUF);
+  }
+  if (ok) return QNN_SUCCESS;
+  QNN_LOG_ERROR("memRegister: descriptor %d: %s is not supported in the %s domain%s", i, what, domain_name(domain),
+                domain == Domain::kNonRpc ? " (QNN runs on the DSP: buffers are given by QURT address)" : "");
+  return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
+}
 
 
 // QNN_HTP_MEM_WEIGHTS_BUFFER / SHARED_SPILLFILL_BUFFER: the external buffers of
@@ -101,7 +121,7 @@ struct Pending {
 // Every requirement of the tutorial is checked here.
 Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, Context& ctx, Pending* p) {
   const bool weights = h.type == QNN_HTP_MEM_WEIGHTS_BUFFER;
-  const char* what = htp_type_name(p->htp_type);
+  const char* what = htp_mem_type_name(p->htp_type);
   p->use = weights ? FdUse::kWeights : FdUse::kSpillFill;
   uint64_t required = 0;
   {
@@ -188,6 +208,22 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
   p->mem_type = d.memType;
   p->htp_type = 0;
   p->offset = 0;
+  const auto* custom = d.memType == QNN_MEM_TYPE_CUSTOM ? static_cast<const QnnMemHtp_Descriptor_t*>(d.customInfo)
+                                                        : nullptr;
+  if (d.memType == QNN_MEM_TYPE_CUSTOM && custom == nullptr) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: QNN_MEM_TYPE_CUSTOM needs customInfo -> QnnMemHtp_Descriptor_t", i);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
+  const Domain domain = ctx.backend->domain;
+  if (Qnn_ErrorHandle_t e = support_in_domain(domain, d.memType, custom ? static_cast<uint32_t>(custom->type) : 0, i);
+      e != QNN_SUCCESS) {
+    return e;
+  }
+  if (domain == Domain::kNonRpc) {  // every type the Non-RPC domain takes names a QURT address
+    p->qurt = true;
+    p->htp_type = static_cast<uint32_t>(custom->type);
+    return check_qurt_descriptor(*custom, described_bytes(d), i, ctx, &p->q);
+  }
   uint64_t limit = 0;  // bytes usable from the start of the fd
   switch (d.memType) {
     case QNN_MEM_TYPE_ION:
@@ -198,20 +234,11 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
       break;
     }
     case QNN_MEM_TYPE_CUSTOM: {
-      const auto* h = static_cast<const QnnMemHtp_Descriptor_t*>(d.customInfo);
-      if (h == nullptr) {
-        QNN_LOG_ERROR("memRegister: descriptor %d: QNN_MEM_TYPE_CUSTOM needs customInfo -> QnnMemHtp_Descriptor_t", i);
-        return QNN_MEM_ERROR_INVALID_ARGUMENT;
-      }
+      const auto* h = custom;
       p->htp_type = static_cast<uint32_t>(h->type);
       if (h->type == QNN_HTP_MEM_WEIGHTS_BUFFER || h->type == QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER) {
         // Shape and type do not apply (clients pass {0} and UNDEFINED).
         return check_external_buffer(*h, i, ctx, p);
-      }
-      if (h->type != QNN_HTP_MEM_SHARED_BUFFER) {
-        QNN_LOG_ERROR("memRegister: descriptor %d: %s is not supported in the FastRPC domain", i,
-                      htp_type_name(p->htp_type));
-        return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
       }
       p->fd = h->sharedBufferConfig.fd;
       p->offset = h->sharedBufferConfig.offset;
@@ -227,9 +254,7 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
       limit = h->size;
       break;
     }
-    default:
-      QNN_LOG_ERROR("memRegister: descriptor %d: memType %d is not supported by the HTP backend", i,
-                    static_cast<int>(d.memType));
+    default:  // support_in_domain refused every other type
       return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
   }
   p->bytes = described_bytes(d);
@@ -258,7 +283,9 @@ void deregister_one(MemHandle& m) {
   {
     std::lock_guard lock(ctx->mu);
     if (m.use == FdUse::kWeights) ctx->has_weights_buffer = false;
-    if (m.use == FdUse::kSpillFill) ctx->has_external_spill_fill = false;
+    if (m.use == FdUse::kSpillFill && !m.qurt) ctx->has_external_spill_fill = false;
+    if (m.use == FdUse::kSpillFill && m.qurt) ctx->has_qurt_spill_fill = false;
+    if (m.use == FdUse::kVtcmBackup) ctx->has_vtcm_backup = false;
     ctx->mem_handles.erase(m.handle);
     ctx->regions.erase({m.dev, m.ino, m.offset});
   }
@@ -289,6 +316,7 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
         e != QNN_SUCCESS) {
       return e;
     }
+    if (pending[i].qurt) continue;
     if (Qnn_ErrorHandle_t e = check_fd_use(pending[i], static_cast<int>(i)); e != QNN_SUCCESS) return e;
   }
   std::vector<std::shared_ptr<MemHandle>> done;
@@ -304,16 +332,28 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
   try {
     for (uint32_t i = 0; i < numDescriptors; ++i) {
       const Pending& p = pending[i];
-      const auto key = std::make_tuple(p.info.dev, p.info.ino, p.offset);
+      const auto key = p.qurt ? std::make_tuple(kQurtDev, uint64_t{0}, p.q.address)
+                              : std::make_tuple(p.info.dev, p.info.ino, p.offset);
       bool duplicate;
+      uint64_t existing = 0;
       {
         std::lock_guard lock(ctx->mu);
-        duplicate = ctx->regions.count(key) != 0;
+        auto it = ctx->regions.find(key);
+        duplicate = it != ctx->regions.end();
+        if (duplicate) existing = it->second;
       }
       if (duplicate) {
-        QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
-                      "(one handle per (context, fd, offset))",
-                      i, p.fd, static_cast<unsigned long long>(p.offset));
+        if (p.qurt) {
+          auto other = find_object<MemHandle>(ObjectKind::kMem, as_handle(existing));
+          QNN_LOG_ERROR("memRegister: descriptor %u: QURT address 0x%08llx is already registered on this context as %s "
+                        "(one handle per (context, address); a buffer serves one role)",
+                        i, static_cast<unsigned long long>(p.q.address),
+                        other ? fd_use_name(other->use) : "another buffer");
+        } else {
+          QNN_LOG_ERROR("memRegister: descriptor %u: fd %d offset %llu is already registered on this context "
+                        "(one handle per (context, fd, offset))",
+                        i, p.fd, static_cast<unsigned long long>(p.offset));
+        }
         undo();
         return QNN_MEM_ERROR_ALREADY_REGISTERED;
       }
@@ -321,6 +361,22 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
       m->context = ctx;
       m->context_handle = ctx->handle;
       m->mem_type = p.mem_type;
+      if (p.qurt) {
+        if (Qnn_ErrorHandle_t e = register_qurt(*ctx, p.q, static_cast<int>(i), m); e != QNN_SUCCESS) {
+          undo();
+          return e;
+        }
+        memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
+        {
+          std::lock_guard lock(ctx->mu);
+          if (m->use == FdUse::kSpillFill) ctx->has_qurt_spill_fill = true;
+          if (m->use == FdUse::kVtcmBackup) ctx->has_vtcm_backup = true;
+          ctx->regions[key] = m->handle;
+          ctx->mem_handles.insert(m->handle);
+        }
+        done.push_back(m);
+        continue;
+      }
       m->htp_type = p.htp_type;
       m->dev = p.info.dev;
       m->ino = p.info.ino;

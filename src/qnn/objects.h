@@ -21,6 +21,7 @@
 #include "binary/context_codec.h"
 #include "htp/graph_spec.h"
 #include "qnn/backend_extensions.h"
+#include "qnn/domain.h"
 #include "qnn/fd_usage.h"
 #include "qnn/htp_stub.h"
 #include "qnn/object_table.h"
@@ -28,6 +29,7 @@
 namespace openhtp::qnn {
 
 struct Backend : Object {
+  Domain domain = Domain::kFastRpc;  // fixed at backendCreate (qnn/domain.h)
   Qnn_LogHandle_t logger = nullptr;
   std::mutex stub_mu;
   std::shared_ptr<HtpStub> stub;  // the stub new contexts use; guarded by stub_mu
@@ -53,6 +55,9 @@ struct MemHandle : Object {
   int fd = -1;                     // the client's fd number at registration (for messages)
   FdUse use = FdUse::kTensor;
   bool counted = false;            // recorded in fd_usage (dropped when the handle dies)
+  // Non-RPC: a buffer named by QURT address (dev/ino are then kQurtDev/0 and
+  // `offset` is the address), pinned in the DSP heap while the runtime holds it.
+  bool qurt = false;
   ~MemHandle() {
     if (counted) fd_usage_remove(dev, ino, use);
   }
@@ -68,6 +73,7 @@ struct Graph : Object {
   std::set<uint32_t> produced;   // tensor ids some node writes
   bool finalized = false;
   std::atomic<bool> executed{false};  // NUM_HVX_THREADS may change until the first execute
+  uint32_t priority = htp::kInheritPriority;  // PRIORITY config; inherit: the context's
   uint64_t remote_id = 0;
   uint64_t arena_bytes = 0;
   uint64_t vtcm_bytes = 0;
@@ -126,6 +132,13 @@ struct Context : Object {
   std::string external_buffers_blocked_by;
   bool has_weights_buffer = false;
   bool spill_fill_group_leader = false;  // started a REGISTER_MULTI_CONTEXTS group
+  // Non-RPC (qnn/mem_qurt.h): REGISTER_CONCURRENT_RESOURCE_SHARING, the
+  // context's priority (one per sharing group), and which of the external
+  // buffers given by QURT address it holds.
+  bool concurrent_sharing = false;
+  uint32_t priority = QNN_PRIORITY_DEFAULT;
+  bool has_qurt_spill_fill = false;
+  bool has_vtcm_backup = false;
   // Buffers the runtime allocated (rpcmem) and registered because the backend
   // extensions asked for them; freed after the context.
   std::vector<void*> runtime_buffers;

@@ -245,6 +245,40 @@ TEST(Remote, DspCrashIsReportedNotHung) {
   remote_handle64_close(h2);
 }
 
+// A DSP process that stops running (SIGSTOP, a debugger) must not hang its
+// client: a waiting call that sees no heartbeat for OPENHTP_DSP_HEARTBEAT_MS
+// ends the process and fails, and the next call gets a fresh one. A call that
+// is merely slow — the DSP busy for longer than that deadline — is not cut.
+TEST(Remote, AStoppedDspFailsTheCallWithinTheHeartbeatDeadline) {
+  remote_rpc_session_close req{CDSP_DOMAIN_ID};
+  remote_session_control(FASTRPC_SESSION_CLOSE, &req, sizeof req);  // the deadline is read when a session starts
+  setenv("OPENHTP_DSP_HEARTBEAT_MS", "300", 1);
+  remote_handle64 h = open_test_skel();
+  // Busy, not stopped: 800 ms of sleep outlasts the deadline and must pass.
+  uint32_t ms = 800;
+  remote_arg a[1];
+  a[0].buf = {&ms, sizeof ms};
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 0), a), 0);
+  const int pid = openhtp_fastrpc_dsp_pid();
+  ASSERT_GT(pid, 0);
+  ms = 200;
+  std::thread stopper([pid] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // inside the call
+    kill(pid, SIGSTOP);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_NE(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 0), a), 0);
+  const auto waited = std::chrono::steady_clock::now() - t0;
+  stopper.join();
+  EXPECT_LT(waited, std::chrono::seconds(2));  // 300 ms deadline + one 100 ms liveness period, with room
+  EXPECT_EQ(kill(pid, 0), -1);                 // ended and reaped
+  remote_handle64 h2 = open_test_skel();
+  EXPECT_EQ(remote_handle64_invoke(h2, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), nullptr), 0);
+  EXPECT_NE(openhtp_fastrpc_dsp_pid(), pid);
+  remote_handle64_close(h2);
+  unsetenv("OPENHTP_DSP_HEARTBEAT_MS");
+}
+
 TEST(Remote, ConcurrentCallsFromManyThreads) {
   remote_handle64 h = open_test_skel();
   std::vector<std::thread> threads;

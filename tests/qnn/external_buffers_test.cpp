@@ -263,6 +263,27 @@ TEST_F(ExternalBuffers, IncompatibleFeaturesAreRefused) {
   rpcmem_free(p);
 }
 
+// Concurrent spill-fill + VTCM-backup sharing is the Non-RPC domain's
+// (tests/qnn/nonrpc_test.cpp); over FastRPC the config itself is refused.
+TEST_F(ExternalBuffers, ConcurrentResourceSharingIsRefusedInTheFastRpcDomain) {
+  auto bin = make_binary();
+  QnnHtpContext_CustomConfig_t sharing = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
+  sharing.option = QNN_HTP_CONTEXT_CONFIG_OPTION_REGISTER_CONCURRENT_RESOURCE_SHARING;
+  QnnContext_Config_t custom = QNN_CONTEXT_CONFIG_INIT;
+  custom.option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;
+  custom.customConfig = &sharing;
+  QnnContext_Config_t defer = QNN_CONTEXT_CONFIG_INIT;
+  defer.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  defer.isGraphInitDeferred = 1;
+  const QnnContext_Config_t* cfgs[] = {&custom, &defer, nullptr};
+  Qnn_ContextHandle_t ctx = nullptr;
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &ctx, nullptr),
+            QNN_CONTEXT_ERROR_INVALID_CONFIG);
+  EXPECT_EQ(ctx, nullptr);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"REGISTER_CONCURRENT_RESOURCE_SHARING", "FastRPC domain"}));
+}
+
 TEST_F(ExternalBuffers, OverlappingExecutesSharingASpillFillBufferAreRefused) {
   auto bin = make_binary();
   // Two contexts from the same binary share one external spill-fill buffer.

@@ -194,7 +194,9 @@ TEST_F(MemRules, UnsupportedMemTypesAreRefusedWithTheirCode) {
   EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"QNN_HTP_MEM_SHARED_VTCMBACKUP_BUFFER", "FastRPC"}));
   htp.type = QNN_HTP_MEM_QURT;
+  LogCapture::instance().clear();
   EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"QNN_HTP_MEM_QURT", "not supported in the FastRPC domain"}));
   htp.type = QNN_HTP_MEM_WEIGHTS_BUFFER;
   htp.size = 4096;
   htp.weightsBufferConfig = {rpcmem_to_fd(p), 0};

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -133,6 +134,13 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
       if (!wire::decode_fixed(sc, pra, &req)) return malformed("graphFree");
       return rt.free_graph(req.id);
     }
+    case wire::kContextSetPriority:
+    case wire::kGraphSetPriority: {
+      wire::PriorityReq req;
+      if (!wire::decode_fixed(sc, pra, &req)) return malformed("setPriority");
+      return REMOTE_SCALARS_METHOD(sc) == wire::kContextSetPriority ? rt.set_context_priority(req.id, req.priority)
+                                                                    : rt.set_graph_priority(req.id, req.priority);
+    }
     case wire::kGraphSetThreads: {
       wire::GraphThreadsReq req;
       if (!wire::decode_fixed(sc, pra, &req)) return malformed("graphSetThreads");
@@ -164,7 +172,11 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
       htp::ExecResult r;
       htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r);
       st->exec_ns = r.exec_ns;
-      st->exec_threads = r.threads;
+      st->exec_threads = static_cast<uint16_t>(r.threads);
+      st->yields = static_cast<uint16_t>(std::min<uint32_t>(r.yields, UINT16_MAX));
+      st->vtcm_saved_bytes = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_saved_bytes, UINT32_MAX));
+      st->vtcm_save_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_save_ns, UINT32_MAX));
+      st->vtcm_restore_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_restore_ns, UINT32_MAX));
       return s;
     }
     case wire::kQuery: {

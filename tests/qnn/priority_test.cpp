@@ -1,0 +1,155 @@
+// Context and graph priorities through the QNN API, in both doors (the suite
+// runs over FastRPC and in-process): a high-priority execute submitted while
+// a long low-priority one runs preempts it at an op boundary, both outputs
+// stay right, and the low execute's profile reports the yield and the VTCM it
+// saved ("Num times yield occurred"). The deterministic tests of the
+// mechanism itself are tests/htp/preemption_test.cpp; here the timing is
+// real, so the test retries until the high execute lands inside the low one.
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <thread>
+
+#include "qnn_test_util.h"
+
+using namespace qnntest;
+
+namespace {
+
+constexpr uint32_t kN = 1 << 16;  // 256 KiB per tensor: each op takes tens of µs
+constexpr uint32_t kLongOps = 200;
+
+class Priority : public QnnFixture {
+ protected:
+  // x -> t0 = x + x -> t1 = t0 + x -> ... -> out: `ops` adds. out = x * (ops + 1).
+  Qnn_GraphHandle_t chain(Qnn_ContextHandle_t ctx, const char* name, uint32_t ops, const QnnGraph_Config_t** cfg) {
+    Qnn_GraphHandle_t g = nullptr;
+    EXPECT_EQ(api().graphCreate(ctx, name, cfg, &g), QNN_SUCCESS);
+    dims_ = {1, kN};
+    Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims_);
+    EXPECT_EQ(api().tensorCreateGraphTensor(g, &x), QNN_SUCCESS);
+    Qnn_Tensor_t prev = x;
+    names_.emplace_back();
+    for (uint32_t i = 0; i < ops; ++i) {
+      names_.back().push_back("t" + std::to_string(i));
+      names_.back().push_back("n" + std::to_string(i));
+    }
+    for (uint32_t i = 0; i < ops; ++i) {
+      Qnn_Tensor_t t = make_tensor(names_.back()[2 * i].c_str(),
+                                   i + 1 == ops ? QNN_TENSOR_TYPE_APP_READ : QNN_TENSOR_TYPE_NATIVE, dims_);
+      EXPECT_EQ(api().tensorCreateGraphTensor(g, &t), QNN_SUCCESS);
+      Qnn_Tensor_t ins[] = {prev, x};
+      EXPECT_EQ(add_node(g, names_.back()[2 * i + 1].c_str(), QNN_OP_ELEMENT_WISE_ADD, ins, 2, &t), QNN_SUCCESS);
+      prev = t;
+    }
+    EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+    io_[g] = {x, prev};
+    return g;
+  }
+
+  Qnn_ContextHandle_t context(Qnn_Priority_t p) {
+    QnnContext_Config_t c = QNN_CONTEXT_CONFIG_INIT;
+    c.option = QNN_CONTEXT_CONFIG_OPTION_PRIORITY;
+    c.priority = p;
+    const QnnContext_Config_t* cfg[] = {&c, nullptr};
+    Qnn_ContextHandle_t ctx = nullptr;
+    EXPECT_EQ(api().contextCreate(backend_, nullptr, cfg, &ctx), QNN_SUCCESS);
+    return ctx;
+  }
+
+  // Executes with a BASIC profile; returns the profile's sub-events by name
+  // and whether out == x * (ops + 1).
+  std::map<std::string, uint64_t> run(Qnn_GraphHandle_t g, uint32_t ops, bool* correct) {
+    std::vector<float> x(kN), out(kN, -1.0f);
+    for (uint32_t i = 0; i < kN; ++i) x[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
+    Qnn_Tensor_t in = io_[g].first, o = io_[g].second;
+    in.v1.clientBuf = {x.data(), kN * 4};
+    o.v1.clientBuf = {out.data(), kN * 4};
+    Qnn_ProfileHandle_t prof = nullptr;
+    EXPECT_EQ(api().profileCreate(backend_, QNN_PROFILE_LEVEL_BASIC, &prof), QNN_SUCCESS);
+    EXPECT_EQ(api().graphExecute(g, &in, 1, &o, 1, prof, nullptr), QNN_SUCCESS);
+    *correct = true;
+    for (uint32_t i = 0; i < kN; ++i) *correct &= out[i] == x[i] * static_cast<float>(ops + 1);
+    std::map<std::string, uint64_t> events;
+    const QnnProfile_EventId_t* top = nullptr;
+    uint32_t n = 0;
+    if (api().profileGetEvents(prof, &top, &n) == QNN_SUCCESS && n == 1) {
+      const QnnProfile_EventId_t* subs = nullptr;
+      uint32_t nsub = 0;
+      api().profileGetSubEvents(top[0], &subs, &nsub);
+      for (uint32_t i = 0; i < nsub; ++i) {
+        QnnProfile_EventData_t d{};
+        if (api().profileGetEventData(subs[i], &d) == QNN_SUCCESS && d.identifier != nullptr) {
+          events[d.identifier] = d.value;
+        }
+      }
+    }
+    api().profileFree(prof);
+    return events;
+  }
+
+  std::map<Qnn_GraphHandle_t, std::pair<Qnn_Tensor_t, Qnn_Tensor_t>> io_;
+  std::vector<std::vector<std::string>> names_;  // tensor and node names must outlive graphCreate's use
+};
+
+TEST_F(Priority, TheProfileReportsYieldsEvenWhenThereAreNone) {
+  Qnn_ContextHandle_t ctx = context(QNN_PRIORITY_NORMAL);
+  Qnn_GraphHandle_t g = chain(ctx, "alone", 4, nullptr);
+  bool ok = false;
+  auto ev = run(g, 4, &ok);
+  EXPECT_TRUE(ok);
+  ASSERT_EQ(ev.count("Num times yield occurred"), 1u);
+  EXPECT_EQ(ev["Num times yield occurred"], 0u);
+  EXPECT_EQ(ev.count("VTCM saved on yield"), 1u);
+  api().contextFree(ctx, nullptr);
+}
+
+TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
+  Qnn_ContextHandle_t low_ctx = context(QNN_PRIORITY_LOW), high_ctx = context(QNN_PRIORITY_HIGH);
+  Qnn_GraphHandle_t low = chain(low_ctx, "low", kLongOps, nullptr);
+  Qnn_GraphHandle_t high = chain(high_ctx, "high", 2, nullptr);
+  bool preempted = false;
+  for (int attempt = 0; attempt < 30 && !preempted; ++attempt) {
+    std::atomic<bool> low_started{false};
+    std::map<std::string, uint64_t> low_events;
+    bool low_ok = false, high_ok = false;
+    std::thread t([&] {
+      low_started = true;
+      low_events = run(low, kLongOps, &low_ok);
+    });
+    while (!low_started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::microseconds(100 + 50 * (attempt % 10)));
+    run(high, 2, &high_ok);
+    t.join();
+    EXPECT_TRUE(low_ok);
+    EXPECT_TRUE(high_ok);
+    if (low_events["Num times yield occurred"] > 0) {
+      preempted = true;
+      EXPECT_GT(low_events["VTCM saved on yield"], 0u);  // the chain's live tensor
+    }
+  }
+  EXPECT_TRUE(preempted) << "the high-priority execute never landed inside the low one in 30 attempts";
+  // A graph's own PRIORITY overrides its context's: raised above the high
+  // context, the long graph is no longer preempted.
+  QnnGraph_Config_t gp = QNN_GRAPH_CONFIG_INIT;
+  gp.option = QNN_GRAPH_CONFIG_OPTION_PRIORITY;
+  gp.priority = QNN_PRIORITY_CRITICAL;
+  const QnnGraph_Config_t* gcfg[] = {&gp, nullptr};
+  ASSERT_EQ(api().graphSetConfig(low, gcfg), QNN_SUCCESS);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    std::map<std::string, uint64_t> low_events;
+    bool low_ok = false, high_ok = false;
+    std::thread t([&] { low_events = run(low, kLongOps, &low_ok); });
+    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    run(high, 2, &high_ok);
+    t.join();
+    EXPECT_TRUE(low_ok && high_ok);
+    EXPECT_EQ(low_events["Num times yield occurred"], 0u);
+  }
+  gp.priority = static_cast<Qnn_Priority_t>(501);
+  EXPECT_EQ(api().graphSetConfig(low, gcfg), QNN_GRAPH_ERROR_INVALID_ARGUMENT);
+  api().contextFree(low_ctx, nullptr);
+  api().contextFree(high_ctx, nullptr);
+}
+
+}  // namespace

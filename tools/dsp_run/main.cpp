@@ -1,0 +1,105 @@
+// openhtp-dsp-run [--heap-mb N] [--] program [args...]
+//
+// Runs program with libopenhtp_dsp_malloc.so preloaded, so that its whole
+// heap comes from the DSP heap's region below 4 GiB: every pointer it gets
+// is a valid 32-bit QURT address, as on the DSP (docs/dsp-heap.md). The
+// library is found relative to this executable (bin/ -> lib/dsp/), in the
+// build tree and in an install alike.
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: openhtp-dsp-run [--heap-mb N] [--] program [args...]\n"
+    "Runs program with its malloc/new served from the DSP heap, below 4 GiB.\n"
+    "  --heap-mb N  size of the heap's region in MiB (1..4080; default 2048,\n"
+    "               or OPENHTP_DSP_HEAP_MB from the environment)\n";
+
+constexpr long kMaxHeapMiB = 4080;  // src/dsp_heap/region.h
+
+// <dir of this executable>/../lib/dsp/libopenhtp_dsp_malloc.so, or "" when
+// /proc/self/exe cannot be read.
+std::string interposer_path() {
+  char exe[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return {};
+  std::string path(exe, static_cast<size_t>(n));
+  path.erase(path.rfind('/') + 1);
+  path += "../lib/dsp/libopenhtp_dsp_malloc.so";
+  char resolved[PATH_MAX];
+  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+}
+
+bool parse_mib(const char* s, long* out) {
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < 1 || v > kMaxHeapMiB) return false;
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int i = 1;
+  long heap_mib = 0;
+  for (; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    if (arg == "--heap-mb" || arg.rfind("--heap-mb=", 0) == 0) {
+      const char* value = arg == "--heap-mb" ? (i + 1 < argc ? argv[++i] : "") : argv[i] + std::strlen("--heap-mb=");
+      if (!parse_mib(value, &heap_mib)) {
+        std::fprintf(stderr, "openhtp-dsp-run: --heap-mb needs a size in MiB from 1 to %ld, not '%s'\n", kMaxHeapMiB,
+                     value);
+        return 2;
+      }
+      continue;
+    }
+    if (arg.size() > 1 && arg[0] == '-') {
+      std::fprintf(stderr, "openhtp-dsp-run: unknown option %s\n%s", argv[i], kUsage);
+      return 2;
+    }
+    break;
+  }
+  if (i >= argc) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+
+  std::string lib = interposer_path();
+  if (lib.empty() || ::access(lib.c_str(), R_OK) != 0) {
+    std::fprintf(stderr, "openhtp-dsp-run: cannot find the DSP heap's malloc library (%s)\n",
+                 lib.empty() ? "/proc/self/exe unreadable" : lib.c_str());
+    return 127;
+  }
+  // ld.so splits LD_PRELOAD at spaces and colons: such a path cannot be given.
+  if (lib.find_first_of(" :") != std::string::npos) {
+    std::fprintf(stderr, "openhtp-dsp-run: the library path %s contains a space or ':', which LD_PRELOAD cannot carry\n",
+                 lib.c_str());
+    return 127;
+  }
+  // First, so that its malloc is the one every later object binds to;
+  // earlier entries are kept behind it.
+  std::string preload = lib;
+  if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') preload += std::string(":") + old;
+  ::setenv("LD_PRELOAD", preload.c_str(), 1);
+  if (heap_mib != 0) ::setenv("OPENHTP_DSP_HEAP_MB", std::to_string(heap_mib).c_str(), 1);
+
+  ::execvp(argv[i], argv + i);
+  std::fprintf(stderr, "openhtp-dsp-run: cannot run %s: %s\n", argv[i], std::strerror(errno));
+  return 127;
+}
