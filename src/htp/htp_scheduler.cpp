@@ -1,17 +1,18 @@
 #include "htp/htp_scheduler.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace openhtp::htp {
 
-void HtpScheduler::acquire(Ticket& t) {
+CallControl::Verdict HtpScheduler::acquire(Ticket& t, const CallControl* control) {
   t.granted = false;
   t.paused = false;
   t.admin = false;
   uint32_t idle = 0;
   if (state_.compare_exchange_strong(idle, kBusy, std::memory_order_acquire)) {  // nobody holds it, nobody waits
     t.granted = true;
-    return;
+    return CallControl::Verdict::kGoOn;
   }
   std::unique_lock lock(mu_);
   t.seq = next_seq_++;
@@ -19,7 +20,22 @@ void HtpScheduler::acquire(Ticket& t) {
   const uint32_t before = state_.fetch_or(kQueued, std::memory_order_acq_rel);
   update_queue_state();
   if ((before & kBusy) == 0) grant_next();  // freed between our CAS and the lock
-  t.cv.wait(lock, [&] { return t.granted; });
+  if (control == nullptr || !control->bounded()) {
+    t.cv.wait(lock, [&] { return t.granted; });
+    return CallControl::Verdict::kGoOn;
+  }
+  // The abort word may be set from another process: look at it every
+  // millisecond while waiting.
+  for (;;) {
+    if (t.cv.wait_for(lock, std::chrono::milliseconds(1), [&] { return t.granted; })) {
+      return CallControl::Verdict::kGoOn;
+    }
+    if (const CallControl::Verdict v = control->check(); v != CallControl::Verdict::kGoOn) {
+      waiting_.erase(std::find(waiting_.begin(), waiting_.end(), &t));
+      update_queue_state();
+      return v;
+    }
+  }
 }
 
 void HtpScheduler::acquire_exclusive(Ticket& t) {

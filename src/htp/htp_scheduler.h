@@ -29,6 +29,8 @@
 #include <mutex>
 #include <vector>
 
+#include "htp/call_control.h"
+
 namespace openhtp::htp {
 
 class HtpScheduler {
@@ -59,8 +61,10 @@ class HtpScheduler {
     t.granted = true;
     return true;
   }
-  // Waits until `t` may run, then holds the HTP for it.
-  void acquire(Ticket& t);
+  // Waits until `t` may run, then holds the HTP for it. With a bounded
+  // `control` the wait ends early when it aborts or times out: then `t` was
+  // taken out of the line and holds nothing.
+  CallControl::Verdict acquire(Ticket& t, const CallControl* control = nullptr);
   void release(Ticket& t);
 
   // At an op boundary of `running`'s graph: true when a waiting execute

@@ -37,6 +37,8 @@ const char* graph_error_name(GraphError e) {
     case GraphError::kInvalidOp: return "invalid op config";
     case GraphError::kUnsupportedOp: return "unsupported op";
     case GraphError::kBadBinding: return "bad tensor binding";
+    case GraphError::kAborted: return "aborted";
+    case GraphError::kTimedOut: return "timed out";
   }
   return "?";
 }
@@ -151,6 +153,13 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     if (def == nullptr || (!node.package.empty() && node.package != ops::kPackageName)) {
       return fail(GraphError::kUnsupportedOp,
                   "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
+    }
+    if (options.control != nullptr) {
+      const CallControl::Verdict v = options.control->check();
+      if (v == CallControl::Verdict::kAborted) return fail(GraphError::kAborted, "aborted at node '" + node.name + "'");
+      if (v == CallControl::Verdict::kTimedOut) {
+        return fail(GraphError::kTimedOut, "timed out at node '" + node.name + "'");
+      }
     }
     g->steps_.push_back(std::move(step));
     Step& added = g->steps_.back();
@@ -477,7 +486,13 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
   if (e != GraphError::kNone) return e;
   for (size_t n = 0; n < steps_.size(); ++n) {
     Step& step = steps_[n];
-    if (n > 0 && yield_point != nullptr && yield_point->wanted()) yield_point->yield(*this, n);
+    if (n > 0 && yield_point != nullptr) {
+      if (const GraphError stop = yield_point->stop(); stop != GraphError::kNone) {
+        *message = std::string(graph_error_name(stop)) + " before node '" + spec_.nodes[n].name + "'";
+        return stop;
+      }
+      if (yield_point->wanted()) yield_point->yield(*this, n);
+    }
     const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
     if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
     if (out_.size() < n_out) out_.resize(n_out);

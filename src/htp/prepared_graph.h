@@ -32,6 +32,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "htp/call_control.h"
 #include "htp/graph_spec.h"
 #include "htp/region_memory.h"
 #include "htp/vtcm_plan.h"
@@ -51,6 +52,8 @@ enum class GraphError {
   kInvalidOp,       // a node fails its op definition (QNN_GRAPH_ERROR_INVALID_OP_CONFIG)
   kUnsupportedOp,   // valid QNN, unsupported here
   kBadBinding,      // execute: missing/unknown/too small I/O buffer
+  kAborted,         // the caller's CallControl aborted the call
+  kTimedOut,        // the caller's CallControl deadline passed
 };
 
 // How a graph is prepared.
@@ -68,6 +71,8 @@ struct PlanOptions {
   // planned NATIVE tensor, is refused with kInvalidGraph, naming the tensor
   // and the offset. Null: plan everything.
   const StoredPlan* stored_placements = nullptr;
+  // The caller's bound (QnnSignal), looked at between nodes; null: none.
+  const CallControl* control = nullptr;
 };
 
 // The memory intermediates live in during one execute. Each region must hold
@@ -90,7 +95,9 @@ class PreparedGraph;
 class YieldPoint {
  public:
   virtual ~YieldPoint() = default;
-  // Cheap: asked at every boundary.
+  // Cheap: asked at every boundary. Non-kNone stops the execute there with
+  // that error (the caller's signal aborted it or its deadline passed).
+  virtual GraphError stop() { return GraphError::kNone; }
   virtual bool wanted() = 0;
   // Saves what `graph` needs before step `next_step` (live_vtcm_at), lets
   // others run, restores it.

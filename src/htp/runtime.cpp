@@ -117,8 +117,10 @@ class RuntimeImpl final : public Runtime {
   Status free_context(uint64_t context_id) override {
     return guarded("contextFree", [&] { return do_free_context(context_id); });
   }
-  Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) override {
-    return guarded("graphPrepare", [&] { return do_prepare_graph(context_id, std::move(spec), stored, info); });
+  Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
+                       const CallControl* control) override {
+    return guarded("graphPrepare",
+                   [&] { return do_prepare_graph(context_id, std::move(spec), stored, info, control); });
   }
   Status free_graph(uint64_t graph_id) override {
     return guarded("graphFree", [&] { return do_free_graph(graph_id); });
@@ -144,8 +146,8 @@ class RuntimeImpl final : public Runtime {
     return guarded("memDeregister", [&] { return do_deregister_memory(mem_id); });
   }
   Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                 ExecResult* result) override {
-    return guarded("graphExecute", [&] { return do_execute(graph_id, inputs, outputs, result); });
+                 ExecResult* result, const CallControl* control) override {
+    return guarded("graphExecute", [&] { return do_execute(graph_id, inputs, outputs, result, control); });
   }
   RuntimeStats stats() const override;
   const DeviceSpec& device() const override { return options_.device; }
@@ -166,7 +168,8 @@ class RuntimeImpl final : public Runtime {
 
   Status do_create_context(const ContextOptions& options, uint64_t* context_id);
   Status do_free_context(uint64_t context_id);
-  Status do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info);
+  Status do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
+                          const CallControl* control);
   Status do_free_graph(uint64_t graph_id);
   Status do_set_graph_threads(uint64_t graph_id, uint32_t num_threads);
   Status do_graph_plan(uint64_t graph_id, StoredPlan* plan);
@@ -174,7 +177,7 @@ class RuntimeImpl final : public Runtime {
                             uint64_t offset, uint64_t size, uint64_t* mem_id);
   Status do_deregister_memory(uint64_t mem_id);
   Status do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                    ExecResult* result);
+                    ExecResult* result, const CallControl* control);
   Status do_set_priority(uint64_t context_id, uint64_t graph_id, uint32_t priority);
   // Fills in_b_/out_b_ and memo_.graph; caller holds the HTP.
   Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs);
@@ -280,7 +283,8 @@ Status RuntimeImpl::place_weights(ContextMemory& memory, PreparedGraph& graph) {
   return Status::Ok();
 }
 
-Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) {
+Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
+                                     const CallControl* control) {
   std::shared_ptr<ContextMemory> memory;
   {
     std::lock_guard lock(mu_);
@@ -302,6 +306,7 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
   plan.vtcm_budget_bytes =
       spec.vtcm_budget_bytes == 0 ? dev.vtcm_bytes : std::min<uint64_t>(spec.vtcm_budget_bytes, dev.vtcm_bytes);
   plan.stored_placements = stored;
+  plan.control = control;
   GraphError gerr;
   std::string why;
   const std::string name = spec.name;
@@ -309,6 +314,8 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
   if (!prepared) {
     const Qnn_ErrorHandle_t e = gerr == GraphError::kInvalidOp      ? QNN_GRAPH_ERROR_INVALID_OP_CONFIG
                                 : gerr == GraphError::kUnsupportedOp ? QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE
+                                : gerr == GraphError::kAborted       ? QNN_GRAPH_ERROR_ABORTED
+                                : gerr == GraphError::kTimedOut      ? QNN_GRAPH_ERROR_TIMED_OUT
                                                                      : QNN_GRAPH_ERROR_FINALIZE_FAILED;
     return Status::Error(e, "graph '" + name + "': " + why);
   }
@@ -555,10 +562,19 @@ namespace {
 class Preemption final : public YieldPoint {
  public:
   Preemption(HtpScheduler& sched, HtpScheduler::Ticket& ticket, ContextMemory& cm, uint8_t* vtcm, uint64_t graph_id,
-             ExecObserver* observer, ExecResult* result)
+             ExecObserver* observer, ExecResult* result, const CallControl* control)
       : sched_(sched), ticket_(ticket), cm_(cm), vtcm_(vtcm), graph_id_(graph_id), observer_(observer),
-        result_(result) {}
+        result_(result), control_(control) {}
 
+  GraphError stop() override {
+    if (control_ == nullptr) return GraphError::kNone;
+    switch (control_->check()) {
+      case CallControl::Verdict::kAborted: return GraphError::kAborted;
+      case CallControl::Verdict::kTimedOut: return GraphError::kTimedOut;
+      case CallControl::Verdict::kGoOn: break;
+    }
+    return GraphError::kNone;
+  }
   bool wanted() override { return sched_.preempt_wanted(ticket_); }
 
   void yield(const PreparedGraph& graph, size_t next_step) override {
@@ -607,6 +623,7 @@ class Preemption final : public YieldPoint {
   uint64_t graph_id_;
   ExecObserver* observer_;
   ExecResult* result_;
+  const CallControl* control_;
   std::vector<RegionRange> live_;
   uint64_t paused_ticks_ = 0;
 };
@@ -614,7 +631,7 @@ class Preemption final : public YieldPoint {
 }  // namespace
 
 Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs,
-                               std::span<const ExecBinding> outputs, ExecResult* result) {
+                               std::span<const ExecBinding> outputs, ExecResult* result, const CallControl* control) {
   HtpScheduler::Ticket ticket;
   if (!sched_.try_acquire(ticket)) {
     // Someone holds or waits for the HTP: queue at the graph's priority.
@@ -630,7 +647,13 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
       ticket.region = cm.external_spill_fill ? static_cast<const void*>(cm.external_spill_fill->data())
                                              : static_cast<const void*>(&cm);
     }
-    sched_.acquire(ticket);
+    if (const CallControl::Verdict v = sched_.acquire(ticket, control); v != CallControl::Verdict::kGoOn) {
+      return v == CallControl::Verdict::kAborted
+                 ? error(QNN_GRAPH_ERROR_ABORTED, "graphExecute: graph %llu: aborted while waiting for the HTP",
+                         static_cast<ull>(graph_id))
+                 : error(QNN_GRAPH_ERROR_TIMED_OUT, "graphExecute: graph %llu: timed out while waiting for the HTP",
+                         static_cast<ull>(graph_id));
+    }
   }
   struct Release {
     HtpScheduler& s;
@@ -652,13 +675,15 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   ticket.region = cm.external_spill_fill ? static_cast<const void*>(cm.external_spill_fill->data())
                                          : static_cast<const void*>(&cm);
   *result = ExecResult{};
-  Preemption preemption(sched_, ticket, cm, vtcm_.data(), graph_id, options_.observer, result);
+  Preemption preemption(sched_, ticket, cm, vtcm_.data(), graph_id, options_.observer, result,
+                        control != nullptr && control->bounded() ? control : nullptr);
   struct Observed final : YieldPoint {
     Preemption& inner;
     ExecObserver& observer;
     uint64_t graph_id;
     size_t boundary = 0;
     Observed(Preemption& i, ExecObserver& o, uint64_t g) : inner(i), observer(o), graph_id(g) {}
+    GraphError stop() override { return inner.stop(); }
     bool wanted() override {
       observer.at_op_boundary(graph_id, ++boundary);
       return inner.wanted();
@@ -674,6 +699,8 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
   result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());
+  if (e == GraphError::kAborted) return Status::Error(QNN_GRAPH_ERROR_ABORTED, "graphExecute: " + message);
+  if (e == GraphError::kTimedOut) return Status::Error(QNN_GRAPH_ERROR_TIMED_OUT, "graphExecute: " + message);
   if (e != GraphError::kNone) return Status::Error(QNN_GRAPH_ERROR_INVALID_TENSOR, "graphExecute: " + message);
   return Status::Ok();
 }

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "QnnCommon.h"
+#include "htp/call_control.h"
 #include "htp/device_spec.h"
 #include "htp/graph_spec.h"
 #include "htp/htp_scheduler.h"
@@ -144,7 +145,11 @@ class Runtime {
   // planned (held to `stored` when a context binary supplied its plan), and,
   // when the context has an external weights buffer, the weights moved into
   // it. `spec` is consumed.
-  virtual Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info) = 0;
+  // `control` (may be null): the caller's signal, looked at between nodes;
+  // an aborted or timed-out prepare returns QNN_GRAPH_ERROR_ABORTED /
+  // QNN_GRAPH_ERROR_TIMED_OUT and keeps nothing.
+  virtual Status prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
+                               const CallControl* control = nullptr) = 0;
   virtual Status free_graph(uint64_t graph_id) = 0;
   // NUM_HVX_THREADS on a prepared graph: every kernel is prepared again on a
   // pool of the new size (the client allows it until the first execute).
@@ -169,8 +174,13 @@ class Runtime {
   // a memory handle must be registered on the graph's context and cover the
   // tensor; a raw buffer must hold the tensor's bytes. Allocates nothing once
   // the graph has run before.
+  // `control` (may be null): the caller's signal, looked at while the
+  // execute waits for the HTP and at every op boundary; an aborted or
+  // timed-out execute returns QNN_GRAPH_ERROR_ABORTED /
+  // QNN_GRAPH_ERROR_TIMED_OUT (its outputs are then undefined) and leaves
+  // the graph ready for the next one.
   virtual Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                         ExecResult* result) = 0;
+                         ExecResult* result, const CallControl* control = nullptr) = 0;
 
   virtual RuntimeStats stats() const = 0;
   virtual const DeviceSpec& device() const = 0;

@@ -167,6 +167,38 @@ bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::
   return true;
 }
 
+uint32_t with_control(uint32_t sc, const remote_arg* args, ControlWire* control, std::vector<remote_arg>* out) {
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(sc), n_out = REMOTE_SCALARS_OUTBUFS(sc);
+  const uint32_t n_hin = REMOTE_SCALARS_INHANDLES(sc), n_hout = REMOTE_SCALARS_OUTHANDLES(sc);
+  out->assign(args, args + n_in);
+  remote_arg c;
+  c.buf = {control, sizeof *control};
+  out->push_back(c);
+  out->insert(out->end(), args + n_in, args + n_in + n_out + n_hin + n_hout);
+  return REMOTE_SCALARS_MAKEX(REMOTE_SCALARS_METHOD_ATTR(sc) | kAttrControl, REMOTE_SCALARS_METHOD(sc), n_in + 1, n_out,
+                              n_hin, n_hout);
+}
+
+bool strip_control(uint32_t sc, const remote_arg* pra, uint32_t* stripped_sc, std::vector<remote_arg>* out,
+                   const ControlWire** control) {
+  *control = nullptr;
+  *stripped_sc = sc;
+  if ((REMOTE_SCALARS_METHOD_ATTR(sc) & kAttrControl) == 0) return true;
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(sc);
+  if (n_in == 0 || pra[n_in - 1].buf.nLen != sizeof(ControlWire) || pra[n_in - 1].buf.pv == nullptr ||
+      reinterpret_cast<uintptr_t>(pra[n_in - 1].buf.pv) % alignof(ControlWire) != 0) {
+    return false;
+  }
+  *control = static_cast<const ControlWire*>(pra[n_in - 1].buf.pv);
+  const uint32_t rest = REMOTE_SCALARS_LENGTH(sc) - n_in;
+  out->assign(pra, pra + n_in - 1);
+  out->insert(out->end(), pra + n_in, pra + n_in + rest);
+  *stripped_sc = REMOTE_SCALARS_MAKEX(REMOTE_SCALARS_METHOD_ATTR(sc) & ~kAttrControl, REMOTE_SCALARS_METHOD(sc), n_in - 1,
+                                      REMOTE_SCALARS_OUTBUFS(sc), REMOTE_SCALARS_INHANDLES(sc),
+                                      REMOTE_SCALARS_OUTHANDLES(sc));
+  return true;
+}
+
 WireStatus* status_of(uint32_t sc, remote_arg* pra) {
   const uint32_t n_in = REMOTE_SCALARS_INBUFS(sc), n_out = REMOTE_SCALARS_OUTBUFS(sc);
   if (n_out == 0) return nullptr;

@@ -11,6 +11,7 @@
 // anything is read.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "htp/runtime.h"
+#include "ipc/control_wire.h"
 #include "remote.h"
 
 namespace openhtp::ipc::htp_wire {
@@ -85,6 +87,15 @@ struct ContextCreateReq {
   uint64_t spill_fill_group = 0;
   uint64_t reserve_spill_fill_bytes = 0;
 };
+
+// The call `sc`/`args` (as an encoder made it) with `control` appended as its
+// last input buffer; the arguments go to `out`.
+uint32_t with_control(uint32_t sc, const remote_arg* args, ControlWire* control, std::vector<remote_arg>* out);
+// The skel's half: the call without its control argument (into `out`), and
+// the control (nullptr when the call has none). False when the flag is set
+// but the last input is no ControlWire.
+bool strip_control(uint32_t sc, const remote_arg* pra, uint32_t* stripped_sc, std::vector<remote_arg>* out,
+                   const ControlWire** control);
 
 struct PriorityReq {
   uint64_t id = 0;        // context or graph

@@ -23,6 +23,7 @@
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
+#include "qnn/signal.h"
 
 using namespace openhtp;
 using namespace openhtp::qnn;
@@ -166,7 +167,7 @@ Qnn_ErrorHandle_t provide_runtime_buffers(const std::shared_ptr<Context>& ctx) {
   return QNN_SUCCESS;
 }
 
-Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx) {
+Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx, ipc::htp_wire::ControlWire* control) {
   {
     std::lock_guard lock(ctx->mu);
     if (!ctx->deferred || !ctx->pending) return QNN_SUCCESS;
@@ -208,7 +209,11 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx)
   // with its stored plan; nothing is re-encoded.
   std::vector<htp::GraphInfo> infos;
   const std::span<const uint8_t> bytes(static_cast<const uint8_t*>(ctx->binary_ptr), ctx->binary_size);
-  if (Qnn_ErrorHandle_t e = ctx->stub->load_binary(ctx->remote_id, bytes, *image, &infos); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = ctx->stub->load_binary(ctx->remote_id, bytes, *image, &infos, control);
+      e != QNN_SUCCESS) {
+    // A signal's verdict, in the context API's words.
+    if (e == QNN_GRAPH_ERROR_ABORTED) return QNN_CONTEXT_ERROR_ABORTED;
+    if (e == QNN_GRAPH_ERROR_TIMED_OUT) return QNN_CONTEXT_ERROR_TIMED_OUT;
     return e;
   }
   for (size_t i = 0; i < image->graphs.size(); ++i) add_prepared_graph(ctx, std::move(image->graphs[i].spec), infos[i]);
@@ -225,7 +230,7 @@ namespace {
 Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHandle_t device,
                                      const QnnContext_Config_t** config, const void* binaryBuffer,
                                      Qnn_ContextBinarySize_t binaryBufferSize, Qnn_ContextHandle_t* context,
-                                     bool list_async) {
+                                     bool list_async, ipc::htp_wire::ControlWire* control = nullptr) {
   auto b = find_object<Backend>(ObjectKind::kBackend, backend);
   if (!b) {
     QNN_LOG_ERROR("contextCreateFromBinary: %p is not a live backend handle", backend);
@@ -305,7 +310,7 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->config_ptr = config;
   ctx->config_crc = settings.digest();
   if (settings.defer_graph_init) return QNN_SUCCESS;  // a handle only: buffers are registered before contextFinalize
-  if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx, control); e != QNN_SUCCESS) {
     QnnContext_free(*context, nullptr);
     *context = nullptr;
     return e;
@@ -444,8 +449,12 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandl
                                                                 Qnn_ContextBinarySize_t binaryBufferSize,
                                                                 Qnn_ContextHandle_t* context,
                                                                 Qnn_ProfileHandle_t profile, Qnn_SignalHandle_t signal) try {
-  (void)signal;  // signals are not supported; the call completes before returning
-  return QnnContext_createFromBinary(backend, device, config, binaryBuffer, binaryBufferSize, context, profile);
+  (void)profile;
+  // With DEFER_GRAPH_INIT nothing is prepared here, so the signal bounds
+  // nothing; otherwise it bounds the preparing of the binary's graphs.
+  SignalUse use(signal, "contextCreateFromBinaryWithSignal", QNN_SIGNAL_ERROR_SIGNAL_IN_USE);
+  if (!use.ok()) return use.error();
+  return create_from_binary(backend, device, config, binaryBuffer, binaryBufferSize, context, false, use.control());
 } catch (...) {
   return openhtp::qnn::api_exception("contextCreateFromBinaryWithSignal");
 }

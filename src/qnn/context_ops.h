@@ -24,7 +24,9 @@ namespace openhtp::qnn {
 void add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec, const htp::GraphInfo& info);
 
 // Deserializes a context created with DEFER_GRAPH_INIT (contextFinalize, or
-// the first graphRetrieve). Caller must not hold ctx->mu.
-Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx);
+// the first graphRetrieve). Caller must not hold ctx->mu. `control`: the
+// QnnSignal of contextCreateFromBinaryWithSignal, if any.
+Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx,
+                                            ipc::htp_wire::ControlWire* control = nullptr);
 
 }  // namespace openhtp::qnn

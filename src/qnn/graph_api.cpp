@@ -14,6 +14,7 @@
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
+#include "qnn/signal.h"
 #include "qnn/op_config.h"
 #include "qnn/profile_events.h"
 #include "qnn/spill_fill_claim.h"
@@ -418,7 +419,6 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_Op
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_ProfileHandle_t profileHandle,
                                             Qnn_SignalHandle_t signalHandle) try {
-  (void)signalHandle;
   auto g = graph_of(graphHandle);
   if (!g) {
     QNN_LOG_ERROR("graphFinalize: %p is not a live graph handle", graphHandle);
@@ -435,9 +435,14 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
     QNN_LOG_ERROR("graphFinalize: graph '%s' has no nodes", g->spec.name.c_str());
     return QNN_GRAPH_ERROR_FINALIZE_FAILED;
   }
+  SignalUse signal(signalHandle, "graphFinalize", QNN_GRAPH_ERROR_SIGNAL_IN_USE);
+  if (!signal.ok()) return signal.error();
   const uint64_t t0 = now_us();
   htp::GraphInfo info;
-  if (Qnn_ErrorHandle_t e = ctx->stub->graph_prepare(ctx->remote_id, g->spec, &info); e != QNN_SUCCESS) {
+  // An aborted or timed-out prepare leaves the graph unfinalized: finalize
+  // may be called again.
+  if (Qnn_ErrorHandle_t e = ctx->stub->graph_prepare(ctx->remote_id, g->spec, &info, signal.control());
+      e != QNN_SUCCESS) {
     return e;
   }
   record_plan(*g, info);
@@ -482,7 +487,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, c
 QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs, uint32_t numInputs,
                                            Qnn_Tensor_t* outputs, uint32_t numOutputs, Qnn_ProfileHandle_t profileHandle,
                                            Qnn_SignalHandle_t signalHandle) try {
-  (void)signalHandle;
+  
   const uint64_t t0 = profileHandle != nullptr ? now_us() : 0;  // only the profile event needs it
   ExecuteMemo& memo = ExecuteMemo::of_this_thread();
   memo.revalidate();
@@ -594,8 +599,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     if (Qnn_ErrorHandle_t e = bind(outputs[i], false, i); e != QNN_SUCCESS) return e;
   }
 
+  SignalUse signal(signalHandle, "graphExecute", QNN_GRAPH_ERROR_SIGNAL_IN_USE);
+  if (!signal.ok()) return signal.error();
   ExecReport report;
-  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, &report); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, &report, signal.control());
+      e != QNN_SUCCESS) {
     return e;
   }
   for (uint32_t i = 0; i < numOutputs; ++i) {

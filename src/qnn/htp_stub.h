@@ -18,6 +18,7 @@
 #include "QnnCommon.h"
 #include "binary/context_codec.h"
 #include "htp/runtime.h"
+#include "ipc/control_wire.h"
 #include "qnn/domain.h"
 
 namespace openhtp::qnn {
@@ -50,14 +51,19 @@ class HtpStub {
 
   virtual Qnn_ErrorHandle_t context_create(const htp::ContextOptions& options, uint64_t* id) = 0;
   virtual Qnn_ErrorHandle_t context_free(uint64_t id) = 0;
+  // `control` (here and below; may be null): the QnnSignal bounding the call
+  // (ipc/control_wire.h), in rpcmem memory so that both doors read its abort
+  // word live.
   // An online graph (graphFinalize, or a model library's graphs).
-  virtual Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) = 0;
+  virtual Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info,
+                                          ipc::htp_wire::ControlWire* control) = 0;
   // Every graph of a context binary, with its stored plan. `bytes` is the
   // binary the client passed; `image` is its decoding here (the in-process
   // door prepares from it directly; FastRPC sends `bytes` to be decoded once
   // on the DSP). infos[i] answers image.graphs[i].
   virtual Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t> bytes,
-                                        const binary::ContextImage& image, std::vector<htp::GraphInfo>* infos) = 0;
+                                        const binary::ContextImage& image, std::vector<htp::GraphInfo>* infos,
+                                        ipc::htp_wire::ControlWire* control) = 0;
   virtual Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t max_placements, htp::StoredPlan* plan) = 0;
   virtual Qnn_ErrorHandle_t graph_free(uint64_t id) = 0;
   virtual Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) = 0;
@@ -74,7 +80,8 @@ class HtpStub {
   // Bindings as htp::Runtime::execute takes them: a registered memory id, or
   // a raw client buffer.
   virtual Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                                    std::span<const htp::ExecBinding> outputs, ExecReport* report) = 0;
+                                    std::span<const htp::ExecBinding> outputs, ExecReport* report,
+                                    ipc::htp_wire::ControlWire* control) = 0;
 };
 
 // The two doors (one file each); used by HtpStub::get.

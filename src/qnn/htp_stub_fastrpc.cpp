@@ -35,24 +35,25 @@ class FastRpcStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t context_free(uint64_t id) override { return id_call(wire::kContextFree, id); }
 
-  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) override {
+  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info,
+                                  wire::ControlWire* control) override {
     const std::vector<uint8_t> blob = binary::encode_graph(spec);
     const wire::IdReq req{context_id};
     wire::GraphInfoWire out;
     wire::WireStatus st;
     remote_arg a[4];
-    Qnn_ErrorHandle_t e = call(wire::encode_graph_prepare(req, blob, &out, &st, a), a, &st);
+    Qnn_ErrorHandle_t e = bounded_call(wire::encode_graph_prepare(req, blob, &out, &st, a), a, &st, control);
     *info = {out.graph_id, out.arena_bytes, out.vtcm_bytes, out.spill_fill_bytes};
     return e;
   }
 
   Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t> bytes, const binary::ContextImage& image,
-                                std::vector<htp::GraphInfo>* infos) override {
+                                std::vector<htp::GraphInfo>* infos, wire::ControlWire* control) override {
     const wire::LoadBinaryReq req{context_id, static_cast<uint32_t>(image.graphs.size()), 0};
     std::vector<wire::GraphInfoWire> out(image.graphs.size());
     wire::WireStatus st;
     remote_arg a[4];
-    Qnn_ErrorHandle_t e = call(wire::encode_load_binary(req, bytes, out, &st, a), a, &st);
+    Qnn_ErrorHandle_t e = bounded_call(wire::encode_load_binary(req, bytes, out, &st, a), a, &st, control);
     infos->clear();
     for (const auto& g : out) infos->push_back({g.graph_id, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes});
     return e;
@@ -107,7 +108,8 @@ class FastRpcStub final : public HtpStub {
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return id_call(wire::kMemDeregister, id); }
 
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, ExecReport* report) override {
+                            std::span<const htp::ExecBinding> outputs, ExecReport* report,
+                            wire::ControlWire* control) override {
     // Each calling thread encodes into its own buffers: no allocation once a
     // thread has executed a graph this large, and no lock.
     thread_local wire::ExecEncoding enc;
@@ -117,7 +119,7 @@ class FastRpcStub final : public HtpStub {
       QNN_LOG_ERROR("graphExecute: %s", why.c_str());
       return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
     }
-    const Qnn_ErrorHandle_t e = call(enc.sc, enc.args.data(), &st);
+    const Qnn_ErrorHandle_t e = bounded_call(enc.sc, enc.args.data(), &st, control);
     if (e == QNN_SUCCESS) wire::finish_execute(enc);
     openhtp_fastrpc_call_stats fs{};
     openhtp_fastrpc_last_call_stats(&fs);
@@ -135,6 +137,14 @@ class FastRpcStub final : public HtpStub {
   }
 
  private:
+  // A call with its signal's ControlWire appended (ipc/control_wire.h): the
+  // wire is rpcmem memory, so libcdsprpc passes it by reference.
+  Qnn_ErrorHandle_t bounded_call(uint32_t sc, remote_arg* args, wire::WireStatus* st, wire::ControlWire* control) {
+    if (control == nullptr) return call(sc, args, st);
+    thread_local std::vector<remote_arg> with;
+    const uint32_t bounded_sc = wire::with_control(sc, args, control, &with);
+    return call(bounded_sc, with.data(), st);
+  }
   Qnn_ErrorHandle_t priority_call(wire::Method m, uint64_t id, uint32_t priority) {
     const wire::PriorityReq req{id, priority, 0};
     wire::WireStatus st;

@@ -43,16 +43,19 @@ class InProcessStub final : public HtpStub {
     return report(rt_->create_context(o, id));
   }
   Qnn_ErrorHandle_t context_free(uint64_t id) override { return report(rt_->free_context(id)); }
-  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info) override {
-    return report(rt_->prepare_graph(context_id, spec, nullptr, info));
+  Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info,
+                                  ipc::htp_wire::ControlWire* control) override {
+    const htp::CallControl c = control_of(control);
+    return report(rt_->prepare_graph(context_id, spec, nullptr, info, &c));
   }
   Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t>, const binary::ContextImage& image,
-                                std::vector<htp::GraphInfo>* infos) override {
+                                std::vector<htp::GraphInfo>* infos, ipc::htp_wire::ControlWire* control) override {
     infos->clear();
+    const htp::CallControl c = control_of(control);
     for (const auto& g : image.graphs) {
       htp::GraphInfo info;
-      if (Qnn_ErrorHandle_t e =
-              report(rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &g.placements, &info));
+      if (Qnn_ErrorHandle_t e = report(
+              rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &g.placements, &info, &c));
           e != QNN_SUCCESS) {
         return e;
       }
@@ -86,9 +89,11 @@ class InProcessStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return report(rt_->deregister_memory(id)); }
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, ExecReport* r) override {
+                            std::span<const htp::ExecBinding> outputs, ExecReport* r,
+                            ipc::htp_wire::ControlWire* control) override {
     htp::ExecResult res;
-    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &res);
+    const htp::CallControl c = control_of(control);
+    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &res, control != nullptr ? &c : nullptr);
     if (!s.ok()) return report(s);
     // Client buffers are used where they are: nothing is copied.
     uint64_t in_place = 0;
@@ -100,6 +105,9 @@ class InProcessStub final : public HtpStub {
   }
 
  private:
+  static htp::CallControl control_of(const ipc::htp_wire::ControlWire* w) {
+    return w != nullptr ? htp::CallControl{&w->abort, w->deadline_ns} : htp::CallControl{};
+  }
   htp::Runtime* rt_;
   ipc::FdMappingCache mappings_;
 };

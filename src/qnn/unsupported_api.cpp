@@ -37,22 +37,6 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_getInfrastructure(const QnnDevice_Infrastruc
   return not_supported("QnnDevice_getInfrastructure");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnSignal_create(Qnn_BackendHandle_t backend, const QnnSignal_Config_t** config, Qnn_SignalHandle_t* signal) {
-  return not_supported("QnnSignal_create");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnSignal_setConfig(Qnn_SignalHandle_t signal, const QnnSignal_Config_t** config) {
-  return not_supported("QnnSignal_setConfig");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnSignal_trigger(Qnn_SignalHandle_t signal) {
-  return not_supported("QnnSignal_trigger");
-}
-
-QNN_API Qnn_ErrorHandle_t QnnSignal_free(Qnn_SignalHandle_t signal) {
-  return not_supported("QnnSignal_free");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnGraph_prepareExecutionEnvironment(Qnn_GraphHandle_t graphHandle, QnnGraph_ExecuteEnvironment_t** envs, uint32_t envSize) {
   return not_supported("QnnGraph_prepareExecutionEnvironment");
 }

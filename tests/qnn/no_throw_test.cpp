@@ -264,15 +264,14 @@ TEST_F(NoThrow, UnsupportedEntryReportsMemoryExhaustionEvenWhenItsLogLineCannotB
   // NOT_SUPPORTED entries only log; with memory exhausted from the first
   // allocation on, neither that line nor the guard's can be delivered through
   // the log callbacks (their fan-out allocates). The code still says why.
-  Qnn_SignalHandle_t sig = nullptr;
   bool fired = false;
   const Qnn_ErrorHandle_t e = with_nth_allocation_failing(
-      1, true, [&] { return c_caller([&] { return QnnSignal_create(nullptr, nullptr, &sig); }); }, &fired);
+      1, true, [&] { return c_caller([&] { return QnnDevice_getInfrastructure(nullptr); }); }, &fired);
   ASSERT_TRUE(fired);
   EXPECT_EQ(e, QNN_COMMON_ERROR_MEM_ALLOC);
   // Once memory is back, the same call says NOT_SUPPORTED and logs it.
-  EXPECT_EQ(QnnSignal_create(nullptr, nullptr, &sig), QNN_COMMON_ERROR_NOT_SUPPORTED);
-  EXPECT_EQ(lines_with("QnnSignal_create is not supported"), 1u);
+  EXPECT_EQ(QnnDevice_getInfrastructure(nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(lines_with("QnnDevice_getInfrastructure is not supported"), 1u);
 }
 
 // ---- libcdsprpc -----------------------------------------------------------------

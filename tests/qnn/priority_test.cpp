@@ -10,6 +10,7 @@
 #include <map>
 #include <thread>
 
+#include "chain_graph.h"
 #include "qnn_test_util.h"
 
 using namespace qnntest;
@@ -21,32 +22,6 @@ constexpr uint32_t kLongOps = 200;
 
 class Priority : public QnnFixture {
  protected:
-  // x -> t0 = x + x -> t1 = t0 + x -> ... -> out: `ops` adds. out = x * (ops + 1).
-  Qnn_GraphHandle_t chain(Qnn_ContextHandle_t ctx, const char* name, uint32_t ops, const QnnGraph_Config_t** cfg) {
-    Qnn_GraphHandle_t g = nullptr;
-    EXPECT_EQ(api().graphCreate(ctx, name, cfg, &g), QNN_SUCCESS);
-    dims_ = {1, kN};
-    Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims_);
-    EXPECT_EQ(api().tensorCreateGraphTensor(g, &x), QNN_SUCCESS);
-    Qnn_Tensor_t prev = x;
-    names_.emplace_back();
-    for (uint32_t i = 0; i < ops; ++i) {
-      names_.back().push_back("t" + std::to_string(i));
-      names_.back().push_back("n" + std::to_string(i));
-    }
-    for (uint32_t i = 0; i < ops; ++i) {
-      Qnn_Tensor_t t = make_tensor(names_.back()[2 * i].c_str(),
-                                   i + 1 == ops ? QNN_TENSOR_TYPE_APP_READ : QNN_TENSOR_TYPE_NATIVE, dims_);
-      EXPECT_EQ(api().tensorCreateGraphTensor(g, &t), QNN_SUCCESS);
-      Qnn_Tensor_t ins[] = {prev, x};
-      EXPECT_EQ(add_node(g, names_.back()[2 * i + 1].c_str(), QNN_OP_ELEMENT_WISE_ADD, ins, 2, &t), QNN_SUCCESS);
-      prev = t;
-    }
-    EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
-    io_[g] = {x, prev};
-    return g;
-  }
-
   Qnn_ContextHandle_t context(Qnn_Priority_t p) {
     QnnContext_Config_t c = QNN_CONTEXT_CONFIG_INIT;
     c.option = QNN_CONTEXT_CONFIG_OPTION_PRIORITY;
@@ -56,20 +31,17 @@ class Priority : public QnnFixture {
     EXPECT_EQ(api().contextCreate(backend_, nullptr, cfg, &ctx), QNN_SUCCESS);
     return ctx;
   }
+  Qnn_GraphHandle_t chain(Qnn_ContextHandle_t ctx, const char* name, uint32_t ops) {
+    Qnn_GraphHandle_t g = graphs_.build(ctx, name, ops);
+    EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+    return g;
+  }
 
-  // Executes with a BASIC profile; returns the profile's sub-events by name
-  // and whether out == x * (ops + 1).
-  std::map<std::string, uint64_t> run(Qnn_GraphHandle_t g, uint32_t ops, bool* correct) {
-    std::vector<float> x(kN), out(kN, -1.0f);
-    for (uint32_t i = 0; i < kN; ++i) x[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
-    Qnn_Tensor_t in = io_[g].first, o = io_[g].second;
-    in.v1.clientBuf = {x.data(), kN * 4};
-    o.v1.clientBuf = {out.data(), kN * 4};
+  // Executes with a BASIC profile; returns the profile's sub-events by name.
+  std::map<std::string, uint64_t> run(Qnn_GraphHandle_t g, bool* correct) {
     Qnn_ProfileHandle_t prof = nullptr;
     EXPECT_EQ(api().profileCreate(backend_, QNN_PROFILE_LEVEL_BASIC, &prof), QNN_SUCCESS);
-    EXPECT_EQ(api().graphExecute(g, &in, 1, &o, 1, prof, nullptr), QNN_SUCCESS);
-    *correct = true;
-    for (uint32_t i = 0; i < kN; ++i) *correct &= out[i] == x[i] * static_cast<float>(ops + 1);
+    EXPECT_EQ(graphs_.run(g, correct, prof), QNN_SUCCESS);
     std::map<std::string, uint64_t> events;
     const QnnProfile_EventId_t* top = nullptr;
     uint32_t n = 0;
@@ -88,15 +60,14 @@ class Priority : public QnnFixture {
     return events;
   }
 
-  std::map<Qnn_GraphHandle_t, std::pair<Qnn_Tensor_t, Qnn_Tensor_t>> io_;
-  std::vector<std::vector<std::string>> names_;  // tensor and node names must outlive graphCreate's use
+  ChainGraphs graphs_{kN};
 };
 
 TEST_F(Priority, TheProfileReportsYieldsEvenWhenThereAreNone) {
   Qnn_ContextHandle_t ctx = context(QNN_PRIORITY_NORMAL);
-  Qnn_GraphHandle_t g = chain(ctx, "alone", 4, nullptr);
+  Qnn_GraphHandle_t g = chain(ctx, "alone", 4);
   bool ok = false;
-  auto ev = run(g, 4, &ok);
+  auto ev = run(g, &ok);
   EXPECT_TRUE(ok);
   ASSERT_EQ(ev.count("Num times yield occurred"), 1u);
   EXPECT_EQ(ev["Num times yield occurred"], 0u);
@@ -106,8 +77,8 @@ TEST_F(Priority, TheProfileReportsYieldsEvenWhenThereAreNone) {
 
 TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
   Qnn_ContextHandle_t low_ctx = context(QNN_PRIORITY_LOW), high_ctx = context(QNN_PRIORITY_HIGH);
-  Qnn_GraphHandle_t low = chain(low_ctx, "low", kLongOps, nullptr);
-  Qnn_GraphHandle_t high = chain(high_ctx, "high", 2, nullptr);
+  Qnn_GraphHandle_t low = chain(low_ctx, "low", kLongOps);
+  Qnn_GraphHandle_t high = chain(high_ctx, "high", 2);
   bool preempted = false;
   for (int attempt = 0; attempt < 30 && !preempted; ++attempt) {
     std::atomic<bool> low_started{false};
@@ -115,11 +86,11 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
     bool low_ok = false, high_ok = false;
     std::thread t([&] {
       low_started = true;
-      low_events = run(low, kLongOps, &low_ok);
+      low_events = run(low, &low_ok);
     });
     while (!low_started) std::this_thread::yield();
     std::this_thread::sleep_for(std::chrono::microseconds(100 + 50 * (attempt % 10)));
-    run(high, 2, &high_ok);
+    run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok);
     EXPECT_TRUE(high_ok);
@@ -139,9 +110,9 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
   for (int attempt = 0; attempt < 5; ++attempt) {
     std::map<std::string, uint64_t> low_events;
     bool low_ok = false, high_ok = false;
-    std::thread t([&] { low_events = run(low, kLongOps, &low_ok); });
+    std::thread t([&] { low_events = run(low, &low_ok); });
     std::this_thread::sleep_for(std::chrono::microseconds(300));
-    run(high, 2, &high_ok);
+    run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok && high_ok);
     EXPECT_EQ(low_events["Num times yield occurred"], 0u);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <cstring>
+#include <vector>
 #include <string>
 
 #include "QnnContext.h"
@@ -58,8 +59,8 @@ htp::Status malformed(const char* method) {
 }
 
 // One call: decode, run, and the status to encode (`st->id` and the
-// method's outputs are written here).
-htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
+// method's outputs are written here). `control`: the call's signal, if any.
+htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
   htp::Runtime& rt = runtime();
   switch (REMOTE_SCALARS_METHOD(sc)) {
     case wire::kContextCreate: {
@@ -83,7 +84,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
         return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphPrepare: " + why);
       }
       htp::GraphInfo info;
-      htp::Status s = rt.prepare_graph(ctx.id, std::move(spec), nullptr, &info);
+      htp::Status s = rt.prepare_graph(ctx.id, std::move(spec), nullptr, &info, control);
       *out = {info.graph_id, info.arena_bytes, info.vtcm_bytes, info.spill_fill_bytes};
       st->id = info.graph_id;
       return s;
@@ -107,7 +108,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
         const htp::StoredPlan& plan = image.graphs[i].placements;
         htp::GraphInfo info;
         htp::Status s = rt.prepare_graph(req.context_id, std::move(image.graphs[i].spec),
-                                         plan.empty() ? nullptr : &plan, &info);
+                                         plan.empty() ? nullptr : &plan, &info, control);
         if (!s.ok()) return s;  // the graphs prepared so far go with the context
         out[i] = {info.graph_id, info.arena_bytes, info.vtcm_bytes, info.spill_fill_bytes};
       }
@@ -170,7 +171,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st) {
         return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphExecute: " + why);
       }
       htp::ExecResult r;
-      htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r);
+      htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r, control);
       st->exec_ns = r.exec_ns;
       st->exec_threads = static_cast<uint16_t>(r.threads);
       st->yields = static_cast<uint16_t>(std::min<uint32_t>(r.yields, UINT16_MAX));
@@ -212,7 +213,19 @@ int dispatch(uint32_t sc, remote_arg* pra) {
     default: break;
   }
   try {
-    s = run_method(sc, pra, &st);
+    // A call bounded by a QnnSignal carries its ControlWire as the last input
+    // (htp_protocol.h); the method sees the call without it.
+    thread_local std::vector<remote_arg> stripped;
+    uint32_t method_sc = sc;
+    const wire::ControlWire* cw = nullptr;
+    if (!wire::strip_control(sc, pra, &method_sc, &stripped, &cw)) {
+      s = malformed("signal control");
+    } else if (cw == nullptr) {
+      s = run_method(sc, pra, &st, nullptr);
+    } else {
+      const htp::CallControl control{&cw->abort, cw->deadline_ns};
+      s = run_method(method_sc, stripped.data(), &st, &control);
+    }
   } catch (const std::bad_alloc&) {  // the codec's own allocations (decoding)
     s = htp::Status::Error(QNN_COMMON_ERROR_MEM_ALLOC, "skel: out of memory decoding the call");
   } catch (...) {
