@@ -371,6 +371,9 @@ double mib(long kb) { return kb / 1024.0; }
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The DSP process is not dumpable by default, and then only root may read
+  // its smaps_rollup; keep it readable for this measurement.
+  setenv("OPENHTP_DSP_DUMPABLE", "1", 0);
   std::string json_path;
   std::vector<int> ns = {1, 2, 4, 8};
   double size_mib = 4.0;

@@ -2,6 +2,7 @@
 // started by libcdsprpc on first use; see src/ipc/call_protocol.h.
 #include <malloc.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,6 +21,15 @@ int main(int argc, char** argv) {
   // when we stop (by going away), so ignore it and let EOF end us.
   signal(SIGINT, SIG_IGN);
   signal(SIGPIPE, SIG_IGN);
+  // Reachable only by its client (docs/design.md §1): not dumpable, so that
+  // another process of the same user cannot ptrace it or take its fds and
+  // sockets through /proc or pidfd_getfd; and no new privileges for anything
+  // it runs. The client process is left as its owner set it.
+  // OPENHTP_DSP_DUMPABLE=1 keeps it dumpable, to attach a debugger or read
+  // its /proc memory figures without privileges (bench_memory does).
+  const char* dumpable = std::getenv("OPENHTP_DSP_DUMPABLE");
+  if (dumpable == nullptr || std::strcmp(dumpable, "1") != 0) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   openhtp::prefer_passive_openmp_wait();  // before any skel (and so libgomp) is loaded
   // The DSP process holds large transient buffers (a decoded context binary's
   // weights before they move into an external buffer). glibc's adaptive mmap

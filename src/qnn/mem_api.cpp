@@ -4,7 +4,6 @@
 // table (support_in_domain below); the FastRPC types name an fd and are
 // checked here, the Non-RPC ones name a QURT address (qnn/mem_qurt.cpp).
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -14,6 +13,7 @@
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
 #include "htp/device_spec.h"
+#include "ipc/shareable_fd.h"
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "openhtp/fastrpc_ext.h"
@@ -24,8 +24,6 @@ using namespace openhtp::qnn;
 
 namespace {
 
-constexpr long kTmpfsMagic = 0x01021994;   // memfd and POSIX shm live here
-constexpr long kDmaBufMagic = 0x444d4142;  // "DMAB"
 
 const char* mem_type_name(Qnn_MemType_t t) {
   switch (t) {
@@ -44,25 +42,19 @@ struct FdInfo {
 // other tmpfs/shm file) or a DMA-BUF. A regular file or socket is refused.
 Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
   struct stat st {};
-  struct statfs sfs {};
   if (fd < 0 || fstat(fd, &st) != 0) {
     QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is not an open file descriptor", index, fd);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
-  if (fstatfs(fd, &sfs) != 0 || (sfs.f_type != kTmpfsMagic && sfs.f_type != kDmaBufMagic)) {
+  const openhtp::ipc::FdMemory kind = openhtp::ipc::shareable_memory_of(fd);
+  if (kind == openhtp::ipc::FdMemory::kNotShareable) {
     QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is not shareable memory (needs rpcmem, memfd or DMA-BUF)", index,
                   fd);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
   info->dev = st.st_dev;
   info->ino = st.st_ino;
-  info->size = static_cast<uint64_t>(st.st_size);
-  if (sfs.f_type == kDmaBufMagic) {
-    // A DMA-BUF's size comes from lseek, not fstat.
-    off_t end = lseek(fd, 0, SEEK_END);
-    if (end > 0) info->size = static_cast<uint64_t>(end);
-    lseek(fd, 0, SEEK_SET);
-  }
+  info->size = openhtp::ipc::shareable_size_of(fd, kind);
   return QNN_SUCCESS;
 }
 

@@ -279,6 +279,42 @@ TEST(Remote, AStoppedDspFailsTheCallWithinTheHeartbeatDeadline) {
   unsetenv("OPENHTP_DSP_HEARTBEAT_MS");
 }
 
+// The DSP process is reachable only by its client: not dumpable (no ptrace,
+// no /proc/<pid>/fd or pidfd_getfd for other processes of the user) and
+// without new privileges; the client itself is left dumpable.
+TEST(Remote, TheDspProcessIsNotDumpableAndTheClientIsLeftAsItWas) {
+  remote_handle64 h = open_test_skel();
+  TestProcessFlags f{-1, -1};
+  remote_arg a[1];
+  a[0].buf = {&f, sizeof f};
+  ASSERT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestProcessFlags, 0, 1), a), 0);
+  EXPECT_EQ(f.dumpable, 0);
+  EXPECT_EQ(f.no_new_privs, 1);
+  EXPECT_EQ(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 1);
+  EXPECT_EQ(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0);
+  remote_handle64_close(h);
+}
+
+// fastrpc_mmap takes memory both processes can share, nothing else: a
+// regular file or a pipe is refused as a bad argument (not a lost DSP).
+TEST(Remote, FastrpcMmapRefusesWhatIsNotShareableMemory) {
+  char path[] = "/tmp/openhtp-mmap-XXXXXX";
+  const int file = mkstemp(path);
+  ASSERT_GE(file, 0);
+  unlink(path);
+  ASSERT_EQ(ftruncate(file, 4096), 0);
+  void* p = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, file, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  EXPECT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, file, p, 0, 4096, FASTRPC_MAP_FD), AEE_EBADPARM);
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  EXPECT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, pipefd[0], p, 0, 4096, FASTRPC_MAP_FD), AEE_EBADPARM);
+  munmap(p, 4096);
+  close(file);
+  close(pipefd[0]);
+  close(pipefd[1]);
+}
+
 TEST(Remote, ConcurrentCallsFromManyThreads) {
   remote_handle64 h = open_test_skel();
   std::vector<std::thread> threads;

@@ -2,6 +2,7 @@
 // HTP runtime. Loaded by the DSP process via
 // "file:///libopenhtp_test_skel.so?openhtp_test_skel_handle_invoke&_dom=cdsp".
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +73,12 @@ EXPORT int openhtp_test_skel_handle_invoke(remote_handle64 h, uint32_t sc, remot
       std::abort();
     case kTestPing:
       return 0;
+    case kTestProcessFlags: {
+      if (in != 0 || out != 1 || pra[0].buf.nLen != sizeof(TestProcessFlags)) return AEE_EBADPARM;
+      const TestProcessFlags f{prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)};
+      std::memcpy(pra[0].buf.pv, &f, sizeof f);
+      return 0;
+    }
     default:
       return AEE_EUNSUPPORTED;
   }

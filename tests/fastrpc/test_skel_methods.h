@@ -9,6 +9,12 @@ enum TestSkelMethod : uint32_t {
   kTestSleep = 3,
   kTestCrash = 4,
   kTestPing = 5,
+  kTestProcessFlags = 6,  // out0 = TestProcessFlags of the DSP process
+};
+
+struct TestProcessFlags {
+  int32_t dumpable;       // prctl(PR_GET_DUMPABLE)
+  int32_t no_new_privs;   // prctl(PR_GET_NO_NEW_PRIVS)
 };
 
 struct TestEchoInfo {

@@ -36,9 +36,11 @@ class ChainGraphs {
   }
 
   // Executes `g` on x[i] = i % 9 - 4 (with `profile` and `signal` if given);
-  // *correct: out == x * (ops + 1).
+  // *correct: out == x * (ops + 1). *untouched (if given): `out` still holds
+  // the -1 it was filled with — only the graph's last op writes it, so an
+  // execute stopped at an op boundary leaves it so.
   Qnn_ErrorHandle_t run(Qnn_GraphHandle_t g, bool* correct, Qnn_ProfileHandle_t profile = nullptr,
-                        Qnn_SignalHandle_t signal = nullptr) {
+                        Qnn_SignalHandle_t signal = nullptr, bool* untouched = nullptr) {
     const Io& io = io_.at(g);
     std::vector<float> x(n_), out(n_, -1.0f);
     for (uint32_t i = 0; i < n_; ++i) x[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
@@ -48,6 +50,10 @@ class ChainGraphs {
     const Qnn_ErrorHandle_t e = api().graphExecute(g, &in, 1, &o, 1, profile, signal);
     *correct = e == QNN_SUCCESS;
     for (uint32_t i = 0; i < n_ && *correct; ++i) *correct = out[i] == x[i] * static_cast<float>(io.ops + 1);
+    if (untouched != nullptr) {
+      *untouched = true;
+      for (uint32_t i = 0; i < n_ && *untouched; ++i) *untouched = out[i] == -1.0f;
+    }
     return e;
   }
 

@@ -68,31 +68,38 @@ TEST_F(Signals, TheSignalRulesAreEnforced) {
   EXPECT_EQ(api().signalCreate(nullptr, nullptr, &none), QNN_SIGNAL_ERROR_INVALID_HANDLE);
 
   // In use by a long execute: setConfig, free and a second call are refused.
+  // On a loaded machine the execute may end before this thread looks, so a
+  // few attempts are allowed; one must show both refusals.
   Qnn_GraphHandle_t g = finalized(context_, "long", kLongOps);
   Qnn_SignalHandle_t busy = signal(0);
-  std::atomic<bool> done{false};
-  std::thread t([&] {
-    bool ok = false;
-    EXPECT_EQ(graphs_.run(g, &ok, nullptr, busy), QNN_SUCCESS);
-    done = true;
-  });
-  // setConfig says when the execute holds the signal.
-  bool seen_in_use = false;
-  while (!done && !seen_in_use) seen_in_use = api().signalSetConfig(busy, cfg) == QNN_SIGNAL_ERROR_SIGNAL_IN_USE;
   bool ok = false;
-  Qnn_ErrorHandle_t second = QNN_SUCCESS, freed = QNN_SUCCESS;
-  if (seen_in_use) {
-    second = graphs_.run(g, &ok, nullptr, busy);
-    freed = api().signalFree(busy);
+  bool shown = false;
+  Qnn_ErrorHandle_t freed = QNN_SUCCESS;
+  for (int attempt = 0; attempt < 20 && !shown; ++attempt) {
+    std::atomic<bool> done{false};
+    std::thread t([&] {
+      bool run_ok = false;
+      EXPECT_EQ(graphs_.run(g, &run_ok, nullptr, busy), QNN_SUCCESS);
+      done = true;
+    });
+    bool seen_in_use = false;  // setConfig says when the execute holds the signal
+    while (!done && !seen_in_use) seen_in_use = api().signalSetConfig(busy, cfg) == QNN_SIGNAL_ERROR_SIGNAL_IN_USE;
+    Qnn_ErrorHandle_t second = QNN_SUCCESS;
+    if (seen_in_use) {
+      second = graphs_.run(g, &ok, nullptr, busy);
+      freed = api().signalFree(busy);
+    }
+    t.join();
+    EXPECT_TRUE(second == QNN_GRAPH_ERROR_SIGNAL_IN_USE || second == QNN_SUCCESS) << second;
+    EXPECT_TRUE(freed == QNN_SIGNAL_ERROR_SIGNAL_IN_USE || freed == QNN_SUCCESS) << freed;
+    if (freed == QNN_SUCCESS && seen_in_use) {  // freed after all: the execute had just ended
+      busy = signal(0);
+      continue;
+    }
+    shown = seen_in_use && second == QNN_GRAPH_ERROR_SIGNAL_IN_USE && freed == QNN_SIGNAL_ERROR_SIGNAL_IN_USE;
   }
-  t.join();
-  EXPECT_TRUE(seen_in_use);
-  // The long execute (milliseconds) still held it: both refused. (Should it
-  // have ended in between, the second call simply ran.)
-  EXPECT_TRUE(second == QNN_GRAPH_ERROR_SIGNAL_IN_USE || second == QNN_SUCCESS) << second;
-  EXPECT_TRUE(freed == QNN_SIGNAL_ERROR_SIGNAL_IN_USE || freed == QNN_SUCCESS) << freed;
-  EXPECT_NE(second, QNN_SUCCESS) << "the long execute ended before a second call could be refused";
-  if (freed != QNN_SUCCESS) EXPECT_EQ(api().signalFree(busy), QNN_SUCCESS);
+  EXPECT_TRUE(shown);
+  EXPECT_EQ(api().signalFree(busy), QNN_SUCCESS);
   EXPECT_EQ(api().signalFree(s), QNN_SUCCESS);
   EXPECT_EQ(api().signalFree(s), QNN_SIGNAL_ERROR_INVALID_HANDLE);
   EXPECT_EQ(graphs_.run(g, &ok, nullptr, s), QNN_SIGNAL_ERROR_INVALID_HANDLE);  // a freed signal
@@ -104,11 +111,9 @@ TEST_F(Signals, ATimeoutStopsARunningExecuteAndTheGraphStaysUsable) {
   const uint64_t timeout_us =
       std::max<uint64_t>(200, std::chrono::duration_cast<std::chrono::microseconds>(full).count() / 10);
   Qnn_SignalHandle_t s = signal(timeout_us);
-  bool ok = true;
-  const auto t0 = Clock::now();
-  EXPECT_EQ(graphs_.run(g, &ok, nullptr, s), QNN_GRAPH_ERROR_TIMED_OUT);
-  const auto took = Clock::now() - t0;
-  EXPECT_LT(took, full / 2) << "timed out only after most of the graph had run";
+  bool ok = true, untouched = false;
+  EXPECT_EQ(graphs_.run(g, &ok, nullptr, s, &untouched), QNN_GRAPH_ERROR_TIMED_OUT);
+  EXPECT_TRUE(untouched) << "the graph's last op ran: the execute was not stopped at an op boundary";
   EXPECT_TRUE(LogCapture::instance().has_line_with({"timed out"}));
   // The next execute, unbounded, is whole and right.
   EXPECT_EQ(graphs_.run(g, &ok), QNN_SUCCESS);
@@ -120,7 +125,6 @@ TEST_F(Signals, ATimeoutStopsARunningExecuteAndTheGraphStaysUsable) {
 
 TEST_F(Signals, AnAbortStopsARunningExecute) {
   Qnn_GraphHandle_t g = finalized(context_, "long", kLongOps);
-  const auto full = full_run(g);
   Qnn_SignalHandle_t s = signal(0);
   bool aborted = false;
   for (int attempt = 0; attempt < 10 && !aborted; ++attempt) {
@@ -128,14 +132,12 @@ TEST_F(Signals, AnAbortStopsARunningExecute) {
       // Trigger once the execute holds the signal.
       for (int i = 0; i < 100000 && api().signalTrigger(s) != QNN_SUCCESS; ++i) std::this_thread::yield();
     });
-    bool ok = true;
-    const auto t0 = Clock::now();
-    const Qnn_ErrorHandle_t e = graphs_.run(g, &ok, nullptr, s);
-    const auto took = Clock::now() - t0;
+    bool ok = true, untouched = false;
+    const Qnn_ErrorHandle_t e = graphs_.run(g, &ok, nullptr, s, &untouched);
     trigger.join();
     if (e == QNN_GRAPH_ERROR_ABORTED) {
       aborted = true;
-      EXPECT_LT(took, full);
+      EXPECT_TRUE(untouched) << "the graph's last op ran after the abort";
     } else {
       EXPECT_EQ(e, QNN_SUCCESS);  // the trigger came too late: the execute won
     }
@@ -168,7 +170,9 @@ TEST_F(Signals, ATimeoutEndsTheWaitForABusyHtp) {
     const Qnn_ErrorHandle_t e = graphs_.run(tiny, &ok, nullptr, s);
     t.join();
     timed_out = e == QNN_GRAPH_ERROR_TIMED_OUT;
-    if (!timed_out) EXPECT_EQ(e, QNN_SUCCESS);
+    if (!timed_out) {
+      EXPECT_EQ(e, QNN_SUCCESS);
+    }
   }
   EXPECT_TRUE(timed_out);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"timed out while waiting for the HTP"}));
