@@ -4,6 +4,7 @@
 // few hundred runs for milliseconds, long enough to land another call inside.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,14 +40,26 @@ class ChainGraphs {
   // *correct: out == x * (ops + 1). *untouched (if given): `out` still holds
   // the -1 it was filled with — only the graph's last op writes it, so an
   // execute stopped at an op boundary leaves it so.
+  // `out_handle` (if given) is a memory handle of n floats at `out_memory`
+  // that the output is written to in place; otherwise a client buffer — which
+  // over FastRPC is copied back even from a failed execute, so only a memory
+  // handle shows what the graph itself wrote.
   Qnn_ErrorHandle_t run(Qnn_GraphHandle_t g, bool* correct, Qnn_ProfileHandle_t profile = nullptr,
-                        Qnn_SignalHandle_t signal = nullptr, bool* untouched = nullptr) {
+                        Qnn_SignalHandle_t signal = nullptr, bool* untouched = nullptr,
+                        Qnn_MemHandle_t out_handle = nullptr, float* out_memory = nullptr) {
     const Io& io = io_.at(g);
-    std::vector<float> x(n_), out(n_, -1.0f);
+    std::vector<float> x(n_), own(out_handle == nullptr ? n_ : 0, -1.0f);
+    float* out = out_handle == nullptr ? own.data() : out_memory;
+    if (out_handle != nullptr) std::fill(out, out + n_, -1.0f);
     for (uint32_t i = 0; i < n_; ++i) x[i] = static_cast<float>(static_cast<int>(i % 9) - 4);
     Qnn_Tensor_t in = io.in, o = io.out;
     in.v1.clientBuf = {x.data(), n_ * 4};
-    o.v1.clientBuf = {out.data(), n_ * 4};
+    if (out_handle != nullptr) {
+      o.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
+      o.v1.memHandle = out_handle;
+    } else {
+      o.v1.clientBuf = {out, n_ * 4};
+    }
     const Qnn_ErrorHandle_t e = api().graphExecute(g, &in, 1, &o, 1, profile, signal);
     *correct = e == QNN_SUCCESS;
     for (uint32_t i = 0; i < n_ && *correct; ++i) *correct = out[i] == x[i] * static_cast<float>(io.ops + 1);

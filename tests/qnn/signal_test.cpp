@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "QnnSignal.h"
+#include "rpcmem.h"
 #include "chain_graph.h"
 #include "qnn_test_util.h"
 
@@ -49,6 +50,25 @@ class Signals : public QnnFixture {
       EXPECT_TRUE(ok);
     }
     return best;
+  }
+
+  // An rpcmem output buffer registered on the test's context: the output of
+  // an execute is written there in place, in both doors.
+  struct OutBuffer {
+    float* data = nullptr;
+    Qnn_MemHandle_t handle = nullptr;
+  };
+  OutBuffer out_buffer() {
+    OutBuffer b;
+    b.data = static_cast<float*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, kN * 4));
+    Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
+    uint32_t dims[] = {1, kN};
+    d.memShape = {2, dims, nullptr};
+    d.dataType = QNN_DATATYPE_FLOAT_32;
+    d.memType = QNN_MEM_TYPE_ION;
+    d.ionInfo.fd = rpcmem_to_fd(b.data);
+    EXPECT_EQ(api().memRegister(context_, &d, 1, &b.handle), QNN_SUCCESS);
+    return b;
   }
 
   ChainGraphs graphs_{kN};
@@ -112,7 +132,8 @@ TEST_F(Signals, ATimeoutStopsARunningExecuteAndTheGraphStaysUsable) {
       std::max<uint64_t>(200, std::chrono::duration_cast<std::chrono::microseconds>(full).count() / 10);
   Qnn_SignalHandle_t s = signal(timeout_us);
   bool ok = true, untouched = false;
-  EXPECT_EQ(graphs_.run(g, &ok, nullptr, s, &untouched), QNN_GRAPH_ERROR_TIMED_OUT);
+  OutBuffer out = out_buffer();
+  EXPECT_EQ(graphs_.run(g, &ok, nullptr, s, &untouched, out.handle, out.data), QNN_GRAPH_ERROR_TIMED_OUT);
   EXPECT_TRUE(untouched) << "the graph's last op ran: the execute was not stopped at an op boundary";
   EXPECT_TRUE(LogCapture::instance().has_line_with({"timed out"}));
   // The next execute, unbounded, is whole and right.
@@ -126,6 +147,7 @@ TEST_F(Signals, ATimeoutStopsARunningExecuteAndTheGraphStaysUsable) {
 TEST_F(Signals, AnAbortStopsARunningExecute) {
   Qnn_GraphHandle_t g = finalized(context_, "long", kLongOps);
   Qnn_SignalHandle_t s = signal(0);
+  OutBuffer out = out_buffer();
   bool aborted = false;
   for (int attempt = 0; attempt < 10 && !aborted; ++attempt) {
     std::thread trigger([&] {
@@ -133,7 +155,7 @@ TEST_F(Signals, AnAbortStopsARunningExecute) {
       for (int i = 0; i < 100000 && api().signalTrigger(s) != QNN_SUCCESS; ++i) std::this_thread::yield();
     });
     bool ok = true, untouched = false;
-    const Qnn_ErrorHandle_t e = graphs_.run(g, &ok, nullptr, s, &untouched);
+    const Qnn_ErrorHandle_t e = graphs_.run(g, &ok, nullptr, s, &untouched, out.handle, out.data);
     trigger.join();
     if (e == QNN_GRAPH_ERROR_ABORTED) {
       aborted = true;
