@@ -34,8 +34,9 @@ std::atomic<uint32_t> g_live_generation{0};
 std::once_flag g_atfork_once;
 
 // How long a caller sleeps between liveness checks of the DSP process while it
-// waits for a call to finish. Calls may legitimately run for minutes.
-constexpr int64_t kLivenessCheckNs = 100'000'000;
+// waits for a call to finish: how soon a call learns that the DSP died under
+// it (a waitpid(WNOHANG) per period: nothing for a call that runs minutes).
+constexpr int64_t kLivenessCheckNs = 10'000'000;
 
 // The deadlines of a waiting caller (docs/user-guide.md, "Bounded calls"):
 // no DSP heartbeat for OPENHTP_DSP_HEARTBEAT_MS (default 2 s: the process is

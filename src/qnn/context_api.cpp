@@ -112,7 +112,10 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
   }
   auto ctx = std::static_pointer_cast<Context>(obj);
   release_context_contents(*ctx);
-  Qnn_ErrorHandle_t e = ctx->stub->context_free(ctx->remote_id);
+  // Freeing a dead object always succeeds (SSR, docs/user-guide.md): when
+  // the context's DSP process is gone, so is everything it held there.
+  Qnn_ErrorHandle_t e = ctx->stub->lost() ? QNN_SUCCESS : ctx->stub->context_free(ctx->remote_id);
+  if (e == QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) e = QNN_SUCCESS;  // it died during the call
   // Buffers the runtime provided (backend extensions) go with the context.
   for (void* mem : ctx->runtime_buffers) rpcmem_free(mem);
   ctx->runtime_buffers.clear();

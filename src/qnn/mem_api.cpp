@@ -281,7 +281,7 @@ void deregister_one(MemHandle& m) {
     ctx->mem_handles.erase(m.handle);
     ctx->regions.erase({m.dev, m.ino, m.offset});
   }
-  ctx->stub->mem_deregister(m.remote_id);
+  if (!ctx->stub->lost()) ctx->stub->mem_deregister(m.remote_id);  // a dead DSP process holds nothing
 }
 
 }  // namespace

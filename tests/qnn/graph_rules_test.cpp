@@ -1,3 +1,4 @@
+#include <dirent.h>
 // Graph and tensor rules broken on purpose, and a client killed in the middle
 // of an execute.
 #include <fcntl.h>
@@ -484,6 +485,67 @@ TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
     api().contextFree(ctx3, nullptr);
     api().backendFree(backend2);
   }, std::chrono::seconds(60), "recovering from DSP crashes");
+  EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
+}
+
+// 100 subsystem restarts in a row, as a client recovering each time: every
+// DSP process dies at its second execute (OPENHTP_SSR_AT=execute:2); the
+// client sees 1007 there, frees the dead context (which succeeds), makes a
+// new one on the same backend (a fresh DSP process) and runs again. At the
+// end: 100 recoveries, no hang, no zombie, and the client's fds and memory
+// where they were after the first cycles.
+TEST(DspProcessLoss, AHundredRestartsRecoverWithFdsAndMemoryBackToBaseline) {
+  const int step = child_exit_status([] {
+    setenv("OPENHTP_SSR_AT", "execute:2", 1);  // each fresh DSP process dies at its 2nd execute
+    auto count_fds = [] {
+      int n = 0;
+      if (DIR* d = opendir("/proc/self/fd")) {
+        while (readdir(d) != nullptr) ++n;
+        closedir(d);
+      }
+      return n;
+    };
+    auto rss_kib = [] {
+      long pages = 0, resident = 0;
+      FILE* f = std::fopen("/proc/self/statm", "r");
+      if (f == nullptr || std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+      if (f != nullptr) std::fclose(f);
+      return resident * (sysconf(_SC_PAGESIZE) / 1024);
+    };
+    std::vector<uint32_t> dims{1, 8};
+    float x[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, y[8] = {};
+    Qnn_BackendHandle_t backend = nullptr;
+    if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS) _exit(2);
+    int baseline_fds = 0;
+    long baseline_rss = 0;
+    for (int cycle = 0; cycle < 100; ++cycle) {
+      Qnn_ContextHandle_t ctx = nullptr;
+      Qnn_GraphHandle_t g = nullptr;
+      Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+      Qnn_Tensor_t r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+      if (api().contextCreate(backend, nullptr, nullptr, &ctx) != QNN_SUCCESS ||
+          api().graphCreate(ctx, "g", nullptr, &g) != QNN_SUCCESS || api().tensorCreateGraphTensor(g, &a) != QNN_SUCCESS ||
+          api().tensorCreateGraphTensor(g, &r) != QNN_SUCCESS || add_node(g, "relu", QNN_OP_RELU, &a, 1, &r) != QNN_SUCCESS ||
+          api().graphFinalize(g, nullptr, nullptr) != QNN_SUCCESS) {
+        _exit(3);
+      }
+      a.v1.clientBuf = {x, sizeof x};
+      r.v1.clientBuf = {y, sizeof y};
+      y[1] = -1.0f;
+      if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_SUCCESS || y[1] != 2.0f) _exit(4);
+      if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) _exit(5);
+      if (api().contextFree(ctx, nullptr) != QNN_SUCCESS) _exit(6);  // freeing a dead object succeeds
+      if (cycle == 4) {
+        baseline_fds = count_fds();
+        baseline_rss = rss_kib();
+      }
+    }
+    if (count_fds() != baseline_fds) _exit(7);
+    if (rss_kib() - baseline_rss > 4096) _exit(8);  // 95 cycles may not grow the client by 4 MiB
+    // Every DSP process was reaped: no zombie child is left.
+    api().backendFree(backend);
+    if (waitpid(-1, nullptr, WNOHANG) > 0) _exit(9);
+  }, std::chrono::seconds(120), "100 restarts");
   EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
 }
 
