@@ -48,6 +48,7 @@ class QnnSession {
   QnnSession& operator=(const QnnSession&) = delete;
 
   Transport transport() const { return transport_; }
+  Qnn_BackendHandle_t backend() const { return backend_; }
   Qnn_ContextHandle_t context() const { return context_; }
 
   // Builds and finalizes a Relu graph; nullptr-handle graph + message on error.

@@ -2,7 +2,9 @@
 # Runs bench_execute from a build tree and prints the ratio summary.
 #   bench/run_bench.sh <build-dir> [extra benchmark flags...]
 # The JSON goes to <build-dir>/bench_results.json (or $BENCH_JSON) and, for
-# the pinned-placement diagnostics, bench_results_pinned.json next to it.
+# the pinned-placement diagnostics, bench_results_pinned.json next to it;
+# bench_memory's and bench_nonrpc's go to bench_results_memory.json and
+# bench_results_nonrpc.json.
 # Repetitions are interleaved at random so that a burst of load from other
 # processes on this shared machine does not land on one benchmark only; the
 # whole run takes well under two minutes.
@@ -53,6 +55,26 @@ else
   exit 1
 fi
 
+# The Non-RPC domain: bench_nonrpc runs "on the DSP", through openhtp-dsp-run
+# (its malloc is the DSP heap's): DSP-heap memory of N contexts sharing one
+# spill-fill + VTCM-backup pair vs a pair each, preemption latency of a
+# HIGH-priority tiny graph behind a LOW-priority long one, and the tiny
+# execute against its own raw ping-pong, next to bench_execute's in-process
+# ratio from the main suite above. About ten seconds.
+nonrpc_bin="$build/bin/bench_nonrpc"
+launcher="$build/bin/openhtp-dsp-run"
+nonrpc_json="${json%.json}_nonrpc.json"
+echo
+if [[ ! -x "$nonrpc_bin" || ! -x "$launcher" ]]; then
+  echo "bench_nonrpc CANNOT RUN: $nonrpc_bin or $launcher not found (build them: ninja -C $build bench_nonrpc" \
+       "openhtp-dsp-run; a sanitizer tree has neither)" >&2
+  exit 1
+fi
+nonrpc_status=0
+timeout 120 "$launcher" "$nonrpc_bin" --json "$nonrpc_json" || nonrpc_status=$?
+echo
+python3 "$here/summarize_nonrpc.py" "$nonrpc_json" "$json"
+
 # Real CNNs against OpenCV DNN: torchvision ResNet-18 (opset 13) and
 # MobileNetV2 (opset 10), random weights with randomised BatchNorm, generated
 # into <build-dir>/bench_models (not checked in: ResNet-18 is 45 MB), each
@@ -79,4 +101,9 @@ else
     done
   done
   timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2
+fi
+
+if ((nonrpc_status != 0)); then
+  echo "bench_nonrpc failed (exit status $nonrpc_status): see its output above" >&2
+  exit 1
 fi

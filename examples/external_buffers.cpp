@@ -6,50 +6,35 @@
 // the DSP process allocates for itself.
 //
 // The tutorial starts from a context binary. So that the example needs no
-// file, it first builds one: a chain of elementwise ops on [1,64,64,8] float
-// tensors with STATIC weights, prepared "online" with a VTCM budget of two
-// tensors (QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES), so several
+// file, it first builds one: the chain graph of common/chain_graph.h
+// (elementwise ops on [1,64,64,8] float tensors with STATIC weights),
+// prepared "online" with a VTCM budget of two tensors, so several
 // intermediates spill; contextGetBinarySize / contextGetBinary serialize it.
-//
-//   a   = x * w_scale          (ElementWiseMultiply, w_scale STATIC)
-//   b   = a + w_bias           (ElementWiseAdd,      w_bias  STATIC)
-//   c   = Relu(b)
-//   d   = c * a                (a still alive)
-//   e   = d + b                (b still alive)
-//   out = e + w_shift          (ElementWiseAdd,      w_shift STATIC)
 //
 // Then the tutorial's five steps on that binary, graphRetrieve and execute,
 // with checks that the outputs match a plain C++ reference, that the weights
 // buffer holds the weights after contextFinalize and that executes wrote
 // into the spill-fill buffer.
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "HTP/QnnHtpContext.h"
-#include "HTP/QnnHtpGraph.h"
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
-#include "QnnOpDef.h"
+#include "common/chain_graph.h"
 #include "common/qnn_loader.h"
 #include "common/qnn_session.h"
 #include "common/rpcmem_loader.h"
 
 using namespace examples;
+using namespace examples::chain_graph;
 
 namespace {
 
-constexpr uint32_t kH = 64, kW = 64, kC = 8;
-constexpr size_t kElements = size_t{kH} * kW * kC;  // 32768
-constexpr size_t kTensorBytes = kElements * sizeof(float);  // 128 KiB
-// Two tensors' worth of VTCM: the chain keeps up to four intermediates alive
-// at once, so the rest must spill.
-constexpr uint64_t kVtcmBudgetBytes = 2 * kTensorBytes;
 constexpr size_t kBatch = 3;  // inputs executed one after another
 constexpr uint8_t kSentinel = 0xEE;
 constexpr const char* kGraphName = "ext_chain";
@@ -57,165 +42,6 @@ constexpr const char* kGraphName = "ext_chain";
 int fail(const char* step, const std::string& why) {
   std::printf("FAILED at %s: %s\n", step, why.c_str());
   return 1;
-}
-
-struct Weights {
-  std::vector<float> scale, bias, shift;
-};
-
-Weights make_weights() {
-  std::mt19937 rng(1234);
-  std::uniform_real_distribution<float> scale(0.5f, 1.5f), bias(-0.5f, 0.5f);
-  Weights w{std::vector<float>(kElements), std::vector<float>(kElements), std::vector<float>(kElements)};
-  for (size_t i = 0; i < kElements; ++i) {
-    w.scale[i] = scale(rng);
-    w.bias[i] = bias(rng);
-    w.shift[i] = bias(rng);
-  }
-  return w;
-}
-
-std::vector<std::vector<float>> make_inputs(size_t count) {
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<std::vector<float>> inputs(count, std::vector<float>(kElements));
-  for (auto& in : inputs) {
-    for (float& v : in) v = u(rng);
-  }
-  return inputs;
-}
-
-// The same chain, element by element, in plain C++.
-std::vector<float> reference(const Weights& w, const std::vector<float>& x) {
-  std::vector<float> out(kElements);
-  for (size_t i = 0; i < kElements; ++i) {
-    const float a = x[i] * w.scale[i];
-    const float b = a + w.bias[i];
-    const float c = b > 0.0f ? b : 0.0f;
-    const float d = c * a;
-    const float e = d + b;
-    out[i] = e + w.shift[i];
-  }
-  return out;
-}
-
-// Step 0: the graph, built and finalized in an ordinary ("online") context
-// with a small VTCM budget, then serialized. Returns the context binary, or
-// an empty vector with `error` set.
-class ChainGraphBuilder {
- public:
-  ChainGraphBuilder(const QNN_INTERFACE_VER_TYPE& api, const Weights& w) : api_(api), w_(w) {}
-
-  bool build(Qnn_ContextHandle_t context, std::string* error) {
-    QnnHtpGraph_CustomConfig_t htp_cfg{};
-    htp_cfg.option = QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES;
-    htp_cfg.vtcmSizeInBytes = kVtcmBudgetBytes;
-    QnnGraph_Config_t cfg = QNN_GRAPH_CONFIG_INIT;
-    cfg.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
-    cfg.customConfig = &htp_cfg;
-    const QnnGraph_Config_t* cfgs[] = {&cfg, nullptr};
-    if (Qnn_ErrorHandle_t e = api_.graphCreate(context, kGraphName, cfgs, &graph_); e != QNN_SUCCESS) {
-      *error = "graphCreate: " + describe_qnn_error(api_, e);
-      return false;
-    }
-    Qnn_Tensor_t x = tensor("x", QNN_TENSOR_TYPE_APP_WRITE);
-    Qnn_Tensor_t w_scale = tensor("w_scale", QNN_TENSOR_TYPE_STATIC, &w_.scale);
-    Qnn_Tensor_t w_bias = tensor("w_bias", QNN_TENSOR_TYPE_STATIC, &w_.bias);
-    Qnn_Tensor_t w_shift = tensor("w_shift", QNN_TENSOR_TYPE_STATIC, &w_.shift);
-    Qnn_Tensor_t a = tensor("a", QNN_TENSOR_TYPE_NATIVE), b = tensor("b", QNN_TENSOR_TYPE_NATIVE);
-    Qnn_Tensor_t c = tensor("c", QNN_TENSOR_TYPE_NATIVE), d = tensor("d", QNN_TENSOR_TYPE_NATIVE);
-    Qnn_Tensor_t e = tensor("e", QNN_TENSOR_TYPE_NATIVE);
-    Qnn_Tensor_t out = tensor("out", QNN_TENSOR_TYPE_APP_READ);
-    for (Qnn_Tensor_t* t : {&x, &w_scale, &w_bias, &w_shift, &a, &b, &c, &d, &e, &out}) {
-      if (Qnn_ErrorHandle_t err = api_.tensorCreateGraphTensor(graph_, t); err != QNN_SUCCESS) {
-        *error = std::string("tensorCreateGraphTensor(") + t->v1.name + "): " + describe_qnn_error(api_, err);
-        return false;
-      }
-    }
-    const bool ok = node("mul_scale", QNN_OP_ELEMENT_WISE_MULTIPLY, {x, w_scale}, a, error) &&
-                    node("add_bias", QNN_OP_ELEMENT_WISE_ADD, {a, w_bias}, b, error) &&
-                    node("relu", QNN_OP_RELU, {b}, c, error) &&
-                    node("mul_gate", QNN_OP_ELEMENT_WISE_MULTIPLY, {c, a}, d, error) &&
-                    node("add_skip", QNN_OP_ELEMENT_WISE_ADD, {d, b}, e, error) &&
-                    node("add_shift", QNN_OP_ELEMENT_WISE_ADD, {e, w_shift}, out, error);
-    if (!ok) return false;
-    if (Qnn_ErrorHandle_t err = api_.graphFinalize(graph_, nullptr, nullptr); err != QNN_SUCCESS) {
-      *error = "graphFinalize: " + describe_qnn_error(api_, err);
-      return false;
-    }
-    input_ = x;
-    output_ = out;
-    return true;
-  }
-
-  // Templates for graphExecute (ids as the backend assigned them; the same in
-  // every context loaded from the binary).
-  const Qnn_Tensor_t& input() const { return input_; }
-  const Qnn_Tensor_t& output() const { return output_; }
-  size_t node_count() const { return nodes_; }
-
- private:
-  Qnn_Tensor_t tensor(const char* name, Qnn_TensorType_t type, const std::vector<float>* data = nullptr) {
-    Qnn_Tensor_t t = QNN_TENSOR_INIT;
-    t.v1.name = name;
-    t.v1.type = type;
-    t.v1.dataType = QNN_DATATYPE_FLOAT_32;
-    t.v1.rank = 4;
-    t.v1.dimensions = dims_;
-    t.v1.memType = QNN_TENSORMEMTYPE_RAW;
-    if (data != nullptr) {
-      t.v1.clientBuf = {const_cast<float*>(data->data()), static_cast<uint32_t>(data->size() * sizeof(float))};
-    }
-    return t;
-  }
-
-  bool node(const char* name, const char* type, std::vector<Qnn_Tensor_t> inputs, Qnn_Tensor_t output,
-            std::string* error) {
-    Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
-    op.v1.name = name;
-    op.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
-    op.v1.typeName = type;
-    op.v1.numOfInputs = static_cast<uint32_t>(inputs.size());
-    op.v1.inputTensors = inputs.data();
-    op.v1.numOfOutputs = 1;
-    op.v1.outputTensors = &output;
-    if (Qnn_ErrorHandle_t e = api_.graphAddNode(graph_, op); e != QNN_SUCCESS) {
-      *error = std::string("graphAddNode(") + name + "): " + describe_qnn_error(api_, e);
-      return false;
-    }
-    ++nodes_;
-    return true;
-  }
-
-  const QNN_INTERFACE_VER_TYPE& api_;
-  const Weights& w_;
-  uint32_t dims_[4] = {1, kH, kW, kC};
-  Qnn_GraphHandle_t graph_ = nullptr;
-  Qnn_Tensor_t input_ = QNN_TENSOR_INIT, output_ = QNN_TENSOR_INIT;
-  size_t nodes_ = 0;
-};
-
-// Step 2 helper: one HTP custom context property, as in the tutorial.
-bool get_custom_property(const QNN_INTERFACE_VER_TYPE& api, Qnn_ContextHandle_t context,
-                         QnnHtpContext_GetPropertyOption_t option, uint64_t* value, std::string* error) {
-  QnnHtpContext_CustomProperty_t custom = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
-  custom.option = option;
-  custom.weightsBufferSize = static_cast<uint64_t>(-1);  // the union's members are all one uint64_t
-  QnnContext_Property_t property = QNN_CONTEXT_PROPERTY_INIT;
-  property.option = QNN_CONTEXT_PROPERTY_OPTION_CUSTOM;
-  property.customProperty = &custom;
-  QnnContext_Property_t* properties[] = {&property, nullptr};
-  if (Qnn_ErrorHandle_t e = api.contextGetProperty(context, properties); e != QNN_SUCCESS) {
-    *error = "contextGetProperty: " + describe_qnn_error(api, e);
-    return false;
-  }
-  switch (option) {
-    case QNN_HTP_CONTEXT_GET_PROP_WEIGHTS_BUFFER_SIZE: *value = custom.weightsBufferSize; break;
-    case QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE: *value = custom.spillfillBufferSize; break;
-    case QNN_HTP_CONTEXT_GET_PROP_BUFFER_START_ALIGNMENT: *value = custom.bufferStartAlignment; break;
-    default: *value = custom.weightsBufferSize; break;
-  }
-  return true;
 }
 
 uint64_t round_up(uint64_t v, uint64_t a) { return a == 0 ? v : (v + a - 1) / a * a; }
@@ -253,23 +79,14 @@ int main() {
   if (!session.open(&error)) return fail("step 0", error);
   const Weights weights = make_weights();
   ChainGraphBuilder builder(api, weights);
-  if (!builder.build(session.context, &error)) return fail("step 0", error);
-  Qnn_ContextBinarySize_t binary_size = 0;
-  if (Qnn_ErrorHandle_t e = api.contextGetBinarySize(session.context, &binary_size); e != QNN_SUCCESS) {
-    return fail("step 0", "contextGetBinarySize: " + describe_qnn_error(api, e));
-  }
-  std::vector<uint8_t> binary(binary_size);
-  Qnn_ContextBinarySize_t written = 0;
-  if (Qnn_ErrorHandle_t e = api.contextGetBinary(session.context, binary.data(), binary_size, &written);
-      e != QNN_SUCCESS) {
-    return fail("step 0", "contextGetBinary: " + describe_qnn_error(api, e));
-  }
-  binary.resize(written);
+  if (!builder.build(session.context, kGraphName, &error)) return fail("step 0", error);
+  std::vector<uint8_t> binary;
+  if (!get_context_binary(api, session.context, &binary, &error)) return fail("step 0", error);
   std::printf(
       "step 0  online context: graph '%s' (%zu nodes on [1,%u,%u,%u] float32, 3 STATIC weights of %zu B) "
       "finalized with VTCM_SIZE_IN_BYTES=%llu; contextGetBinary -> %llu B\n",
       kGraphName, builder.node_count(), kH, kW, kC, kTensorBytes, static_cast<unsigned long long>(kVtcmBudgetBytes),
-      static_cast<unsigned long long>(written));
+      static_cast<unsigned long long>(binary.size()));
 
   // Step 1: create a context from the binary with DEFER_GRAPH_INIT: only a
   // handle for now, so buffers can be registered before deserialization.
@@ -418,13 +235,8 @@ int main() {
       std::printf("  input %zu: graphExecute failed: %s\n", i, describe_qnn_error(api, e).c_str());
       break;
     }
-    const std::vector<float> want = reference(weights, inputs[i]);
-    double diff = 0.0;
-    for (size_t k = 0; k < kElements; ++k) {
-      const double d = std::fabs(static_cast<double>(output_data[k]) - want[k]);
-      diff = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(diff, d);
-    }
-    const bool ok = diff <= 1e-5;
+    const double diff = max_abs_diff(output_data.data(), reference(weights, inputs[i]));
+    const bool ok = diff <= kTolerance;
     matched += ok;
     worst = std::max(worst, diff);
     if (i == 0) {

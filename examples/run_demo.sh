@@ -17,7 +17,11 @@ examples=(
   "example_multi_tensor_shared_buffer|input and output in one rpcmem buffer, one SHARED_BUFFER handle each (zero copy)"
   "example_client_buffers|plain client memory (copied in and out)"
   "example_external_buffers|context weights and spill-fill in registered rpcmem buffers (WEIGHTS_BUFFER, SHARED_SPILLFILL_BUFFER)"
+  "example_nonrpc_concurrent_sharing|Non-RPC: two contexts share one malloc'd spill-fill and VTCM-backup buffer (run through openhtp-dsp-run)"
 )
+# Non-RPC programs run "on the DSP": the launcher serves their malloc from
+# the DSP heap below 4 GiB.
+nonrpc_examples=" example_nonrpc_concurrent_sharing "
 
 failed=()
 for entry in "${examples[@]}"; do
@@ -30,7 +34,16 @@ for entry in "${examples[@]}"; do
     failed+=("$name")
     continue
   fi
-  if ! "$bin/$name"; then
+  run=("$bin/$name")
+  if [[ $nonrpc_examples == *" $name "* ]]; then
+    if [[ ! -x "$bin/openhtp-dsp-run" ]]; then
+      echo "missing $bin/openhtp-dsp-run (build it: ninja -C $root openhtp-dsp-run)"
+      failed+=("$name")
+      continue
+    fi
+    run=("$bin/openhtp-dsp-run" "${run[@]}")
+  fi
+  if ! "${run[@]}"; then
     failed+=("$name")
   fi
 done
