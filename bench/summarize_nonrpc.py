@@ -171,22 +171,24 @@ def tiny(doc, execute_json):
     rows.append(("bench_execute inproc tiny / its raw ping-pong", inproc, "-",
                  "NOT MEASURED (no bench_execute JSON)" if inproc["median"] is None else
                  "info (its baseline co-located)" if inproc_disturbed else "info"))
-    # The two ping-pongs above ran in two processes minutes apart, and on a
-    # shared machine one of them may have had its processes on one CPU: the
-    # ratio of the two ratios is shown for reference only. The verdict
-    # compares the tiny executes directly: both are per-call medians of the
-    # same call, in the same script run, and the Non-RPC one should cost no
-    # more than the in-process one.
+    # Non-RPC against the in-process door: each execute as a ratio to the
+    # ping-pong of its own run (the project's rule: absolute times on this
+    # shared machine drift between runs minutes apart), then the ratio of the
+    # two. That is the verdict; the direct per-call ratio of the two programs'
+    # absolute times is shown for reference, and is off by however much the
+    # machine changed between them. The verdict is withheld when a baseline
+    # ran co-located.
     mem = rows[0][1]
     rel = {k: ratio(mem[k], inproc[k]) for k in ("median", "best")}
-    rows.append(("(Non-RPC memhandle / ping-pong) / (inproc / ping-pong)", rel, "-",
+    rows.append(("(Non-RPC memhandle / ping-pong) / (inproc / ping-pong)", rel, "<= 1.1x",
                  "NOT MEASURED" if rel["median"] is None else
-                 "info (a baseline co-located)" if disturbed or inproc_disturbed else "info"))
+                 "info (a baseline co-located)" if disturbed or inproc_disturbed else
+                 ("met" if rel["median"] <= 1.1 else "NOT met")))
     mem_list = t.get("memhandle_ns", [])
     mem_ns = {"median": median(mem_list), "best": min(mem_list) if mem_list else None}
     direct = {k: ratio(mem_ns[k], inproc_ns[k]) for k in ("median", "best")}
-    rows.append(("Non-RPC memhandle / bench_execute inproc, per call", direct, "<= 1.1x",
-                 "NOT MEASURED" if direct["median"] is None else ("met" if direct["median"] <= 1.1 else "NOT met")))
+    rows.append(("Non-RPC memhandle / bench_execute inproc, per call", direct, "-",
+                 "NOT MEASURED" if direct["median"] is None else "info (two runs minutes apart)"))
     width = max(len(r[0]) for r in rows)
     print(f"\n    {'ratio':<{width}}  {'median':>8}  {'best':>8}  {'target':<9} verdict")
     for label, r, target, v in rows:
