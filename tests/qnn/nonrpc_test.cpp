@@ -17,6 +17,7 @@
 #include "HTP/QnnHtpDevice.h"
 #include "HTP/QnnHtpGraph.h"
 #include "dsp_heap/dsp_heap.h"
+#include "openhtp/fastrpc_ext.h"
 #include "openhtp/qnn_ext.h"
 #include "qnn_test_util.h"
 
@@ -306,6 +307,8 @@ TEST_F(NonRpc, ClientBuffersAndQurtTensorsAreUsedInPlace) {
   const auto* got = reinterpret_cast<const float*>(obuf.p);
   for (int i = 0; i < 64; ++i) EXPECT_EQ(got[i], std::max(a[i] + b[i], 0.0f));
   EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  // All of it ran in this process: no FastRPC session, no DSP process.
+  EXPECT_LE(openhtp_fastrpc_dsp_pid(), 0);
 }
 
 // The tutorial's five steps, two contexts from one binary sharing one
