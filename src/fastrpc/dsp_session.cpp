@@ -19,6 +19,7 @@
 #include "fastrpc/buffer_registry.h"
 #include "fastrpc/parallel_copy.h"
 #include "ipc/fd_socket.h"
+#include "ipc/shareable_fd.h"
 
 extern char** environ;
 
@@ -387,6 +388,12 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     d.offset = h.offset;
     d.len = 0;
     if (h.fd < 0) return AEE_EBADPARM;
+    // The DSP maps it for the call: it must not shrink meanwhile.
+    if (!ipc::seal_against_shrinking(h.fd, ipc::shareable_memory_of(h.fd))) {
+      log(LogLevel::kError, "fastrpc",
+          "DMA handle fd %d is not shareable memory that stays its size (rpcmem, a DMA-BUF or a sealable memfd)", h.fd);
+      return AEE_EBADPARM;
+    }
     d.fd_index = static_cast<uint32_t>(fds.size());
     fds.push_back(h.fd);
   }

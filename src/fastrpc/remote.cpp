@@ -104,12 +104,20 @@ REMOTE_API int fastrpc_mmap(int domain, int fd, void* addr, int offset, size_t l
   }
   ClientBuffer buf;
   uint64_t fd_size = 0;
-  if (fd >= 0 && openhtp::ipc::shareable_memory_of(fd) == openhtp::ipc::FdMemory::kNotShareable) {
-    // The DSP process could map a regular file, but it would not be the
-    // client's memory: only what both can share is accepted.
-    log(LogLevel::kError, "fastrpc", "fastrpc_mmap: fd %d is not shareable memory (needs rpcmem, memfd or DMA-BUF)",
-        fd);
-    return AEE_EBADPARM;
+  if (fd >= 0) {
+    const openhtp::ipc::FdMemory kind = openhtp::ipc::shareable_memory_of(fd);
+    if (kind == openhtp::ipc::FdMemory::kNotShareable) {
+      // The DSP process could map a regular file, but it would not be the
+      // client's memory: only what both can share is accepted.
+      log(LogLevel::kError, "fastrpc", "fastrpc_mmap: fd %d is not shareable memory (needs rpcmem, memfd or DMA-BUF)",
+          fd);
+      return AEE_EBADPARM;
+    }
+    if (!openhtp::ipc::seal_against_shrinking(fd, kind)) {
+      log(LogLevel::kError, "fastrpc",
+          "fastrpc_mmap: fd %d could shrink under the DSP (a memfd made without MFD_ALLOW_SEALING, or POSIX shm)", fd);
+      return AEE_EBADPARM;
+    }
   }
   if (addr == nullptr || length == 0 || offset < 0 || !key_of_fd(fd, &buf.key, &fd_size)) {
     log(LogLevel::kError, "fastrpc", "fastrpc_mmap: bad arguments (fd %d, addr %p, offset %d, length %zu)", fd, addr,

@@ -1,5 +1,6 @@
 #include "ipc/shareable_fd.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -18,6 +19,15 @@ FdMemory shareable_memory_of(int fd) {
   if (sfs.f_type == kTmpfsMagic) return FdMemory::kTmpfs;
   if (sfs.f_type == kDmaBufMagic) return FdMemory::kDmaBuf;
   return FdMemory::kNotShareable;
+}
+
+bool seal_against_shrinking(int fd, FdMemory kind) {
+  if (kind == FdMemory::kDmaBuf) return true;
+  if (kind != FdMemory::kTmpfs) return false;
+  const int seals = fcntl(fd, F_GET_SEALS);
+  if (seals < 0) return false;  // not a memfd (POSIX shm): no seals at all
+  if ((seals & F_SEAL_SHRINK) != 0) return true;
+  return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK) == 0;  // fails once F_SEAL_SEAL is set (no MFD_ALLOW_SEALING)
 }
 
 uint64_t shareable_size_of(int fd, FdMemory kind) {

@@ -52,6 +52,12 @@ Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
                   fd);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
+  if (!openhtp::ipc::seal_against_shrinking(fd, kind)) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d could shrink under the DSP (a memfd made without "
+                  "MFD_ALLOW_SEALING, or POSIX shm); use rpcmem, a DMA-BUF or a sealable memfd",
+                  index, fd);
+    return QNN_MEM_ERROR_INVALID_ARGUMENT;
+  }
   info->dev = st.st_dev;
   info->ino = st.st_ino;
   info->size = openhtp::ipc::shareable_size_of(fd, kind);

@@ -154,7 +154,7 @@ TEST(Remote, DspWritesAreVisibleToTheClientInPlace) {
 
 TEST(Remote, DmaHandlesPassFileDescriptors) {
   remote_handle64 h = open_test_skel();
-  const int fd = memfd_create("foreign", MFD_CLOEXEC);  // not from rpcmem
+  const int fd = memfd_create("foreign", MFD_CLOEXEC | MFD_ALLOW_SEALING);  // not from rpcmem
   ASSERT_GE(fd, 0);
   ASSERT_EQ(ftruncate(fd, 8192), 0);
   auto* p = static_cast<uint8_t*>(mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
@@ -178,7 +178,7 @@ TEST(Remote, DmaHandlesPassFileDescriptors) {
 
 TEST(Remote, FastrpcMmapMakesForeignMemoryPassByReference) {
   remote_handle64 h = open_test_skel();
-  const int fd = memfd_create("mapped", MFD_CLOEXEC);
+  const int fd = memfd_create("mapped", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   ASSERT_EQ(ftruncate(fd, 16384), 0);
   auto* p = static_cast<uint8_t*>(mmap(nullptr, 16384, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0));
   EXPECT_EQ(openhtp_fastrpc_fd_is_mapped(fd), 0);
@@ -313,6 +313,35 @@ TEST(Remote, FastrpcMmapRefusesWhatIsNotShareableMemory) {
   close(file);
   close(pipefd[0]);
   close(pipefd[1]);
+}
+
+// Memory the DSP maps must keep its size while it is mapped: a memfd made
+// without MFD_ALLOW_SEALING could be shrunk by the client and fault the DSP,
+// so neither fastrpc_mmap nor a DMA-handle argument takes one; a sealable
+// one is sealed against shrinking and taken.
+TEST(Remote, MemoryThatCouldShrinkUnderTheDspIsRefused) {
+  remote_handle64 h = open_test_skel();
+  const int loose = memfd_create("loose", MFD_CLOEXEC);
+  ASSERT_EQ(ftruncate(loose, 8192), 0);
+  void* p = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, loose, 0);
+  ASSERT_NE(p, MAP_FAILED);
+  EXPECT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, loose, p, 0, 8192, FASTRPC_MAP_FD), AEE_EBADPARM);
+  uint64_t len = 10, sum = 0;
+  remote_arg a[3];
+  a[0].buf = {&len, sizeof len};
+  a[1].buf = {&sum, sizeof sum};
+  a[2].dma = {loose, 0};
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKEX(0, kTestDmaSum, 1, 1, 1, 0), a), AEE_EBADPARM);
+  munmap(p, 8192);
+  close(loose);
+
+  const int sealable = memfd_create("sealable", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ASSERT_EQ(ftruncate(sealable, 8192), 0);
+  a[2].dma = {sealable, 0};
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKEX(0, kTestDmaSum, 1, 1, 1, 0), a), 0);
+  EXPECT_NE(ftruncate(sealable, 4096), 0);  // sealed against shrinking on the way
+  close(sealable);
+  remote_handle64_close(h);
 }
 
 TEST(Remote, ConcurrentCallsFromManyThreads) {

@@ -87,16 +87,30 @@ TEST_F(MemRules, BadFdIsRefused) {
   EXPECT_EQ(h, nullptr);
 }
 
-TEST_F(MemRules, ForeignMemfdIsAccepted) {
-  int fd = memfd_create("not-rpcmem", MFD_CLOEXEC);
+// A memfd of the client's own is accepted when it can be held to its size
+// (it is sealed against shrinking, so the DSP's mapping can never fault);
+// one made without MFD_ALLOW_SEALING could shrink under the DSP: refused.
+TEST_F(MemRules, ForeignMemfdIsSealedOrRefused) {
+  int fd = memfd_create("not-rpcmem", MFD_CLOEXEC | MFD_ALLOW_SEALING);
   ASSERT_EQ(ftruncate(fd, 64), 0);
   std::vector<uint32_t> dims{16};
   auto d = ion(fd, dims);
   Qnn_MemHandle_t h = nullptr;
   EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
   EXPECT_NE(h, nullptr);
+  EXPECT_NE(fcntl(fd, F_GET_SEALS) & F_SEAL_SHRINK, 0);
+  EXPECT_NE(ftruncate(fd, 32), 0);  // it can no longer shrink
   EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
   close(fd);
+
+  int unsealable = memfd_create("no-sealing", MFD_CLOEXEC);
+  ASSERT_EQ(ftruncate(unsealable, 64), 0);
+  d = ion(unsealable, dims);
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"could shrink under the DSP", "MFD_ALLOW_SEALING"}));
+  EXPECT_EQ(ftruncate(unsealable, 32), 0);  // still the client's to resize: nothing was registered
+  close(unsealable);
 }
 
 TEST_F(MemRules, IonShapeLargerThanTheBufferIsRefused) {
@@ -283,7 +297,7 @@ TEST_F(MemRules, FdClosedByTheClientAfterRegistrationStillWorks) {
   Qnn_MemHandle_t h[3];
   std::vector<uint32_t> dims{n};
   for (int i = 0; i < 3; ++i) {
-    fds[i] = memfd_create("client", MFD_CLOEXEC);
+    fds[i] = memfd_create("client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     ASSERT_EQ(ftruncate(fds[i], n * 4), 0);
     ptrs[i] = static_cast<float*>(mmap(nullptr, n * 4, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0));
     auto d = ion(fds[i], dims);
