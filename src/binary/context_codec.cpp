@@ -59,12 +59,27 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
                                      image.dsp_arch, pb.CreateVector(records), image.weights_bytes);
   pb.Finish(ctx);
 
-  flatbuffers::FlatBufferBuilder eb(pb.GetSize() + 256);
+  return wrap_context_payload(std::vector<uint8_t>(pb.GetBufferPointer(), pb.GetBufferPointer() + pb.GetSize()),
+                              format_version);
+}
+
+std::vector<uint8_t> wrap_context_payload(const std::vector<uint8_t>& payload_bytes, ApiVersion format_version) {
+  flatbuffers::FlatBufferBuilder eb(payload_bytes.size() + 256);
   const fb::Version format = to_fb(format_version);
-  auto payload = eb.CreateVector(pb.GetBufferPointer(), pb.GetSize());
-  auto env = fb::CreateContextEnvelope(eb, &format, payload, crc32_of(pb.GetBufferPointer(), pb.GetSize()));
+  auto payload = eb.CreateVector(payload_bytes.data(), payload_bytes.size());
+  auto env = fb::CreateContextEnvelope(eb, &format, payload, crc32_of(payload_bytes.data(), payload_bytes.size()));
   eb.Finish(env, fb::ContextEnvelopeIdentifier());
   return std::vector<uint8_t>(eb.GetBufferPointer(), eb.GetBufferPointer() + eb.GetSize());
+}
+
+bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* payload) {
+  if (data == nullptr || size < 8 || !fb::ContextEnvelopeBufferHasIdentifier(data)) return false;
+  flatbuffers::Verifier ev(data, size);
+  if (!fb::VerifyContextEnvelopeBuffer(ev)) return false;
+  const auto* p = fb::GetContextEnvelope(data)->payload();
+  if (p == nullptr) return false;
+  payload->assign(p->data(), p->data() + p->size());
+  return true;
 }
 
 BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error) {

@@ -54,6 +54,13 @@ std::vector<uint8_t> encode_context(const ContextImage& image);
 std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion format);
 BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error);
 
+// The envelope on its own: the payload of a binary whose envelope verifies
+// (false otherwise; its CRC is not checked), and a binary made of any payload
+// with the CRC computed for it. What a structure-aware fuzzer needs to reach
+// the payload's decoder past the CRC check (tests/fuzz).
+bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* payload);
+std::vector<uint8_t> wrap_context_payload(const std::vector<uint8_t>& payload, ApiVersion format = kContextFormat);
+
 // Bytes of static data the context's graphs carry, each tensor aligned to
 // `alignment` (what a weights buffer must hold).
 uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment);

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "binary/context_codec.h"
+#include "context_seeds.h"
+#include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   openhtp::binary::ContextImage image;
@@ -27,3 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   return 0;
 }
+
+namespace fuzz {
+std::vector<std::vector<uint8_t>> seeds() { return context_binary_seeds(); }
+bool unwrap(const std::vector<uint8_t>& input, std::vector<uint8_t>* inner) { return unwrap_context(input, inner); }
+std::vector<uint8_t> wrap(const std::vector<uint8_t>& inner) { return wrap_context(inner); }
+bool mutate_structure(std::vector<uint8_t>*, uint64_t) { return false; }  // the payload's bytes are mutated instead
+}  // namespace fuzz

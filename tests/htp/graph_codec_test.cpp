@@ -77,7 +77,7 @@ TEST(GraphCodec, RejectsTruncatedCorruptedAndDanglingInput) {
 TEST(ContextCodec, RoundTripsAndTellsVersionFromCorruption) {
   binary::ContextImage image;
   image.build_id = "test";
-  image.graphs.push_back({sample(), 4096, 4096, 0});
+  image.graphs.push_back({sample(), 4096, 4096, 0, {}});
   image.weights_bytes = binary::weights_bytes(image.graphs, 4096);
   EXPECT_EQ(image.weights_bytes, 4096u);  // one 16-byte static tensor, page aligned
   auto bytes = binary::encode_context(image);
