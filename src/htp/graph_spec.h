@@ -33,7 +33,7 @@ struct TensorSpec {
   ops::Quant quant;
   std::vector<uint8_t> static_data;  // STATIC only
 
-  size_t num_bytes() const;
+  size_t num_bytes() const;  // SIZE_MAX when the shape's product does not fit
   bool is_graph_input() const { return type == tensor_type::kAppWrite || type == tensor_type::kAppReadWrite; }
   bool is_graph_output() const { return type == tensor_type::kAppRead || type == tensor_type::kAppReadWrite; }
 };

@@ -1,10 +1,12 @@
 #include "htp/runtime.h"
 
 #include <malloc.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -109,7 +111,7 @@ struct ExecMemo {
 
 class RuntimeImpl final : public Runtime {
  public:
-  explicit RuntimeImpl(const RuntimeOptions& options) : options_(options) {}
+  explicit RuntimeImpl(const RuntimeOptions& options) : options_(options), budget_(budget_of(options)) {}
 
   Status create_context(const ContextOptions& options, uint64_t* context_id) override {
     return guarded("contextCreate", [&] { return do_create_context(options, context_id); });
@@ -185,7 +187,10 @@ class RuntimeImpl final : public Runtime {
   // buffer (page-aligned, graph after graph). Caller holds the HTP.
   Status place_weights(ContextMemory& memory, PreparedGraph& graph);
 
+  static uint64_t budget_of(const RuntimeOptions& options);
+
   const RuntimeOptions options_;
+  const uint64_t budget_;  // RuntimeOptions::memory_budget_bytes, resolved
   // Lock order: the HTP (sched_) before mu_. Removing a graph or a
   // registration holds the HTP exclusively and mu_ (and bumps removals_);
   // an execute holds the HTP from lookup to the end of its run, pauses
@@ -283,8 +288,33 @@ Status RuntimeImpl::place_weights(ContextMemory& memory, PreparedGraph& graph) {
   return Status::Ok();
 }
 
+uint64_t RuntimeImpl::budget_of(const RuntimeOptions& options) {
+  if (options.memory_budget_bytes != 0) return options.memory_budget_bytes;
+  if (const char* env = std::getenv("OPENHTP_DSP_MEMORY_BUDGET_MB"); env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const unsigned long long mb = std::strtoull(env, &end, 10);
+    if (end != env && *end == '\0' && mb > 0) return static_cast<uint64_t>(mb) << 20;
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) / 2 : uint64_t{8} << 30;
+}
+
 Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
                                      const CallControl* control) {
+  // The memory the graph's tensors could take, before anything is
+  // allocated for them (saturating: a hostile shape is SIZE_MAX).
+  uint64_t tensor_bytes = 0;
+  for (const TensorSpec& t : spec.tensors) {
+    if (t.type != tensor_type::kNative && t.type != tensor_type::kStatic) continue;
+    const uint64_t b = t.num_bytes();
+    tensor_bytes = b > UINT64_MAX - tensor_bytes ? UINT64_MAX : tensor_bytes + b;
+  }
+  if (tensor_bytes > budget_) {
+    return error(QNN_COMMON_ERROR_MEM_ALLOC,
+                 "graph '%s': its STATIC and NATIVE tensors need %llu bytes, over the DSP memory budget of %llu bytes "
+                 "(OPENHTP_DSP_MEMORY_BUDGET_MB)",
+                 spec.name.c_str(), static_cast<ull>(tensor_bytes), static_cast<ull>(budget_));
+  }
   std::shared_ptr<ContextMemory> memory;
   {
     std::lock_guard lock(mu_);
@@ -332,6 +362,12 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
       if (Status s = place_weights(*memory, *prepared); !s.ok()) return s;
     }
     if (!memory->external_spill_fill && memory->spill_fill.size() < prepared->spill_fill_bytes()) {
+      if (prepared->spill_fill_bytes() > budget_) {
+        return error(QNN_COMMON_ERROR_MEM_ALLOC,
+                     "graph '%s': its spill-fill region of %zu bytes is over the DSP memory budget of %llu bytes "
+                     "(OPENHTP_DSP_MEMORY_BUDGET_MB)",
+                     prepared->spec().name.c_str(), prepared->spill_fill_bytes(), static_cast<ull>(budget_));
+      }
       memory->spill_fill = RegionMemory(prepared->spill_fill_bytes());
     }
   }

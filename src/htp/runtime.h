@@ -129,6 +129,12 @@ struct RuntimeOptions {
   // Fast kernels the door links (src/kernels); empty: reference kernels only.
   std::span<const ops::FastPath> fast_paths;
   ExecObserver* observer = nullptr;  // must outlive the runtime
+  // The most memory one graph's tensors (STATIC + NATIVE) and spill-fill
+  // region may need; a prepare over it is refused before anything is
+  // allocated (QNN_COMMON_ERROR_MEM_ALLOC, naming both sizes). 0: the
+  // default, OPENHTP_DSP_MEMORY_BUDGET_MB if set, else half the machine's
+  // physical memory.
+  uint64_t memory_budget_bytes = 0;
 };
 
 class Runtime {

@@ -361,3 +361,50 @@ TEST_F(RuntimeTest, AStoredPlanIsHonouredAndABrokenOneRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// The memory budget (RuntimeOptions::memory_budget_bytes): a graph whose
+// tensors or spill-fill region would need more is refused before anything
+// is allocated, naming both sizes; a shape whose byte count does not fit in
+// 64 bits counts as over any budget instead of wrapping round to a small one.
+TEST(RuntimeBudget, AGraphOverTheMemoryBudgetIsRefusedBeforeItIsPrepared) {
+  htp::RuntimeOptions o;
+  o.memory_budget_bytes = uint64_t{1} << 20;  // 1 MiB
+  auto rt = htp::make_runtime(o);
+  uint64_t ctx = 0;
+  ASSERT_TRUE(rt->create_context({}, &ctx).ok());
+  auto graph_of = [](std::vector<uint32_t> dims) {
+    htp::GraphSpec g;
+    g.name = "big";
+    g.tensors = {{1, "x", htp::tensor_type::kAppWrite, ops::dtype::kFloat32, dims, {}, {}},
+                 {2, "m", htp::tensor_type::kNative, ops::dtype::kFloat32, dims, {}, {}},
+                 {3, "y", htp::tensor_type::kAppRead, ops::dtype::kFloat32, dims, {}, {}}};
+    g.nodes.push_back({"r1", "", "Relu", {}, {1}, {2}});
+    g.nodes.push_back({"r2", "", "Relu", {}, {2}, {3}});
+    g.num_hvx_threads = 1;
+    return g;
+  };
+  htp::GraphInfo info;
+  // 2 MiB of NATIVE: over.
+  htp::Status s = rt->prepare_graph(ctx, graph_of({1, 1u << 19}), nullptr, &info);
+  EXPECT_EQ(s.code, QNN_COMMON_ERROR_MEM_ALLOC);
+  EXPECT_NE(s.message.find("2097152 bytes"), std::string::npos) << s.message;
+  EXPECT_NE(s.message.find("budget of 1048576 bytes"), std::string::npos) << s.message;
+  // A shape whose product wraps 64 bits: over, not small.
+  s = rt->prepare_graph(ctx, graph_of({65536, 65536, 65536, 65536, 16}), nullptr, &info);
+  EXPECT_EQ(s.code, QNN_COMMON_ERROR_MEM_ALLOC) << s.message;
+  // 256 KiB: within it, prepared.
+  s = rt->prepare_graph(ctx, graph_of({1, 1u << 16}), nullptr, &info);
+  EXPECT_TRUE(s.ok()) << s.message;
+  EXPECT_EQ(rt->stats().graphs, 1u);  // the refused ones left nothing behind
+}
+
+TEST(RuntimeBudget, TensorBytesSaturateInsteadOfWrapping) {
+  htp::TensorSpec t{1, "t", htp::tensor_type::kNative, ops::dtype::kFloat32, {65536, 65536, 65536, 65536}, {}, {}};
+  EXPECT_EQ(t.num_bytes(), SIZE_MAX);  // 2^64 * 4 wraps to 0 without the check
+  t.dims = {1024, 1024};
+  EXPECT_EQ(t.num_bytes(), size_t{4} << 20);
+}
+
+}  // namespace
