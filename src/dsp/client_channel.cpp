@@ -86,9 +86,13 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
   std::vector<remote_arg>& args = slot.args;
   fds.clear();
   if (ctl.num_fds > 0) {
-    char tag;
-    long n = ipc::recv_with_fds(slot.sock, &tag, 1, &fds);
-    if (n <= 0 || fds.size() != ctl.num_fds) {
+    // As many messages as the client needed (ipc::kMaxFdsPerMessage each).
+    while (fds.size() < ctl.num_fds) {
+      char tag;
+      const long n = ipc::recv_with_fds(slot.sock, &tag, 1, &fds);
+      if (n <= 0) break;
+    }
+    if (fds.size() != ctl.num_fds) {
       for (int fd : fds) close(fd);
       log(LogLevel::kError, "cdsp", "expected %u fds with the call, got %zu", ctl.num_fds, fds.size());
       return AEE_EFAILED;

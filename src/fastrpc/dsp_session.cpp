@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <algorithm>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -38,6 +39,11 @@ std::once_flag g_atfork_once;
 // waits for a call to finish: how soon a call learns that the DSP died under
 // it (a waitpid(WNOHANG) per period: nothing for a call that runs minutes).
 constexpr int64_t kLivenessCheckNs = 10'000'000;
+
+// File descriptors one call may send (buffers passed by reference for the
+// first time, DMA handles, a new transport): far below the DSP process's
+// RLIMIT_NOFILE, which it also needs for its mappings' lifetime.
+constexpr size_t kMaxFdsPerCall = 512;
 
 // The deadlines of a waiting caller (docs/user-guide.md, "Bounded calls"):
 // no DSP heartbeat for OPENHTP_DSP_HEARTBEAT_MS (default 2 s: the process is
@@ -397,7 +403,21 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     d.fd_index = static_cast<uint32_t>(fds.size());
     fds.push_back(h.fd);
   }
-  if (fds.size() + 1 > ipc::kMaxFdsPerMessage) return AEE_EBADPARM;
+  // The fds travel in as many socket messages as they need
+  // (ipc::kMaxFdsPerMessage each); the bound is the DSP process's own.
+  if (fds.size() + 1 > kMaxFdsPerCall) {
+    log(LogLevel::kError, "fastrpc", "a call needs %zu file descriptors sent with it; at most %zu can be", fds.size() + 1,
+        kMaxFdsPerCall);
+    return AEE_EBADPARM;
+  }
+  for (int fd : fds) {
+    // Checked before any is sent: a bad one in a later message would leave
+    // the earlier ones queued for the next call on the slot.
+    if (fcntl(fd, F_GETFD) < 0) {
+      log(LogLevel::kError, "fastrpc", "fd %d of the call is not an open file descriptor", fd);
+      return AEE_EBADPARM;
+    }
+  }
 
   // Pass 2: the frame goes in the slot's own lines when it fits (inputs
   // packed at 8 bytes, outputs in the transport from offset 0), else in the
@@ -453,10 +473,16 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
 
   if (!fds.empty()) {
     char tag = 'F';
-    if (ipc::send_with_fds(slot.sock, &tag, 1, fds.data(), fds.size()) != 0) {
-      release_slot(si);
-      alive();
-      return AEE_EFAILED;
+    for (size_t sent = 0; sent < fds.size(); sent += ipc::kMaxFdsPerMessage) {
+      const size_t n = std::min(ipc::kMaxFdsPerMessage, fds.size() - sent);
+      if (ipc::send_with_fds(slot.sock, &tag, 1, fds.data() + sent, n) != 0) {
+        // Nothing was sent, or the DSP process is going (the socket failed
+        // after a message went): in the second case the slot holds fds no
+        // call will claim, so it stays out of the pool.
+        if (sent == 0) release_slot(si);
+        alive();
+        return AEE_EFAILED;
+      }
     }
     if (stats) stats->fds_sent += static_cast<uint32_t>(fds.size());
     slot.transport_sent = true;

@@ -151,6 +151,51 @@ TEST_F(Execute, RunsInTheDspProcess) {
 // one remote call can carry (254 each way), so the FastRPC door packs them;
 // every tenth tensor is a memory handle in one multi-tensor shared buffer.
 // Every output must be right — nothing may "succeed" with data missing.
+// Client buffers that are each their own rpcmem allocation pass by reference,
+// and on an execute's first use each one's fd must reach the DSP process:
+// 150 inputs and 150 outputs mean 300 fds with one call, more than one socket
+// message carries (ipc::kMaxFdsPerMessage); all of them arrive, and the
+// outputs are written in place.
+TEST_F(Execute, HundredsOfRpcmemClientBuffersAreMappedOnTheirFirstExecute) {
+  constexpr uint32_t kN = 150, kElems = 4;
+  std::vector<uint32_t> dims{1, kElems};
+  ASSERT_EQ(api().graphCreate(context_, "many_rpcmem", nullptr, &graph_), QNN_SUCCESS);
+  std::vector<Qnn_Tensor_t> ins, outs;
+  std::vector<std::string> names;
+  names.reserve(2 * kN);
+  for (uint32_t i = 0; i < kN; ++i) {
+    names.push_back("in" + std::to_string(i));
+    ins.push_back(make_tensor(names.back().c_str(), QNN_TENSOR_TYPE_APP_WRITE, dims));
+    names.push_back("out" + std::to_string(i));
+    outs.push_back(make_tensor(names.back().c_str(), QNN_TENSOR_TYPE_APP_READ, dims));
+    ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &ins[i]), QNN_SUCCESS);
+    ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &outs[i]), QNN_SUCCESS);
+    ASSERT_EQ(add_node(graph_, ("relu" + std::to_string(i)).c_str(), QNN_OP_RELU, &ins[i], 1, &outs[i]), QNN_SUCCESS);
+  }
+  ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  std::vector<float*> buffers;
+  for (uint32_t i = 0; i < 2 * kN; ++i) {
+    buffers.push_back(static_cast<float*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, kElems * 4)));
+    ASSERT_NE(buffers.back(), nullptr);
+  }
+  for (int round = 0; round < 2; ++round) {  // first use (fds travel), then again (none do)
+    for (uint32_t i = 0; i < kN; ++i) {
+      for (uint32_t e = 0; e < kElems; ++e) buffers[i][e] = static_cast<float>(static_cast<int>(i + e + round) % 9 - 4);
+      std::fill(buffers[kN + i], buffers[kN + i] + kElems, -7.0f);
+      ins[i].v1.clientBuf = {buffers[i], kElems * 4};
+      outs[i].v1.clientBuf = {buffers[kN + i], kElems * 4};
+    }
+    ASSERT_EQ(api().graphExecute(graph_, ins.data(), kN, outs.data(), kN, nullptr, nullptr), QNN_SUCCESS) << round;
+    for (uint32_t i = 0; i < kN; ++i) {
+      for (uint32_t e = 0; e < kElems; ++e) ASSERT_EQ(buffers[kN + i][e], std::max(buffers[i][e], 0.0f)) << i;
+    }
+    OpenHtp_ExecuteStats_t st{};
+    ASSERT_EQ(OpenHtp_getLastExecuteStats(graph_, &st), QNN_SUCCESS);
+    EXPECT_EQ(st.bytesCopiedIn + st.bytesCopiedOut, 0u);  // by reference, every one
+  }
+  for (float* b : buffers) rpcmem_free(b);
+}
+
 TEST_F(Execute, AThousandInputsAndOutputsMixedAreAllRight) {
   constexpr uint32_t kN = 1000, kElems = 4;
   std::vector<uint32_t> dims{1, kElems};
