@@ -19,6 +19,18 @@ using namespace openhtp::qnn;
 
 namespace openhtp::qnn {
 
+Qnn_ErrorHandle_t create_runtime_context(Backend& b, const htp::ContextOptions& options,
+                                         std::shared_ptr<HtpStub>* stub, uint64_t* id) {
+  Qnn_ErrorHandle_t e = QNN_SUCCESS;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    *stub = backend_stub_for_new_context(b, &e);
+    if (!*stub) return e;
+    e = (*stub)->context_create(options, id);
+    if (e != QNN_COMMON_ERROR_SYSTEM_COMMUNICATION || !(*stub)->lost()) return e;
+  }
+  return e;
+}
+
 std::shared_ptr<HtpStub> backend_stub_for_new_context(Backend& b, Qnn_ErrorHandle_t* err) {
   std::lock_guard lock(b.stub_mu);
   if (b.stub->lost()) {
@@ -67,13 +79,11 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
   ctx->priority = settings.priority;
-  Qnn_ErrorHandle_t e = QNN_SUCCESS;
-  ctx->stub = backend_stub_for_new_context(*b, &e);
-  if (!ctx->stub) return e;
   htp::ContextOptions options;
   options.priority = settings.priority;
-  e = ctx->stub->context_create(options, &ctx->remote_id);
-  if (e != QNN_SUCCESS) return e;
+  if (Qnn_ErrorHandle_t e = create_runtime_context(*b, options, &ctx->stub, &ctx->remote_id); e != QNN_SUCCESS) {
+    return e;
+  }
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);
   return QNN_SUCCESS;
 } catch (...) {

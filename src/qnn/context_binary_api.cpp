@@ -291,12 +291,7 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->concurrent_sharing = settings.concurrent_resource_sharing;
   ctx->priority = settings.priority;
   const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve};
-  {
-    Qnn_ErrorHandle_t e = QNN_SUCCESS;
-    ctx->stub = backend_stub_for_new_context(*b, &e);
-    if (!ctx->stub) return e;
-  }
-  if (Qnn_ErrorHandle_t e = ctx->stub->context_create(options, &ctx->remote_id); e != QNN_SUCCESS) {
+  if (Qnn_ErrorHandle_t e = create_runtime_context(*b, options, &ctx->stub, &ctx->remote_id); e != QNN_SUCCESS) {
     return e;
   }
   *context = ObjectTable::instance().add(ObjectKind::kContext, ctx);

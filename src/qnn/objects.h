@@ -98,6 +98,13 @@ struct Graph : Object {
 // its DSP process is gone, a fresh one that becomes the backend's.
 std::shared_ptr<HtpStub> backend_stub_for_new_context(Backend& b, Qnn_ErrorHandle_t* err);
 
+// Creates the runtime side of a new context of `b`: *stub is the door it
+// lives behind, *id its runtime id. A DSP process that died before anyone
+// noticed fails the first try with 1007; the new context is then made once
+// more, through a fresh DSP process (what a client would do itself).
+Qnn_ErrorHandle_t create_runtime_context(Backend& b, const htp::ContextOptions& options,
+                                         std::shared_ptr<HtpStub>* stub, uint64_t* id);
+
 // Fills g.inputs / g.outputs from g.spec (at finalize).
 void index_graph_io(Graph& g);
 

@@ -63,7 +63,9 @@ TEST_F(ContextBinary, RoundTripGivesTheSameOutputs) {
     ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, defer ? cfgs : nullptr, bin.data(), bin.size(), &loaded,
                                             nullptr),
               QNN_SUCCESS);
-    if (defer) ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+    if (defer) {
+      ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+    }
     EXPECT_EQ(run(loaded, a, b), online) << "defer " << defer;
     // A loaded context does not serialize itself again.
     Qnn_ContextBinarySize_t size = 0;

@@ -492,6 +492,52 @@ TEST(DspProcessLoss, NewObjectsGetAFreshDspWhileStaleOnesStillExist) {
   EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
 }
 
+// A DSP process that died a moment ago, before anything noticed (it is a
+// zombie nobody has reaped): the next new context must still come up, in a
+// fresh DSP process, not fail with 1007 because the death was not seen yet.
+TEST(DspProcessLoss, ANewContextRightAfterAnUnnoticedCrashGetsAFreshDsp) {
+  const int step = child_exit_status([] {
+    Qnn_BackendHandle_t backend = nullptr;
+    if (api().backendCreate(nullptr, nullptr, &backend) != QNN_SUCCESS) _exit(2);
+    Qnn_ContextHandle_t first = nullptr;
+    if (api().contextCreate(backend, nullptr, nullptr, &first) != QNN_SUCCESS) _exit(3);
+    const int dsp = openhtp_fastrpc_dsp_pid();
+    if (dsp <= 0 || kill(dsp, SIGKILL) != 0) _exit(4);
+    // Dead but unreaped: /proc says Z. Only then is the crash certain and
+    // still unnoticed by libcdsprpc (which reaps it when it looks).
+    for (int i = 0; i < 500; ++i) {
+      char path[64], state = '?';
+      std::snprintf(path, sizeof path, "/proc/%d/stat", dsp);
+      if (FILE* f = std::fopen(path, "r")) {
+        if (std::fscanf(f, "%*d %*s %c", &state) != 1) state = '?';
+        std::fclose(f);
+      }
+      if (state == 'Z') break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    std::vector<uint32_t> dims{1, 8};
+    Qnn_ContextHandle_t ctx = nullptr;
+    Qnn_GraphHandle_t g = nullptr;
+    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t r = make_tensor("r", QNN_TENSOR_TYPE_APP_READ, dims);
+    if (api().contextCreate(backend, nullptr, nullptr, &ctx) != QNN_SUCCESS) _exit(5);
+    if (api().graphCreate(ctx, "g", nullptr, &g) != QNN_SUCCESS || api().tensorCreateGraphTensor(g, &a) != QNN_SUCCESS ||
+        api().tensorCreateGraphTensor(g, &r) != QNN_SUCCESS || add_node(g, "relu", QNN_OP_RELU, &a, 1, &r) != QNN_SUCCESS ||
+        api().graphFinalize(g, nullptr, nullptr) != QNN_SUCCESS) {
+      _exit(6);
+    }
+    float x[8] = {-1, 2, -3, 4, -5, 6, -7, 8}, y[8] = {};
+    a.v1.clientBuf = {x, sizeof x};
+    r.v1.clientBuf = {y, sizeof y};
+    if (api().graphExecute(g, &a, 1, &r, 1, nullptr, nullptr) != QNN_SUCCESS || y[1] != 2.0f || y[0] != 0.0f) _exit(7);
+    if (openhtp_fastrpc_dsp_pid() == dsp) _exit(8);
+    if (api().contextFree(first, nullptr) != QNN_SUCCESS) _exit(9);
+    api().contextFree(ctx, nullptr);
+    api().backendFree(backend);
+  }, std::chrono::seconds(30), "a new context after an unnoticed crash");
+  EXPECT_EQ(step, 0) << "step " << step << " of the child failed";
+}
+
 // 100 subsystem restarts in a row, as a client recovering each time: every
 // DSP process dies at its second execute (OPENHTP_SSR_AT=execute:2); the
 // client sees 1007 there, frees the dead context (which succeeds), makes a
