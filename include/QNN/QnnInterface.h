@@ -18,6 +18,7 @@
 #include "QnnGraph.h"
 #include "QnnLog.h"
 #include "QnnMem.h"
+#include "QnnOpPackage.h"
 #include "QnnProfile.h"
 #include "QnnProperty.h"
 #include "QnnSignal.h"

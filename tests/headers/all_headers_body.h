@@ -17,6 +17,7 @@
 #include "QnnLog.h"
 #include "QnnMem.h"
 #include "QnnOpDef.h"
+#include "QnnOpPackage.h"
 #include "QnnProfile.h"
 #include "QnnProperty.h"
 #include "QnnSdkBuildId.h"
@@ -32,7 +33,11 @@
 #include "HTP/QnnHtpMem.h"
 #include "HTP/QnnHtpPerfInfrastructure.h"
 #include "HTP/QnnHtpProfile.h"
+#include "HTP/QnnHtpProperty.h"
 #include "HTP/QnnHtpSystemContext.h"
+
+#include "Saver/QnnSaver.h"
+#include "Saver/QnnSaverCommon.h"
 
 #include "System/QnnSystemCommon.h"
 #include "System/QnnSystemContext.h"
@@ -121,6 +126,14 @@ static int openhtp_use_all_init_macros(void) {
   QnnContext_Config_t ccfg = QNN_CONTEXT_CONFIG_INIT;
   QnnContext_Property_t cprop = QNN_CONTEXT_PROPERTY_INIT;
   QnnInterface_t iface = QNN_INTERFACE_INIT;
+  QnnOpPackage_Info_t opkgInfo = QNN_OP_PACKAGE_INFO_INIT;
+  QnnOpPackage_ImplementationV1_4_t opkgV14 = QNN_OP_PACKAGE_IMPLEMENTATION_V1_4_INIT;
+  QnnOpPackage_ImplementationV2_0_t opkgV20 = QNN_OP_PACKAGE_IMPLEMENTATION_V2_0_INIT;
+  QnnOpPackage_Interface_t opkgIface = QNN_OP_PACKAGE_INTERFACE_INIT;
+  Qnn_Version_t opkgVer14 = QNN_OP_PACKAGE_API_VERSION_1_4_0;
+  Qnn_Version_t opkgVer20 = QNN_OP_PACKAGE_API_VERSION_2_0_0;
+  QnnSaver_Config_t saverCfg = QNN_SAVER_CONFIG_INIT;
+  Qnn_ApiVersion_t saverVersion = QNN_SAVER_API_VERSION_INIT;
 
   QnnHtpContext_CustomConfig_t hcc = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
   QnnHtpContext_CustomProperty_t hcp = QNN_HTP_CONTEXT_CUSTOM_PROPERTY_INIT;
@@ -164,7 +177,10 @@ static int openhtp_use_all_init_macros(void) {
          (int)ev.type + (boo.fileName == NULL) + (int)xev1.unit + (int)xev.version +
          (int)pcfg.option + (int)gphcfg.option + (int)gprop.option + (int)gval.option +
          (int)ns.error + (int)qd.type + (int)ccfg.option + (int)cprop.option +
-         (int)iface.backendId + (int)hcc.option + (int)hcp.option +
+         (int)iface.backendId + (int)opkgInfo.numOperations + (opkgV14.init == NULL) +
+         (opkgV20.create == NULL) + (int)opkgIface.interfaceVersion.major + (int)opkgVer14.minor +
+         (int)opkgVer20.major + (int)saverCfg.option + (int)saverVersion.backendApiVersion.major +
+         QNN_PROPERTY_CUSTOM_HTP_UNSIGNED_PD_SUPPORT + (int)hcc.option + (int)hcp.option +
          (hpi.setPowerConfig == NULL) + (int)hgo.type + (int)hgc.option + (int)hpc.option +
          (int)hmc.option + (int)htpVersion.backendApiVersion.major + (int)sg1.numGraphInputs +
          (int)sg2.numUpdateableTensors + (int)sg3.endOpIndex + (int)sg.version +

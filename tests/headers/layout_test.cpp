@@ -19,9 +19,13 @@
 #include "HTP/QnnHtpMem.h"
 #include "HTP/QnnHtpPerfInfrastructure.h"
 #include "HTP/QnnHtpProfile.h"
+#include "HTP/QnnHtpProperty.h"
 #include "HTP/QnnHtpSystemContext.h"
 #include "QnnInterface.h"
+#include "QnnOpPackage.h"
 #include "QnnSdkBuildId.h"
+#include "Saver/QnnSaver.h"
+#include "Saver/QnnSaverCommon.h"
 #include "System/QnnSystemInterface.h"
 
 namespace {
@@ -416,6 +420,67 @@ static_assert(offsetof(QnnSystemContext_BinaryInfoV2_t, platformInfo) == 128);
 static_assert(sizeof(QnnSystemContext_BinaryInfo_t) == 144);
 static_assert(offsetof(QnnSystemContext_BinaryInfo_t, contextBinaryInfoV1) == 8);
 static_assert(offsetof(QnnSystemContext_BinaryInfo_t, contextBinaryInfoV3) == 8);
+
+// ------------------------------------------------ op package / saver types
+// Offsets follow the QNN field order (QnnOpPackage.h, Saver/QnnSaver.h as
+// vendored in public QNN SDK copies) laid out by hand for LP64.
+static_assert(sizeof(QnnOpPackage_Info_t) == 176 && alignof(QnnOpPackage_Info_t) == 8);
+static_assert(offsetof(QnnOpPackage_Info_t, packageName) == 0);
+static_assert(offsetof(QnnOpPackage_Info_t, operationNames) == 8);
+static_assert(offsetof(QnnOpPackage_Info_t, operationInfo) == 16);
+static_assert(offsetof(QnnOpPackage_Info_t, numOperations) == 24);
+static_assert(offsetof(QnnOpPackage_Info_t, optimizations) == 32);
+static_assert(offsetof(QnnOpPackage_Info_t, numOptimizations) == 40);
+static_assert(offsetof(QnnOpPackage_Info_t, sdkBuildId) == 48);
+static_assert(offsetof(QnnOpPackage_Info_t, sdkApiVersion) == 56);
+static_assert(offsetof(QnnOpPackage_Info_t, packageInfo) == 64);
+static_assert(offsetof(QnnOpPackage_Info_t, opsetVersion) == 72);
+static_assert(offsetof(QnnOpPackage_Info_t, reserved) == 80);
+static_assert(QNN_OP_PACKAGE_RESERVED_INFO_SIZE == 12);
+static_assert(sizeof(QnnOpPackage_ImplementationV1_4_t) == 9 * 8);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, init) == 0);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, terminate) == 8);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, getInfo) == 16);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, validateOpConfig) == 24);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, createOpImpl) == 32);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, freeOpImpl) == 40);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, logInitialize) == 48);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, logSetLevel) == 56);
+static_assert(offsetof(QnnOpPackage_ImplementationV1_4_t, logTerminate) == 64);
+static_assert(sizeof(QnnOpPackage_ImplementationV2_0_t) == 7 * 8);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, create) == 0);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, getInfo) == 8);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, validateOpConfig) == 16);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, createOpImpl) == 24);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, freeOpImpl) == 32);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, logSetLevel) == 40);
+static_assert(offsetof(QnnOpPackage_ImplementationV2_0_t, free) == 48);
+// Qnn_Version_t (12 bytes) then the pointer union, aligned to 8.
+static_assert(sizeof(QnnOpPackage_Interface_t) == 88 && alignof(QnnOpPackage_Interface_t) == 8);
+static_assert(offsetof(QnnOpPackage_Interface_t, interfaceVersion) == 0);
+static_assert(offsetof(QnnOpPackage_Interface_t, v1_4) == 16);
+static_assert(offsetof(QnnOpPackage_Interface_t, v2_0) == 16);
+static_assert(sizeof(QnnOpPackage_Error_t) == 4);
+static_assert(std::is_same<QnnOpPackage_InterfaceProvider_t,
+                           Qnn_ErrorHandle_t (*)(QnnOpPackage_Interface_t*)>::value);
+static_assert(std::is_same<QnnOpPackage_GetInfoFn_t,
+                           Qnn_ErrorHandle_t (*)(const QnnOpPackage_Info_t**)>::value);
+static_assert(std::is_same<QnnOpPackage_CreateOpImplHandleFn_t,
+                           Qnn_ErrorHandle_t (*)(Qnn_OpPackageHandle_t,
+                                                 QnnOpPackage_GraphInfrastructure_t,
+                                                 QnnOpPackage_Node_t,
+                                                 QnnOpPackage_OpImpl_t*)>::value);
+static_assert(std::is_same<Qnn_OpPackageHandle_t, Qnn_Handle_t>::value);
+
+static_assert(sizeof(QnnSaver_FileConfig_t) == 16);
+static_assert(offsetof(QnnSaver_FileConfig_t, dataFileName) == 8);
+static_assert(sizeof(QnnSaver_Config_t) == 24 && alignof(QnnSaver_Config_t) == 8);
+static_assert(offsetof(QnnSaver_Config_t, option) == 0);
+static_assert(offsetof(QnnSaver_Config_t, outputDirectory) == 8);
+static_assert(offsetof(QnnSaver_Config_t, appendTimestamp) == 8);
+static_assert(offsetof(QnnSaver_Config_t, backendId) == 8);
+static_assert(offsetof(QnnSaver_Config_t, fileConfig) == 8);
+static_assert(sizeof(QnnSaver_Error_t) == 4 && sizeof(QnnSaver_ConfigOption_t) == 4);
 
 // ------------------------------------------------------------- profile types
 static_assert(sizeof(QnnProfile_EventId_t) == 8);
@@ -904,4 +969,65 @@ TEST(HtpDevice, InfrastructureCast) {
   QnnHtpPerfInfrastructure_PowerConfig_t pc = QNN_HTP_PERF_INFRASTRUCTURE_POWER_CONFIG_INIT;
   EXPECT_EQ(pc.option, QNN_HTP_PERF_INFRASTRUCTURE_POWER_CONFIGOPTION_UNKNOWN);
   EXPECT_EQ(pc.dcvsV3Config.contextId, 0u);
+}
+
+TEST(QnnOpPackage, ErrorsAndInit) {
+  EXPECT_EQ(QNN_OP_PACKAGE_MIN_ERROR, 3000);
+  EXPECT_EQ(QNN_OP_PACKAGE_MAX_ERROR, 3999);
+  EXPECT_EQ(QNN_OP_PACKAGE_NO_ERROR, 0);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_UNSUPPORTED_FEATURE, 1000);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_LIBRARY_ALREADY_INITIALIZED, 3000);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_LIBRARY_NOT_INITIALIZED, 3001);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_INVALID_HANDLE, 3002);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_INVALID_INFRASTRUCTURE, 3100);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_INVALID_INFO, 3101);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_VALIDATION_FAILURE, 3110);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_INVALID_ARGUMENT, 3200);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_GENERAL, 1100);
+  EXPECT_EQ(QNN_OP_PACKAGE_ERROR_UNDEFINED, 0x7FFFFFFF);
+
+  QnnOpPackage_Interface_t iface = QNN_OP_PACKAGE_INTERFACE_INIT;
+  EXPECT_EQ(iface.interfaceVersion.major, 1u);
+  EXPECT_EQ(iface.interfaceVersion.minor, 4u);
+  EXPECT_EQ(iface.interfaceVersion.patch, 0u);
+  EXPECT_EQ(iface.v1_4.init, nullptr);
+  EXPECT_EQ(iface.v1_4.logTerminate, nullptr);
+  Qnn_Version_t v2 = QNN_OP_PACKAGE_API_VERSION_2_0_0;
+  EXPECT_EQ(v2.major, 2u);
+  EXPECT_EQ(v2.minor, 0u);
+
+  QnnOpPackage_Info_t info = QNN_OP_PACKAGE_INFO_INIT;
+  EXPECT_EQ(info.packageName, nullptr);
+  EXPECT_EQ(info.numOperations, 0u);
+  for (size_t r : info.reserved) EXPECT_EQ(r, 0u);
+}
+
+TEST(QnnSaver, ValuesAndInit) {
+  EXPECT_EQ(QNN_BACKEND_ID_SAVER, 2);
+  EXPECT_STREQ(QNN_SAVER_INTERFACE_PROVIDER_NAME, "SAVER_QTI_AISW");
+  EXPECT_EQ(QNN_SAVER_MIN_ERROR, 4950);
+  EXPECT_EQ(QNN_SAVER_ERROR_DUMMY_RETVALUE, 4950);
+  EXPECT_EQ(QNN_SAVER_ERROR_ALREADY_INSTANTIATED, 4951);
+  EXPECT_EQ(QNN_SAVER_MAX_ERROR, 4998);
+  EXPECT_EQ(QNN_SAVER_CONFIG_OPTION_OUTPUT_DIRECTORY, 0);
+  EXPECT_EQ(QNN_SAVER_CONFIG_OPTION_APPEND_TIMESTAMP, 1);
+  EXPECT_EQ(QNN_SAVER_CONFIG_OPTION_BACKEND_ID, 2);
+  EXPECT_EQ(QNN_SAVER_CONFIG_OPTION_FILE_CONFIG, 3);
+  EXPECT_EQ(QNN_SAVER_CONFIG_OPTION_UNDEFINED, 0x7FFFFFFF);
+
+  QnnSaver_Config_t cfg = QNN_SAVER_CONFIG_INIT;
+  EXPECT_EQ(cfg.option, QNN_SAVER_CONFIG_OPTION_UNDEFINED);
+  EXPECT_EQ(cfg.outputDirectory, nullptr);
+
+  Qnn_ApiVersion_t v = QNN_SAVER_API_VERSION_INIT;
+  EXPECT_EQ(v.coreApiVersion.major, 2u);
+  EXPECT_EQ(v.coreApiVersion.minor, 39u);
+  EXPECT_EQ(v.backendApiVersion.major, 1u);
+  EXPECT_EQ(v.backendApiVersion.minor, 0u);
+  EXPECT_EQ(v.backendApiVersion.patch, 0u);
+}
+
+TEST(QnnHtpProperty, CustomKeys) {
+  EXPECT_EQ(QNN_PROPERTY_GROUP_CUSTOM, 2001);
+  EXPECT_EQ(QNN_PROPERTY_CUSTOM_HTP_UNSIGNED_PD_SUPPORT, 2002);
 }
