@@ -48,6 +48,20 @@ OPENHTP_FASTRPC_API int openhtp_fastrpc_handle_lost(remote_handle64 h);
 /* "dma_heap" or "memfd": what rpcmem allocations are backed by. */
 OPENHTP_FASTRPC_API const char* openhtp_rpcmem_backing(void);
 
+/* Spin budget of a remote call's wait for its reply, process wide: how long
+ * the calling thread spins (yielding now and then) before it sleeps in
+ * FUTEX_WAIT. Spinning saves the wake-up latency of a sleeping caller at the
+ * cost of a busy CPU; 0 never spins. libQnnHtp sets it from the HTP RPC
+ * polling vote. Until set (or after OPENHTP_FASTRPC_CALL_SPIN_DEFAULT) the
+ * machine's default applies: 30 us, none on a single-CPU machine.
+ * Returns AEE_SUCCESS, or AEE_EBADPARM above OPENHTP_FASTRPC_CALL_SPIN_MAX_US. */
+#define OPENHTP_FASTRPC_CALL_SPIN_DEFAULT 0xFFFFFFFFu
+#define OPENHTP_FASTRPC_CALL_SPIN_MAX_US 1000000u
+OPENHTP_FASTRPC_API int openhtp_fastrpc_set_call_spin_us(uint32_t us);
+
+/* The spin budget in force, nanoseconds. */
+OPENHTP_FASTRPC_API int64_t openhtp_fastrpc_call_spin_ns(void);
+
 #ifdef __cplusplus
 }
 #endif

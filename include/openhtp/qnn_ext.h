@@ -33,6 +33,42 @@ QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, O
 QNN_API Qnn_ErrorHandle_t OpenHtp_getRuntimeProvidedBuffers(Qnn_ContextHandle_t context, uint64_t* weightsBytes,
                                                             uint64_t* spillFillBytes);
 
+/* The HTP perf-infrastructure votes (QnnDevice_getInfrastructure →
+ * perfInfra.setPowerConfig / setMemoryConfig). votedOptions has bit
+ * (1u << option) set for every QnnHtpPerfInfrastructure_PowerConfigOption_t
+ * voted; the fields of an option never voted are 0. DCVS_V3 fields change
+ * only with their Set* flag (powerMode when non-zero). */
+typedef struct {
+  uint32_t numPowerConfigIds; /* live power config ids in the process */
+  uint32_t votedOptions;
+  uint32_t dcvsEnable;
+  uint32_t dcvsPowerMode; /* QnnHtpPerfInfrastructure_PowerMode_t */
+  uint32_t sleepLatencyUs;
+  uint32_t sleepDisable;
+  uint32_t busVoltageCornerMin, busVoltageCornerTarget, busVoltageCornerMax;
+  uint32_t coreVoltageCornerMin, coreVoltageCornerTarget, coreVoltageCornerMax;
+  uint32_t rpcControlLatencyUs;
+  uint32_t rpcPollingTimeUs;
+  uint32_t hmxTimeoutIntervalUs;
+  uint32_t hmxPickDefault;
+  uint32_t hmxVoltageCornerMin, hmxVoltageCornerTarget, hmxVoltageCornerMax;
+  uint32_t hmxPerfMode;
+  uint32_t adaptivePollingTimeUs;
+  uint32_t ddrPerfMode;
+  uint32_t memGrowSizeBytes; /* last setMemoryConfig GROW_SIZE; 0 = never set */
+  uint32_t reserved;
+  /* The FastRPC reply-wait spin budget in force (the RPC polling vote in
+   * force, else the default; see openhtp_fastrpc_set_call_spin_us). */
+  int64_t callSpinNs;
+} OpenHtp_PerfVotes_t;
+
+/* powerConfigId 0: the votes in force, i.e. for each option the most recent
+ * vote of a live id (destroying an id withdraws its votes). Otherwise the
+ * votes recorded for that id. QNN_SUCCESS,
+ * QNN_HTP_PERF_INFRASTRUCTURE_ERROR_INVALID_INPUT (unknown or destroyed id),
+ * or ..._INVALID_HANDLE_PTR (votes is NULL). */
+QNN_API Qnn_ErrorHandle_t OpenHtp_getPerfVotes(uint32_t powerConfigId, OpenHtp_PerfVotes_t* votes);
+
 #ifdef __cplusplus
 }
 #endif

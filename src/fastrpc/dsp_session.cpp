@@ -26,6 +26,10 @@ extern char** environ;
 
 namespace openhtp::fastrpc {
 namespace {
+// Process-wide spin budget override, ns; -1 = none (use the machine default).
+// Relaxed is enough: each call reads it once, and a vote only has to be seen
+// by the calls that start after it.
+std::atomic<int64_t> g_call_spin_ns{-1};
 
 std::mutex g_mu;
 std::shared_ptr<DspSession>* g_session = nullptr;  // leaked on purpose: see instance()
@@ -493,7 +497,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 
-  const int64_t spins = ipc::default_spin_ns();
+  const int64_t spins = call_spin_ns();
   int64_t started = 0, last_beat_at = 0;
   uint64_t last_beat = 0;
   for (;;) {
@@ -534,6 +538,13 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
   release_slot(si);
   return result;
+}
+
+void set_call_spin_ns(int64_t ns) noexcept { g_call_spin_ns.store(ns < 0 ? -1 : ns, std::memory_order_relaxed); }
+
+int64_t call_spin_ns() noexcept {
+  const int64_t ns = g_call_spin_ns.load(std::memory_order_relaxed);
+  return ns < 0 ? ipc::default_spin_ns() : ns;
 }
 
 }  // namespace openhtp::fastrpc

@@ -29,6 +29,11 @@ struct CallStats {
   uint32_t fds_sent = 0;
 };
 
+// The spin budget of a call's wait for its reply (openhtp_fastrpc_set_call_spin_us):
+// a negative value restores the machine default (ipc::default_spin_ns()).
+void set_call_spin_ns(int64_t ns) noexcept;
+int64_t call_spin_ns() noexcept;
+
 class DspSession {
  public:
   // The running session, starting the DSP process if needed. On failure

@@ -225,4 +225,23 @@ OPENHTP_FASTRPC_API int openhtp_fastrpc_handle_lost(remote_handle64 h) try {
   return 1;
 }
 
+OPENHTP_FASTRPC_API int openhtp_fastrpc_set_call_spin_us(uint32_t us) try {
+  if (us == OPENHTP_FASTRPC_CALL_SPIN_DEFAULT) {
+    set_call_spin_ns(-1);
+    return AEE_SUCCESS;
+  }
+  // A bound keeps a caller from pinning a CPU for seconds on a typo.
+  if (us > OPENHTP_FASTRPC_CALL_SPIN_MAX_US) {
+    log(LogLevel::kError, "fastrpc", "openhtp_fastrpc_set_call_spin_us: %u us is above the maximum %u us", us,
+        OPENHTP_FASTRPC_CALL_SPIN_MAX_US);
+    return AEE_EBADPARM;
+  }
+  set_call_spin_ns(static_cast<int64_t>(us) * 1000);
+  return AEE_SUCCESS;
+} catch (...) {
+  return api_exception("openhtp_fastrpc_set_call_spin_us");
+}
+
+OPENHTP_FASTRPC_API int64_t openhtp_fastrpc_call_spin_ns(void) { return call_spin_ns(); }
+
 }  // extern "C"

@@ -33,10 +33,6 @@ QNN_API Qnn_ErrorHandle_t QnnProfile_getExtendedEventData(QnnProfile_EventId_t e
   return not_supported("QnnProfile_getExtendedEventData");
 }
 
-QNN_API Qnn_ErrorHandle_t QnnDevice_getInfrastructure(const QnnDevice_Infrastructure_t* deviceInfra) {
-  return not_supported("QnnDevice_getInfrastructure");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnGraph_prepareExecutionEnvironment(Qnn_GraphHandle_t graphHandle, QnnGraph_ExecuteEnvironment_t** envs, uint32_t envSize) {
   return not_supported("QnnGraph_prepareExecutionEnvironment");
 }

@@ -37,7 +37,7 @@ TEST(Provider, PlainCSymbolsAreTheTableEntries) {
 }
 
 TEST(Provider, UnimplementedEntriesSayNotSupported) {
-  EXPECT_EQ(api().deviceGetInfrastructure(nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(api().contextReleaseIncrementalBinary(nullptr, nullptr, 0), QNN_COMMON_ERROR_NOT_SUPPORTED);
   EXPECT_EQ(api().graphCreateSubgraph(nullptr, "s", nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
 }
 

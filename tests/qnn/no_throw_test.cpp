@@ -266,12 +266,12 @@ TEST_F(NoThrow, UnsupportedEntryReportsMemoryExhaustionEvenWhenItsLogLineCannotB
   // the log callbacks (their fan-out allocates). The code still says why.
   bool fired = false;
   const Qnn_ErrorHandle_t e = with_nth_allocation_failing(
-      1, true, [&] { return c_caller([&] { return QnnDevice_getInfrastructure(nullptr); }); }, &fired);
+      1, true, [&] { return c_caller([&] { return QnnContext_releaseIncrementalBinary(nullptr, nullptr, 0); }); }, &fired);
   ASSERT_TRUE(fired);
   EXPECT_EQ(e, QNN_COMMON_ERROR_MEM_ALLOC);
   // Once memory is back, the same call says NOT_SUPPORTED and logs it.
-  EXPECT_EQ(QnnDevice_getInfrastructure(nullptr), QNN_COMMON_ERROR_NOT_SUPPORTED);
-  EXPECT_EQ(lines_with("QnnDevice_getInfrastructure is not supported"), 1u);
+  EXPECT_EQ(QnnContext_releaseIncrementalBinary(nullptr, nullptr, 0), QNN_COMMON_ERROR_NOT_SUPPORTED);
+  EXPECT_EQ(lines_with("QnnContext_releaseIncrementalBinary is not supported"), 1u);
 }
 
 // ---- libcdsprpc -----------------------------------------------------------------
