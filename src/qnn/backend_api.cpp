@@ -183,22 +183,6 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backen
 
 // ---- property ---------------------------------------------------------------
 
-QNN_API Qnn_ErrorHandle_t QnnProperty_hasCapability(QnnProperty_Key_t key) try {
-  switch (key) {
-    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_ION:
-    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_CUSTOM:
-    case QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_DMA_BUF:
-    case QNN_PROPERTY_GROUP_MEMORY:
-      return QNN_PROPERTY_SUPPORTED;
-    default:
-      // Keys we know but do not implement yet, and keys we do not know.
-      return key >= QNN_PROPERTY_GROUP_CORE && key < QNN_PROPERTY_GROUP_CORE + 2000 ? QNN_PROPERTY_NOT_SUPPORTED
-                                                                                    : QNN_PROPERTY_ERROR_UNKNOWN_KEY;
-  }
-} catch (...) {
-  return api_exception("propertyHasCapability");
-}
-
 // ---- device -----------------------------------------------------------------
 
 namespace {

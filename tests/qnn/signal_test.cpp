@@ -174,20 +174,22 @@ TEST_F(Signals, AnAbortStopsARunningExecute) {
 TEST_F(Signals, ATimeoutEndsTheWaitForABusyHtp) {
   Qnn_ContextHandle_t other = nullptr;
   ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &other), QNN_SUCCESS);
-  Qnn_GraphHandle_t busy = finalized(context_, "busy", kLongOps);
+  // Long enough (tens of ms) that the tiny execute, submitted a quarter of
+  // the way in, finds it running even on a loaded machine.
+  Qnn_GraphHandle_t busy = finalized(context_, "busy", 4 * kLongOps);
   // One op, so no op boundary: a timeout can only end its wait for the HTP.
   Qnn_GraphHandle_t tiny = finalized(other, "tiny", 1);
   const auto full = full_run(busy);
   Qnn_SignalHandle_t s = signal(std::max<uint64_t>(
-      100, std::chrono::duration_cast<std::chrono::microseconds>(full).count() / 20));
+      100, std::chrono::duration_cast<std::chrono::microseconds>(full).count() / 40));
   bool timed_out = false;
-  for (int attempt = 0; attempt < 10 && !timed_out; ++attempt) {
+  for (int attempt = 0; attempt < 20 && !timed_out; ++attempt) {
     std::thread t([&] {
       bool ok = false;
       EXPECT_EQ(graphs_.run(busy, &ok), QNN_SUCCESS);
       EXPECT_TRUE(ok);
     });
-    std::this_thread::sleep_for(full / 5);
+    std::this_thread::sleep_for(full / 4);
     bool ok = false;
     const Qnn_ErrorHandle_t e = graphs_.run(tiny, &ok, nullptr, s);
     t.join();
