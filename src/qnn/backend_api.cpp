@@ -183,6 +183,27 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backen
 
 // ---- property ---------------------------------------------------------------
 
+// Custom op packages are a device feature openhtp does not emulate: its ops
+// are the qti.aisw set (docs/ops.md). Say so, not a bare NOT_SUPPORTED, so
+// that a client's log explains why its package did not load.
+QNN_API Qnn_ErrorHandle_t QnnBackend_registerOpPackage(Qnn_BackendHandle_t backend, const char* packagePath,
+                                                       const char* interfaceProvider, const char* target) try {
+  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) {
+    QNN_LOG_ERROR("backendRegisterOpPackage: %p is not a live backend handle", backend);
+    return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  }
+  if (packagePath == nullptr || interfaceProvider == nullptr) {
+    QNN_LOG_ERROR("backendRegisterOpPackage: needs a package path and an interface provider");
+    return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  }
+  QNN_LOG_ERROR("backendRegisterOpPackage: '%s' (provider %s, target %s): custom op packages are not supported by "
+                "openhtp's HTP backend; its ops are the qti.aisw set (docs/ops.md)",
+                packagePath, interfaceProvider, target != nullptr ? target : "(none)");
+  return QNN_BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED;
+} catch (...) {
+  return api_exception("backendRegisterOpPackage");
+}
+
 // ---- device -----------------------------------------------------------------
 
 namespace {

@@ -21,10 +21,6 @@ Qnn_ErrorHandle_t not_supported(const char* fn) noexcept try {
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 extern "C" {
 
-QNN_API Qnn_ErrorHandle_t QnnBackend_registerOpPackage(Qnn_BackendHandle_t backend, const char* packagePath, const char* interfaceProvider, const char* target) {
-  return not_supported("QnnBackend_registerOpPackage");
-}
-
 QNN_API Qnn_ErrorHandle_t QnnGraph_createSubgraph(Qnn_GraphHandle_t graphHandle, const char* graphName, Qnn_GraphHandle_t* subgraphHandle) {
   return not_supported("QnnGraph_createSubgraph");
 }

@@ -99,6 +99,15 @@ TEST(Device, PlatformInfoDescribesOneHtp) {
   EXPECT_EQ(api().deviceFree(dev), QNN_DEVICE_ERROR_INVALID_HANDLE);
 }
 
+TEST_F(QnnFixture, RegisteringAnOpPackageIsRefusedWithAReason) {
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().backendRegisterOpPackage(backend_, "libMyOps.so", "MyOpsInterfaceProvider", "CPU"),
+            QNN_BACKEND_ERROR_OP_PACKAGE_REGISTRATION_FAILED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"libMyOps.so", "custom op packages are not supported"}));
+  EXPECT_EQ(api().backendRegisterOpPackage(nullptr, "libMyOps.so", "p", nullptr), QNN_BACKEND_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(api().backendRegisterOpPackage(backend_, nullptr, "p", nullptr), QNN_BACKEND_ERROR_INVALID_ARGUMENT);
+}
+
 TEST(Property, MemoryTypesAreSupported) {
   EXPECT_EQ(api().propertyHasCapability(QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_ION), QNN_PROPERTY_SUPPORTED);
   EXPECT_EQ(api().propertyHasCapability(QNN_PROPERTY_MEMORY_SUPPORT_MEM_TYPE_CUSTOM), QNN_PROPERTY_SUPPORTED);
