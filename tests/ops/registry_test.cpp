@@ -17,7 +17,14 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       "Gather", "Pad", "PoolMax2d", "PoolAvg2d", "PoolMax3d", "PoolAvg3d", "TransposeConv3d", "ReduceMean",
       "ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd",
       "ReduceSumSquare", "Resize", "ResizeBilinear", "ResizeNearestNeighbor", "Argmax", "Argmin", "TopK",
-      "Quantize", "Dequantize", "Convert", "Cast"};
+      "Quantize", "Dequantize", "Convert", "Cast",
+      // The standalone forms of ElementWiseUnary's and ElementWiseBinary's operations.
+      "ElementWiseAbs", "ElementWiseAsin", "ElementWiseAtan", "ElementWiseCeil", "ElementWiseCos", "ElementWiseExp",
+      "ElementWiseFloor", "ElementWiseLog", "ElementWiseNeg", "ElementWiseNot", "ElementWiseRound",
+      "ElementWiseRsqrt", "ElementWiseSign", "ElementWiseSin", "ElementWiseSquareRoot", "ElementWiseAnd",
+      "ElementWiseEqual", "ElementWiseFloorDiv", "ElementWiseFmod", "ElementWiseGreater", "ElementWiseGreaterEqual",
+      "ElementWiseLess", "ElementWiseLessEqual", "ElementWiseMod", "ElementWiseNotEqual", "ElementWiseOr",
+      "ElementWisePower", "ElementWiseSquaredDifference", "ElementWiseXor"};
   std::vector<std::string> got;
   std::set<std::string> unique;
   for (const OpDef& d : all_ops()) {

@@ -1,8 +1,9 @@
 // Element-wise binary ops with numpy-style broadcasting: ElementWiseAdd,
 // Subtract, Multiply, Divide, Maximum, Minimum, the generic ElementWiseBinary
-// (20 operations, comparisons and logic included) and Prelu. They all share
-// one broadcasting kernel; what differs is the per-element function and the
-// tensor types.
+// (20 operations, comparisons and logic included), its standalone forms
+// (ElementWiseEqual, ElementWisePower, ...: see kStandalone) and Prelu. They
+// all share one broadcasting kernel; what differs is the per-element function
+// and the tensor types.
 //
 // These are kAdaptTypes ops, so float-like tensors (FLOAT_16, fixed point)
 // arrive here as FLOAT_32; BOOL_8 tensors (comparison/logical outputs,
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
@@ -515,17 +517,9 @@ Status check_binary_types(const NodeDesc& node, BinaryOp op, uint32_t* operand_t
   return check_bool_tensor(node, y, out_label(0), cat("operation ", op_name, " outputs booleans"));
 }
 
-Status prepare_elementwise_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
-  ParamReader params(node);
-  if (Status s = params.check_names({"operation"}); !s.ok()) return s;
-  uint32_t op_code = 0;
-  if (Status s = params.u32_scalar("operation", std::nullopt, &op_code); !s.ok()) return s;
-  if (op_code >= kNumBinaryOps) {
-    return invalid(node, "parameter 'operation' is ", op_code,
-                   ", not an ElementWiseBinary operation (0 ADD .. 19 XOR)");
-  }
-  const auto op = static_cast<BinaryOp>(op_code);
+// The rules and kernel of one operation, once the node's inputs, outputs and
+// parameters have been counted and read (by the generic op or a standalone one).
+Status prepare_binary_op(const NodeDesc& node, BinaryOp op, std::unique_ptr<OpKernel>* kernel) {
   uint32_t operand_type = 0;
   if (Status s = check_binary_types(node, op, &operand_type); !s.ok()) return s;
   const bool bool_inputs = operand_type == dtype::kBool8;
@@ -543,6 +537,58 @@ Status prepare_elementwise_binary(const NodeDesc& node, std::unique_ptr<OpKernel
     }
   }
   return Status::Ok();
+}
+
+// ElementWiseBinary: the operation comes from its `operation` parameter.
+Status prepare_elementwise_binary(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
+  ParamReader params(node);
+  if (Status s = params.check_names({"operation"}); !s.ok()) return s;
+  uint32_t op_code = 0;
+  if (Status s = params.u32_scalar("operation", std::nullopt, &op_code); !s.ok()) return s;
+  if (op_code >= kNumBinaryOps) {
+    return invalid(node, "parameter 'operation' is ", op_code,
+                   ", not an ElementWiseBinary operation (0 ADD .. 19 XOR)");
+  }
+  return prepare_binary_op(node, static_cast<BinaryOp>(op_code), kernel);
+}
+
+// The standalone forms of ElementWiseBinary's operations not covered by the
+// typed ops above (ElementWiseAdd .. Minimum keep prepare_arithmetic, which
+// has no logical or comparison cases): QNN op type name -> the operation it
+// implies.
+struct Standalone {
+  std::string_view type_name;
+  BinaryOp op;
+};
+constexpr Standalone kStandalone[] = {
+    {"ElementWiseAnd", BinaryOp::kAnd},
+    {"ElementWiseEqual", BinaryOp::kEqual},
+    {"ElementWiseFloorDiv", BinaryOp::kFloorDiv},
+    {"ElementWiseFmod", BinaryOp::kFmod},
+    {"ElementWiseGreater", BinaryOp::kGreater},
+    {"ElementWiseGreaterEqual", BinaryOp::kGreaterEqual},
+    {"ElementWiseLess", BinaryOp::kLess},
+    {"ElementWiseLessEqual", BinaryOp::kLessEqual},
+    {"ElementWiseMod", BinaryOp::kMod},
+    {"ElementWiseNotEqual", BinaryOp::kNotEqual},
+    {"ElementWiseOr", BinaryOp::kOr},
+    {"ElementWisePower", BinaryOp::kPower},
+    {"ElementWiseSquaredDifference", BinaryOp::kSquaredDifference},
+    {"ElementWiseXor", BinaryOp::kXor},
+};
+
+// A standalone op: two inputs, one output, no parameters at all.
+template <size_t I>
+Status prepare_standalone(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 2, 2, 1); !s.ok()) return s;
+  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+  return prepare_binary_op(node, kStandalone[I].op, kernel);
+}
+
+template <size_t... I>
+std::vector<OpDef> standalone_defs(std::index_sequence<I...>) {
+  return {OpDef{kStandalone[I].type_name, &guarded_prepare<prepare_standalone<I>>, op_flags::kAdaptTypes}...};
 }
 
 // Prelu: y = x >= 0 ? x : alpha * x, with the coefficients in[1] broadcast to
@@ -597,5 +643,8 @@ OpDef elementwise_binary_def() {
   return {"ElementWiseBinary", &guarded_prepare<prepare_elementwise_binary>, op_flags::kAdaptTypes};
 }
 OpDef prelu_def() { return {"Prelu", &guarded_prepare<prepare_prelu>, op_flags::kAdaptTypes}; }
+std::vector<OpDef> elementwise_binary_standalone_defs() {
+  return standalone_defs(std::make_index_sequence<std::size(kStandalone)>{});
+}
 
 }  // namespace openhtp::ops::detail

@@ -2,8 +2,14 @@
 // (`operation` ABS 0 .. SQRT 15). Output has the input's shape. All take
 // float (FLOAT_16 and fixed point through the type adapter) except NOT, which
 // maps BOOL_8 to BOOL_8.
+//
+// QNN also names most operations as ops of their own (ElementWiseAbs,
+// ElementWiseLog, ...): no parameters, the operation implied by the name.
+// They are listed in kStandalone below and share ElementWiseUnary's rules and
+// kernels.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
@@ -96,17 +102,10 @@ Status check_bool_tensor(const NodeDesc& node, const TensorDesc& t, const std::s
   return check_f32_tensor(node, as_float, label);
 }
 
-Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
-  ParamReader params(node);
-  if (Status s = params.check_names({"operation"}); !s.ok()) return s;
-  uint32_t op_code = 0;
-  if (Status s = params.u32_scalar("operation", std::nullopt, &op_code); !s.ok()) return s;
-  if (op_code >= kNumUnaryOps) {
-    return invalid(node, "parameter 'operation' is ", op_code,
-                   ", not an ElementWiseUnary operation (0 ABS .. 15 SQRT)");
-  }
-  const auto op = static_cast<UnaryOp>(op_code);
+// The rules and kernel of one operation, once the node's inputs, outputs and
+// parameters have been counted and read (by the generic op or a standalone one).
+Status prepare_unary_op(const NodeDesc& node, UnaryOp op, std::unique_ptr<OpKernel>* kernel) {
+  const auto op_code = static_cast<uint32_t>(op);
   const TensorDesc& x = node.inputs[0];
   if (op == UnaryOp::kNot) {
     for (const auto& [t, label] : {std::pair{&x, in_label(0, "")}, std::pair{&node.outputs[0], out_label(0)}}) {
@@ -133,10 +132,58 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   return Status::Ok();
 }
 
+// ElementWiseUnary: the operation comes from its `operation` parameter.
+Status prepare_generic(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
+  ParamReader params(node);
+  if (Status s = params.check_names({"operation"}); !s.ok()) return s;
+  uint32_t op_code = 0;
+  if (Status s = params.u32_scalar("operation", std::nullopt, &op_code); !s.ok()) return s;
+  if (op_code >= kNumUnaryOps) {
+    return invalid(node, "parameter 'operation' is ", op_code,
+                   ", not an ElementWiseUnary operation (0 ABS .. 15 SQRT)");
+  }
+  return prepare_unary_op(node, static_cast<UnaryOp>(op_code), kernel);
+}
+
+// The standalone ops: QNN op type name -> the operation it implies. QNN has
+// no standalone RECIPROCAL.
+struct Standalone {
+  std::string_view type_name;
+  UnaryOp op;
+};
+constexpr Standalone kStandalone[] = {
+    {"ElementWiseAbs", UnaryOp::kAbs},     {"ElementWiseAsin", UnaryOp::kAsin},
+    {"ElementWiseAtan", UnaryOp::kAtan},   {"ElementWiseCeil", UnaryOp::kCeil},
+    {"ElementWiseCos", UnaryOp::kCos},     {"ElementWiseExp", UnaryOp::kExp},
+    {"ElementWiseFloor", UnaryOp::kFloor}, {"ElementWiseLog", UnaryOp::kLog},
+    {"ElementWiseNeg", UnaryOp::kNeg},     {"ElementWiseNot", UnaryOp::kNot},
+    {"ElementWiseRound", UnaryOp::kRound}, {"ElementWiseRsqrt", UnaryOp::kRsqrt},
+    {"ElementWiseSign", UnaryOp::kSign},   {"ElementWiseSin", UnaryOp::kSin},
+    {"ElementWiseSquareRoot", UnaryOp::kSqrt},
+};
+
+// A standalone op: one input, one output, no parameters at all.
+template <size_t I>
+Status prepare_standalone(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
+  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+  return prepare_unary_op(node, kStandalone[I].op, kernel);
+}
+
+template <size_t... I>
+std::vector<OpDef> standalone_defs(std::index_sequence<I...>) {
+  return {OpDef{kStandalone[I].type_name, &guarded_prepare<prepare_standalone<I>>, op_flags::kAdaptTypes}...};
+}
+
 }  // namespace
 
 OpDef elementwise_unary_def() {
-  return {"ElementWiseUnary", &guarded_prepare<prepare>, op_flags::kAdaptTypes};
+  return {"ElementWiseUnary", &guarded_prepare<prepare_generic>, op_flags::kAdaptTypes};
+}
+
+std::vector<OpDef> elementwise_unary_standalone_defs() {
+  return standalone_defs(std::make_index_sequence<std::size(kStandalone)>{});
 }
 
 }  // namespace openhtp::ops::detail

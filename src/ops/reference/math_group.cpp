@@ -11,8 +11,10 @@ OpDef elementwise_maximum_def();
 OpDef elementwise_minimum_def();
 OpDef elementwise_binary_def();
 OpDef prelu_def();
+std::vector<OpDef> elementwise_binary_standalone_defs();  // ElementWiseEqual, ElementWisePower, ...
 // elementwise_unary.cpp
 OpDef elementwise_unary_def();
+std::vector<OpDef> elementwise_unary_standalone_defs();  // ElementWiseAbs, ElementWiseLog, ...
 // neuron.cpp
 OpDef elementwise_neuron_def();
 OpDef relu_min_max_def();
@@ -22,13 +24,19 @@ OpDef gelu_def();
 OpDef hard_swish_def();
 
 std::vector<OpDef> math_group() {
-  return {
+  std::vector<OpDef> ops = {
       elementwise_subtract_def(), elementwise_divide_def(), elementwise_maximum_def(),
       elementwise_minimum_def(),  elementwise_binary_def(), elementwise_unary_def(),
       elementwise_neuron_def(),   relu_min_max_def(),       sigmoid_def(),
       tanh_def(),                 gelu_def(),               hard_swish_def(),
       prelu_def(),
   };
+  // The standalone forms of ElementWiseBinary's and ElementWiseUnary's
+  // operations, after the ops above so their places stay as they were.
+  for (auto defs : {elementwise_binary_standalone_defs, elementwise_unary_standalone_defs}) {
+    for (const OpDef& d : defs()) ops.push_back(d);
+  }
+  return ops;
 }
 
 }  // namespace openhtp::ops::detail
