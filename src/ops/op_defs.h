@@ -2,7 +2,7 @@
 //
 // Ops are grouped by family, each group listed in its own file under
 // reference/ (core_group.cpp, math_group.cpp, norm_group.cpp,
-// layout_group.cpp) so that a family's ops are added in one place.
+// layout_group.cpp, indexing_group.cpp) so that a family's ops are added in one place.
 #pragma once
 
 #include <new>
@@ -18,6 +18,7 @@ std::vector<OpDef> core_group();    // the first ops: add, multiply, relu, FC, m
 std::vector<OpDef> math_group();    // element-wise binary/unary/neuron ops and activations
 std::vector<OpDef> norm_group();    // normalizations, reductions, LogSoftmax, Argmax/Argmin, TopK
 std::vector<OpDef> layout_group();  // conv/pool variants, data movement, resize, type conversion
+std::vector<OpDef> indexing_group();  // index and shape ops: gather/scatter, tile, depth-to-space, select, ...
 
 OpDef elementwise_add_def();
 OpDef elementwise_multiply_def();

@@ -29,7 +29,8 @@ std::span<const OpDef> all_ops() {
   // and not by static-initialisation order across translation units.
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> ops;
-    for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group}) {
+    for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group,
+                       detail::indexing_group}) {
       for (OpDef& d : group()) ops.push_back(d);
     }
     return ops;
