@@ -25,10 +25,12 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       "ElementWiseEqual", "ElementWiseFloorDiv", "ElementWiseFmod", "ElementWiseGreater", "ElementWiseGreaterEqual",
       "ElementWiseLess", "ElementWiseLessEqual", "ElementWiseMod", "ElementWiseNotEqual", "ElementWiseOr",
       "ElementWisePower", "ElementWiseSquaredDifference", "ElementWiseXor",
-      // The math, norm and layout families' later additions.
-      // (none yet)
+      // Later additions to the math and norm families.
+      // (none yet: math/norm)
+      // Later additions to the layout family.
+      // (none yet: layout)
       // The indexing family (indexing_group.cpp).
-      // (none yet)
+      // (none yet: indexing)
   };
   std::vector<std::string> got;
   std::set<std::string> unique;
