@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/library_location.h"
 #include "common/log.h"
 #include "fastrpc/buffer_registry.h"
 #include "fastrpc/parallel_copy.h"
@@ -73,16 +74,18 @@ int64_t monotonic_ns() {
   return static_cast<int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The DSP side beside this library (common/library_location.h: the SDK's
+// folder even when the client loaded us through a symlink or a copy).
 std::string dsp_executable_path() {
   if (const char* env = getenv("OPENHTP_CDSP_EXE"); env != nullptr && *env != '\0') return env;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&remote_handle64_open), &info) != 0 && info.dli_fname != nullptr) {
-    std::string lib = info.dli_fname;
-    auto slash = lib.rfind('/');
-    std::string dir = slash == std::string::npos ? std::string(".") : lib.substr(0, slash);
-    return dir + "/dsp/openhtp-cdsp";
+  std::string searched;
+  std::string path = find_sdk_file(reinterpret_cast<const void*>(&remote_handle64_open), "dsp/openhtp-cdsp", &searched);
+  if (path.empty()) {
+    log(LogLevel::kError, "fastrpc", "the DSP process executable dsp/openhtp-cdsp is not in any of: %s",
+        searched.c_str());
+    return "openhtp-cdsp";
   }
-  return "openhtp-cdsp";
+  return path;
 }
 
 }  // namespace

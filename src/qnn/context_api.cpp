@@ -6,6 +6,7 @@
 #include "QnnContext.h"
 #include "QnnTensor.h"
 #include "rpcmem.h"
+#include "qnn/cdsprpc_link.h"
 #include "qnn/context_ops.h"
 #include "qnn/context_settings.h"
 #include "qnn/api_guard.h"
@@ -127,7 +128,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
   Qnn_ErrorHandle_t e = ctx->stub->lost() ? QNN_SUCCESS : ctx->stub->context_free(ctx->remote_id);
   if (e == QNN_COMMON_ERROR_SYSTEM_COMMUNICATION) e = QNN_SUCCESS;  // it died during the call
   // Buffers the runtime provided (backend extensions) go with the context.
-  for (void* mem : ctx->runtime_buffers) rpcmem_free(mem);
+  for (void* mem : ctx->runtime_buffers) cdsprpc().rpcmem_free(mem);
   ctx->runtime_buffers.clear();
   return e;
 } catch (...) {

@@ -17,6 +17,7 @@
 #include "QnnMem.h"
 #include "binary/context_codec.h"
 #include "rpcmem.h"
+#include "qnn/cdsprpc_link.h"
 #include "qnn/context_ops.h"
 #include "qnn/context_settings.h"
 #include "htp/device_spec.h"
@@ -141,7 +142,7 @@ Qnn_ErrorHandle_t provide_runtime_buffers(const std::shared_ptr<Context>& ctx) {
     if (w.setting == 0 || w.have) continue;
     const uint64_t size = w.setting < 0 ? w.required : static_cast<uint64_t>(w.setting);
     if (size == 0) continue;  // nothing to hold (no weights, nothing spills)
-    void* mem = rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size);
+    void* mem = cdsprpc().rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, size);
     if (mem == nullptr) {
       QNN_LOG_ERROR("backend extensions: cannot allocate a %llu-byte external buffer", static_cast<unsigned long long>(size));
       return QNN_COMMON_ERROR_MEM_ALLOC;
@@ -150,9 +151,9 @@ Qnn_ErrorHandle_t provide_runtime_buffers(const std::shared_ptr<Context>& ctx) {
     htp.type = w.type;
     htp.size = size;
     if (w.type == QNN_HTP_MEM_WEIGHTS_BUFFER) {
-      htp.weightsBufferConfig = {rpcmem_to_fd(mem), 0};
+      htp.weightsBufferConfig = {cdsprpc().rpcmem_to_fd(mem), 0};
     } else {
-      htp.sharedSpillfillBufferConfig = {rpcmem_to_fd(mem), 0};
+      htp.sharedSpillfillBufferConfig = {cdsprpc().rpcmem_to_fd(mem), 0};
     }
     Qnn_MemDescriptor_t d = QNN_MEM_DESCRIPTOR_INIT;
     d.memType = QNN_MEM_TYPE_CUSTOM;

@@ -9,6 +9,7 @@
 #include "binary/graph_codec.h"
 #include "ipc/htp_protocol.h"
 #include "openhtp/fastrpc_ext.h"
+#include "qnn/cdsprpc_link.h"
 #include "qnn/htp_stub.h"
 #include "qnn/logger.h"
 
@@ -20,10 +21,10 @@ namespace wire = ipc::htp_wire;
 class FastRpcStub final : public HtpStub {
  public:
   explicit FastRpcStub(remote_handle64 h) : handle_(h) {}
-  ~FastRpcStub() override { remote_handle64_close(handle_); }
+  ~FastRpcStub() override { cdsprpc().remote_handle64_close(handle_); }
 
   bool in_process() const override { return false; }
-  bool lost() const override { return openhtp_fastrpc_handle_lost(handle_) != 0; }
+  bool lost() const override { return cdsprpc().handle_lost(handle_) != 0; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
     const wire::ContextCreateReq req{o.priority, 0, o.spill_fill_group, o.reserve_spill_fill_bytes};
@@ -122,7 +123,7 @@ class FastRpcStub final : public HtpStub {
     const Qnn_ErrorHandle_t e = bounded_call(enc.sc, enc.args.data(), &st, control);
     if (e == QNN_SUCCESS) wire::finish_execute(enc);
     openhtp_fastrpc_call_stats fs{};
-    openhtp_fastrpc_last_call_stats(&fs);
+    cdsprpc().last_call_stats(&fs);
     // The request block and the status are call overhead, not tensor data.
     report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
     report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
@@ -152,7 +153,7 @@ class FastRpcStub final : public HtpStub {
     return call(wire::encode_fixed(m, req, &st, a), a, &st);
   }
   Qnn_ErrorHandle_t call(uint32_t sc, remote_arg* args, wire::WireStatus* st) {
-    const int rc = remote_handle64_invoke(handle_, sc, args);
+    const int rc = cdsprpc().remote_handle64_invoke(handle_, sc, args);
     if (rc != 0) {
       // Say what failed: a lost DSP process is what clients recover from
       // (1007); running out of memory or a refused argument is not that.
@@ -189,7 +190,7 @@ class FastRpcStub final : public HtpStub {
     char message[wire::kErrorMessageBytes] = {};
     wire::WireStatus st;
     remote_arg a[3];
-    const int rc = remote_handle64_invoke(handle_, wire::encode_error_message(req, message, &st, a), a);
+    const int rc = cdsprpc().remote_handle64_invoke(handle_, wire::encode_error_message(req, message, &st, a), a);
     message[sizeof message - 1] = '\0';
     if (rc == 0 && message[0] != '\0') QNN_LOG_ERROR("%s", message);
   }
@@ -200,8 +201,14 @@ class FastRpcStub final : public HtpStub {
 }  // namespace
 
 std::shared_ptr<HtpStub> make_fastrpc_stub(Qnn_ErrorHandle_t* err) {
+  std::string why;
+  if (!cdsprpc_found(&why)) {
+    QNN_LOG_ERROR("cannot reach the DSP process: %s", why.c_str());
+    *err = QNN_COMMON_ERROR_LOADING_BINARIES;
+    return nullptr;
+  }
   remote_handle64 h = 0;
-  const int rc = remote_handle64_open(wire::kSkelUri, &h);
+  const int rc = cdsprpc().remote_handle64_open(wire::kSkelUri, &h);
   if (rc != 0) {
     QNN_LOG_ERROR("cannot open the HTP skel in the DSP process (%s): FastRPC error %d", wire::kSkelUri, rc);
     *err = QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "QnnMem.h"
+#include "common/library_location.h"
 #include "common/openmp_policy.h"
 #include "ipc/fd_mapping.h"
 #include "ipc/htp_protocol.h"
@@ -17,14 +18,6 @@ namespace openhtp::qnn {
 namespace {
 
 namespace wire = ipc::htp_wire;
-
-std::string own_dir() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&own_dir), &info) == 0 || info.dli_fname == nullptr) return ".";
-  std::string p = info.dli_fname;
-  auto slash = p.rfind('/');
-  return slash == std::string::npos ? "." : p.substr(0, slash);
-}
 
 Qnn_ErrorHandle_t report(const htp::Status& s) {
   if (!s.ok()) QNN_LOG_ERROR("%s", s.message.c_str());
@@ -115,7 +108,17 @@ class InProcessStub final : public HtpStub {
 }  // namespace
 
 std::shared_ptr<HtpStub> make_inproc_stub(Qnn_ErrorHandle_t* err) {
-  const std::string path = own_dir() + "/dsp/" + wire::kSkelLibrary;
+  // Beside libQnnHtp in the SDK (common/library_location.h), so a client's
+  // symlink or copy of libQnnHtp.so still finds the runtime.
+  std::string searched;
+  const std::string path =
+      find_sdk_file(reinterpret_cast<const void*>(&make_inproc_stub), std::string("dsp/") + wire::kSkelLibrary, &searched);
+  if (path.empty()) {
+    QNN_LOG_ERROR("in-process transport: the HTP runtime dsp/%s is not in any of: %s", wire::kSkelLibrary,
+                  searched.c_str());
+    *err = QNN_COMMON_ERROR_LOADING_BINARIES;
+    return nullptr;
+  }
   prefer_passive_openmp_wait();  // the skel brings oneDNN and libgomp into this process
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   auto get_runtime = lib ? reinterpret_cast<htp::Runtime* (*)()>(dlsym(lib, wire::kRuntimeSymbol)) : nullptr;

@@ -14,6 +14,7 @@
 #include "QnnMem.h"
 #include "htp/device_spec.h"
 #include "ipc/shareable_fd.h"
+#include "qnn/cdsprpc_link.h"
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "openhtp/fastrpc_ext.h"
@@ -164,7 +165,7 @@ Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, 
                   static_cast<unsigned long long>(required), static_cast<unsigned long long>(p->info.size));
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
-  if (openhtp_fastrpc_fd_is_mapped(p->fd) != 0) {
+  if (cdsprpc().fd_is_mapped(p->fd) != 0) {
     QNN_LOG_ERROR("memRegister: descriptor %d: %s fd %d is mapped with fastrpc_mmap; external buffers must not be",
                   i, what, p->fd);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;

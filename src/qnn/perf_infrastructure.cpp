@@ -7,6 +7,7 @@
 //
 // A vote list is all or nothing: every entry is validated before any is
 // recorded, so a refused list leaves the votes in force as they were.
+#include "qnn/cdsprpc_link.h"
 #include "qnn/perf_infrastructure.h"
 
 #include <array>
@@ -182,7 +183,7 @@ OpenHtp_PerfVotes_t in_force(const State& s) {
 void apply_polling(const State& s) {
   const OpenHtp_PerfVotes_t f = in_force(s);
   constexpr uint32_t kBit = 1u << QNN_HTP_PERF_INFRASTRUCTURE_POWER_CONFIGOPTION_RPC_POLLING_TIME;
-  openhtp_fastrpc_set_call_spin_us((f.votedOptions & kBit) ? f.rpcPollingTimeUs : OPENHTP_FASTRPC_CALL_SPIN_DEFAULT);
+  cdsprpc().set_call_spin_us((f.votedOptions & kBit) ? f.rpcPollingTimeUs : OPENHTP_FASTRPC_CALL_SPIN_DEFAULT);
 }
 
 // deviceId / coreId name the one emulated device (0) and its cores.
@@ -421,7 +422,7 @@ Qnn_ErrorHandle_t set_power_config(uint32_t powerConfigId, const QnnHtpPerfInfra
     if (k == QNN_HTP_PERF_INFRASTRUCTURE_POWER_CONFIGOPTION_RPC_POLLING_TIME) {
       QNN_LOG_INFO("setPowerConfig: RPC_POLLING_TIME accepted: it sets how long a FastRPC call spins for its reply "
                    "before sleeping (now %lld ns)",
-                   static_cast<long long>(openhtp_fastrpc_call_spin_ns()));
+                   static_cast<long long>(cdsprpc().call_spin_ns()));
     } else {
       QNN_LOG_INFO("setPowerConfig: %s vote accepted and recorded (the emulated HTP has no clocks to set)",
                    option_name(k));
@@ -511,7 +512,7 @@ QNN_API Qnn_ErrorHandle_t OpenHtp_getPerfVotes(uint32_t powerConfigId, OpenHtp_P
       *votes = powerConfigId == 0 ? in_force(s) : it->second.v;
       votes->numPowerConfigIds = static_cast<uint32_t>(s.ids.size());
       votes->memGrowSizeBytes = s.mem_grow_size;
-      votes->callSpinNs = openhtp_fastrpc_call_spin_ns();
+      votes->callSpinNs = cdsprpc().call_spin_ns();
       return QNN_SUCCESS;
     }
   }

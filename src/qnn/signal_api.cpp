@@ -2,6 +2,7 @@
 #include <new>
 
 #include "htp/call_control.h"
+#include "qnn/cdsprpc_link.h"
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
@@ -16,7 +17,7 @@ namespace openhtp::qnn {
 Signal::~Signal() {
   if (wire != nullptr) {
     wire->~ControlWire();
-    rpcmem_free(wire);
+    cdsprpc().rpcmem_free(wire);
   }
 }
 
@@ -77,7 +78,7 @@ QNN_API Qnn_ErrorHandle_t QnnSignal_create(Qnn_BackendHandle_t backend, const Qn
   auto s = std::make_shared<Signal>();
   s->backend_handle = reinterpret_cast<uintptr_t>(backend);
   if (Qnn_ErrorHandle_t e = apply_signal_configs(config, s.get()); e != QNN_SUCCESS) return e;
-  void* mem = rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, sizeof(ipc::htp_wire::ControlWire));
+  void* mem = cdsprpc().rpcmem_alloc2(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, sizeof(ipc::htp_wire::ControlWire));
   if (mem == nullptr) {
     QNN_LOG_ERROR("signalCreate: cannot allocate the signal's shared control word");
     return QNN_SIGNAL_ERROR_MEM_ALLOC;

@@ -1,14 +1,19 @@
 /* A client built only against an installed openhtp, the way a project builds
- * against a QNN SDK: -I<prefix>/include/QNN -I<prefix>/include, and
- * LD_LIBRARY_PATH=<prefix>/lib at run time. Loads the backend with dlopen,
- * registers an rpcmem buffer and runs a one-node graph in the DSP process. */
+ * against a QNN SDK: -I<prefix>/include/QNN -I<prefix>/include, nothing
+ * linked. Loads the backend with dlopen (argv[1], default "libQnnHtp.so"),
+ * then libcdsprpc.so by name for rpcmem (as ONNX Runtime's QNN provider
+ * does), registers an rpcmem buffer and runs a one-node graph in the DSP
+ * process.
+ *   consumer [backend] [--expect-no-sdk]
+ * --expect-no-sdk: the backend was copied away from its SDK with nothing to
+ * find it by; backendCreate must refuse with QNN_COMMON_ERROR_LOADING_BINARIES. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "HTP/QnnHtpMem.h"
 #include "QnnInterface.h"
-#include "rpcmem.h"
+#include "rpcmem.h" /* constants only: the functions come from dlsym */
 
 #define CHECK(x)                                                   \
   do {                                                             \
@@ -19,9 +24,15 @@
   } while (0)
 
 typedef Qnn_ErrorHandle_t (*GetProvidersFn)(const QnnInterface_t***, uint32_t*);
+typedef void* (*RpcmemAllocFn)(int, uint32_t, int);
+typedef void (*RpcmemFreeFn)(void*);
+typedef int (*RpcmemToFdFn)(void*);
 
-int main(void) {
-  void* lib = dlopen("libQnnHtp.so", RTLD_NOW | RTLD_LOCAL);
+int main(int argc, char** argv) {
+  const char* backend_path = argc > 1 ? argv[1] : "libQnnHtp.so";
+  const int expect_no_sdk = argc > 2 && strcmp(argv[2], "--expect-no-sdk") == 0;
+  void* lib = dlopen(backend_path, RTLD_NOW | RTLD_LOCAL);
+  if (lib == NULL) fprintf(stderr, "consumer: %s\n", dlerror());
   CHECK(lib != NULL);
   GetProvidersFn get = (GetProvidersFn)dlsym(lib, "QnnInterface_getProviders");
   CHECK(get != NULL);
@@ -34,7 +45,20 @@ int main(void) {
   Qnn_BackendHandle_t backend = NULL;
   Qnn_ContextHandle_t ctx = NULL;
   Qnn_GraphHandle_t graph = NULL;
+  if (expect_no_sdk) {
+    CHECK(api.backendCreate(NULL, NULL, &backend) == QNN_COMMON_ERROR_LOADING_BINARIES);
+    printf("consumer: a backend copied away from its SDK is refused with LOADING_BINARIES\n");
+    return 0;
+  }
   CHECK(api.backendCreate(NULL, NULL, &backend) == QNN_SUCCESS);
+  /* After the backend: by name, the one it loaded (one rpcmem per process). */
+  void* rpc = dlopen("libcdsprpc.so", RTLD_NOW | RTLD_LOCAL);
+  if (rpc == NULL) fprintf(stderr, "consumer: %s\n", dlerror());
+  CHECK(rpc != NULL);
+  RpcmemAllocFn rpcmem_alloc = (RpcmemAllocFn)dlsym(rpc, "rpcmem_alloc");
+  RpcmemFreeFn rpcmem_free = (RpcmemFreeFn)dlsym(rpc, "rpcmem_free");
+  RpcmemToFdFn rpcmem_to_fd = (RpcmemToFdFn)dlsym(rpc, "rpcmem_to_fd");
+  CHECK(rpcmem_alloc != NULL && rpcmem_free != NULL && rpcmem_to_fd != NULL);
   CHECK(api.contextCreate(backend, NULL, NULL, &ctx) == QNN_SUCCESS);
   CHECK(api.graphCreate(ctx, "relu", NULL, &graph) == QNN_SUCCESS);
 

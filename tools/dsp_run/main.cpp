@@ -23,17 +23,24 @@ constexpr const char* kUsage =
 
 constexpr long kMaxHeapMiB = 4080;  // src/dsp_heap/region.h
 
-// <dir of this executable>/../lib/dsp/libopenhtp_dsp_malloc.so, or "" when
-// /proc/self/exe cannot be read.
+// The interposer beside this executable's libraries: <exe dir>/../lib/dsp/
+// in the build tree, <exe dir>/../../lib/x86_64-linux-clang/dsp/ in the
+// installed SDK layout (the flat bin/ entries are symlinks, and
+// /proc/self/exe names the real file). "" when /proc/self/exe cannot be read.
 std::string interposer_path() {
   char exe[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n <= 0) return {};
-  std::string path(exe, static_cast<size_t>(n));
-  path.erase(path.rfind('/') + 1);
-  path += "../lib/dsp/libopenhtp_dsp_malloc.so";
-  char resolved[PATH_MAX];
-  return ::realpath(path.c_str(), resolved) != nullptr ? std::string(resolved) : path;
+  std::string dir(exe, static_cast<size_t>(n));
+  dir.erase(dir.rfind('/') + 1);
+  std::string first;
+  for (const char* rel : {"../lib/dsp/", "../../lib/x86_64-linux-clang/dsp/"}) {
+    const std::string path = dir + rel + "libopenhtp_dsp_malloc.so";
+    char resolved[PATH_MAX];
+    if (::realpath(path.c_str(), resolved) != nullptr) return resolved;
+    if (first.empty()) first = path;
+  }
+  return first;  // named in the error line
 }
 
 bool parse_mib(const char* s, long* out) {
