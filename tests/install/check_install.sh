@@ -53,6 +53,10 @@ if [ ! -e "$configured/$sdk/libcdsprpc.so" ]; then
   grep -q "libcdsprpc.so not found beside libQnnHtp.so.*QNN_SDK_ROOT" <<<"$log" || {
     echo "expected an error line naming libcdsprpc.so and QNN_SDK_ROOT"; exit 1; }
 fi
+echo "== a latency-minded client (votes, capabilities, SoC info, rpcmem probing, one graph per op), QNN_SDK_ROOT only"
+c++ -std=c++17 -Wall -Wextra -Werror -I"$prefix/include/QNN" -I"$prefix/include" \
+    "$src/tests/install/startup_client.cpp" -ldl -o "$prefix/startup_client"
+env -u LD_LIBRARY_PATH QNN_SDK_ROOT="$prefix" "$prefix/startup_client"
 echo "== the tools, from bin/x86_64-linux-clang and through bin/"
 env -u LD_LIBRARY_PATH "$prefix/bin/x86_64-linux-clang/qnn-context-binary-utility" --help >/dev/null
 env -u LD_LIBRARY_PATH "$prefix/bin/qnn-context-binary-utility" --help >/dev/null
