@@ -22,6 +22,7 @@
 #include "qnn/context_settings.h"
 #include "htp/device_spec.h"
 #include "qnn/api_guard.h"
+#include "common/client_memory.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/signal.h"
@@ -42,6 +43,23 @@ uint32_t crc_of(const void* data, uint64_t size) {
     size -= n;
   }
   return static_cast<uint32_t>(crc);
+}
+
+// crc_of for memory the client lent in an earlier call (the binary of a
+// deferred context): read through common/client_memory.h, so a binary the
+// client freed or unmapped is an answer (false), not a SIGSEGV.
+bool crc_of_lent(const void* data, uint64_t size, uint32_t* out) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  std::vector<Bytef> buf(static_cast<size_t>(std::min<uint64_t>(size, 1u << 20)));
+  const auto* p = static_cast<const Bytef*>(data);
+  for (uint64_t done = 0; done < size;) {
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(size - done, buf.size()));
+    if (!read_client_bytes(p + done, buf.data(), chunk)) return false;
+    crc = crc32(crc, buf.data(), static_cast<uInt>(chunk));
+    done += chunk;
+  }
+  *out = static_cast<uint32_t>(crc);
+  return true;
 }
 
 binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
@@ -178,19 +196,38 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx,
   {
     std::lock_guard lock(ctx->mu);
     if (!ctx->deferred || !ctx->pending) return QNN_SUCCESS;
-    // The client promised to keep the binary unchanged until now.
-    if (crc_of(ctx->binary_ptr, ctx->binary_size) != ctx->binary_crc) {
-      QNN_LOG_ERROR("contextFinalize: the binary buffer passed to contextCreateFromBinary (%p, %llu bytes) changed "
-                    "before finalize; it must stay valid and unchanged until then",
-                    ctx->binary_ptr, static_cast<unsigned long long>(ctx->binary_size));
-      return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
-    }
-    ContextSettings now;
-    if (read_context_configs(ctx->config_ptr, ContextOrigin::kBinary, &now) != QNN_SUCCESS ||
-        now.digest() != ctx->config_crc) {
-      QNN_LOG_ERROR("contextFinalize: the configs passed to contextCreateFromBinary changed before finalize; they "
-                    "must stay valid and unchanged until then");
-      return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    // The client promised to keep the binary and configs unchanged until
+    // now (only a context the client deferred has a "now": otherwise this
+    // runs inside contextCreateFromBinary). Both are read without trusting
+    // them: a freed or unmapped buffer is reported, never dereferenced.
+    if (ctx->client_deferred) {
+      uint32_t crc = 0;
+      if (!crc_of_lent(ctx->binary_ptr, ctx->binary_size, &crc)) {
+        QNN_LOG_ERROR("contextFinalize: the binary buffer passed to contextCreateFromBinary (%p, %llu bytes) is no "
+                      "longer readable (freed or unmapped); it must stay valid and unchanged until contextFinalize",
+                      ctx->binary_ptr, static_cast<unsigned long long>(ctx->binary_size));
+        return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
+      }
+      if (crc != ctx->binary_crc) {
+        QNN_LOG_ERROR("contextFinalize: the binary buffer passed to contextCreateFromBinary (%p, %llu bytes) changed "
+                      "before finalize; it must stay valid and unchanged until then",
+                      ctx->binary_ptr, static_cast<unsigned long long>(ctx->binary_size));
+        return QNN_CONTEXT_ERROR_CREATE_FROM_BINARY;
+      }
+      const ClientSnapshot::Verdict configs = ctx->config_snapshot.compare();
+      if (configs == ClientSnapshot::Verdict::kUnreadable) {
+        QNN_LOG_ERROR("contextFinalize: the configs passed to contextCreateFromBinary are no longer readable (freed "
+                      "or unmapped); they must stay valid and unchanged until contextFinalize");
+        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+      }
+      ContextSettings now;
+      if (configs == ClientSnapshot::Verdict::kChanged ||
+          read_context_configs(ctx->config_ptr, ContextOrigin::kBinary, &now) != QNN_SUCCESS ||
+          now.digest() != ctx->config_digest) {
+        QNN_LOG_ERROR("contextFinalize: the configs passed to contextCreateFromBinary changed before finalize; they "
+                      "must stay valid and unchanged until then");
+        return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+      }
     }
     // Concurrent resource sharing: every context of the group brings both
     // buffers (the tutorial's step 4) before it may finalize.
@@ -302,10 +339,16 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->pending = std::move(image);
   ctx->binary_ptr = binaryBuffer;
   ctx->binary_size = binaryBufferSize;
-  ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
-  ctx->config_ptr = config;
-  ctx->config_crc = settings.digest();
-  if (settings.defer_graph_init) return QNN_SUCCESS;  // a handle only: buffers are registered before contextFinalize
+  if (settings.defer_graph_init) {
+    // A handle only: buffers are registered before contextFinalize, which
+    // checks that what was lent here is still as it was.
+    ctx->client_deferred = true;
+    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
+    ctx->config_ptr = config;
+    ctx->config_digest = settings.digest();
+    snapshot_context_configs(config, &ctx->config_snapshot);
+    return QNN_SUCCESS;
+  }
   if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx, control); e != QNN_SUCCESS) {
     QnnContext_free(*context, nullptr);
     *context = nullptr;

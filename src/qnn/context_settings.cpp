@@ -61,6 +61,19 @@ Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, Conte
   return QNN_SUCCESS;
 }
 
+void snapshot_context_configs(const QnnContext_Config_t** config, ClientSnapshot* snapshot) {
+  if (config == nullptr) return;
+  size_t n = 0;
+  while (config[n] != nullptr) ++n;
+  snapshot->add(config, (n + 1) * sizeof(config[0]), ClientSnapshot::Check::kBytes);
+  for (size_t i = 0; i < n; ++i) {
+    snapshot->add(config[i], sizeof(QnnContext_Config_t), ClientSnapshot::Check::kReadable);
+    if (config[i]->option == QNN_CONTEXT_CONFIG_OPTION_CUSTOM && config[i]->customConfig != nullptr) {
+      snapshot->add(config[i]->customConfig, sizeof(QnnHtpContext_CustomConfig_t), ClientSnapshot::Check::kReadable);
+    }
+  }
+}
+
 Qnn_ErrorHandle_t check_concurrent_sharing(const ContextSettings& s, bool non_rpc, bool list_async, bool secure_pd) {
   if (!s.concurrent_resource_sharing) return QNN_SUCCESS;
   const char* why = nullptr;

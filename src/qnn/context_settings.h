@@ -1,13 +1,15 @@
 // What a context's configs say, read once into one struct (after
 // GraphSettings in graph_api.cpp): contextCreate and contextCreateFromBinary
 // parse them here, and the deferred path's "configs unchanged until
-// contextFinalize" check compares digests of two readings.
+// contextFinalize" check compares digests of two readings, the second made
+// only after snapshot_context_configs's regions are known to be readable.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "QnnContext.h"
+#include "common/client_memory.h"
 
 namespace openhtp::qnn {
 
@@ -35,6 +37,12 @@ struct ContextSettings {
   // A checksum of every field, for the unchanged-until-finalize rule.
   uint32_t digest() const;
 };
+
+// Notes the memory a config list occupies (called during the call that lends
+// it, after read_context_configs accepted it): the pointer array byte for
+// byte (a different pointer is a different config), each config and HTP
+// custom config as readable (their meaning is compared by digest).
+void snapshot_context_configs(const QnnContext_Config_t** config, ClientSnapshot* snapshot);
 
 // The tutorial's rules for REGISTER_CONCURRENT_RESOURCE_SHARING on a context
 // loaded from a binary: QNN_SUCCESS when `s` does not ask for it or meets

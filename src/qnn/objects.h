@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/client_memory.h"
 #include "QnnContext.h"
 #include "QnnGraph.h"
 #include "QnnMem.h"
@@ -123,15 +124,20 @@ struct Context : Object {
   std::map<std::tuple<uint64_t, uint64_t, uint64_t>, uint64_t> regions;
   // Created by contextCreateFromBinary: the binary's graphs, and with
   // DEFER_GRAPH_INIT the image waiting for contextFinalize plus what must not
-  // change until then (the client's binary buffer and configs, by checksum).
+  // change until then (the client's binary buffer by checksum, its configs
+  // by digest, both read only after common/client_memory.h says they are
+  // still readable). The image was decoded at create: finalize uses it and
+  // reads the client's memory only to check the rule.
   bool from_binary = false;
-  bool deferred = false;
+  bool deferred = false;         // the image is not prepared yet
+  bool client_deferred = false;  // ... because the client asked (DEFER_GRAPH_INIT)
   std::unique_ptr<binary::ContextImage> pending;
   const void* binary_ptr = nullptr;
   uint64_t binary_size = 0;
   uint32_t binary_crc = 0;
   const QnnContext_Config_t** config_ptr = nullptr;
-  uint32_t config_crc = 0;
+  uint32_t config_digest = 0;
+  ClientSnapshot config_snapshot;
   uint64_t weights_bytes = 0;
   // A feature the binary was loaded with that rules out external weights and
   // spill-fill buffers (empty when none), and whether one weights buffer is

@@ -1,10 +1,14 @@
 #include "qnn/tensor_view.h"
 
+#include "common/client_memory.h"
+
 namespace openhtp::qnn {
 
+// Only error messages call this, often for a tensor that failed validation:
+// its name pointer may be garbage, so it is read without trusting it.
 std::string TensorView::display_name() const {
   const char* n = name();
-  return n != nullptr ? std::string("'") + n + "'" : "id " + std::to_string(id());
+  return n != nullptr ? "'" + read_client_string(n) + "'" : "id " + std::to_string(id());
 }
 
 size_t TensorView::num_bytes() const {

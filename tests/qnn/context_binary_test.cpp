@@ -1,5 +1,8 @@
 // Context binaries: online graph -> binary -> load (with and without
 // DEFER_GRAPH_INIT) -> the same outputs; broken binaries get the right code.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <cstring>
 #include <random>
 
@@ -142,6 +145,81 @@ TEST_F(ContextBinary, BinaryChangedBeforeFinalizeIsRefused) {
   bin[bin.size() / 2] ^= 0xff;
   EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
   EXPECT_TRUE(LogCapture::instance().has_line_with({"changed before finalize"}));
+  api().contextFree(loaded, nullptr);
+}
+
+// A deferred context's binary and configs are lent until contextFinalize.
+// A client that unmaps them early (the binary was a mapped file it closed,
+// the configs lived on a freed page) gets the rule's error at finalize, never
+// a SIGSEGV: they are read only through the guarded reader.
+TEST_F(ContextBinary, LentBinaryOrConfigsUnmappedBeforeFinalizeAreRefusedNotRead) {
+  const auto bin = binary_of_add_relu(16);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  auto map_pages = [](size_t bytes) {
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    EXPECT_NE(p, MAP_FAILED);
+    return p;
+  };
+  enum class Gone { kBinary, kConfigArray, kConfigStruct, kCustomConfig };
+  for (Gone gone : {Gone::kBinary, Gone::kConfigArray, Gone::kConfigStruct, Gone::kCustomConfig}) {
+    SCOPED_TRACE(static_cast<int>(gone));
+    const size_t bin_bytes = (bin.size() + page - 1) / page * page;
+    auto* bin_copy = static_cast<uint8_t*>(map_pages(bin_bytes));
+    std::memcpy(bin_copy, bin.data(), bin.size());
+    // One page each for the array, the configs and the HTP custom config.
+    auto* array = static_cast<const QnnContext_Config_t**>(map_pages(page));
+    auto* configs = static_cast<QnnContext_Config_t*>(map_pages(page));
+    auto* custom = static_cast<QnnHtpContext_CustomConfig_t*>(map_pages(page));
+    configs[0] = QNN_CONTEXT_CONFIG_INIT;
+    configs[0].option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+    configs[0].isGraphInitDeferred = 1;
+    *custom = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
+    custom->option = QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED;  // accepted, no effect here
+    custom->weightSharingEnabled = false;
+    configs[1] = QNN_CONTEXT_CONFIG_INIT;
+    configs[1].option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;
+    configs[1].customConfig = custom;
+    array[0] = &configs[0];
+    array[1] = &configs[1];
+    array[2] = nullptr;
+    Qnn_ContextHandle_t loaded = nullptr;
+    ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, array, bin_copy, bin.size(), &loaded, nullptr),
+              QNN_SUCCESS);
+    void* unmap = gone == Gone::kBinary        ? static_cast<void*>(bin_copy)
+                  : gone == Gone::kConfigArray ? static_cast<void*>(array)
+                  : gone == Gone::kConfigStruct ? static_cast<void*>(configs)
+                                                : static_cast<void*>(custom);
+    ASSERT_EQ(munmap(unmap, unmap == bin_copy ? bin_bytes : page), 0);
+    LogCapture::instance().clear();
+    const Qnn_ErrorHandle_t want =
+        gone == Gone::kBinary ? QNN_CONTEXT_ERROR_CREATE_FROM_BINARY : QNN_CONTEXT_ERROR_INVALID_CONFIG;
+    EXPECT_EQ(api().contextFinalize(loaded, nullptr), want);
+    EXPECT_TRUE(LogCapture::instance().has_line_with({"no longer readable", "until contextFinalize"}));
+    EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
+    for (void* p : {static_cast<void*>(bin_copy), static_cast<void*>(array), static_cast<void*>(configs),
+                    static_cast<void*>(custom)}) {
+      if (p != unmap) munmap(p, p == bin_copy ? bin_bytes : page);
+    }
+  }
+}
+
+// Pointing the lent array at an equal config elsewhere is a change too: the
+// rule is about the buffers the client lent, not about equal values.
+TEST_F(ContextBinary, ConfigArrayRepointedBeforeFinalizeIsRefused) {
+  auto bin = binary_of_add_relu(16);
+  QnnContext_Config_t defer = QNN_CONTEXT_CONFIG_INIT;
+  defer.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+  defer.isGraphInitDeferred = 1;
+  QnnContext_Config_t twin = defer;
+  const QnnContext_Config_t* cfgs[] = {&defer, nullptr};
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  cfgs[0] = &twin;
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_CONTEXT_ERROR_INVALID_CONFIG);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"configs passed to contextCreateFromBinary changed"}));
+  cfgs[0] = &defer;
+  EXPECT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
   api().contextFree(loaded, nullptr);
 }
 

@@ -3,6 +3,7 @@
 // of an execute.
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -13,6 +14,7 @@
 #include <functional>
 #include <cstdlib>
 #include <cstring>
+#include <random>
 #include <string>
 #include <thread>
 
@@ -267,6 +269,46 @@ TEST(ClientLifetime, KilledMidExecuteLeavesNoDspProcess) {
 // Not built into the sanitizer trees: their shadow memory alone needs more
 // address space than the limit leaves, so there it could only be skipped.
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+// Tensors of garbage (what a client with a stale or uninitialised array
+// passes): every one is refused, and naming it in the error line never
+// dereferences its name pointer. Without the guarded read, an unmapped name
+// is a SIGSEGV in the client while the message is built.
+TEST_F(GraphRules, GarbageTensorsAreRefusedWithoutReadingTheirNames) {
+  const uint32_t n = 8;
+  build_add_relu(n);
+  const long page = sysconf(_SC_PAGESIZE);
+  void* gone = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(gone, MAP_FAILED);
+  ASSERT_EQ(munmap(gone, page), 0);  // an address that is certainly not mapped now
+  std::vector<float> out(n);
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  std::mt19937 rng(12345);
+  int refused = 0;
+  for (int i = 0; i < 64; ++i) {
+    Qnn_Tensor_t junk[2];
+    for (Qnn_Tensor_t& t : junk) {
+      auto* bytes = reinterpret_cast<uint8_t*>(&t);
+      for (size_t k = 0; k < sizeof t; ++k) bytes[k] = static_cast<uint8_t>(rng());
+      t.version = QNN_TENSOR_VERSION_1;                  // plausible: a known version ...
+      t.v1.id = 1000 + static_cast<uint32_t>(rng() % 1000);  // ... an id the graph does not have
+      t.v1.name = (i % 2 == 0) ? static_cast<const char*>(gone)
+                               : reinterpret_cast<const char*>(static_cast<uintptr_t>(rng()) << 12);
+    }
+    LogCapture::instance().clear();
+    if (api().graphExecute(graph_, junk, 2, &o, 1, nullptr, nullptr) == QNN_GRAPH_ERROR_INVALID_TENSOR) ++refused;
+    if (i == 0) EXPECT_TRUE(LogCapture::instance().has_line_with({"<unreadable at", "is not a graph input"}));
+  }
+  EXPECT_EQ(refused, 64);
+  // The graph is unharmed.
+  std::vector<float> a(n, 1), b(n, 2);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(out[0], 3.0f);
+}
+
 TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
   // Done in a child with a fresh backend: the limit must not reach this
   // process's other tests, nor a DSP process started before it.
