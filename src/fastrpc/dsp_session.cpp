@@ -76,6 +76,12 @@ int64_t monotonic_ns() {
 
 // The DSP side beside this library (common/library_location.h: the SDK's
 // folder even when the client loaded us through a symlink or a copy).
+// How much of a slot's transport stays resident between calls: executes with
+// copied client buffers up to this size reuse warm pages; a larger call
+// (finalize of big static tensors, a context binary) is followed by
+// discarding the rest (SharedRegion::discard_pages_from).
+constexpr uint64_t kTransportResidentBytes = 16u << 20;
+
 std::string dsp_executable_path() {
   if (const char* env = getenv("OPENHTP_CDSP_EXE"); env != nullptr && *env != '\0') return env;
   std::string searched;
@@ -539,6 +545,10 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     if (out_handle) *out_handle = ctl.out_handle;
     for (const auto& k : newly_mapped) BufferRegistry::instance().mark_dsp_mapped(k);
   }
+  // A transport that one large call grew (a graph with big static tensors, a
+  // context binary) would keep that call's bytes resident in both processes
+  // for the session's life: beyond what ordinary calls use, its pages go back.
+  if (transport_bytes > kTransportResidentBytes) slot.transport.discard_pages_from(kTransportResidentBytes);
   release_slot(si);
   return result;
 }

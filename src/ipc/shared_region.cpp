@@ -1,5 +1,6 @@
 #include "ipc/shared_region.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,6 +43,15 @@ int SharedRegion::create(const char* name, size_t size) {
     return -e;
   }
   return adopt(fd);
+}
+
+void SharedRegion::discard_pages_from(size_t offset) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  offset = (offset + page - 1) / page * page;
+  if (fd_ < 0 || offset >= size_) return;
+  // Best effort: a failure only leaves the pages resident.
+  (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                  static_cast<off_t>(size_ - offset));
 }
 
 int SharedRegion::adopt(int fd) {

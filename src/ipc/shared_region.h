@@ -21,6 +21,12 @@ class SharedRegion {
   // Maps an existing fd (takes ownership of it). Returns 0 or -errno.
   int adopt(int fd);
 
+  // Gives the pages from `offset` (rounded up to a page) to the end back to
+  // the kernel, for every process that maps the fd; the size and mappings
+  // stay, and a later touch reads zeros. For a buffer that grew for one large
+  // call, so it does not stay resident in both processes for good.
+  void discard_pages_from(size_t offset);
+
   void reset();
   bool valid() const { return base_ != nullptr; }
   uint8_t* data() const { return base_; }

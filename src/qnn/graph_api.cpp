@@ -68,10 +68,15 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
   spec->dtype = static_cast<uint32_t>(v.data_type());
   spec->dims.assign(v.dims(), v.dims() + v.rank());
   if (v.type() == QNN_TENSOR_TYPE_STATIC) {
-    if (v.mem_type() != QNN_TENSORMEMTYPE_RAW || v.client_buf().data == nullptr ||
-        v.client_buf().dataSize != v.num_bytes()) {
-      QNN_LOG_ERROR("create tensor %s: a STATIC tensor needs RAW data of exactly %zu bytes (clientBuf has %u)",
-                    nm.c_str(), v.num_bytes(), v.client_buf().dataSize);
+    if (v.mem_type() != QNN_TENSORMEMTYPE_RAW) {
+      QNN_LOG_ERROR("create tensor %s: a STATIC tensor needs memType QNN_TENSORMEMTYPE_RAW (%d), not %d", nm.c_str(),
+                    static_cast<int>(QNN_TENSORMEMTYPE_RAW), static_cast<int>(v.mem_type()));
+      return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+    }
+    if (v.client_buf().data == nullptr || v.client_buf().dataSize != v.num_bytes()) {
+      QNN_LOG_ERROR("create tensor %s: a STATIC tensor needs RAW data of exactly %zu bytes (clientBuf has %u bytes%s)",
+                    nm.c_str(), v.num_bytes(), v.client_buf().dataSize,
+                    v.client_buf().data == nullptr ? " at NULL" : "");
       return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
     }
     const auto* d = static_cast<const uint8_t*>(v.client_buf().data);

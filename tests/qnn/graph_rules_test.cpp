@@ -309,6 +309,46 @@ TEST_F(GraphRules, GarbageTensorsAreRefusedWithoutReadingTheirNames) {
   EXPECT_FLOAT_EQ(out[0], 3.0f);
 }
 
+// Finalize sends a graph's static data to the DSP once. The FastRPC buffer
+// that carried it grew for that one call; afterwards the DSP process holds
+// the data once (its prepared graph), not once more in a transport that stays
+// resident for the session's life (which doubled it in both processes).
+TEST_F(GraphRules, FinalizeLeavesStaticDataOnceInTheDsp) {
+  if (in_process_transport()) GTEST_SKIP() << "no DSP process in-process";
+  auto rss_kb = [](int pid, const char* key) {
+    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+    long v = -1;
+    char line[256];
+    while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::strncmp(line, key, std::strlen(key)) == 0) v = std::atol(line + std::strlen(key));
+    }
+    if (f != nullptr) std::fclose(f);
+    return v;
+  };
+  const uint32_t n = 12u << 20;  // 48 MiB of floats
+  std::vector<uint32_t> dims = {n};
+  Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t w = make_tensor("w", QNN_TENSOR_TYPE_STATIC, dims);
+  Qnn_Tensor_t out = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims);
+  std::vector<float> weights(n, 0.5f);
+  w.v1.memType = QNN_TENSORMEMTYPE_RAW;
+  w.v1.clientBuf = {weights.data(), n * 4};
+  ASSERT_EQ(api().graphCreate(context_, "big_static", nullptr, &graph_), QNN_SUCCESS);
+  for (Qnn_Tensor_t* t : {&a, &w, &out}) ASSERT_EQ(api().tensorCreateGraphTensor(graph_, t), QNN_SUCCESS);
+  Qnn_Tensor_t in[] = {a, w};
+  ASSERT_EQ(add_node(graph_, "add", QNN_OP_ELEMENT_WISE_ADD, in, 2, &out), QNN_SUCCESS);
+  const int dsp = openhtp_fastrpc_dsp_pid();
+  ASSERT_GT(dsp, 0);
+  const long before = rss_kb(dsp, "VmRSS:");
+  ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  const long grew = rss_kb(dsp, "VmRSS:") - before;
+  const long data_kb = static_cast<long>(n) * 4 / 1024;
+  EXPECT_GT(grew, data_kb * 9 / 10) << "the DSP must hold the static data";
+  EXPECT_LT(grew, data_kb * 13 / 10 + 20 * 1024) << "DSP RSS grew " << grew << " KB for " << data_kb
+                                                  << " KB of static data (RssShmem now "
+                                                  << rss_kb(dsp, "RssShmem:") << " KB)";
+}
+
 TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {
   // Done in a child with a fresh backend: the limit must not reach this
   // process's other tests, nor a DSP process started before it.
