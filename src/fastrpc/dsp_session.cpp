@@ -328,6 +328,16 @@ void DspSession::release_slot(int index) {
   slot_cv_.notify_one();
 }
 
+void DspSession::note_freed(const ipc::BufferKey& key) {
+  if (calls_with_refs_.load(std::memory_order_acquire) == 0) return;
+  std::lock_guard lock(refs_mu_);
+  for (Slot& slot : slots_) {
+    for (const ipc::BufferKey& k : slot.ref_keys) {
+      if (k == key) slot.ref_freed = true;
+    }
+  }
+}
+
 void DspSession::release_mappings(std::span<const ipc::BufferKey> keys) {
   std::lock_guard lock(control_mu_);
   if (control_sock_ < 0) return;
@@ -500,6 +510,32 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     if (stats) stats->fds_sent += static_cast<uint32_t>(fds.size());
     slot.transport_sent = true;
   }
+  // Buffers passed by reference: if the client frees one while the call
+  // runs (note_freed), the call fails rather than report success for data
+  // that is gone. Only calls with such buffers pay for the bookkeeping.
+  bool with_refs = false;
+  for (uint32_t i = 0; i < n_in + n_out && !with_refs; ++i) with_refs = descs[i].kind == ipc::ArgKind::kRef;
+  if (with_refs) {
+    std::lock_guard lock(refs_mu_);
+    for (uint32_t i = 0; i < n_in + n_out; ++i) {
+      if (descs[i].kind == ipc::ArgKind::kRef) slot.ref_keys.push_back(descs[i].key);
+    }
+    slot.ref_freed = false;
+    calls_with_refs_.fetch_add(1, std::memory_order_release);
+  }
+  // Whichever way the call ends, the slot forgets its buffers.
+  struct RefsDone {
+    DspSession* session;
+    Slot* slot;
+    bool on;
+    ~RefsDone() {
+      if (!on) return;
+      std::lock_guard lock(session->refs_mu_);
+      slot->ref_keys.clear();
+      slot->ref_freed = false;
+      session->calls_with_refs_.fetch_sub(1, std::memory_order_release);
+    }
+  } refs_done{this, &slot, with_refs};
   ctl.num_fds = static_cast<uint32_t>(fds.size());
   ctl.transport_fd_index = transport_index;
   ctl.frame_bytes = in_slot ? static_cast<uint32_t>(in_cursor) : 0;
@@ -533,7 +569,16 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       return AEE_EFAILED;
     }
   }
-  const int result = ctl.result;
+  int result = ctl.result;
+  if (with_refs && result == AEE_SUCCESS) {
+    std::lock_guard lock(refs_mu_);
+    if (slot.ref_freed) {
+      log(LogLevel::kError, "fastrpc",
+          "a buffer the call passed by reference was freed (rpcmem_free) while the call ran: what the DSP wrote to it "
+          "is lost, so the call fails; free buffers only after the calls that use them return");
+      result = AEE_EBADSTATE;
+    }
+  }
   if (result == AEE_SUCCESS) {
     for (uint32_t i = n_in; i < n_in + n_out; ++i) {
       if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {

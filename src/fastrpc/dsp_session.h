@@ -15,6 +15,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <vector>
 
 #include "ipc/call_protocol.h"
 #include "ipc/shared_region.h"
@@ -54,6 +55,9 @@ class DspSession {
 
   // Tells the DSP process to drop its mappings of these buffers.
   void release_mappings(std::span<const ipc::BufferKey> keys);
+  // rpcmem_free of a buffer: a call running with it by reference fails
+  // (its data in that buffer is lost) instead of returning success.
+  void note_freed(const ipc::BufferKey& key);
 
   pid_t pid() const { return pid_; }
   // Session generation: remote handles carry it so that a handle from a
@@ -71,6 +75,10 @@ class DspSession {
     // under it, say) must not leave the DSP reading an older transport.
     bool transport_sent = true;
     uint32_t seq = 0;
+    // The buffers the running call passes by reference, and whether one was
+    // freed while it ran (both under refs_mu_; empty between calls).
+    std::vector<ipc::BufferKey> ref_keys;
+    bool ref_freed = false;
   };
 
   DspSession() = default;
@@ -95,6 +103,8 @@ class DspSession {
   std::condition_variable slot_cv_;
   std::atomic<int> slot_sleepers_{0};  // changed under slot_mu_
 
+  std::mutex refs_mu_;                  // Slot::ref_keys / ref_freed
+  std::atomic<int> calls_with_refs_{0};  // lets note_freed skip the lock when none run
   std::mutex life_mu_;
   bool dead_ = false;
   // dead_, readable without life_mu_: once the DSP process is gone every call

@@ -88,6 +88,7 @@ RPCMEM_API void rpcmem_free(void* po) try {
     log(LogLevel::kWarn, "rpcmem", "rpcmem_free: %p is not the start of an rpcmem allocation; ignored", po);
     return;
   }
+  if (auto s = DspSession::current()) s->note_freed(buf->key);
   if (buf->dsp_mapped && !BufferRegistry::instance().key_in_use(buf->key)) {
     if (auto s = DspSession::current()) s->release_mappings({&buf->key, 1});
   }

@@ -201,6 +201,37 @@ TEST(Remote, FastrpcMmapMakesForeignMemoryPassByReference) {
   remote_handle64_close(h);
 }
 
+// A buffer passed by reference and freed while its call runs: the DSP keeps
+// its own mapping to the end of the call (nothing it touches goes away), and
+// the call fails instead of reporting success for data nobody can see.
+TEST(Remote, ABufferFreedWhileItsCallRunsFailsThatCall) {
+  remote_handle64 h = open_test_skel();
+  auto* buf = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, 4096));
+  ASSERT_NE(buf, nullptr);
+  uint32_t ms = 1;
+  remote_arg a[2];
+  a[0].buf = {&ms, sizeof ms};
+  a[1].buf = {buf, 4096};
+  // Left alone, the call succeeds and its write is seen in place.
+  ASSERT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 1), a), 0);
+  EXPECT_EQ(buf[0], 0x5A);
+  EXPECT_EQ(last_stats().bytesByReference, 4096u);
+  ms = 400;
+  std::thread freer([buf] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // inside the call
+    rpcmem_free(buf);
+  });
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 1), a), AEE_EBADSTATE);
+  freer.join();
+  // The DSP process is unharmed and the slot reusable.
+  remote_arg ping[1];
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestPing, 0, 0), ping), 0);
+  ms = 1;
+  a[0].buf = {&ms, sizeof ms};
+  EXPECT_EQ(remote_handle64_invoke(h, REMOTE_SCALARS_MAKE(kTestSleep, 1, 0), a), 0);
+  remote_handle64_close(h);
+}
+
 TEST(Remote, BadUrisAndHandlesAreRefused) {
   remote_handle64 h = 0;
   EXPECT_NE(remote_handle64_open("file:///libdoesnotexist.so?x_skel_handle_invoke&_dom=cdsp", &h), 0);

@@ -62,11 +62,12 @@ EXPORT int openhtp_test_skel_handle_invoke(remote_handle64 h, uint32_t sc, remot
       std::memcpy(pra[1].buf.pv, &sum, sizeof sum);
       return 0;
     }
-    case kTestSleep: {  // in0 = u32 ms
+    case kTestSleep: {  // in0 = u32 ms; then out0 (optional) filled with 0x5A
       uint32_t ms;
       std::memcpy(&ms, pra[0].buf.pv, sizeof ms);
       timespec ts{static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
       nanosleep(&ts, nullptr);
+      if (out >= 1) std::memset(pra[in].buf.pv, 0x5A, pra[in].buf.nLen);
       return 0;
     }
     case kTestCrash:
