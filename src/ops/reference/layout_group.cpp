@@ -30,6 +30,19 @@ OpDef quantize_def();
 OpDef dequantize_def();
 OpDef convert_def();
 OpDef cast_def();
+// 1-D convolutions (as their 2-D ops with H = 1), Conv3d, L2Pool2d,
+// GridSample, CropAndResize, RoiAlign: float kernels (op_flags::kAdaptTypes;
+// the box indices pass the adapter as integers).
+OpDef conv1d_def();
+OpDef depthwise_conv1d_def();
+OpDef transpose_conv1d_def();
+OpDef conv3d_def();
+OpDef l2_pool2d_def();
+OpDef grid_sample_def();
+OpDef crop_and_resize_def();
+OpDef roi_align_def();
+// Type-generic: moves channels.
+OpDef argb_to_rgb_def();
 
 std::vector<OpDef> layout_group() {
   return {
@@ -39,6 +52,9 @@ std::vector<OpDef> layout_group() {
       transpose_def(),        concat_def(),           split_def(),      strided_slice_def(),
       gather_def(),           pad_def(),
       quantize_def(),         dequantize_def(),       convert_def(),    cast_def(),
+      conv1d_def(),           depthwise_conv1d_def(), transpose_conv1d_def(), conv3d_def(),
+      l2_pool2d_def(),        grid_sample_def(),      crop_and_resize_def(),  roi_align_def(),
+      argb_to_rgb_def(),
   };
 }
 

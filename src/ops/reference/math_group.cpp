@@ -22,6 +22,17 @@ OpDef sigmoid_def();
 OpDef tanh_def();
 OpDef gelu_def();
 OpDef hard_swish_def();
+// activation_standalone.cpp (cases of ElementWiseNeuron / ReluMinMax)
+OpDef relu1_def();
+OpDef relu6_def();
+OpDef elu_def();
+OpDef elementwise_softplus_def();
+// logit.cpp, is_inf_nan.cpp
+OpDef logit_def();
+OpDef is_inf_def();
+OpDef is_nan_def();
+// rotary_embedding.cpp
+OpDef rotary_embedding_def();
 
 std::vector<OpDef> math_group() {
   std::vector<OpDef> ops = {
@@ -35,6 +46,11 @@ std::vector<OpDef> math_group() {
   // operations, after the ops above so their places stay as they were.
   for (auto defs : {elementwise_binary_standalone_defs, elementwise_unary_standalone_defs}) {
     for (const OpDef& d : defs()) ops.push_back(d);
+  }
+  // Later additions, after everything above so its places stay as they were.
+  for (const OpDef& d : {relu1_def(), relu6_def(), elu_def(), elementwise_softplus_def(), logit_def(), is_inf_def(),
+                         is_nan_def(), rotary_embedding_def()}) {
+    ops.push_back(d);
   }
   return ops;
 }

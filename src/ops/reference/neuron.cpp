@@ -5,6 +5,8 @@
 // type adapter. Transcendental functions are evaluated in double and rounded
 // once, so the reference is as close to the real function as float allows.
 // ReluMinMax also clamps plain integer tensors natively (ONNX Clip on ints).
+// Relu1, Relu6, Elu and ElementWiseSoftplus (activation_standalone.cpp) share
+// these kernels through the two functions after the anonymous namespace.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -175,19 +177,18 @@ Status integer_clamp_kernel(const NodeDesc& node, const NeuronParams& p, std::un
   return Status::Ok();
 }
 
-Status prepare_relu_min_max(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+// ReluMinMax's tensor rules: one input and one output of the same dims,
+// float or one plain integer type. Sets *int_type as common_integer_type does.
+Status check_clamp_io(const NodeDesc& node, uint32_t* int_type) {
   if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
-  uint32_t int_type = 0;
-  if (Status s = common_integer_type(node, 1, true, &int_type); !s.ok()) return s;
-  if (int_type == 0) {
-    if (Status s = check_activation_io(node); !s.ok()) return s;
-  } else if (Status s = check_output_dims(node, 0, node.inputs[0].dims); !s.ok()) {
-    return s;
-  }
-  ParamReader params(node);
-  if (Status s = params.check_names({"min_value", "max_value"}); !s.ok()) return s;
-  NeuronParams p;
-  if (Status s = read_min_max(node, params, &p); !s.ok()) return s;
+  if (Status s = common_integer_type(node, 1, true, int_type); !s.ok()) return s;
+  if (*int_type == 0) return check_activation_io(node);
+  return check_output_dims(node, 0, node.inputs[0].dims);
+}
+
+// The clamp to [p.min_value, p.max_value] on the node's type.
+Status clamp_kernel(const NodeDesc& node, uint32_t int_type, const NeuronParams& p,
+                    std::unique_ptr<OpKernel>* kernel) {
   switch (int_type) {
     case dtype::kInt8: return integer_clamp_kernel<int8_t>(node, p, kernel);
     case dtype::kInt16: return integer_clamp_kernel<int16_t>(node, p, kernel);
@@ -201,6 +202,16 @@ Status prepare_relu_min_max(const NodeDesc& node, std::unique_ptr<OpKernel>* ker
   return Status::Ok();
 }
 
+Status prepare_relu_min_max(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
+  uint32_t int_type = 0;
+  if (Status s = check_clamp_io(node, &int_type); !s.ok()) return s;
+  ParamReader params(node);
+  if (Status s = params.check_names({"min_value", "max_value"}); !s.ok()) return s;
+  NeuronParams p;
+  if (Status s = read_min_max(node, params, &p); !s.ok()) return s;
+  return clamp_kernel(node, int_type, p, kernel);
+}
+
 // Sigmoid, Tanh, Gelu, HardSwish: no parameters.
 template <NeuronOp Op>
 Status prepare_plain(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -211,6 +222,32 @@ Status prepare_plain(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 }
 
 }  // namespace
+
+// Shared with the standalone activations of activation_standalone.cpp (which
+// declares these two), so each activation's math lives here only.
+// The float kernel of ElementWiseNeuron operation `operation` (< 9, ELU 0 ..
+// TANH 8) with its parameters, over n elements.
+std::unique_ptr<OpKernel> neuron_operation_kernel(uint32_t operation, float alpha, float beta, float threshold,
+                                                  size_t n) {
+  if (operation >= kNumNeuronOps) return nullptr;
+  NeuronParams p;
+  p.alpha = alpha;
+  p.beta = beta;
+  p.threshold = threshold;
+  return neuron_kernel(static_cast<NeuronOp>(operation), p, n);
+}
+
+// ReluMinMax's rules and kernels with fixed bounds and no parameters
+// (Relu1, Relu6): float through the type adapter, plain integers natively.
+Status prepare_fixed_clamp(const NodeDesc& node, float lo, float hi, std::unique_ptr<OpKernel>* kernel) {
+  uint32_t int_type = 0;
+  if (Status s = check_clamp_io(node, &int_type); !s.ok()) return s;
+  if (Status s = ParamReader(node).check_names({}); !s.ok()) return s;
+  NeuronParams p;
+  p.min_value = lo;
+  p.max_value = hi;
+  return clamp_kernel(node, int_type, p, kernel);
+}
 
 OpDef elementwise_neuron_def() {
   return {"ElementWiseNeuron", &guarded_prepare<prepare_neuron>, op_flags::kAdaptTypes};

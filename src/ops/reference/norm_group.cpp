@@ -20,6 +20,10 @@ OpDef reduce_sum_square_def();  // reduce.cpp
 OpDef argmax_def();             // argmax.cpp
 OpDef argmin_def();             // argmax.cpp
 OpDef top_k_def();              // top_k.cpp
+OpDef l2_norm_def();            // l2_norm.cpp
+OpDef lrn_def();                // lrn.cpp
+OpDef moments_def();            // moments.cpp
+OpDef masked_softmax_def();     // masked_softmax.cpp
 
 std::vector<OpDef> norm_group() {
   return {
@@ -27,6 +31,8 @@ std::vector<OpDef> norm_group() {
       group_norm_def(),  batchnorm_def(),   reduce_mean_def(), reduce_sum_def(),
       reduce_max_def(),  reduce_min_def(),  reduce_prod_def(), reduce_sum_square_def(),
       argmax_def(),      argmin_def(),      top_k_def(),
+      // Later additions.
+      l2_norm_def(),     lrn_def(),         moments_def(),     masked_softmax_def(),
   };
 }
 
