@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(cmake ninja-build g++ ccache python3 zlib1g-dev libgtest-dev libgmock-dev libbenchmark-dev
           libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev
           libpthreadpool-dev libcpuinfo-dev libxnnpack-dev libdnnl-dev
-          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata)
+          libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium)
 
 install_packages() {
   local missing=()
@@ -65,7 +65,13 @@ case "${1:-}" in
     build build-asan -DOPENHTP_SANITIZE=address -DOPENHTP_BUILD_BENCH=OFF -- "${SANITIZED_TESTS[@]}" \
       QnnHtpSkel openhtp-cdsp openhtp_test_skel
     ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 \
-      -R '^(fastrpc|qnn|qnn_inproc|ops|kernels|htp|fuzz|onnx|dsp_heap)\.'
+      -R '^(fastrpc|qnn|ops|kernels|htp|fuzz|onnx|dsp_heap)\.'
+    # The in-process door on the reference kernels: LeakSanitizer's exit-time
+    # tracer crashes ("Tracer caught signal 11") on the OpenMP threads of the
+    # oneDNN that the skel brings in by dlopen. The fast paths stay covered
+    # under ASan by kernels.* and by qnn.* (in the DSP process).
+    OPENHTP_KERNELS=reference ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 \
+      -R '^qnn_inproc\.'
     echo "== TSan"
     build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test qnn_test qnn_no_throw_test \
       qnn_nonrpc_test htp_test QnnHtpSkel openhtp-cdsp openhtp_test_skel

@@ -218,6 +218,7 @@ TEST_F(Capabilities, TensorsMemoryErrorsSignalsProfileAndDevice) {
   const char* verbose = nullptr;
   EXPECT_EQ(api().errorGetVerboseMessage(e, &verbose), QNN_SUCCESS);
   EXPECT_NE(verbose, nullptr);
+  EXPECT_EQ(api().errorFreeVerboseMessage(verbose), QNN_SUCCESS);
 
   ASSERT_TRUE(supported(QNN_PROPERTY_SIGNAL_SUPPORT_TIMEOUT));
   ASSERT_TRUE(supported(QNN_PROPERTY_SIGNAL_SUPPORT_ABORT));
