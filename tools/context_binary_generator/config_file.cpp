@@ -1,5 +1,7 @@
 #include "config_file.h"
 
+#include "common/context_configs_json.h"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -28,25 +30,8 @@ bool read_config_file(const std::string& path, ConfigFile* out, std::string* err
       out->ignored_keys.push_back(key);
       continue;
     }
-    if (!value.is_object()) {
-      *error = "config file " + path + ": context_configs must be a JSON object";
+    if (!openhtp::tools::read_context_configs_json(value, path, &out->context_priority, &out->ignored_keys, error)) {
       return false;
-    }
-    for (const auto& [ckey, cvalue] : value.items()) {
-      if (ckey != "context_priority") {
-        out->ignored_keys.push_back("context_configs." + ckey);
-        continue;
-      }
-      const std::string s = cvalue.is_string() ? cvalue.get<std::string>() : std::string();
-      if (s == "low") out->context_priority = QNN_PRIORITY_LOW;
-      else if (s == "normal") out->context_priority = QNN_PRIORITY_NORMAL;
-      else if (s == "normal_high") out->context_priority = QNN_PRIORITY_NORMAL_HIGH;
-      else if (s == "high") out->context_priority = QNN_PRIORITY_HIGH;
-      else {
-        *error = "config file " + path + ": context_configs.context_priority must be one of low, normal, " +
-                 "normal_high, high (got " + cvalue.dump() + ")";
-        return false;
-      }
     }
   }
   return true;

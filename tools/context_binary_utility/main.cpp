@@ -1,5 +1,6 @@
 // qnn-context-binary-utility: reads a context binary through libQnnSystem's
-// public API and writes its metadata as JSON (stdout or --json_file).
+// public API and writes its metadata as JSON (stdout or --json_file), with
+// each graph's memory plan added from openhtp's own decoder (memory_plan.h).
 //
 // Every failure — bad options, unreadable file, malformed binary, unwritable
 // output — is one line on stderr naming what failed and why, and exit status
@@ -12,7 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "common/file_bytes.h"
 #include "binary_info_json.h"
+#include "memory_plan.h"
+#include "memory_plan_json.h"
 #include "options.h"
 #include "system_library.h"
 
@@ -25,23 +29,6 @@ int fail(const std::string& message) {
   return 1;
 }
 
-bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open for reading";
-    return false;
-  }
-  out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    *error = "read error";
-    return false;
-  }
-  if (out->empty()) {
-    *error = "file is empty";
-    return false;
-  }
-  return true;
-}
 
 // System-context errors by name, for the message when the library gave no
 // log line.
@@ -76,7 +63,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<uint8_t> bytes;
-  if (!read_file(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
+  if (!openhtp::tools::read_file_bytes(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
 
   SystemLibrary lib;
   if (!lib.load(&error)) return fail(error);
@@ -101,8 +88,15 @@ int main(int argc, char** argv) {
     weights = w;
   }
   // Built before the free: `info` belongs to the system context.
-  const std::string text = binary_info_to_json(*info, weights).dump(4) + "\n";
+  nlohmann::json doc = binary_info_to_json(*info, weights);
   lib.api().systemContextFree(ctx);
+  // The plans come from openhtp's own decoder (memory_plan.h): a binary it
+  // cannot read (another backend's, read through another libQnnSystem) is
+  // still dumped, without memoryPlan keys.
+  if (std::vector<GraphMemoryPlan> plans; read_memory_plans(bytes.data(), bytes.size(), &plans, &error)) {
+    add_memory_plans(&doc, plans);
+  }
+  const std::string text = doc.dump(4) + "\n";
 
   if (opt.json_file.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);

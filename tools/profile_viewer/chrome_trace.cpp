@@ -1,0 +1,141 @@
+#include "chrome_trace.h"
+
+#include <algorithm>
+#include <map>
+
+#include "summary.h"
+
+namespace openhtp::tools {
+
+namespace {
+
+using nlohmann::json;
+
+constexpr int kPid = 1;
+constexpr uint64_t kSetupTid = 1;
+constexpr uint64_t kFirstExecuteTid = 2;
+
+bool is_time(const ProfileEventRecord& e) { return e.unit == QNN_PROFILE_EVENTUNIT_MICROSEC; }
+
+struct TraceBuilder {
+  json events = json::array();
+
+  json args_of(const ProfileEventRecord& e) {
+    json a = {{"type", e.type}, {"value", e.value}, {"unit", unit_name(e.unit)}};
+    for (const auto& s : e.sub_events) {
+      if (!is_time(s)) a[s.identifier + " (" + unit_name(s.unit) + ")"] = s.value;
+    }
+    return a;
+  }
+
+  // Lays `children` (time events) one after the other in [start, end).
+  void lay_out(const std::vector<const ProfileEventRecord*>& children, uint64_t start, uint64_t end, uint64_t tid,
+               const std::string& cat) {
+    uint64_t at = start;
+    for (const ProfileEventRecord* c : children) {
+      const uint64_t begin = std::min(at, end);
+      const uint64_t dur = std::min(c->value, end - begin);
+      slice(*c, begin, dur, tid, cat, {});
+      at = begin + dur;
+    }
+  }
+
+  // One slice for `e` and its time sub-events inside it; `adopted` are
+  // siblings placed inside this slice (the accelerator slice takes the
+  // execute's nodes and other time events).
+  void slice(const ProfileEventRecord& e, uint64_t ts, uint64_t dur, uint64_t tid, const std::string& cat,
+             const std::vector<const ProfileEventRecord*>& adopted) {
+    events.push_back({{"name", e.identifier}, {"cat", cat}, {"ph", "X"}, {"ts", ts}, {"dur", dur}, {"pid", kPid},
+                      {"tid", tid}, {"args", args_of(e)}});
+    const ProfileEventRecord* device = nullptr;
+    std::vector<const ProfileEventRecord*> nodes, others;
+    for (const auto& s : e.sub_events) {
+      if (!is_time(s)) continue;
+      if (s.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE && device == nullptr) device = &s;
+      else if (s.type == QNN_PROFILE_EVENTTYPE_NODE) nodes.push_back(&s);
+      else if (s.value > 0) others.push_back(&s);
+    }
+    for (const ProfileEventRecord* a : adopted) {
+      (a->type == QNN_PROFILE_EVENTTYPE_NODE ? nodes : others).push_back(a);
+    }
+    std::vector<const ProfileEventRecord*> inner = nodes;
+    inner.insert(inner.end(), others.begin(), others.end());
+    if (device != nullptr) {
+      slice(*device, ts, std::min(device->value, dur), tid, cat, inner);
+    } else {
+      lay_out(inner, ts, ts + dur, tid, cat);
+    }
+  }
+
+  void counter(const ProfileEventRecord& e, uint64_t ts, uint64_t tid) {
+    json a = json::object();
+    for (const auto& s : e.sub_events) {
+      if (s.unit == QNN_PROFILE_EVENTUNIT_BYTES) a[s.identifier] = s.value;
+    }
+    if (a.empty()) return;
+    events.push_back({{"name", "bytes: " + e.identifier}, {"cat", "execute"}, {"ph", "C"}, {"ts", ts},
+                      {"pid", kPid}, {"tid", tid}, {"args", std::move(a)}});
+  }
+
+  void metadata(const char* what, uint64_t tid, const std::string& name) {
+    json m = {{"name", what}, {"ph", "M"}, {"pid", kPid}, {"args", {{"name", name}}}};
+    if (tid != 0) m["tid"] = tid;
+    events.push_back(std::move(m));
+  }
+};
+
+}  // namespace
+
+json chrome_trace(const ProfileLog& log) {
+  TraceBuilder b;
+  const auto& m = log.meta();
+  b.metadata("process_name", 0, (m.backend.empty() ? std::string("QNN backend") : m.backend) + " profile (" + m.tool + ")");
+  b.metadata("thread_name", kSetupTid, "init / finalize / de-init");
+  // Slices of one track must not overlap: a phase starts no earlier than
+  // the previous one on its track ended.
+  std::map<uint64_t, uint64_t> track_end;
+  for (const auto& p : log.phases()) {
+    const bool execute = p.phase == "execute";
+    const uint64_t tid = execute ? kFirstExecuteTid + p.index : kSetupTid;
+    if (execute) b.metadata("thread_name", tid, "execute #" + std::to_string(p.index));
+    // A top-level event at least as long as all the others together (a
+    // tool's own "NetRun" time around the backend's events) is the phase's
+    // envelope: the others lie inside it, at its end.
+    uint64_t total = 0;
+    const ProfileEventRecord* envelope = nullptr;
+    size_t timed = 0;
+    for (const auto& e : p.events) {
+      if (!is_time(e)) continue;
+      total += e.value;
+      ++timed;
+      if (envelope == nullptr || e.value > envelope->value) envelope = &e;
+    }
+    if (timed < 2 || envelope->value < total - envelope->value) envelope = nullptr;
+    const uint64_t span = envelope != nullptr ? envelope->value : total;
+    const uint64_t start = std::max(p.end_us >= span ? p.end_us - span : 0, track_end[tid]);
+    uint64_t at = envelope != nullptr ? start + span - (total - envelope->value) : start;
+    for (const auto& e : p.events) {
+      if (!is_time(e)) continue;
+      const uint64_t ts = &e == envelope ? start : at;
+      b.slice(e, ts, e.value, tid, p.phase, {});
+      if (execute) b.counter(e, ts, tid);
+      if (&e != envelope) at += e.value;
+    }
+    at = start + span;
+    track_end[tid] = at;
+  }
+  // Metadata first, then by start, a parent before the children that start
+  // with it: viewers that take equal-ts slices in file order nest them right.
+  std::stable_sort(b.events.begin(), b.events.end(), [](const json& x, const json& y) {
+    const bool xm = x["ph"] == "M", ym = y["ph"] == "M";
+    if (xm != ym) return xm;
+    if (xm) return false;
+    const uint64_t xt = x["ts"], yt = y["ts"];
+    if (xt != yt) return xt < yt;
+    return x.value("dur", uint64_t{0}) > y.value("dur", uint64_t{0});
+  });
+  return json{{"traceEvents", std::move(b.events)}, {"displayTimeUnit", "ms"},
+              {"otherData", {{"format", "openhtp qnn-profile-viewer"}, {"profiling_level", m.profiling_level}}}};
+}
+
+}  // namespace openhtp::tools
