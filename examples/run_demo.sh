@@ -85,6 +85,36 @@ for precision in float uint8; do
   fi
 done
 
+# The same float binary through QNN's everyday tools: qnn-net-run with every
+# input and output in a registered rpcmem buffer (zero copy), profiled, then
+# qnn-profile-viewer on its log.
+total=$((total + 1))
+echo
+echo "######## qnn-net-run --shared_buffer + qnn-profile-viewer: the CNN's test inputs, outputs written as Result_N/*.raw"
+netrun="$bin/qnn-net-run"
+viewer="$bin/qnn-profile-viewer"
+backend="$root/lib/libQnnHtp.so"
+if [[ ! -x "$netrun" || ! -x "$viewer" || ! -f "$out/democnn_float.bin" ]]; then
+  echo "missing $netrun, $viewer or $out/democnn_float.bin (build: ninja -C $root qnn-net-run qnn-profile-viewer)"
+  failed+=("net_run")
+else
+  rm -rf "$out/net_run"
+  echo "qnn-net-run --backend $backend --retrieve_context $out/democnn_float.bin --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir $out/net_run"
+  if (cd "$democnn" && "$netrun" --backend "$backend" --retrieve_context "$out/democnn_float.bin" \
+        --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir "$out/net_run" \
+        | grep '^qnn-net-run:') &&
+     "$viewer" --input_log "$out/net_run/qnn-profiling-data_0.log" | sed -n '/Execute Stats (Average)/,/^$/p'; then
+    results=("$out"/net_run/Result_*)
+    echo "where the outputs went (${#results[@]} inferences):"
+    for i in 0 1 2; do
+      for f in "$out/net_run/Result_$i"/*.raw; do echo "  $f ($(stat -c %s "$f") bytes)"; done
+    done
+    echo "  ..."
+  else
+    failed+=("net_run")
+  fi
+fi
+
 echo
 if ((${#failed[@]})); then
   echo "run_demo: FAILED: ${failed[*]}"
