@@ -133,6 +133,9 @@ class RuntimeImpl final : public Runtime {
   Status graph_plan(uint64_t graph_id, StoredPlan* plan) override {
     return guarded("graphPlan", [&] { return do_graph_plan(graph_id, plan); });
   }
+  Status node_times(uint64_t graph_id, std::vector<StepTime>* steps) override {
+    return guarded("graphNodeTimes", [&] { return do_node_times(graph_id, steps); });
+  }
   Status set_context_priority(uint64_t context_id, uint32_t priority) override {
     return guarded("contextSetPriority", [&] { return do_set_priority(context_id, 0, priority); });
   }
@@ -175,6 +178,7 @@ class RuntimeImpl final : public Runtime {
   Status do_free_graph(uint64_t graph_id);
   Status do_set_graph_threads(uint64_t graph_id, uint32_t num_threads);
   Status do_graph_plan(uint64_t graph_id, StoredPlan* plan);
+  Status do_node_times(uint64_t graph_id, std::vector<StepTime>* steps);
   Status do_register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
                             uint64_t offset, uint64_t size, uint64_t* mem_id);
   Status do_deregister_memory(uint64_t mem_id);
@@ -427,6 +431,27 @@ Status RuntimeImpl::do_graph_plan(uint64_t graph_id, StoredPlan* plan) {
     return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
   }
   *plan = it->second->graph->placements();
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_node_times(uint64_t graph_id, std::vector<StepTime>* steps) {
+  // No execute runs while the switch flips and the totals are read: the
+  // steps' counters are the executing thread's otherwise.
+  HtpScheduler::Exclusive exec(sched_);
+  std::shared_ptr<GraphRecord> rec;
+  {
+    std::lock_guard lock(mu_);
+    auto it = graphs_.find(graph_id);
+    if (it == graphs_.end()) {
+      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
+    }
+    rec = it->second;
+  }
+  rec->graph->set_node_profiling(true);
+  steps->clear();
+  for (const PreparedGraph::NodeProfile& n : rec->graph->node_profile()) {
+    steps->push_back({n.name, n.total_ns, n.runs});
+  }
   return Status::Ok();
 }
 

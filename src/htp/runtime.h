@@ -82,6 +82,14 @@ struct ExecBinding {
   uint64_t bytes = 0;      // bytes at `data`
 };
 
+// A graph step's time over every execute since node timing began (a step
+// is a node, or a fused producer + epilogue named "conv_3+relu_3").
+struct StepTime {
+  std::string name;
+  uint64_t total_ns = 0;
+  uint64_t runs = 0;
+};
+
 struct ExecResult {
   uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP" (pauses excluded)
   uint32_t threads = 0;  // threads the graph's kernels ran on
@@ -162,6 +170,10 @@ class Runtime {
   virtual Status set_graph_threads(uint64_t graph_id, uint32_t num_threads) = 0;
   // The graph's plan, as a context binary stores it.
   virtual Status graph_plan(uint64_t graph_id, StoredPlan* plan) = 0;
+  // Per-step times of a graph's executes (DETAILED profiling). The first call
+  // turns the timing on (two clock reads per step from then on) and returns
+  // the totals so far; a caller diffs two calls around an execute.
+  virtual Status node_times(uint64_t graph_id, std::vector<StepTime>* steps) = 0;
   // Priorities (QNN's levels): a context's is the default of its graphs
   // (every graph without one of its own follows a change); a graph's own
   // (kInheritPriority: none) overrides it. Executes waiting for the HTP are

@@ -50,6 +50,7 @@ enum Method : uint32_t {
   kGraphPlan = 11,         // in: IdReq(graph)                   out: PlacementWire[capacity], status(id = count)
   kContextSetPriority = 12,  // in: PriorityReq(context)           out: status
   kGraphSetPriority = 13,    // in: PriorityReq(graph)             out: status
+  kGraphNodeTimes = 14,      // in: IdReq(graph)                   out: step-time bytes, status(id = bytes used)
 };
 
 // The fixed part of a status: the skel writes only this on success, so a
@@ -259,6 +260,67 @@ inline bool decode_graph_plan(uint32_t sc, const remote_arg* pra, IdReq* graph, 
   if (pra[0].buf.nLen != sizeof(IdReq) || pra[1].buf.nLen % sizeof(PlacementWire) != 0) return false;
   std::memcpy(graph, pra[0].buf.pv, sizeof *graph);
   *out = {static_cast<PlacementWire*>(pra[1].buf.pv), pra[1].buf.nLen / sizeof(PlacementWire)};
+  return true;
+}
+
+// ---- GraphNodeTimes: per-step times for DETAILED profiling ------------------
+// Out: the steps packed as {u64 total_ns, u64 runs, u32 name bytes, name,
+// zero padding to 8}, in step order; status.id is the bytes used. The client
+// sizes the buffer with step_times_capacity from its own node names: a fused
+// step's name ("a+b") is never longer than its nodes' names joined.
+
+inline size_t step_times_capacity(std::span<const std::string> node_names) {
+  size_t bytes = 0;
+  for (const std::string& n : node_names) bytes += 24 + (n.size() + 1 + 7) / 8 * 8;
+  return bytes;
+}
+// Bytes written, or 0 (nothing fits) when `out` is too small.
+inline size_t encode_step_times(std::span<const htp::StepTime> steps, std::span<uint8_t> out) {
+  size_t at = 0;
+  for (const htp::StepTime& t : steps) {
+    const size_t padded = (t.name.size() + 7) / 8 * 8;
+    if (out.size() - at < 20 + padded + 4) return 0;
+    const uint32_t len = static_cast<uint32_t>(t.name.size());
+    std::memcpy(out.data() + at, &t.total_ns, 8);
+    std::memcpy(out.data() + at + 8, &t.runs, 8);
+    std::memcpy(out.data() + at + 16, &len, 4);
+    std::memset(out.data() + at + 20, 0, padded + 4);
+    std::memcpy(out.data() + at + 20, t.name.data(), t.name.size());
+    at += 24 + padded;
+  }
+  return at == 0 && !steps.empty() ? 0 : at;
+}
+inline bool decode_step_times(std::span<const uint8_t> in, std::vector<htp::StepTime>* steps) {
+  steps->clear();
+  size_t at = 0;
+  while (at < in.size()) {
+    if (in.size() - at < 24) return false;
+    htp::StepTime t;
+    uint32_t len = 0;
+    std::memcpy(&t.total_ns, in.data() + at, 8);
+    std::memcpy(&t.runs, in.data() + at + 8, 8);
+    std::memcpy(&len, in.data() + at + 16, 4);
+    const size_t padded = (size_t{len} + 7) / 8 * 8;
+    if (in.size() - at - 20 < padded + 4) return false;
+    t.name.assign(reinterpret_cast<const char*>(in.data() + at + 20), len);
+    steps->push_back(std::move(t));
+    at += 24 + padded;
+  }
+  return true;
+}
+inline uint32_t encode_graph_node_times(const IdReq& graph, std::span<uint8_t> out, WireStatus* st,
+                                        remote_arg (&a)[3]) {
+  a[0].buf = {const_cast<IdReq*>(&graph), sizeof graph};
+  a[1].buf = {out.data(), out.size_bytes()};
+  a[2].buf = {st, sizeof *st};
+  return REMOTE_SCALARS_MAKEX(0, kGraphNodeTimes, 1, 2, 0, 0);
+}
+uint32_t encode_graph_node_times(const IdReq&&, std::span<uint8_t>, WireStatus*, remote_arg (&)[3]) = delete;
+inline bool decode_graph_node_times(uint32_t sc, const remote_arg* pra, IdReq* graph, std::span<uint8_t>* out) {
+  if (!has_shape(sc, 1, 2, 0)) return false;
+  if (pra[0].buf.nLen != sizeof(IdReq)) return false;
+  std::memcpy(graph, pra[0].buf.pv, sizeof *graph);
+  *out = {static_cast<uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
   return true;
 }
 

@@ -606,6 +606,15 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
 
   SignalUse signal(signalHandle, "graphExecute", QNN_GRAPH_ERROR_SIGNAL_IN_USE);
   if (!signal.ok()) return signal.error();
+  // DETAILED profiling: the DSP's per-step totals before and after, diffed
+  // into one NODE event per step (a fused step under both nodes' names).
+  const bool node_events = profile_wants_node_events(profileHandle);
+  std::vector<std::string> node_names;
+  std::vector<htp::StepTime> steps_before;
+  if (node_events) {
+    for (const auto& n : g->spec.nodes) node_names.push_back(n.name);
+    if (ctx->stub->graph_node_times(g->remote_id, node_names, &steps_before) != QNN_SUCCESS) steps_before.clear();
+  }
   ExecReport report;
   if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, &report, signal.control());
       e != QNN_SUCCESS) {
@@ -639,6 +648,15 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_restore_ns / 1000,
          "VTCM restore time", {}},
     };
+    std::vector<htp::StepTime> steps_after;
+    if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&
+        steps_after.size() == steps_before.size()) {
+      for (size_t i = 0; i < steps_after.size(); ++i) {
+        const uint64_t ns = steps_after[i].total_ns - steps_before[i].total_ns;
+        sub.push_back({QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (ns + 500) / 1000,
+                       steps_after[i].name, {}});
+      }
+    }
     profile_record(profileHandle, std::move(ev), std::move(sub));
   }
   return QNN_SUCCESS;

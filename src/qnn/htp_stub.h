@@ -65,6 +65,10 @@ class HtpStub {
                                         const binary::ContextImage& image, std::vector<htp::GraphInfo>* infos,
                                         ipc::htp_wire::ControlWire* control) = 0;
   virtual Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t max_placements, htp::StoredPlan* plan) = 0;
+  // htp::Runtime::node_times; `node_names` (the graph's nodes, as the client
+  // built them) size the answer.
+  virtual Qnn_ErrorHandle_t graph_node_times(uint64_t graph_id, std::span<const std::string> node_names,
+                                             std::vector<htp::StepTime>* steps) = 0;
   virtual Qnn_ErrorHandle_t graph_free(uint64_t id) = 0;
   virtual Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) = 0;
   // htp::Runtime::set_context_priority / set_graph_priority.

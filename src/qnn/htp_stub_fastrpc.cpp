@@ -74,6 +74,20 @@ class FastRpcStub final : public HtpStub {
     return QNN_SUCCESS;
   }
 
+  Qnn_ErrorHandle_t graph_node_times(uint64_t graph_id, std::span<const std::string> node_names,
+                                     std::vector<htp::StepTime>* steps) override {
+    const wire::IdReq req{graph_id};
+    std::vector<uint8_t> out(wire::step_times_capacity(node_names));
+    wire::WireStatus st;
+    remote_arg a[3];
+    if (Qnn_ErrorHandle_t e = call(wire::encode_graph_node_times(req, out, &st, a), a, &st); e != QNN_SUCCESS) return e;
+    if (st.id > out.size() || !wire::decode_step_times({out.data(), static_cast<size_t>(st.id)}, steps)) {
+      QNN_LOG_ERROR("graph %llu: the DSP's node times are malformed", static_cast<unsigned long long>(graph_id));
+      return QNN_COMMON_ERROR_GENERAL;
+    }
+    return QNN_SUCCESS;
+  }
+
   Qnn_ErrorHandle_t graph_free(uint64_t id) override { return id_call(wire::kGraphFree, id); }
 
   Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t num_threads) override {

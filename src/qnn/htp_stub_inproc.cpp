@@ -59,6 +59,10 @@ class InProcessStub final : public HtpStub {
   Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t, htp::StoredPlan* plan) override {
     return report(rt_->graph_plan(graph_id, plan));
   }
+  Qnn_ErrorHandle_t graph_node_times(uint64_t graph_id, std::span<const std::string>,
+                                     std::vector<htp::StepTime>* steps) override {
+    return report(rt_->node_times(graph_id, steps));
+  }
   Qnn_ErrorHandle_t graph_free(uint64_t id) override { return report(rt_->free_graph(id)); }
   Qnn_ErrorHandle_t graph_set_threads(uint64_t id, uint32_t n) override { return report(rt_->set_graph_threads(id, n)); }
   Qnn_ErrorHandle_t context_set_priority(uint64_t id, uint32_t p) override {

@@ -59,6 +59,12 @@ void profile_record(Qnn_ProfileHandle_t profile, ProfileEvent top, std::vector<P
   p->top_level.push_back(id);
 }
 
+bool profile_wants_node_events(Qnn_ProfileHandle_t profile) {
+  if (profile == nullptr) return false;
+  auto p = find_object<Profile>(ObjectKind::kProfile, profile);
+  return p && (p->level == QNN_PROFILE_LEVEL_DETAILED || p->level == QNN_PROFILE_LEVEL_BACKEND);
+}
+
 }  // namespace openhtp::qnn
 
 extern "C" {

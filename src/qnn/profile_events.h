@@ -13,4 +13,8 @@ namespace openhtp::qnn {
 // handle records nothing. An invalid handle is logged and ignored.
 void profile_record(Qnn_ProfileHandle_t profile, ProfileEvent top, std::vector<ProfileEvent> children);
 
+// True when `profile` is a live profile at DETAILED or BACKEND level: its
+// executes get one QNN_PROFILE_EVENTTYPE_NODE event per graph step.
+bool profile_wants_node_events(Qnn_ProfileHandle_t profile);
+
 }  // namespace openhtp::qnn

@@ -173,6 +173,55 @@ TEST_F(Ops, ValidateOpConfigChecksShapesAndNamesTheProblem) {
   EXPECT_EQ(api().backendValidateOpConfig(backend_, op), QNN_BACKEND_ERROR_OP_PACKAGE_NOT_FOUND);
 }
 
+// DETAILED profiling: one NODE event per graph step, named by the node, with
+// that execute's own time (not a running total), nested in the execute next
+// to "accelerator execute", whose time covers them. BASIC has none.
+TEST_F(Ops, DetailedProfileHasOneNodeEventPerStepPerExecute) {
+  const uint32_t n = 1u << 20;  // long enough that each node takes microseconds
+  build_add_relu(n);
+  std::vector<float> a(n, 1.0f), b(n, -2.0f), out(n);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  for (QnnProfile_Level_t level : {QNN_PROFILE_LEVEL_BASIC, QNN_PROFILE_LEVEL_DETAILED}) {
+    SCOPED_TRACE(level);
+    Qnn_ProfileHandle_t prof = nullptr;
+    ASSERT_EQ(api().profileCreate(backend_, level, &prof), QNN_SUCCESS);
+    for (int run = 0; run < 2; ++run) ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, prof, nullptr), QNN_SUCCESS);
+    EXPECT_FLOAT_EQ(out[0], 0.0f);  // relu(1 - 2)
+    const QnnProfile_EventId_t* events = nullptr;
+    uint32_t num = 0;
+    ASSERT_EQ(api().profileGetEvents(prof, &events, &num), QNN_SUCCESS);
+    ASSERT_EQ(num, 2u);
+    for (uint32_t e = 0; e < num; ++e) {
+      const QnnProfile_EventId_t* subs = nullptr;
+      uint32_t nsub = 0;
+      ASSERT_EQ(api().profileGetSubEvents(events[e], &subs, &nsub), QNN_SUCCESS);
+      std::vector<std::string> nodes;
+      uint64_t node_us = 0, device_us = 0;
+      for (uint32_t i = 0; i < nsub; ++i) {
+        QnnProfile_EventData_t d{};
+        ASSERT_EQ(api().profileGetEventData(subs[i], &d), QNN_SUCCESS);
+        if (d.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE) device_us = d.value;
+        if (d.type != QNN_PROFILE_EVENTTYPE_NODE) continue;
+        EXPECT_EQ(d.unit, static_cast<QnnProfile_EventUnit_t>(QNN_PROFILE_EVENTUNIT_MICROSEC));
+        nodes.emplace_back(d.identifier);
+        node_us += d.value;
+      }
+      if (level == QNN_PROFILE_LEVEL_BASIC) {
+        EXPECT_TRUE(nodes.empty());
+        continue;
+      }
+      EXPECT_EQ(nodes, (std::vector<std::string>{"add", "relu"}));
+      EXPECT_GT(node_us, 0u);
+      EXPECT_LE(node_us, device_us + 2) << "execute " << e << ": the nodes are inside the accelerator's time";
+    }
+    EXPECT_EQ(api().profileFree(prof), QNN_SUCCESS);
+  }
+}
+
 TEST_F(Ops, ProfileReportsExecuteAndCopyAccounting) {
   const uint32_t n = 100;
   build_add_relu(n);

@@ -130,6 +130,21 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       st->id = k;
       return htp::Status::Ok();
     }
+    case wire::kGraphNodeTimes: {
+      wire::IdReq req;
+      std::span<uint8_t> out;
+      if (!wire::decode_graph_node_times(sc, pra, &req, &out)) return malformed("graphNodeTimes");
+      std::vector<htp::StepTime> steps;
+      if (htp::Status s = rt.node_times(req.id, &steps); !s.ok()) return s;
+      const size_t used = wire::encode_step_times(steps, out);
+      if (used == 0 && !steps.empty()) {
+        return htp::Status::Error(QNN_COMMON_ERROR_INVALID_ARGUMENT,
+                                  "graphNodeTimes: " + std::to_string(steps.size()) + " steps do not fit in " +
+                                      std::to_string(out.size()) + " bytes");
+      }
+      st->id = used;
+      return htp::Status::Ok();
+    }
     case wire::kGraphFree: {
       wire::IdReq req;
       if (!wire::decode_fixed(sc, pra, &req)) return malformed("graphFree");
