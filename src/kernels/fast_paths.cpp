@@ -57,6 +57,45 @@ std::span<const ops::FastPath> fast_paths() {
       {"Logit", "lookup-table", &lut::prepare_unary},
       {"Convert", "lookup-table", &lut::prepare_unary},
       {"Dequantize", "lookup-table", &lut::prepare_unary},
+      // Element-wise fp32 (fp16 add/multiply) binary ops through XNNPACK.
+      {"ElementWiseMultiply", "xnnpack", &xnn::prepare_multiply},
+      {"ElementWiseSubtract", "xnnpack", &xnn::prepare_subtract},
+      {"ElementWiseDivide", "xnnpack", &xnn::prepare_divide},
+      {"ElementWiseSquaredDifference", "xnnpack", &xnn::prepare_squared_difference},
+      {"ElementWiseMaximum", "xnnpack", &xnn::prepare_maximum},
+      {"ElementWiseMinimum", "xnnpack", &xnn::prepare_minimum},
+      {"ElementWiseBinary", "xnnpack", &xnn::prepare_elementwise_binary},
+      // fp32 activations and unary ops: exact loops, XNNPACK's unary
+      // operators, or the reference on slices in parallel (xnnpack_unary.cpp).
+      {"Relu", "xnnpack", &xnn::prepare_unary_f32},
+      {"ReluMinMax", "xnnpack", &xnn::prepare_unary_f32},
+      {"Relu1", "xnnpack", &xnn::prepare_unary_f32},
+      {"Relu6", "xnnpack", &xnn::prepare_unary_f32},
+      {"Sigmoid", "xnnpack", &xnn::prepare_unary_f32},
+      {"Tanh", "xnnpack", &xnn::prepare_unary_f32},
+      {"Gelu", "xnnpack", &xnn::prepare_unary_f32},
+      {"HardSwish", "xnnpack", &xnn::prepare_unary_f32},
+      {"Elu", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseSoftplus", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseNeuron", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseUnary", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseAbs", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseAsin", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseAtan", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseCeil", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseCos", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseExp", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseFloor", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseLog", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseNeg", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseRound", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseRsqrt", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseSign", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseSin", "xnnpack", &xnn::prepare_unary_f32},
+      {"ElementWiseSquareRoot", "xnnpack", &xnn::prepare_unary_f32},
+      // Transpose: a blocked copy on the graph's pool (no XNNPACK transpose
+      // in this version).
+      {"Transpose", "xnnpack", &xnn::prepare_transpose},
   };
   return kPaths;
 }

@@ -11,6 +11,22 @@ bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpK
 bool prepare_fully_connected_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);  // bench only
 bool prepare_pool_max2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_pool_avg2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// Binary element-wise ops (xnnpack_binary.cpp): f32 (f16 for add and
+// multiply, qu8 for add), numpy broadcasting.
 bool prepare_add(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_multiply(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_subtract(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_divide(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_squared_difference(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// Dense f32 only: the reference's NaN-propagating expression, vectorized.
+bool prepare_maximum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_minimum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// FLOAT_32 activations and unary ops (xnnpack_unary.cpp), any of the op
+// types fast_paths.cpp lists for it; declines the operations it lacks.
+bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// Transpose of 1/2/4/8-byte elements without requantization
+// (xnnpack_transpose.cpp).
+bool prepare_transpose(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 
 }  // namespace openhtp::kernels::xnn

@@ -1,0 +1,97 @@
+// Shared by the element-wise fast paths (xnnpack_binary.cpp,
+// xnnpack_unary.cpp, xnnpack_transpose.cpp): when an element-wise loop is
+// worth the graph's pool, how it is split, and how an XNNPACK operator on
+// flat arrays is kept from over-reading an input that may end on a page end.
+// No threads of their own: everything runs on the graph's pthreadpool
+// (KernelEnv::pool), as the other XNNPACK paths and the lookup tables do.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "kernels/xnnpack_runtime.h"
+
+namespace openhtp::kernels::xnn {
+
+// When an element-wise node is split over the graph's pool, and in tiles of
+// how many elements; below the threshold it runs on the caller's thread.
+// Waking a sleeping worker costs tens of microseconds on these VMs, and on a
+// loaded 2-core one a worker that is preempted mid-task holds the node up
+// for a scheduler slice. Measured (docs/performance.md, "Element-wise fast
+// paths"), interleaved, load average 5-6 on the 2-core VM:
+//   - cheap (a compare, an add, a copy: memory-bound at ~0.3 ns an
+//     element): two cores share one memory bandwidth, so a split never won
+//     — a 1.2M-element ReluMinMax in 256K tiles was 1.8x slower at 2
+//     threads, a 17.8M one 1.04x slower. Only tensors of 16M elements and
+//     more are split, the same line as kParallelMinWork (xnnpack_runtime.h),
+//     so a many-core machine still gets them.
+//   - costly (the reference's double-precision tanh/erf/exp, ~12-17 ns an
+//     element, compute-bound): a 451K-element Tanh split in 16K tiles was
+//     1.5x slower at 2 threads (5.7 ms of work), a 4.2M-element one 0.80x.
+//     Split from 2M elements (~30 ms of work), in 64K tiles (~1 ms each).
+inline constexpr size_t kCheapMin = size_t{16} << 20;
+inline constexpr size_t kCheapTile = size_t{8} << 20;
+inline constexpr size_t kCostlyMin = size_t{2} << 20;
+inline constexpr size_t kCostlyTile = size_t{64} << 10;
+
+// The pool for an element-wise node of n elements, split from `min`
+// elements on, or null to run it on the caller's thread.
+inline pthreadpool_t elementwise_pool(const ops::NodeDesc& node, size_t n, size_t min) {
+  return n >= min ? pool_of(node) : nullptr;
+}
+
+// body(start, count) over [0, n): on the pool in tiles of `tile` elements, or
+// in one call on the caller's thread when pool is null.
+template <typename Body>
+void parallel_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
+  if (pool == nullptr || n <= tile) {
+    body(size_t{0}, n);
+    return;
+  }
+  pthreadpool_parallelize_1d_tile_1d(
+      pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
+      PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
+// An XNNPACK element-wise operator over n dense elements of `elem` bytes
+// reads up to kReadSlack bytes past each input's end (xnnpack_runtime.h).
+// When an input's end could fault, the operator runs on all but the last
+// kReadSlack bytes in place — its over-read then stays inside the inputs —
+// and on that tail from copies in fixed 2 x kReadSlack-byte buffers. No
+// workspace, no read slack, no copy of a whole input. (elem divides
+// kReadSlack: 1, 2 or 4 bytes.)
+template <size_t N>
+class OverReadGuard {
+ public:
+  using Inputs = std::array<const void*, N>;
+  // fn(const Inputs& in, void* y, size_t count) runs the operator.
+  template <typename Fn>
+  void run(const Inputs& in, void* y, size_t n, size_t elem, Fn&& fn) {
+    const size_t bytes = n * elem;
+    bool readable = true;
+    for (const void* p : in) readable = readable && tail_readable(p, bytes);
+    if (readable) {
+      fn(in, y, n);
+      return;
+    }
+    const size_t tail = std::min(n, kReadSlack / elem);
+    const size_t bulk = n - tail;
+    if (bulk > 0) fn(in, y, bulk);
+    const size_t at = bulk * elem;
+    Inputs copies;
+    for (size_t i = 0; i < N; ++i) {
+      std::memcpy(tail_[i].data(), static_cast<const uint8_t*>(in[i]) + at, tail * elem);
+      copies[i] = tail_[i].data();
+    }
+    fn(copies, static_cast<uint8_t*>(y) + at, tail);
+  }
+
+ private:
+  // Constant size, like a lookup table: not workspace.
+  alignas(64) std::array<std::array<uint8_t, 2 * kReadSlack>, N> tail_{};
+};
+
+}  // namespace openhtp::kernels::xnn

@@ -1,0 +1,350 @@
+// FLOAT_32 activations and unary element-wise ops, three ways:
+//   - exact loops (Relu, ReluMinMax, Relu1, Relu6, hard sigmoid, Abs, Neg,
+//     Reciprocal, Sign): the reference's own expression, compiled at -O3 so
+//     GCC vectorizes it, split over the graph's pool. XNNPACK's clamp/abs/
+//     negate are not used: its vmaxps-based clamp turns NaN into the lower
+//     bound and -0 into +0, the reference passes both through, and for
+//     memory-bound loops it is no faster.
+//   - XNNPACK's unary operators where it has one: sigmoid, hardswish, elu,
+//     square root, floor, ceiling, bankers rounding. Square root and the
+//     roundings are exact (bit-exact with the reference); sigmoid, elu and
+//     hardswish are XNNPACK's approximations, within the tolerance
+//     tests/kernels/elementwise_test.cpp states.
+//   - the rest (Tanh, Gelu, Softplus, Exp, Log, Sin, ...: transcendental, no
+//     XNNPACK f32 operator in this version): the reference kernel itself run
+//     on slices of the tensor in parallel — bit-exact by construction, and
+//     taken only where the pool splits it (otherwise the reference runs).
+// ElementWiseNeuron and ElementWiseUnary reach the same kernels by their
+// `operation` parameter. FLOAT_16 and fixed point are declined (8-bit:
+// lookup_table.cpp; the rest: the type adapter around these f32 paths).
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string_view>
+
+#include "kernels/xnnpack_elementwise.h"
+#include "kernels/xnnpack_paths.h"
+#include "kernels/xnnpack_runtime.h"
+
+namespace openhtp::kernels::xnn {
+namespace {
+
+namespace dtype = ops::dtype;
+
+// --- exact loops ---
+
+// Comparisons as in the reference (neuron.cpp): NaN stays NaN.
+inline float clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+template <typename Fn>
+class LoopKernel final : public ops::OpKernel {
+ public:
+  LoopKernel(size_t n, pthreadpool_t pool, Fn fn) : n_(n), pool_(pool), fn_(fn) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const float* x = static_cast<const float*>(in[0]);
+    float* y = static_cast<float*>(out[0]);
+    auto body = [x, y, fn = fn_](size_t start, size_t count) {
+      const float* xs = x + start;
+      float* ys = y + start;
+      for (size_t i = 0; i < count; ++i) ys[i] = fn(xs[i]);
+    };
+    parallel_tiles(pool_, n_, kCheapTile, body);
+  }
+
+ private:
+  size_t n_;
+  pthreadpool_t pool_;
+  Fn fn_;
+};
+
+template <typename Fn>
+std::unique_ptr<ops::OpKernel> loop(const ops::NodeDesc& node, Fn fn) {
+  const size_t n = node.inputs[0].num_elements();
+  return std::make_unique<LoopKernel<Fn>>(n, elementwise_pool(node, n, kCheapMin), fn);
+}
+
+std::unique_ptr<ops::OpKernel> clamp_loop(const ops::NodeDesc& node, float lo, float hi) {
+  return loop(node, [lo, hi](float v) { return clamp(v, lo, hi); });
+}
+
+// --- XNNPACK unary operators ---
+// (Subnormal inputs read and results write as ±0 inside them: XNNPACK sets
+// FTZ/DAZ around every operator, as for all XNNPACK paths here.)
+
+using UnarySetupFn = xnn_status (*)(xnn_operator_t, size_t, const float*, float*, pthreadpool_t);
+
+// The reference's formula (neuron.cpp) for the outputs where XNNPACK's
+// approximation breaks down: its 2022 x86 sigmoid returns NaN for very
+// negative finite inputs (-1e30), where the reference returns 0.
+float sigmoid_exact(float x, float) { return static_cast<float>(1.0 / (1.0 + std::exp(-double{x}))); }
+float elu_exact(float x, float alpha) { return x > 0.0f ? x : static_cast<float>(alpha * std::expm1(double{x})); }
+float hardswish_exact(float x, float) { return x * clamp(x + 3.0f, 0.0f, 6.0f) / 6.0f; }
+using ExactFn = float (*)(float, float);
+
+// Whether y[0..n) holds a NaN: an OR-reduction with no early exit, which
+// GCC vectorizes; cloned for AVX2 (the build's baseline is SSE2).
+__attribute__((target_clones("avx2", "default"))) bool any_nan(const float* y, size_t n) {
+  int acc = 0;
+  for (size_t i = 0; i < n; ++i) acc |= y[i] != y[i];
+  return acc != 0;
+}
+
+class XnnUnaryKernel final : public ops::OpKernel {
+ public:
+  XnnUnaryKernel(Operator op, UnarySetupFn setup, ExactFn exact, float alpha, size_t n, pthreadpool_t pool)
+      : op_(std::move(op)), setup_(setup), exact_(exact), alpha_(alpha), n_(n), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    // Created with one channel: `count` is the batch, contiguous, which
+    // XNNPACK runs as one flat array.
+    guard_.run({in[0]}, out[0], n_, sizeof(float), [this](const OverReadGuard<1>::Inputs& x, void* y, size_t count) {
+      setup_(op_.get(), count, static_cast<const float*>(x[0]), static_cast<float*>(y), pool_);
+      xnn_run_operator(op_.get(), pool_);
+    });
+    if (exact_ != nullptr) repair(static_cast<const float*>(in[0]), static_cast<float*>(out[0]));
+  }
+
+ private:
+  // A NaN output for a non-NaN input is XNNPACK's, not the function's:
+  // found by a vectorized scan in blocks (in cache right after the
+  // operator), recomputed with the reference formula.
+  void repair(const float* x, float* y) const {
+    constexpr size_t kBlock = 1024;
+    for (size_t i0 = 0; i0 < n_; i0 += kBlock) {
+      const size_t i1 = std::min(n_, i0 + kBlock);
+      if (!any_nan(y + i0, i1 - i0)) continue;
+      for (size_t i = i0; i < i1; ++i) {
+        if (y[i] != y[i] && x[i] == x[i]) y[i] = exact_(x[i], alpha_);
+      }
+    }
+  }
+
+  Operator op_;
+  UnarySetupFn setup_;
+  ExactFn exact_;
+  float alpha_;
+  size_t n_;
+  pthreadpool_t pool_;
+  OverReadGuard<1> guard_;
+};
+
+enum class XnnOp { kSigmoid, kHardSwish, kElu, kSqrt, kFloor, kCeil, kRound };
+
+std::unique_ptr<ops::OpKernel> xnn_unary(const ops::NodeDesc& node, XnnOp op, float alpha = 1.0f) {
+  if (!ready()) return nullptr;
+  xnn_operator_t xop = nullptr;
+  xnn_status s = xnn_status_unsupported_parameter;
+  UnarySetupFn setup = nullptr;
+  ExactFn exact = nullptr;  // the approximations only
+  switch (op) {
+    case XnnOp::kSigmoid:
+      s = xnn_create_sigmoid_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_sigmoid_nc_f32;
+      exact = &sigmoid_exact;
+      break;
+    case XnnOp::kHardSwish:
+      s = xnn_create_hardswish_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_hardswish_nc_f32;
+      exact = &hardswish_exact;
+      break;
+    case XnnOp::kElu:
+      s = xnn_create_elu_nc_f32(1, 1, 1, alpha, kRunFlags, &xop);
+      setup = &xnn_setup_elu_nc_f32;
+      exact = &elu_exact;
+      break;
+    case XnnOp::kSqrt:
+      s = xnn_create_square_root_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_square_root_nc_f32;
+      break;
+    case XnnOp::kFloor:
+      s = xnn_create_floor_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_floor_nc_f32;
+      break;
+    case XnnOp::kCeil:
+      s = xnn_create_ceiling_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_ceiling_nc_f32;
+      break;
+    case XnnOp::kRound:
+      s = xnn_create_bankers_rounding_nc_f32(1, 1, 1, kRunFlags, &xop);
+      setup = &xnn_setup_bankers_rounding_nc_f32;
+      break;
+  }
+  if (s != xnn_status_success) return nullptr;
+  const size_t n = node.inputs[0].num_elements();
+  // Transcendental ones cost several times a copy per element; the cheap
+  // tile is still the right grain for XNNPACK's vectorized versions.
+  return std::make_unique<XnnUnaryKernel>(Operator(xop), setup, exact, alpha, n, elementwise_pool(node, n, kCheapMin));
+}
+
+// --- the reference kernel on slices, in parallel ---
+
+class SlicedReferenceKernel final : public ops::OpKernel {
+ public:
+  SlicedReferenceKernel(std::unique_ptr<ops::OpKernel> full_tile, std::unique_ptr<ops::OpKernel> last_tile, size_t n,
+                        pthreadpool_t pool)
+      : full_(std::move(full_tile)), last_(std::move(last_tile)), n_(n), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const float* x = static_cast<const float*>(in[0]);
+    float* y = static_cast<float*>(out[0]);
+    auto body = [this, x, y](size_t start, size_t count) {
+      const void* ins[] = {x + start};
+      void* outs[] = {y + start};
+      (count == kCostlyTile ? full_ : last_)->run(ins, outs);
+    };
+    pthreadpool_parallelize_1d_tile_1d(
+        pool_, [](void* ctx, size_t start, size_t count) { (*static_cast<decltype(body)*>(ctx))(start, count); },
+        &body, n_, kCostlyTile, PTHREADPOOL_FLAG_YIELD_WORKERS);
+  }
+
+ private:
+  std::unique_ptr<ops::OpKernel> full_, last_;  // stateless MapKernels: safe to run concurrently
+  size_t n_;
+  pthreadpool_t pool_;
+};
+
+// The reference of `node` on a 1-D slice of `len` elements.
+std::unique_ptr<ops::OpKernel> reference_slice(const ops::NodeDesc& node, size_t len) {
+  ops::TensorDesc x = node.inputs[0], y = node.outputs[0];
+  x.dims = {static_cast<uint32_t>(len)};
+  y.dims = x.dims;
+  const ops::TensorDesc ins[] = {x};
+  const ops::TensorDesc outs[] = {y};
+  const ops::NodeDesc slice{node.name, node.type, ins, outs, node.params, nullptr};
+  std::unique_ptr<ops::OpKernel> k;
+  if (!ops::prepare_reference(slice, &k).ok()) return nullptr;
+  return k;
+}
+
+std::unique_ptr<ops::OpKernel> sliced_reference(const ops::NodeDesc& node) {
+  const size_t n = node.inputs[0].num_elements();
+  pthreadpool_t pool = elementwise_pool(node, n, kCostlyMin);
+  // Without the pool this would be the reference itself: let it run as such.
+  if (pool == nullptr || n > UINT32_MAX) return nullptr;
+  const size_t last = n % kCostlyTile == 0 ? kCostlyTile : n % kCostlyTile;
+  auto full = reference_slice(node, kCostlyTile);
+  auto tail = reference_slice(node, last);
+  if (!full || !tail) return nullptr;
+  return std::make_unique<SlicedReferenceKernel>(std::move(full), std::move(tail), n, pool);
+}
+
+// --- which kernel for which op ---
+
+// A float scalar parameter; the reference has validated it already.
+bool f32_param(const ops::NodeDesc& node, std::string_view name, float fallback, float* v) {
+  const ops::Param* p = node.find_param(name);
+  if (p == nullptr) {
+    *v = fallback;
+    return true;
+  }
+  if (p->is_tensor) return false;  // a 1-element tensor form: the reference's
+  *v = static_cast<float>(p->f);
+  return true;
+}
+
+// ElementWiseUnary's operation codes (QnnOpDef.h).
+enum class Unary : uint32_t {
+  kAbs = 0, kAsin, kAtan, kCeil, kCos, kExp, kFloor, kLog, kNeg, kNot, kReciprocal, kRound, kRsqrt, kSign, kSin, kSqrt,
+};
+
+std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op) {
+  switch (op) {
+    case Unary::kAbs: return loop(node, [](float x) { return std::fabs(x); });
+    case Unary::kNeg: return loop(node, [](float x) { return -x; });
+    case Unary::kReciprocal: return loop(node, [](float x) { return 1.0f / x; });
+    case Unary::kSign: return loop(node, [](float x) { return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x); });
+    case Unary::kCeil: return xnn_unary(node, XnnOp::kCeil);
+    case Unary::kFloor: return xnn_unary(node, XnnOp::kFloor);
+    case Unary::kRound: return xnn_unary(node, XnnOp::kRound);  // half to even, as the reference
+    case Unary::kSqrt: return xnn_unary(node, XnnOp::kSqrt);
+    case Unary::kNot: return nullptr;  // BOOL_8
+    default: return sliced_reference(node);
+  }
+}
+
+// ElementWiseNeuron's operation codes (QnnOpDef.h).
+enum class Neuron : uint32_t {
+  kElu = 0, kGelu, kHardSigmoid, kHardSwish, kRelu, kReluMinMax, kSigmoid, kSoftplus, kTanh,
+};
+
+std::unique_ptr<ops::OpKernel> relu(const ops::NodeDesc& node) {
+  return loop(node, [](float x) { return x < 0.0f ? 0.0f : x; });
+}
+
+std::unique_ptr<ops::OpKernel> min_max(const ops::NodeDesc& node) {
+  float lo = 0, hi = 0;
+  if (!f32_param(node, "min_value", 0.0f, &lo) || !f32_param(node, "max_value", 0.0f, &hi)) return nullptr;
+  return clamp_loop(node, lo, hi);
+}
+
+std::unique_ptr<ops::OpKernel> neuron_kernel(const ops::NodeDesc& node, Neuron op) {
+  const float ab_default = op == Neuron::kHardSigmoid ? 0.2f : 1.0f;
+  float alpha = 1.0f, beta = 0.5f;
+  if (!f32_param(node, "alpha", ab_default, &alpha)) return nullptr;
+  if (!f32_param(node, "beta", op == Neuron::kHardSigmoid ? 0.5f : 1.0f, &beta)) return nullptr;
+  switch (op) {
+    case Neuron::kElu: return xnn_unary(node, XnnOp::kElu, alpha);
+    case Neuron::kHardSigmoid:
+      return loop(node, [alpha, beta](float x) { return clamp(alpha * x + beta, 0.0f, 1.0f); });
+    case Neuron::kHardSwish: return xnn_unary(node, XnnOp::kHardSwish);
+    case Neuron::kRelu: return relu(node);
+    case Neuron::kReluMinMax: return min_max(node);
+    case Neuron::kSigmoid: return xnn_unary(node, XnnOp::kSigmoid);
+    default: return sliced_reference(node);  // Gelu, Softplus, Tanh
+  }
+}
+
+struct Standalone {
+  std::string_view type;
+  Unary op;
+};
+constexpr Standalone kStandalone[] = {
+    {"ElementWiseAbs", Unary::kAbs},   {"ElementWiseAsin", Unary::kAsin}, {"ElementWiseAtan", Unary::kAtan},
+    {"ElementWiseCeil", Unary::kCeil}, {"ElementWiseCos", Unary::kCos},   {"ElementWiseExp", Unary::kExp},
+    {"ElementWiseFloor", Unary::kFloor}, {"ElementWiseLog", Unary::kLog}, {"ElementWiseNeg", Unary::kNeg},
+    {"ElementWiseRound", Unary::kRound}, {"ElementWiseRsqrt", Unary::kRsqrt}, {"ElementWiseSign", Unary::kSign},
+    {"ElementWiseSin", Unary::kSin},   {"ElementWiseSquareRoot", Unary::kSqrt},
+};
+
+std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
+  const std::string_view t = node.type;
+  if (t == "Relu") return relu(node);
+  if (t == "ReluMinMax") return min_max(node);
+  if (t == "Relu1") return clamp_loop(node, -1.0f, 1.0f);
+  if (t == "Relu6") return clamp_loop(node, 0.0f, 6.0f);
+  if (t == "Sigmoid") return xnn_unary(node, XnnOp::kSigmoid);
+  if (t == "HardSwish") return xnn_unary(node, XnnOp::kHardSwish);
+  if (t == "Elu") {
+    float alpha = 1.0f;
+    return f32_param(node, "alpha", 1.0f, &alpha) ? xnn_unary(node, XnnOp::kElu, alpha) : nullptr;
+  }
+  if (t == "Tanh" || t == "Gelu" || t == "ElementWiseSoftplus") return sliced_reference(node);
+  if (t == "ElementWiseNeuron" || t == "ElementWiseUnary") {
+    const ops::Param* p = node.find_param("operation");
+    if (p == nullptr || p->is_tensor || p->i < 0) return nullptr;
+    if (t == "ElementWiseNeuron") return p->i <= 8 ? neuron_kernel(node, static_cast<Neuron>(p->i)) : nullptr;
+    return p->i <= 15 ? unary_kernel(node, static_cast<Unary>(p->i)) : nullptr;
+  }
+  for (const Standalone& s : kStandalone) {
+    if (t == s.type) return unary_kernel(node, s.op);
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  // Plain FLOAT_32 only (integer Relu/ReluMinMax are the reference's native
+  // kernels); same dims, as the reference has checked.
+  if (!x.present || x.dtype != dtype::kFloat32 || y.dtype != dtype::kFloat32 || x.dims != y.dims) return false;
+  std::unique_ptr<ops::OpKernel> k = kernel_for(node);
+  if (!k) return false;
+  *kernel = std::move(k);
+  return true;
+}
+
+}  // namespace openhtp::kernels::xnn
