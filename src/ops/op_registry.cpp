@@ -30,7 +30,7 @@ std::span<const OpDef> all_ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> ops;
     for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group,
-                       detail::indexing_group}) {
+                       detail::indexing_group, detail::sequence_group, detail::detection_group}) {
       for (OpDef& d : group()) ops.push_back(d);
     }
     return ops;
