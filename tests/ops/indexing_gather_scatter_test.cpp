@@ -8,31 +8,9 @@
 namespace opstest {
 namespace {
 
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
-  return v;
-}
-
+// out[0]'s bytes (run_raw_outputs' rules).
 std::vector<uint8_t> run_raw(const Node& n, const std::vector<const std::vector<uint8_t>*>& ins) {
-  std::unique_ptr<OpKernel> k;
-  Status s = n.prepare(&k);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok()) return {};
-  std::vector<const void*> in_ptrs;
-  for (const auto* v : ins) in_ptrs.push_back(v->data());
-  std::vector<uint8_t> out(n.outputs[0].num_bytes(), 0xAB);
-  std::vector<void*> out_ptrs{out.data()};
-  k->run(in_ptrs, out_ptrs);
-  return out;
+  return run_raw_outputs(n, ins)[0];
 }
 
 // Runs with float data inputs and INT_32 indices (given as raw bytes).

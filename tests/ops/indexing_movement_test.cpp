@@ -8,37 +8,6 @@
 namespace opstest {
 namespace {
 
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
-  return v;
-}
-
-// Prepares `n` (must succeed), runs it on raw input buffers, returns every
-// output's bytes (pre-filled with 0xAB so untouched bytes show).
-std::vector<std::vector<uint8_t>> run_raw(const Node& n, const std::vector<const std::vector<uint8_t>*>& ins) {
-  std::unique_ptr<OpKernel> k;
-  Status s = n.prepare(&k);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok()) return std::vector<std::vector<uint8_t>>(n.outputs.size());
-  std::vector<const void*> in_ptrs;
-  for (const auto* v : ins) in_ptrs.push_back(v->data());
-  std::vector<std::vector<uint8_t>> outs;
-  std::vector<void*> out_ptrs;
-  for (const TensorDesc& t : n.outputs) outs.emplace_back(t.num_bytes(), 0xAB);
-  for (auto& o : outs) out_ptrs.push_back(o.data());
-  k->run(in_ptrs, out_ptrs);
-  return outs;
-}
-
 TensorDesc u8q(std::vector<uint32_t> dims, float scale, int32_t offset) {
   TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
   t.quant = Quant::per_tensor(scale, offset);
@@ -66,7 +35,7 @@ TEST(IndexingSelect, HandComputedBroadcast) {
   std::vector<uint8_t> c{1, 0};
   auto a = bytes_of(std::vector<float>{1, 2, 3});
   auto b = bytes_of(std::vector<float>{9});
-  EXPECT_EQ(as<float>(run_raw(n, {&c, &a, &b})[0]), (std::vector<float>{1, 2, 3, 9, 9, 9}));
+  EXPECT_EQ(as<float>(run_raw_outputs(n, {&c, &a, &b})[0]), (std::vector<float>{1, 2, 3, 9, 9, 9}));
 }
 
 TEST(IndexingSelect, ThreeWayBroadcastInt32) {
@@ -76,7 +45,7 @@ TEST(IndexingSelect, ThreeWayBroadcastInt32) {
   std::vector<int32_t> a{100, 200, 300};
   std::vector<int32_t> b = iota_i(12, -6);
   auto ab = bytes_of(a), bb = bytes_of(b);
-  const auto got = as<int32_t>(run_raw(n, {&c, &ab, &bb})[0]);
+  const auto got = as<int32_t>(run_raw_outputs(n, {&c, &ab, &bb})[0]);
   ASSERT_EQ(got.size(), 24u);
   for (size_t i = 0; i < 2; ++i)
     for (size_t j = 0; j < 3; ++j)
@@ -91,7 +60,7 @@ TEST(IndexingSelect, FixedPointRequantizesTheOtherEncoding) {
   // scale 0.5: q 4 is 2.0, which out[0] stores as q 2.
   Node n{"ElementWiseSelect", "sel", {b8({3}), u8q({3}, 1.0f, 0), u8q({3}, 0.5f, 0)}, {u8q({3}, 1.0f, 0)}, {}};
   std::vector<uint8_t> c{1, 0, 1}, a{7, 8, 9}, b{4, 4, 4};
-  EXPECT_EQ(run_raw(n, {&c, &a, &b})[0], (std::vector<uint8_t>{7, 2, 9}));
+  EXPECT_EQ(run_raw_outputs(n, {&c, &a, &b})[0], (std::vector<uint8_t>{7, 2, 9}));
 }
 
 TEST(IndexingSelect, Refusals) {
@@ -126,7 +95,7 @@ TEST(IndexingTile, FormulaRank2AndInt32) {
   // x [2,3] tiled by [2,3] -> [4,9]; y[i][j] = x[i % 2][j % 3].
   Node n{"Tile", "t", {i32({2, 3})}, {i32({4, 9})}, {u32_tensor_param("multiples", {2}, {2, 3})}};
   auto x = bytes_of(iota_i(6, 10));
-  const auto got = as<int32_t>(run_raw(n, {&x})[0]);
+  const auto got = as<int32_t>(run_raw_outputs(n, {&x})[0]);
   ASSERT_EQ(got.size(), 36u);
   for (size_t i = 0; i < 4; ++i)
     for (size_t j = 0; j < 9; ++j) EXPECT_EQ(got[i * 9 + j], 10 + int32_t((i % 2) * 3 + j % 3)) << i << "," << j;
@@ -170,7 +139,7 @@ TEST(IndexingDepthToSpace, FormulaNonSquareBlockInt32) {
     Node n{"DepthToSpace", "d2s", {i32({N, H, W, C})}, {i32({N, H * bh, W * bw, Co})},
            {u32_tensor_param("block_size", {2}, {bh, bw}), u32_param("mode", mode)}};
     auto x = bytes_of(iota_i(N * H * W * C));
-    const auto got = as<int32_t>(run_raw(n, {&x})[0]);
+    const auto got = as<int32_t>(run_raw_outputs(n, {&x})[0]);
     ASSERT_EQ(got.size(), size_t{N * H * W * C});
     for (uint32_t b = 0; b < N; ++b)
       for (uint32_t oh = 0; oh < H * bh; ++oh)
@@ -198,9 +167,9 @@ TEST(IndexingSpaceToDepth, HandComputedAndRoundTrip) {
            {u32_tensor_param("block_size", {2}, {2, 1}), u32_param("mode", mode)}};
     std::vector<uint8_t> in(24);
     for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<uint8_t>(3 * i + 1);
-    const auto mid = run_raw(a, {&in})[0];
+    const auto mid = run_raw_outputs(a, {&in})[0];
     EXPECT_NE(mid, in);  // the middle really is rearranged
-    EXPECT_EQ(run_raw(b, {&mid})[0], in) << "mode " << mode;
+    EXPECT_EQ(run_raw_outputs(b, {&mid})[0], in) << "mode " << mode;
   }
 }
 
@@ -231,7 +200,7 @@ TEST(IndexingChannelShuffle, FormulaMiddleAxisInt32) {
   // x [2,6,3], axis 1, 3 groups of 2: y[a, k*3+g, i] = x[a, g*2+k, i].
   Node n{"ChannelShuffle", "cs", {i32({2, 6, 3})}, {i32({2, 6, 3})}, {u32_param("num_groups", 3), u32_param("axis", 1)}};
   auto x = bytes_of(iota_i(36));
-  const auto got = as<int32_t>(run_raw(n, {&x})[0]);
+  const auto got = as<int32_t>(run_raw_outputs(n, {&x})[0]);
   ASSERT_EQ(got.size(), 36u);
   for (int a = 0; a < 2; ++a)
     for (int k = 0; k < 2; ++k)
@@ -259,7 +228,7 @@ TEST(IndexingExpandDims, AxesAndAxisKeepTheData) {
   // A requantizing copy: q 10 at scale 0.5 is 5.0, q 5 at scale 1.
   Node c{"ExpandDims", "e", {u8q({2}, 0.5f, 0)}, {u8q({1, 2}, 1.0f, 0)}, {u32_param("axis", 0)}};
   std::vector<uint8_t> q{10, 4};
-  EXPECT_EQ(run_raw(c, {&q})[0], (std::vector<uint8_t>{5, 2}));
+  EXPECT_EQ(run_raw_outputs(c, {&q})[0], (std::vector<uint8_t>{5, 2}));
 }
 
 TEST(IndexingExpandDims, Refusals) {
@@ -283,7 +252,7 @@ TEST(IndexingSqueeze, DefaultAndAxes) {
   EXPECT_EQ(b.run({&x}), x);
   Node c{"Squeeze", "s", {i32({1, 3})}, {i32({3})}, {u32_tensor_param("axes", {1}, {0})}};
   auto xi = bytes_of(std::vector<int32_t>{-1, 7, 1 << 30});
-  EXPECT_EQ(as<int32_t>(run_raw(c, {&xi})[0]), (std::vector<int32_t>{-1, 7, 1 << 30}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(c, {&xi})[0]), (std::vector<int32_t>{-1, 7, 1 << 30}));
 }
 
 TEST(IndexingSqueeze, Refusals) {
@@ -303,9 +272,9 @@ TEST(IndexingPack, FormulaBothAxes) {
   for (int k = 0; k < 3; ++k) ins.push_back(bytes_of(std::vector<int32_t>{10 * k, 10 * k + 1}));
   std::vector<const std::vector<uint8_t>*> ptrs{&ins[0], &ins[1], &ins[2]};
   Node a{"Pack", "p", {i32({2}), i32({2}), i32({2})}, {i32({3, 2})}, {}};  // axis 0: y[k][i]
-  EXPECT_EQ(as<int32_t>(run_raw(a, ptrs)[0]), (std::vector<int32_t>{0, 1, 10, 11, 20, 21}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(a, ptrs)[0]), (std::vector<int32_t>{0, 1, 10, 11, 20, 21}));
   Node b{"Pack", "p", {i32({2}), i32({2}), i32({2})}, {i32({2, 3})}, {u32_param("axis", 1)}};  // y[i][k]
-  EXPECT_EQ(as<int32_t>(run_raw(b, ptrs)[0]), (std::vector<int32_t>{0, 10, 20, 1, 11, 21}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(b, ptrs)[0]), (std::vector<int32_t>{0, 10, 20, 1, 11, 21}));
 }
 
 TEST(IndexingPack, Refusals) {
@@ -324,7 +293,7 @@ TEST(IndexingUnPack, FormulaAxis1) {
   // x [2,3] -> 3 outputs of [2]: out_k[i] = x[i][k].
   Node n{"UnPack", "u", {f32({2, 3})}, {f32({2}), f32({2}), f32({2})}, {u32_param("axis", 1)}};
   auto x = bytes_of(iota_f(6));
-  const auto outs = run_raw(n, {&x});
+  const auto outs = run_raw_outputs(n, {&x});
   ASSERT_EQ(outs.size(), 3u);
   for (int k = 0; k < 3; ++k) EXPECT_EQ(as<float>(outs[k]), (std::vector<float>{float(k), float(3 + k)})) << k;
 }
@@ -359,7 +328,7 @@ TEST(IndexingSpaceToBatch, PaddedFormulaFixedPointAndRoundTrip) {
          {u32_tensor_param("block_size", {2}, {2, 2}), u32_tensor_param("pad_amount", {2, 2}, {1, 0, 0, 2})}};
   std::vector<uint8_t> x(12);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<uint8_t>(100 + i);
-  const auto y = run_raw(n, {&x})[0];
+  const auto y = run_raw_outputs(n, {&x})[0];
   ASSERT_EQ(y.size(), 32u);
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
@@ -372,7 +341,7 @@ TEST(IndexingSpaceToBatch, PaddedFormulaFixedPointAndRoundTrip) {
           }
   Node back{"BatchToSpace", "b2s", {out}, {in},
             {u32_tensor_param("block_size", {2}, {2, 2}), u32_tensor_param("crops", {2, 2}, {1, 0, 0, 2})}};
-  EXPECT_EQ(run_raw(back, {&y})[0], x);
+  EXPECT_EQ(run_raw_outputs(back, {&y})[0], x);
 }
 
 TEST(IndexingSpaceToBatch, Refusals) {

@@ -7,20 +7,6 @@
 namespace opstest {
 namespace {
 
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
-  return v;
-}
-
 // Prepares (must succeed) and runs a one-input, one-output node on raw bytes.
 std::vector<uint8_t> run1(const Node& n, const std::vector<uint8_t>& x) {
   std::unique_ptr<OpKernel> k;

@@ -9,37 +9,6 @@ namespace {
 
 // ---- raw (any dtype) driving ----
 
-template <typename T>
-std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
-  return v;
-}
-
-// Prepares `n` (must succeed), runs it on raw input buffers, returns every
-// output's bytes.
-std::vector<std::vector<uint8_t>> run_raw(const Node& n, const std::vector<const std::vector<uint8_t>*>& ins) {
-  std::unique_ptr<OpKernel> k;
-  Status s = n.prepare(&k);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok()) return {};
-  std::vector<const void*> in_ptrs;
-  for (const auto* v : ins) in_ptrs.push_back(v->data());
-  std::vector<std::vector<uint8_t>> outs;
-  std::vector<void*> out_ptrs;
-  for (const TensorDesc& t : n.outputs) outs.emplace_back(t.num_bytes(), 0xAB);
-  for (auto& o : outs) out_ptrs.push_back(o.data());
-  k->run(in_ptrs, out_ptrs);
-  return outs;
-}
-
 TensorDesc u8q(std::vector<uint32_t> dims, float scale, int32_t offset) {
   TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
   t.quant.present = true;
@@ -86,7 +55,7 @@ void check_transpose_rank3(uint32_t dt) {
   }
   Node n{"Transpose", "t", {in}, {out}, {u32_tensor_param("perm", {3}, {2, 0, 1})}};
   std::vector<uint8_t> x = bytes_of(iota_vec<T>(24));
-  std::vector<T> y = as<T>(run_raw(n, {&x})[0]);
+  std::vector<T> y = as<T>(run_raw_outputs(n, {&x})[0]);
   std::vector<T> want;
   for (int a = 0; a < 4; ++a)
     for (int b = 0; b < 2; ++b)
@@ -136,7 +105,7 @@ TEST(Concat, HandComputedFloat) {
 TEST(Concat, Int32Axis1) {
   Node n{"Concat", "c", {i32({2, 1}), i32({2, 2})}, {i32({2, 3})}, {u32_param("axis", 1)}};
   std::vector<uint8_t> a = bytes_of(std::vector<int32_t>{-1, -2}), b = bytes_of(std::vector<int32_t>{10, 11, 20, 21});
-  EXPECT_EQ(as<int32_t>(run_raw(n, {&a, &b})[0]), (std::vector<int32_t>{-1, 10, 11, -2, 20, 21}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&a, &b})[0]), (std::vector<int32_t>{-1, 10, 11, -2, 20, 21}));
 }
 
 TEST(Concat, DifferentEncodingsRequantizeToOutput) {
@@ -151,13 +120,13 @@ TEST(Concat, DifferentEncodingsRequantizeToOutput) {
   // in2: exactly out's encoding: copied bit for bit: 7 -> 7.
   Node n{"Concat", "c", {u8q({3}, 0.5f, 0), u8q({5}, 0.25f, -128), u8q({1}, 0.5f, -20)}, {u8q({9}, 0.5f, -20)}, {}};
   std::vector<uint8_t> a{0, 10, 255}, b{128, 132, 0, 129, 131}, c{7};
-  EXPECT_EQ(run_raw(n, {&a, &b, &c})[0], (std::vector<uint8_t>{20, 30, 255, 20, 22, 0, 20, 22, 7}));
+  EXPECT_EQ(run_raw_outputs(n, {&a, &b, &c})[0], (std::vector<uint8_t>{20, 30, 255, 20, 22, 0, 20, 22, 7}));
 }
 
 TEST(Concat, SameEncodingUfixed8CopiesBytes) {
   Node n{"Concat", "c", {u8q({1, 2}, 0.3f, 5), u8q({1, 2}, 0.3f, 5)}, {u8q({2, 2}, 0.3f, 5)}, {u32_param("axis", 0)}};
   std::vector<uint8_t> a{0, 255}, b{17, 128};
-  EXPECT_EQ(run_raw(n, {&a, &b})[0], (std::vector<uint8_t>{0, 255, 17, 128}));
+  EXPECT_EQ(run_raw_outputs(n, {&a, &b})[0], (std::vector<uint8_t>{0, 255, 17, 128}));
 }
 
 TEST(Concat, Rules) {
@@ -182,7 +151,7 @@ TEST(Split, HandComputedFloat) {
   Node n{"Split", "s", {f32({6})}, {f32({2}), f32({3}), f32({1})},
          {u32_param("axis", 0), u32_tensor_param("split_index", {2}, {2, 5})}};
   std::vector<uint8_t> x = bytes_of(std::vector<float>{0, 1, 2, 3, 4, 5});
-  auto outs = run_raw(n, {&x});
+  auto outs = run_raw_outputs(n, {&x});
   ASSERT_EQ(outs.size(), 3u);
   EXPECT_EQ(as<float>(outs[0]), (std::vector<float>{0, 1}));
   EXPECT_EQ(as<float>(outs[1]), (std::vector<float>{2, 3, 4}));
@@ -197,12 +166,12 @@ TEST(Split, Ufixed8AndInt32Axis1) {
     Node n{"Split", "s", {in}, {o0, o1}, {u32_param("axis", 1), u32_tensor_param("split_index", {1}, {1})}};
     if (dt == dtype::kUfixed8) {
       std::vector<uint8_t> x = iota_vec<uint8_t>(8);
-      auto outs = run_raw(n, {&x});
+      auto outs = run_raw_outputs(n, {&x});
       EXPECT_EQ(outs[0], (std::vector<uint8_t>{0, 4}));
       EXPECT_EQ(outs[1], (std::vector<uint8_t>{1, 2, 3, 5, 6, 7}));
     } else {
       std::vector<uint8_t> x = bytes_of(iota_vec<int32_t>(8, -100));
-      auto outs = run_raw(n, {&x});
+      auto outs = run_raw_outputs(n, {&x});
       EXPECT_EQ(as<int32_t>(outs[0]), (std::vector<int32_t>{-100, -96}));
       EXPECT_EQ(as<int32_t>(outs[1]), (std::vector<int32_t>{-99, -98, -97, -95, -94, -93}));
     }
@@ -215,7 +184,7 @@ TEST(Split, OutputWithOtherEncodingIsRequantized) {
   Node n{"Split", "s", {u8q({4}, 1.0f, 0)}, {u8q({1}, 1.0f, 0), u8q({3}, 2.0f, -1)},
          {u32_param("axis", 0), u32_tensor_param("split_index", {1}, {1})}};
   std::vector<uint8_t> x{9, 3, 5, 8};
-  auto outs = run_raw(n, {&x});
+  auto outs = run_raw_outputs(n, {&x});
   EXPECT_EQ(outs[0], (std::vector<uint8_t>{9}));
   EXPECT_EQ(outs[1], (std::vector<uint8_t>{3, 3, 5}));
 }
@@ -298,10 +267,10 @@ TEST(StridedSlice, ShrinkAndNewAxesOnUfixed8AndInt32) {
            {ranges_p({0, 0, 1, -2, 0, 1, 3, 0, -2}), u32_param("new_axes_mask", 1), u32_param("shrink_axes", 2)}};
     if (dt == dtype::kUfixed8) {
       std::vector<uint8_t> x = iota_vec<uint8_t>(12);
-      EXPECT_EQ(run_raw(n, {&x})[0], (std::vector<uint8_t>{7, 5}));
+      EXPECT_EQ(run_raw_outputs(n, {&x})[0], (std::vector<uint8_t>{7, 5}));
     } else {
       std::vector<uint8_t> x = bytes_of(iota_vec<int32_t>(12, -6));
-      EXPECT_EQ(as<int32_t>(run_raw(n, {&x})[0]), (std::vector<int32_t>{1, -1}));
+      EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&x})[0]), (std::vector<int32_t>{1, -1}));
     }
   }
 }
@@ -316,7 +285,7 @@ TEST(StridedSlice, Rank3AgainstIndexArithmetic) {
   for (int a : {2, 1, 0})
     for (int b : {0, 3})
       for (int c : {1, 3}) want.push_back(a * 20 + b * 5 + c);
-  EXPECT_EQ(as<int32_t>(run_raw(n, {&x})[0]), want);
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&x})[0]), want);
 }
 
 TEST(StridedSlice, Rules) {
@@ -366,10 +335,10 @@ TEST(Gather, NegativeAxisIndexTensorUfixed8AndInt32) {
     std::vector<uint8_t> idx = bytes_of(std::vector<uint32_t>{1, 0});
     if (dt == dtype::kUfixed8) {
       std::vector<uint8_t> x = iota_vec<uint8_t>(6, 100);
-      EXPECT_EQ(run_raw(n, {&x, &idx})[0], (std::vector<uint8_t>{101, 100, 103, 102, 105, 104}));
+      EXPECT_EQ(run_raw_outputs(n, {&x, &idx})[0], (std::vector<uint8_t>{101, 100, 103, 102, 105, 104}));
     } else {
       std::vector<uint8_t> x = bytes_of(iota_vec<int32_t>(6, -3));
-      EXPECT_EQ(as<int32_t>(run_raw(n, {&x, &idx})[0]), (std::vector<int32_t>{-2, -3, 0, -1, 2, 1}));
+      EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&x, &idx})[0]), (std::vector<int32_t>{-2, -3, 0, -1, 2, 1}));
     }
   }
 }
@@ -379,7 +348,7 @@ TEST(Gather, OutOfRangeRuntimeIndicesClamp) {
   Node n{"Gather", "g", {i32({3}), i32({3})}, {i32({3})}, {axis_i32(0)}};
   std::vector<uint8_t> x = bytes_of(std::vector<int32_t>{10, 20, 30});
   std::vector<uint8_t> idx = bytes_of(std::vector<int32_t>{5, -7, -3});
-  EXPECT_EQ(as<int32_t>(run_raw(n, {&x, &idx})[0]), (std::vector<int32_t>{30, 10, 10}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&x, &idx})[0]), (std::vector<int32_t>{30, 10, 10}));
 }
 
 TEST(Gather, Rules) {
@@ -433,7 +402,7 @@ TEST(Pad, Ufixed8ConstantQuantizedWithInputEncoding) {
     Node n{"Pad", "p", {u8q({2}, 0.5f, -10)}, {u8q({3}, 0.5f, -10)}, pad_params(0, {1, 2}, {0, 1})};
     n.params.push_back(f32_param("pad_constant_value", value));
     std::vector<uint8_t> x{200, 201};
-    EXPECT_EQ(run_raw(n, {&x})[0], (std::vector<uint8_t>{200, 201, static_cast<uint8_t>(q)})) << value;
+    EXPECT_EQ(run_raw_outputs(n, {&x})[0], (std::vector<uint8_t>{200, 201, static_cast<uint8_t>(q)})) << value;
   }
 }
 
@@ -442,12 +411,12 @@ TEST(Pad, Int32ReflectRank2AndConstant) {
   //   rows 0, 1, then row 0 again (reflect of row 2 = row 0 for dim 2).
   Node n{"Pad", "p", {i32({2, 3})}, {i32({3, 5})}, pad_params(2, {2, 2}, {0, 1, 1, 1})};
   std::vector<uint8_t> x = bytes_of(iota_vec<int32_t>(6));
-  EXPECT_EQ(as<int32_t>(run_raw(n, {&x})[0]),
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(n, {&x})[0]),
             (std::vector<int32_t>{1, 0, 1, 2, 1, 4, 3, 4, 5, 4, 1, 0, 1, 2, 1}));
   Node c{"Pad", "p", {i32({1})}, {i32({2})}, pad_params(0, {1, 2}, {1, 0})};
   c.params.push_back(scalar_param("pad_constant_value", dtype::kInt32, -5));
   std::vector<uint8_t> one = bytes_of(std::vector<int32_t>{42});
-  EXPECT_EQ(as<int32_t>(run_raw(c, {&one})[0]), (std::vector<int32_t>{-5, 42}));
+  EXPECT_EQ(as<int32_t>(run_raw_outputs(c, {&one})[0]), (std::vector<int32_t>{-5, 42}));
 }
 
 TEST(Pad, Rules) {

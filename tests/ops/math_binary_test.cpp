@@ -26,13 +26,6 @@ std::vector<uint8_t> bytes(const std::vector<T>& v) {
   return b;
 }
 
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  if (!v.empty()) std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
-
 // Prepares `n` (must succeed), runs it once on raw buffers, returns out[0]'s
 // bytes. For BOOL_8 outputs and quantized / half tensors, which Node::run
 // (float in, float out) cannot express.

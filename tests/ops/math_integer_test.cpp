@@ -25,13 +25,6 @@ std::vector<uint8_t> bytes(const std::vector<T>& v) {
   return b;
 }
 
-template <typename T>
-std::vector<T> as(const std::vector<uint8_t>& b) {
-  std::vector<T> v(b.size() / sizeof(T));
-  if (!v.empty()) std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
-
 // Prepares `n` (must succeed), runs it once on raw buffers, returns out[0]'s
 // bytes.
 std::vector<uint8_t> run_raw(const Node& n, const std::vector<std::vector<uint8_t>>& ins) {

@@ -105,6 +105,42 @@ struct Node {
   }
 };
 
+// ---- raw driving, for data types Node::run (float in, float out) cannot
+// express: buffers as bytes ----
+
+template <typename T>
+std::vector<uint8_t> bytes_of(const std::vector<T>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(T));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+
+template <typename T>
+std::vector<T> as(const std::vector<uint8_t>& b) {
+  std::vector<T> v(b.size() / sizeof(T));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(T));
+  return v;
+}
+
+// Prepares `n` (must succeed), runs it on raw input buffers, returns every
+// output's bytes (pre-filled with 0xAB so untouched bytes show; empty
+// buffers, one per output, when the prepare fails).
+inline std::vector<std::vector<uint8_t>> run_raw_outputs(const Node& n,
+                                                         const std::vector<const std::vector<uint8_t>*>& ins) {
+  std::unique_ptr<OpKernel> k;
+  Status s = n.prepare(&k);
+  EXPECT_TRUE(s.ok()) << s.message;
+  if (!s.ok()) return std::vector<std::vector<uint8_t>>(n.outputs.size());
+  std::vector<const void*> in_ptrs;
+  for (const auto* v : ins) in_ptrs.push_back(v->data());
+  std::vector<std::vector<uint8_t>> outs;
+  std::vector<void*> out_ptrs;
+  for (const TensorDesc& t : n.outputs) outs.emplace_back(t.num_bytes(), 0xAB);
+  for (auto& o : outs) out_ptrs.push_back(o.data());
+  k->run(in_ptrs, out_ptrs);
+  return outs;
+}
+
 inline std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -1.0f, float hi = 1.0f) {
   std::uniform_real_distribution<float> dist(lo, hi);
   std::vector<float> v(n);

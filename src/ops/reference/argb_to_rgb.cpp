@@ -17,31 +17,22 @@ constexpr uint32_t kArgb = 0, kRgba = 1;
 
 class ArgbToRgbKernel final : public OpKernel {
  public:
-  ArgbToRgbKernel(size_t pixels, size_t elem, std::array<size_t, 3> src, bool requant, const TensorDesc& moved,
-                  const TensorDesc& out)
-      : pixels_(pixels), elem_(elem), src_(src), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+  ArgbToRgbKernel(size_t pixels, size_t elem, std::array<size_t, 3> src, RequantizedOutput output)
+      : pixels_(pixels), elem_(elem), src_(src), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* x = static_cast<const uint8_t*>(in[0]);
-    auto* y = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* y = output_.target(out[0]);
     for (size_t p = 0; p < pixels_; ++p) {
       for (size_t c = 0; c < 3; ++c) std::memcpy(y + (p * 3 + c) * elem_, x + (p * 4 + src_[c]) * elem_, elem_);
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   size_t pixels_, elem_;
   std::array<size_t, 3> src_;  // input channel of output channel c
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -50,10 +41,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = params.check_names({"input_order", "reverse_output"}); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "input")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, "input"), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_moved_io(node, "input", &requant); !s.ok()) return s;
   uint32_t order = kArgb;
   if (Status s = params.u32_scalar("input_order", kArgb, &order); !s.ok()) return s;
   if (order != kArgb && order != kRgba) {
@@ -74,7 +63,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     std::array<size_t, 3> src{first, first + 1, first + 2};
     if (reverse) std::swap(src[0], src[2]);
     *kernel = std::make_unique<ArgbToRgbKernel>(size_t{x.dims[0]} * x.dims[1] * x.dims[2],
-                                                dtype::element_size(x.dtype), src, requant, retyped(y, x), y);
+                                                dtype::element_size(x.dtype), src, RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }

@@ -21,31 +21,23 @@ constexpr size_t kMaxRank = 5;  // HTP: rank <= 5
 
 class BatchPermutationKernel final : public OpKernel {
  public:
-  BatchPermutationKernel(size_t n, size_t row_bytes, bool is_signed, bool requant, const TensorDesc& moved,
-                         const TensorDesc& out)
-      : n_(n), row_bytes_(row_bytes), signed_(is_signed), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+  BatchPermutationKernel(size_t n, size_t row_bytes, bool is_signed, RequantizedOutput output)
+      : n_(n), row_bytes_(row_bytes), signed_(is_signed), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     for (size_t i = 0; i < n_; ++i) {
       const size_t k = clamp_index(read_index(in[1], signed_, i), static_cast<int64_t>(n_));
       std::memcpy(dst + i * row_bytes_, src + k * row_bytes_, row_bytes_);
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   size_t n_, row_bytes_;
-  bool signed_, requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  bool signed_;
+  RequantizedOutput output_;
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -54,11 +46,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& idx = node.inputs[1];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_gather_io(node, &requant); !s.ok()) return s;
   if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok()) return s;
   const uint32_t n = x.dims[0];
   if (idx.dims.size() != 1 || idx.dims[0] != n) {
@@ -73,8 +62,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
   if (kernel) {
     const size_t row_bytes = product(x.dims, 1, x.dims.size()) * dtype::element_size(x.dtype);
-    *kernel = std::make_unique<BatchPermutationKernel>(n, row_bytes, idx.dtype == dtype::kInt32, requant,
-                                                       retyped(y, x), y);
+    *kernel = std::make_unique<BatchPermutationKernel>(n, row_bytes, idx.dtype == dtype::kInt32,
+                                                       RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }

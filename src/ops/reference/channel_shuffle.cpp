@@ -49,9 +49,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
             const size_t dst = (o * c + k * groups + g) * inner + i;
             route.element[dst] = static_cast<uint32_t>((o * c + g * per_group + k) * inner + i);
           }
-    std::vector<MoveRoute> routes;
-    routes.push_back(std::move(route));
-    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(routes));
+    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(route));
   }
   return Status::Ok();
 }

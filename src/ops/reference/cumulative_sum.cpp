@@ -67,20 +67,11 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = params.bool_scalar("exclusive", false, &exclusive); !s.ok()) return s;
   if (Status s = params.bool_scalar("reverse", false, &reverse); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
-  std::unique_ptr<OpKernel> k;
-  const bool known = dispatch_numeric(x.dtype, [&](auto t) {
+  return make_numeric_kernel(node, x.dtype, "in[0]", kernel, [&](auto t) -> std::unique_ptr<OpKernel> {
     using T = decltype(t);
-    if (kernel) {
-      k = std::make_unique<CumSumKernel<T>>(product(x.dims, 0, axis), x.dims[axis], product(x.dims, axis + 1, rank),
-                                            exclusive, reverse);
-    }
+    return std::make_unique<CumSumKernel<T>>(product(x.dims, 0, axis), x.dims[axis],
+                                             product(x.dims, axis + 1, rank), exclusive, reverse);
   });
-  if (!known) {
-    return unsupported(node, "in[0] data type ", dtype::name(x.dtype),
-                       " is not supported (FLOAT_32, FLOAT_16, fixed point or a plain integer type)");
-  }
-  if (kernel) *kernel = std::move(k);
-  return Status::Ok();
 }
 
 }  // namespace

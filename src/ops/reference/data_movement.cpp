@@ -83,6 +83,14 @@ Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::st
                  dtype::name(from.dtype), " as ", from_label, " (data movement does not convert integer types)");
 }
 
+Status check_moved_io(const NodeDesc& node, std::string_view in_role, bool* requantize) {
+  const TensorDesc& x = node.inputs[0];
+  const TensorDesc& y = node.outputs[0];
+  if (Status s = check_generic_tensor(node, x, in_label(0, in_role)); !s.ok()) return s;
+  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
+  return check_movable(node, x, in_label(0, in_role), y, out_label(0), requantize);
+}
+
 void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch) {
   quant::to_float(from, src, scratch);
   quant::from_float(to, scratch, dst);
@@ -94,6 +102,14 @@ TensorDesc retyped(const TensorDesc& shape_of, const TensorDesc& type_of) {
   t.quant = type_of.quant;
   t.dims = shape_of.dims;
   return t;
+}
+
+RequantizedOutput::RequantizedOutput(bool requant, const TensorDesc& source, const TensorDesc& out)
+    : requant_(requant), moved_(retyped(out, source)), out_(out) {
+  if (requant_) {
+    bytes_.resize(moved_.num_bytes());
+    floats_.resize(moved_.num_elements());
+  }
 }
 
 }  // namespace openhtp::ops::detail

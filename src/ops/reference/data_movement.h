@@ -4,7 +4,10 @@
 // explained at the top of data_movement.cpp.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ops/op.h"
 
@@ -21,10 +24,37 @@ Status check_generic_tensor(const NodeDesc& node, const TensorDesc& t, const std
 // (*requantize = true); integer/bool types must match exactly.
 Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::string& from_label,
                      const TensorDesc& to, const std::string& to_label, bool* requantize);
+// in[0] and out[0] of a one-input data-movement op (in[0] labelled with
+// `in_role`): check_generic_tensor on both, then check_movable between them.
+Status check_moved_io(const NodeDesc& node, std::string_view in_role, bool* requantize);
 // from's elements at src -> to's type and encoding at dst; scratch holds
 // from.num_elements() floats.
 void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch);
 // A description with shape_of's dims and type_of's type and encoding.
 TensorDesc retyped(const TensorDesc& shape_of, const TensorDesc& type_of);
+
+// The output side of a kernel that moves source elements into out: with
+// `requant` false (check_movable said bit for bit) the elements go straight
+// into out; otherwise they are staged in the source's type (out's dims) and
+// finish() requantizes the whole staged tensor into out's type and encoding.
+// Owns the staging buffers, sized once at prepare.
+class RequantizedOutput {
+ public:
+  RequantizedOutput(bool requant, const TensorDesc& source, const TensorDesc& out);
+
+  // Where the moved bytes go for output buffer `out`.
+  uint8_t* target(void* out) { return requant_ ? bytes_.data() : static_cast<uint8_t*>(out); }
+  // After the move: requantizes the staged bytes into `out` (nothing when
+  // the move was bit for bit).
+  void finish(void* out) {
+    if (requant_) requantize(moved_, out_, bytes_.data(), out, floats_.data());
+  }
+
+ private:
+  bool requant_;
+  TensorDesc moved_, out_;  // out's dims in the source's type; out itself
+  std::vector<uint8_t> bytes_;
+  std::vector<float> floats_;
+};
 
 }  // namespace openhtp::ops::detail

@@ -30,15 +30,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const TensorDesc& y = node.outputs[0];
   if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
   if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
-  if (x.dims.size() != 4) {
-    return invalid(node, "in[0] rank is ", x.dims.size(), ", expected 4 ([N,H,W,C], channel last)");
-  }
-  const uint32_t block_dims[] = {2};
   std::vector<uint32_t> block;
-  if (Status s = params.u32_tensor("block_size", block_dims, {}, &block); !s.ok()) return s;
-  if (block[0] == 0 || block[1] == 0) {
-    return invalid(node, "parameter 'block_size' is ", dims_str(block), ", expected both elements >= 1");
-  }
+  if (Status s = read_nhwc_block(node, &block); !s.ok()) return s;
   uint32_t mode = 0;
   if (Status s = params.u32_scalar("mode", 0u, &mode); !s.ok()) return s;
   if (mode > 1) return invalid(node, "parameter 'mode' is ", mode, ", expected 0 (DCR) or 1 (CRD)");
@@ -91,9 +84,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
                   route.element[d_off] = static_cast<uint32_t>(s_off);
                 }
               }
-    std::vector<MoveRoute> routes;
-    routes.push_back(std::move(route));
-    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(routes));
+    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(route));
   }
   return Status::Ok();
 }

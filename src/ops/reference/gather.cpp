@@ -6,11 +6,11 @@
 // run() cannot fail, so an index still outside [0, dim-1] after wrapping is
 // clamped into it (it then reads the first or last slice) instead of reading
 // out of bounds. Static indices are checked at prepare time instead.
-#include <algorithm>
 #include <cstring>
 
 #include "ops/op_defs.h"
 #include "ops/reference/data_movement.h"
+#include "ops/reference/indexing_util.h"
 #include "ops/param_reader.h"
 #include "ops/shape.h"
 #include "ops/validate.h"
@@ -21,47 +21,31 @@ namespace {
 
 constexpr size_t kMaxRank = 5;
 
-// Index element i as a position along a dim of size `dim`: wrapped once if
-// negative, then clamped.
-size_t index_at(const void* indices, bool is_signed, size_t i, int64_t dim) {
-  int64_t v = is_signed ? int64_t{static_cast<const int32_t*>(indices)[i]}
-                        : int64_t{static_cast<const uint32_t*>(indices)[i]};
-  if (v < 0) v += dim;
-  return static_cast<size_t>(std::clamp<int64_t>(v, 0, dim - 1));
-}
-
 class GatherKernel final : public OpKernel {
  public:
   GatherKernel(size_t outer, size_t dim, size_t num_indices, size_t inner_bytes, bool signed_indices,
-               bool requant, const TensorDesc& moved, const TensorDesc& out)
+               RequantizedOutput output)
       : outer_(outer), dim_(dim), num_indices_(num_indices), inner_bytes_(inner_bytes),
-        signed_(signed_indices), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+        signed_(signed_indices), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     for (size_t o = 0; o < outer_; ++o) {
       const uint8_t* table = src + o * dim_ * inner_bytes_;
       for (size_t j = 0; j < num_indices_; ++j) {
-        const size_t k = index_at(in[1], signed_, j, static_cast<int64_t>(dim_));
+        const size_t k = clamp_index(read_index(in[1], signed_, j), static_cast<int64_t>(dim_));
         std::memcpy(dst, table + k * inner_bytes_, inner_bytes_);
         dst += inner_bytes_;
       }
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   size_t outer_, dim_, num_indices_, inner_bytes_;
-  bool signed_, requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  bool signed_;
+  RequantizedOutput output_;
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -106,8 +90,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const bool is_signed = idx.dtype == dtype::kInt32;
   if (idx.static_data != nullptr) {
     for (size_t i = 0; i < idx.num_elements(); ++i) {
-      const int64_t v = is_signed ? int64_t{static_cast<const int32_t*>(idx.static_data)[i]}
-                                  : int64_t{static_cast<const uint32_t*>(idx.static_data)[i]};
+      const int64_t v = read_index(idx.static_data, is_signed, i);
       if (v < -dim || v >= dim) {
         return invalid(node, "in[1] (indices) element ", i, " is ", v, ", expected in [", -dim, ", ", dim - 1,
                        "] for axis ", a, " of size ", dim);
@@ -118,7 +101,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (kernel) {
     const size_t inner_bytes = product(x.dims, a + 1, x.dims.size()) * dtype::element_size(x.dtype);
     *kernel = std::make_unique<GatherKernel>(product(x.dims, 0, a), static_cast<size_t>(dim), idx.num_elements(),
-                                             inner_bytes, is_signed, requant, retyped(y, x), y);
+                                             inner_bytes, is_signed, RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }

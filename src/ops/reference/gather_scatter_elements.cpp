@@ -85,30 +85,21 @@ Status plan_walk(const NodeDesc& node, const TensorDesc& x, const TensorDesc& id
 
 class GatherElementsKernel final : public OpKernel {
  public:
-  GatherElementsKernel(ElementWalk walk, bool is_signed, size_t elem, bool requant, const TensorDesc& moved,
-                       const TensorDesc& out)
-      : walk_(std::move(walk)), signed_(is_signed), elem_(elem), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+  GatherElementsKernel(ElementWalk walk, bool is_signed, size_t elem, RequantizedOutput output)
+      : walk_(std::move(walk)), signed_(is_signed), elem_(elem), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     walk_.for_each(in[1], signed_, [&](size_t o, size_t s) { std::memcpy(dst + o * elem_, src + s * elem_, elem_); });
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   ElementWalk walk_;
   bool signed_;
   size_t elem_;
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 Status prepare_gather(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -117,17 +108,14 @@ Status prepare_gather(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& idx = node.inputs[1];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_gather_io(node, &requant); !s.ok()) return s;
   ElementWalk walk;
   if (Status s = plan_walk(node, x, idx, &walk); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, idx.dims); !s.ok()) return s;
   if (kernel) {
     *kernel = std::make_unique<GatherElementsKernel>(std::move(walk), idx.dtype == dtype::kInt32,
-                                                     dtype::element_size(x.dtype), requant, retyped(y, x), y);
+                                                     dtype::element_size(x.dtype), RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }
@@ -158,15 +146,7 @@ Status prepare_scatter(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) 
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& idx = node.inputs[1];
   const TensorDesc& upd = node.inputs[2];
-  const TensorDesc& y = node.outputs[0];
-  if (Status s = check_plain_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
-  if (Status s = check_plain_tensor(node, upd, in_label(2, "updates")); !s.ok()) return s;
-  if (Status s = check_plain_tensor(node, y, out_label(0)); !s.ok()) return s;
-  if (upd.dtype != x.dtype || y.dtype != x.dtype) {
-    return invalid(node, "in[2] (updates) and out[0] data types are ", dtype::name(upd.dtype), " and ",
-                   dtype::name(y.dtype), ", expected in[0]'s ", dtype::name(x.dtype));
-  }
+  if (Status s = check_scatter_io(node); !s.ok()) return s;
   ElementWalk walk;
   if (Status s = plan_walk(node, x, idx, &walk); !s.ok()) return s;
   if (upd.dims != idx.dims) {
@@ -176,18 +156,11 @@ Status prepare_scatter(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) 
   if (Status s = ParamReader(node).u32_scalar("reduction", 0u, &r); !s.ok()) return s;
   if (r > 3) return invalid(node, "parameter 'reduction' is ", r, ", expected 0 (NONE), 1 (ADD), 2 (MUL) or 3 (MAX)");
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
-  std::unique_ptr<OpKernel> k;
   const bool is_signed = idx.dtype == dtype::kInt32;
-  const bool known = dispatch_numeric(x.dtype, [&](auto t) {
+  return make_numeric_kernel(node, x.dtype, "in[0]", kernel, [&](auto t) -> std::unique_ptr<OpKernel> {
     using T = decltype(t);
-    if (kernel) k = std::make_unique<ScatterElementsKernel<T>>(std::move(walk), is_signed, Reduction{r}, x.num_elements());
+    return std::make_unique<ScatterElementsKernel<T>>(std::move(walk), is_signed, Reduction{r}, x.num_elements());
   });
-  if (!known) {
-    return unsupported(node, "in[0] data type ", dtype::name(x.dtype),
-                       " is not supported (FLOAT_32, FLOAT_16, fixed point or a plain integer type)");
-  }
-  if (kernel) *kernel = std::move(k);
-  return Status::Ok();
 }
 
 }  // namespace

@@ -90,32 +90,24 @@ Status plan_nd(const NodeDesc& node, const TensorDesc& x, const TensorDesc& idx,
 
 class GatherNdKernel final : public OpKernel {
  public:
-  GatherNdKernel(NdPlan plan, size_t elem, bool requant, const TensorDesc& moved, const TensorDesc& out)
-      : plan_(std::move(plan)), elem_(elem), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+  GatherNdKernel(NdPlan plan, size_t elem, RequantizedOutput output)
+      : plan_(std::move(plan)), elem_(elem), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     const size_t slice_bytes = plan_.slice_elems * elem_;
     const size_t n = plan_.batches * plan_.tuples_per_batch;
     for (size_t t = 0; t < n; ++t) {
       std::memcpy(dst + t * slice_bytes, src + plan_.slice_offset(in[1], t) * elem_, slice_bytes);
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   NdPlan plan_;
   size_t elem_;
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 Status prepare_gather(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -125,11 +117,8 @@ Status prepare_gather(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& idx = node.inputs[1];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_gather_io(node, &requant); !s.ok()) return s;
   uint32_t b = 0;
   if (Status s = params.u32_scalar("batch_dims", 0u, &b); !s.ok()) return s;
   NdPlan plan;
@@ -137,8 +126,8 @@ Status prepare_gather(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = plan_nd(node, x, idx, b, &plan, &out_dims); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, out_dims); !s.ok()) return s;
   if (kernel) {
-    *kernel = std::make_unique<GatherNdKernel>(std::move(plan), dtype::element_size(x.dtype), requant,
-                                               retyped(y, x), y);
+    *kernel = std::make_unique<GatherNdKernel>(std::move(plan), dtype::element_size(x.dtype),
+                                               RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }
@@ -173,15 +162,7 @@ Status prepare_scatter(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) 
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& idx = node.inputs[1];
   const TensorDesc& upd = node.inputs[2];
-  const TensorDesc& y = node.outputs[0];
-  if (Status s = check_plain_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
-  if (Status s = check_plain_tensor(node, upd, in_label(2, "updates")); !s.ok()) return s;
-  if (Status s = check_plain_tensor(node, y, out_label(0)); !s.ok()) return s;
-  if (upd.dtype != x.dtype || y.dtype != x.dtype) {
-    return invalid(node, "in[2] (updates) and out[0] data types are ", dtype::name(upd.dtype), " and ",
-                   dtype::name(y.dtype), ", expected in[0]'s ", dtype::name(x.dtype));
-  }
+  if (Status s = check_scatter_io(node); !s.ok()) return s;
   uint32_t r = 0;
   if (Status s = params.u32_scalar("reduction", 0u, &r); !s.ok()) return s;
   if (r > 2) return invalid(node, "parameter 'reduction' is ", r, ", expected 0 (NONE), 1 (ADD) or 2 (MUL)");
@@ -193,17 +174,10 @@ Status prepare_scatter(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) 
                    " (in[1] dims without the last, then in[0] dims after the indexed ones)");
   }
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
-  std::unique_ptr<OpKernel> k;
-  const bool known = dispatch_numeric(x.dtype, [&](auto t) {
+  return make_numeric_kernel(node, x.dtype, "in[0]", kernel, [&](auto t) -> std::unique_ptr<OpKernel> {
     using T = decltype(t);
-    if (kernel) k = std::make_unique<ScatterNdKernel<T>>(std::move(plan), Reduction{r}, x.num_elements());
+    return std::make_unique<ScatterNdKernel<T>>(std::move(plan), Reduction{r}, x.num_elements());
   });
-  if (!known) {
-    return unsupported(node, "in[0] data type ", dtype::name(x.dtype),
-                       " is not supported (FLOAT_32, FLOAT_16, fixed point or a plain integer type)");
-  }
-  if (kernel) *kernel = std::move(k);
-  return Status::Ok();
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 // indexing family (indexing_util.h).
 #include "ops/reference/indexing_util.h"
 
-#include <algorithm>
 #include <cstring>
 
+#include "ops/param_reader.h"
 #include "ops/quant.h"
 #include "ops/reference/data_movement.h"
 #include "ops/shape.h"
@@ -17,20 +17,14 @@ namespace {
 class MoveKernel final : public OpKernel {
  public:
   MoveKernel(size_t elem, std::vector<MoveRoute> routes) : elem_(elem), routes_(std::move(routes)) {
-    size_t max_bytes = 0, max_floats = 0;
-    for (const MoveRoute& r : routes_) {
-      if (!r.requant) continue;
-      max_bytes = std::max(max_bytes, r.moved.num_bytes());
-      max_floats = std::max(max_floats, r.moved.num_elements());
-    }
-    bytes_.resize(max_bytes);
-    floats_.resize(max_floats);
+    outputs_.reserve(routes_.size());
+    for (const MoveRoute& r : routes_) outputs_.emplace_back(r.requant, r.moved, r.out);
   }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     for (size_t k = 0; k < routes_.size(); ++k) {
       const MoveRoute& r = routes_[k];
-      auto* dst = static_cast<uint8_t*>(r.requant ? bytes_.data() : out[k]);
+      uint8_t* dst = outputs_[k].target(out[k]);
       const size_t n = r.moved.num_elements();
       if (r.element.empty()) {
         std::memcpy(dst, in[0], n * elem_);
@@ -46,21 +40,39 @@ class MoveKernel final : public OpKernel {
           std::memcpy(dst + o * elem_, src + size_t{r.element[o]} * elem_, elem_);
         }
       }
-      if (r.requant) requantize(r.moved, r.out, bytes_.data(), out[k], floats_.data());
+      outputs_[k].finish(out[k]);
     }
   }
 
  private:
   size_t elem_;
   std::vector<MoveRoute> routes_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  std::vector<RequantizedOutput> outputs_;  // one per route (staging only where it requantizes)
 };
 
 }  // namespace
 
 std::unique_ptr<OpKernel> make_move_kernel(size_t elem_bytes, std::vector<MoveRoute> routes) {
   return std::make_unique<MoveKernel>(elem_bytes, std::move(routes));
+}
+
+std::unique_ptr<OpKernel> make_move_kernel(size_t elem_bytes, MoveRoute route) {
+  std::vector<MoveRoute> routes;
+  routes.push_back(std::move(route));
+  return make_move_kernel(elem_bytes, std::move(routes));
+}
+
+Status read_nhwc_block(const NodeDesc& node, std::vector<uint32_t>* block) {
+  const TensorDesc& x = node.inputs[0];
+  if (x.dims.size() != 4) {
+    return invalid(node, "in[0] rank is ", x.dims.size(), ", expected 4 ([N,H,W,C], channel last)");
+  }
+  const uint32_t block_dims[] = {2};
+  if (Status s = ParamReader(node).u32_tensor("block_size", block_dims, {}, block); !s.ok()) return s;
+  if ((*block)[0] == 0 || (*block)[1] == 0) {
+    return invalid(node, "parameter 'block_size' is ", dims_str(*block), ", expected both elements >= 1");
+  }
+  return Status::Ok();
 }
 
 Status route_from_input0(const NodeDesc& node, size_t k, std::vector<uint32_t> element, MoveRoute* route) {
@@ -86,6 +98,32 @@ Status check_index_tensor(const NodeDesc& node, const TensorDesc& t, const std::
   if (Status s = check_plain_tensor(node, t, label); !s.ok()) return s;
   if (t.dtype != dtype::kInt32 && t.dtype != dtype::kUint32) {
     return invalid(node, label, " data type is ", dtype::name(t.dtype), ", expected INT_32 or UINT_32");
+  }
+  return Status::Ok();
+}
+
+Status check_gather_io(const NodeDesc& node, bool* requantize) {
+  const TensorDesc& x = node.inputs[0];
+  const TensorDesc& idx = node.inputs[1];
+  const TensorDesc& y = node.outputs[0];
+  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
+  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
+  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
+  return check_movable(node, x, in_label(0, ""), y, out_label(0), requantize);
+}
+
+Status check_scatter_io(const NodeDesc& node) {
+  const TensorDesc& x = node.inputs[0];
+  const TensorDesc& idx = node.inputs[1];
+  const TensorDesc& upd = node.inputs[2];
+  const TensorDesc& y = node.outputs[0];
+  if (Status s = check_plain_tensor(node, x, in_label(0, "")); !s.ok()) return s;
+  if (Status s = check_index_tensor(node, idx, in_label(1, "indices")); !s.ok()) return s;
+  if (Status s = check_plain_tensor(node, upd, in_label(2, "updates")); !s.ok()) return s;
+  if (Status s = check_plain_tensor(node, y, out_label(0)); !s.ok()) return s;
+  if (upd.dtype != x.dtype || y.dtype != x.dtype) {
+    return invalid(node, "in[2] (updates) and out[0] data types are ", dtype::name(upd.dtype), " and ",
+                   dtype::name(y.dtype), ", expected in[0]'s ", dtype::name(x.dtype));
   }
   return Status::Ok();
 }

@@ -1,6 +1,7 @@
 // Shared pieces of the indexing family (indexing_group.cpp): a data-movement
-// kernel driven by a table built at prepare, the readers for index tensors
-// and signed axis parameters, the scatter reductions and the element-type
+// kernel driven by a table built at prepare, the I/O checks of the gather and
+// scatter ops, the NHWC block_size reader, the readers for index tensors and
+// signed axis parameters, the scatter reductions and the element-type
 // dispatch of the arithmetic kernels.
 #pragma once
 
@@ -40,6 +41,12 @@ struct MoveRoute {
 // Pack, UnPack, SpaceToBatch and BatchToSpace: every output is a fixed rearrangement of the inputs, so
 // the whole op is the tables. elem_bytes is the moved type's element size.
 std::unique_ptr<OpKernel> make_move_kernel(size_t elem_bytes, std::vector<MoveRoute> routes);
+// The same for an op with one output.
+std::unique_ptr<OpKernel> make_move_kernel(size_t elem_bytes, MoveRoute route);
+
+// DepthToSpace/SpaceToDepth and SpaceToBatch/BatchToSpace: in[0] has rank 4
+// (NHWC) and `block_size` is a UINT_32 [2] (mandatory) with both elements >= 1.
+Status read_nhwc_block(const NodeDesc& node, std::vector<uint32_t>* block);
 
 // The route for out[k] of a one-input op: type and encoding rules of
 // data_movement.cpp between in[0] and out[k], with `element` as given.
@@ -51,6 +58,15 @@ std::vector<uint8_t> zero_element(const TensorDesc& t);
 
 // An index tensor: present, INT_32 or UINT_32, within the element limits.
 Status check_index_tensor(const NodeDesc& node, const TensorDesc& t, const std::string& label);
+
+// in[0] (data), in[1] (indices) and out[0] of a gathering op: in[0] and
+// out[0] as check_generic_tensor, in[1] as check_index_tensor, then
+// check_movable from in[0] to out[0].
+Status check_gather_io(const NodeDesc& node, bool* requantize);
+
+// in[0] (data), in[1] (indices), in[2] (updates) and out[0] of a scatter op:
+// plain tensors, an index tensor, and updates and out[0] of in[0]'s type.
+Status check_scatter_io(const NodeDesc& node);
 
 // Element i of an INT_32 (is_signed) or UINT_32 index buffer.
 inline int64_t read_index(const void* p, bool is_signed, size_t i) {
@@ -113,6 +129,24 @@ bool dispatch_numeric(uint32_t dt, Fn&& fn) {
     case dtype::kUint32: fn(uint32_t{}); return true;
     default: return false;
   }
+}
+
+// The kernel of an arithmetic indexing op for the element type of `dt`
+// (dispatch_numeric's types): *kernel = make(T{}) when kernel is non-null;
+// any other type is refused, naming `label` ("in[0]").
+template <typename Make>
+Status make_numeric_kernel(const NodeDesc& node, uint32_t dt, std::string_view label,
+                           std::unique_ptr<OpKernel>* kernel, Make&& make) {
+  std::unique_ptr<OpKernel> k;
+  const bool known = dispatch_numeric(dt, [&](auto t) {
+    if (kernel) k = make(t);
+  });
+  if (!known) {
+    return unsupported(node, label, " data type ", dtype::name(dt),
+                       " is not supported (FLOAT_32, FLOAT_16, fixed point or a plain integer type)");
+  }
+  if (kernel) *kernel = std::move(k);
+  return Status::Ok();
 }
 
 template <typename DimOf>

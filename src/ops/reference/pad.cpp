@@ -32,19 +32,13 @@ class PadKernel final : public OpKernel {
  public:
   // sources[k][p]: input index along axis k for output position p, or kPadded.
   PadKernel(std::vector<uint32_t> out_dims, std::vector<std::vector<int64_t>> sources,
-            std::vector<size_t> in_strides, size_t elem, std::vector<uint8_t> constant, bool requant,
-            const TensorDesc& moved, const TensorDesc& out)
+            std::vector<size_t> in_strides, size_t elem, std::vector<uint8_t> constant, RequantizedOutput output)
       : out_dims_(std::move(out_dims)), sources_(std::move(sources)), in_strides_(std::move(in_strides)),
-        elem_(elem), constant_(std::move(constant)), requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+        elem_(elem), constant_(std::move(constant)), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     const size_t rank = out_dims_.size();
     uint32_t idx[kMaxRank] = {};
     const size_t n = product(out_dims_, 0, rank);
@@ -65,7 +59,7 @@ class PadKernel final : public OpKernel {
         idx[k] = 0;
       }
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
@@ -74,10 +68,7 @@ class PadKernel final : public OpKernel {
   std::vector<size_t> in_strides_;
   size_t elem_;
   std::vector<uint8_t> constant_;
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 int64_t source_index(int64_t i, int64_t dim, uint32_t scheme) {
@@ -96,10 +87,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = params.check_names({"scheme", "pad_amount", "pad_constant_value"}); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_moved_io(node, "", &requant); !s.ok()) return s;
   if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
     return s;
   const size_t rank = x.dims.size();
@@ -152,8 +141,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     std::vector<uint8_t> bytes(dtype::element_size(x.dtype));
     quant::from_float(one, &constant, bytes.data());
     *kernel = std::make_unique<PadKernel>(out_dims, std::move(sources), row_major_strides(x.dims),
-                                          dtype::element_size(x.dtype), std::move(bytes), requant,
-                                          retyped(y, x), y);
+                                          dtype::element_size(x.dtype), std::move(bytes),
+                                          RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }

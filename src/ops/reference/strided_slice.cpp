@@ -36,18 +36,12 @@ struct AxisSlice {
 class StridedSliceKernel final : public OpKernel {
  public:
   StridedSliceKernel(std::vector<AxisSlice> axes, std::vector<size_t> in_strides, size_t elem,
-                     bool requant, const TensorDesc& moved, const TensorDesc& out)
-      : axes_(std::move(axes)), in_strides_(std::move(in_strides)), elem_(elem), requant_(requant),
-        moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+                     RequantizedOutput output)
+      : axes_(std::move(axes)), in_strides_(std::move(in_strides)), elem_(elem), output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     const size_t rank = axes_.size();
     // Odometer over the sliced (input-rank) index space; the output is that
     // space in row-major order (new and shrunk dims have size 1).
@@ -68,17 +62,14 @@ class StridedSliceKernel final : public OpKernel {
         idx[k] = 0;
       }
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   std::vector<AxisSlice> axes_;
   std::vector<size_t> in_strides_;
   size_t elem_;
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 Status read_ranges(const NodeDesc& node, std::vector<int32_t>* ranges, size_t* entries) {
@@ -133,10 +124,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_moved_io(node, "", &requant); !s.ok()) return s;
   if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
     return s;
   std::vector<int32_t> ranges;
@@ -199,7 +188,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
 
   if (kernel) {
     *kernel = std::make_unique<StridedSliceKernel>(std::move(axes), row_major_strides(x.dims),
-                                                   dtype::element_size(x.dtype), requant, retyped(y, x), y);
+                                                   dtype::element_size(x.dtype), RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }

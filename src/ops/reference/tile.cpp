@@ -58,9 +58,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
         idx[k] = 0;
       }
     }
-    std::vector<MoveRoute> routes;
-    routes.push_back(std::move(route));
-    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(routes));
+    *kernel = make_move_kernel(dtype::element_size(x.dtype), std::move(route));
   }
   return Status::Ok();
 }

@@ -18,18 +18,13 @@ constexpr size_t kMaxRank = 5;  // HTP: rank <= 5
 class TransposeKernel final : public OpKernel {
  public:
   TransposeKernel(std::vector<uint32_t> out_dims, std::vector<size_t> src_strides, size_t elem,
-                  bool requant, const TensorDesc& moved, const TensorDesc& out)
+                  RequantizedOutput output)
       : out_dims_(std::move(out_dims)), src_strides_(std::move(src_strides)), elem_(elem),
-        requant_(requant), moved_(moved), out_(out) {
-    if (requant_) {
-      bytes_.resize(moved_.num_bytes());
-      floats_.resize(moved_.num_elements());
-    }
-  }
+        output_(std::move(output)) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const auto* src = static_cast<const uint8_t*>(in[0]);
-    auto* dst = static_cast<uint8_t*>(requant_ ? bytes_.data() : out[0]);
+    uint8_t* dst = output_.target(out[0]);
     // Walk the output in row-major order with an odometer over its index;
     // the source offset follows from the permuted strides.
     const size_t rank = out_dims_.size();
@@ -47,17 +42,14 @@ class TransposeKernel final : public OpKernel {
         idx[k] = 0;
       }
     }
-    if (requant_) requantize(moved_, out_, bytes_.data(), out[0], floats_.data());
+    output_.finish(out[0]);
   }
 
  private:
   std::vector<uint32_t> out_dims_;
   std::vector<size_t> src_strides_;  // input stride of output axis k
   size_t elem_;
-  bool requant_;
-  TensorDesc moved_, out_;
-  std::vector<uint8_t> bytes_;
-  std::vector<float> floats_;
+  RequantizedOutput output_;
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
@@ -66,10 +58,8 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = params.check_names({"perm"}); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_generic_tensor(node, x, in_label(0, "")); !s.ok()) return s;
-  if (Status s = check_generic_tensor(node, y, out_label(0)); !s.ok()) return s;
   bool requant = false;
-  if (Status s = check_movable(node, x, in_label(0, ""), y, out_label(0), &requant); !s.ok()) return s;
+  if (Status s = check_moved_io(node, "", &requant); !s.ok()) return s;
   if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
     return s;
   const size_t rank = x.dims.size();
@@ -101,7 +91,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     std::vector<size_t> src_strides(rank);
     for (size_t i = 0; i < rank; ++i) src_strides[i] = in_strides[perm[i]];
     *kernel = std::make_unique<TransposeKernel>(out_dims, std::move(src_strides),
-                                                dtype::element_size(x.dtype), requant, retyped(y, x), y);
+                                                dtype::element_size(x.dtype), RequantizedOutput(requant, x, y));
   }
   return Status::Ok();
 }
