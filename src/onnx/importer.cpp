@@ -16,6 +16,10 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
                    std::string* error) {
   PreparedModel p;
   if (!model_from_proto(proto, &p.model, error, options.input_dims)) return false;
+  if (std::string why = unset_input_shape(proto, p.model); !why.empty()) {
+    *error = why;
+    return false;
+  }
   if (options.quantize && !options.keep_quant_nodes) {
     p.folded_qdq_pairs = fold_qdq_pairs(&p.model, &p.encoding_overrides);
     collect_qdq_weights(p.model, &p.qdq_weights);

@@ -416,4 +416,42 @@ bool infer_shapes(Model* model, std::string* error) {
   return true;
 }
 
+namespace {
+
+// "has no shape", or "has symbolic dimension 'batch' at axis 0, ...".
+std::string unset_dims_of(const onnx::TypeProto& type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape()) return "has no shape";
+  std::string what;
+  const auto& dims = type.tensor_type().shape().dim();
+  for (int i = 0; i < dims.size(); ++i) {
+    if (dims[i].has_dim_value() && dims[i].dim_value() >= 0) continue;
+    what += what.empty() ? "" : ", ";
+    what += dims[i].has_dim_param() ? "symbolic dimension '" + dims[i].dim_param() + "'" : std::string("unset dimension");
+    what += " at axis " + std::to_string(i);
+  }
+  return "has " + what;
+}
+
+// The shape with every unknown dimension as 1, comma-separated, as -d takes it.
+std::string suggested_dims(const ValueInfo& v) {
+  if (!v.has_shape || v.dims.empty()) return "D0,D1,...";
+  std::string s;
+  for (int64_t d : v.dims) s += (s.empty() ? "" : ",") + std::to_string(d >= 0 ? d : 1);
+  return s;
+}
+
+}  // namespace
+
+std::string unset_input_shape(const onnx::ModelProto& proto, const Model& model) {
+  for (const auto& in : proto.graph().input()) {
+    auto v = model.values.find(in.name());
+    if (model.is_constant(in.name()) || v == model.values.end() || v->second.is_static()) continue;
+    // QNN graphs have static shapes: say here which input and dimension, and
+    // the option that fixes it, rather than once per node that uses it.
+    return "graph input '" + in.name() + "' " + unset_dims_of(in.type()) + ": give its shape with -d " + in.name() +
+           " " + suggested_dims(v->second) + " (--input_dim)";
+  }
+  return "";
+}
+
 }  // namespace openhtp::onnx_import

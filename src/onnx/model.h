@@ -80,6 +80,12 @@ bool load_model_file(const std::string& path, onnx::ModelProto* out, std::string
 bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* error,
                       const std::map<std::string, std::vector<int64_t>>& input_dims = {});
 
+// The first graph input whose shape is not static (a symbolic or unset
+// dimension, or no shape) that -d did not give, described with the fix
+// ("graph input 'x' has symbolic dimension 'batch' at axis 0: give its shape
+// with -d x 1,3,224,224 (--input_dim)"); "" when every input is static.
+std::string unset_input_shape(const onnx::ModelProto& proto, const Model& model);
+
 // Runs ONNX shape inference (with data propagation) over the model as it is
 // now and refreshes `values`. Constants keep the shape of their data.
 bool infer_shapes(Model* model, std::string* error);

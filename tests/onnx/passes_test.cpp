@@ -233,14 +233,15 @@ TEST(OnnxConstantFolding, ShapeSubgraphFoldsIntoReshapeTarget) {
   EXPECT_EQ(p.model.info("y")->dims, (std::vector<int64_t>{2, 12}));
 }
 
-TEST(OnnxConstantFolding, ShapeOfDynamicDimensionIsNotFolded) {
+TEST(OnnxConstantFolding, ShapeOfADynamicDimensionNeedsDashDThenFolds) {
   PreparedModel p;
   std::string error;
-  ASSERT_TRUE(prepare_model(shape_subgraph_model(false), {}, &p, &error)) << error;
-  // Only the Constant node folds; Shape(x) depends on the unknown batch.
-  EXPECT_EQ(p.folded_constants, 1u);
-  EXPECT_EQ(p.model.nodes.size(), 5u);
-  // With the batch fixed (converter -d x 2,3,4) everything folds again.
+  // A QNN graph has static shapes: the unknown batch is refused at once,
+  // naming the fix, instead of failing later at every node that reads it.
+  ASSERT_FALSE(prepare_model(shape_subgraph_model(false), {}, &p, &error));
+  EXPECT_EQ(error, "graph input 'x' has symbolic dimension 'batch' at axis 0: give its shape with -d x 1,3,4 "
+                   "(--input_dim)");
+  // With the batch fixed (converter -d x 2,3,4) everything folds.
   ImportOptions o;
   o.input_dims["x"] = {2, 3, 4};
   ASSERT_TRUE(prepare_model(shape_subgraph_model(false), o, &p, &error)) << error;
@@ -620,6 +621,34 @@ TEST(OnnxLowering, PowOfFloatBaseAndIntegerExponentCastsTheExponent) {
   const QnnGraphDesc same = lower_pow(onnx_type::kInt32, onnx_type::kInt32);
   ASSERT_EQ(node_types(same), (std::vector<std::string>{QNN_OP_ELEMENT_WISE_BINARY}));
   EXPECT_EQ(same.nodes[0].inputs, (std::vector<std::string>{"x", "e"}));
+}
+
+}  // namespace
+
+namespace {
+
+// A graph input with a symbolic (or no) shape is refused at once, naming the
+// input, the axis and the option that fixes it; given with -d it imports.
+TEST(OnnxInputShapes, SymbolicDimensionNamesTheInputAndSuggestsDashD) {
+  ModelBuilder b;
+  b.input("x", {1, 3, 4, 4}).output("y", {1, 3, 4, 4});
+  b.node("Relu", "r", {"x"}, {"y"});
+  onnx::ModelProto proto = b.model();
+  auto* shape = proto.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_dim_param("batch");
+  PreparedModel prepared;
+  std::string error;
+  EXPECT_FALSE(prepare_model(proto, ImportOptions{}, &prepared, &error));
+  EXPECT_EQ(error, "graph input 'x' has symbolic dimension 'batch' at axis 0: give its shape with -d x 1,3,4,4 "
+                   "(--input_dim)");
+  ImportOptions given;
+  given.input_dims = {{"x", {1, 3, 4, 4}}};
+  error.clear();
+  EXPECT_TRUE(prepare_model(proto, given, &prepared, &error)) << error;
+
+  proto.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  EXPECT_FALSE(prepare_model(proto, ImportOptions{}, &prepared, &error));
+  EXPECT_EQ(error, "graph input 'x' has no shape: give its shape with -d x D0,D1,... (--input_dim)");
 }
 
 }  // namespace
