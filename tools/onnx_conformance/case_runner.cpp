@@ -139,7 +139,10 @@ CaseResult run_case(BackendSession& session, const std::string& dir) {
   onnx::ModelProto proto;
   std::string error;
   if (!load_model_file(dir + "/model.onnx", &proto, &error)) {
-    r.reason = error;
+    // A model that cannot be read is a failure with its reason, never a
+    // skip: skips are only for op types the importer does not have.
+    r.outcome = CaseResult::Outcome::kFailed;
+    r.reason = "unreadable model: " + error;
     return r;
   }
   // Op types with no lowering. Some (Constant, Shape, Size, ...) are folded

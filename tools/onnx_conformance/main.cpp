@@ -124,6 +124,8 @@ int main(int argc, char** argv) {
   std::printf("\nONNX node conformance: %zu cases, attempted %zu, passed %zu, failed %zu (pass rate %.1f%%), "
               "skipped %zu, %.1f s\n",
               cases.size(), attempted, passed, failed, rate, skipped, secs);
+  std::printf("of all %zu cases: %.1f%% passed\n", cases.size(),
+              cases.empty() ? 0.0 : 100.0 * static_cast<double>(passed) / static_cast<double>(cases.size()));
   std::printf("failed: %zu refused at import (a form QNN or the importer cannot express), %zu wrong or no output\n",
               refused, failed - refused);
   std::printf("passed with parameter inputs bound to the case's values: %zu\n", bound);
