@@ -99,7 +99,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
   }
 
-  // Producers and lifetimes, in node order: a tensor must exist before it is
+  // Producers and lifetimes, in step order: a tensor must exist before it is
   // read, and only NATIVE / APP_READ tensors may be written, once.
   const int n_nodes = static_cast<int>(g->spec_.nodes.size());
   std::vector<int> first_use(n_tensors, -1), last_use(n_tensors, -1);
@@ -108,62 +108,166 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     const uint32_t ty = tensors[i].type;
     produced[i] = ty == tensor_type::kStatic || ty == tensor_type::kAppWrite || ty == tensor_type::kAppReadWrite;
   }
-  for (int n = 0; n < n_nodes; ++n) {
-    const NodeSpec& node = g->spec_.nodes[n];
+  // Fusion (fusion.h): which nodes start a fused step, and which are
+  // absorbed into one (set once that step's kernel is built).
+  std::vector<Fusion> fusions;
+  if (options.fusion) fusions = find_fusions(g->spec_);
+  std::vector<int> fusion_at(n_nodes, -1);
+  for (size_t k = 0; k < fusions.size(); ++k) fusion_at[fusions[k].producer] = static_cast<int>(k);
+  std::vector<bool> absorbed(n_nodes, false);
+  std::vector<int> eliminated;  // slots of the intermediates fusion removed
+  auto slot_of = [&](uint32_t id) {
+    auto it = g->slot_of_id_.find(id);
+    return it == g->slot_of_id_.end() ? -1 : it->second;
+  };
+  // A step reading tensor `id` (kNoTensor: omitted) / writing it.
+  auto read = [&](const NodeSpec& node, uint32_t id, Step* step) -> bool {
+    if (id == kNoTensor) {
+      step->in_slots.push_back(-1);
+      return true;
+    }
+    const int s = slot_of(id);
+    if (s < 0) {
+      fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads unknown tensor id " + std::to_string(id));
+      return false;
+    }
+    if (!produced[s]) {
+      fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads tensor '" + tensors[s].name +
+                                          "' before any node produces it (nodes must be added in dependency order)");
+      return false;
+    }
+    const int n = static_cast<int>(g->steps_.size());
+    if (first_use[s] < 0) first_use[s] = n;
+    last_use[s] = n;
+    step->in_slots.push_back(s);
+    return true;
+  };
+  auto write = [&](const NodeSpec& node, uint32_t id, Step* step) -> bool {
+    const int s = slot_of(id);
+    if (s < 0) {
+      fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes unknown tensor id " + std::to_string(id));
+      return false;
+    }
+    const uint32_t ty = tensors[s].type;
+    if (ty != tensor_type::kNative && ty != tensor_type::kAppRead) {
+      fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes tensor '" + tensors[s].name + "' of type " +
+                                          std::to_string(ty) + "; outputs must be NATIVE or APP_READ");
+      return false;
+    }
+    if (produced[s]) {
+      fail(GraphError::kInvalidGraph,
+           "tensor '" + tensors[s].name + "' is produced twice (again by node '" + node.name + "')");
+      return false;
+    }
+    produced[s] = true;
+    const int n = static_cast<int>(g->steps_.size());
+    if (first_use[s] < 0) first_use[s] = n;
+    last_use[s] = n;
+    step->out_slots.push_back(s);
+    return true;
+  };
+  // The fused step for fusion f, kernel built, or nullopt when it cannot be
+  // (then the nodes are prepared one by one, and report their own errors):
+  // an unknown or not yet produced tensor, a kernel that refuses, or one
+  // that would come through the type adapter, which carries no epilogue.
+  auto try_fused = [&](const Fusion& f) -> std::optional<Step> {
+    const NodeSpec& prod = g->spec_.nodes[f.producer];
     Step step;
-    for (uint32_t id : node.inputs) {
-      if (id == kNoTensor) {
-        step.in_slots.push_back(-1);
-        continue;
-      }
-      auto it = g->slot_of_id_.find(id);
-      if (it == g->slot_of_id_.end()) {
-        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads unknown tensor id " + std::to_string(id));
-      }
-      const int s = it->second;
-      if (!produced[s]) {
-        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' reads tensor '" + tensors[s].name +
-                                                   "' before any node produces it (nodes must be added in dependency order)");
-      }
-      if (first_use[s] < 0) first_use[s] = n;
-      last_use[s] = n;
+    step.node = f.producer;
+    step.name = fused_name(g->spec_, f);
+    step.type = fused_type(g->spec_, f);
+    std::vector<uint32_t> ins = prod.inputs;
+    if (f.residual != kNoTensor) ins.push_back(f.residual);
+    for (uint32_t id : ins) {
+      const int s = id == kNoTensor ? -1 : slot_of(id);
+      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
       step.in_slots.push_back(s);
     }
-    for (uint32_t id : node.outputs) {
-      auto it = g->slot_of_id_.find(id);
-      if (it == g->slot_of_id_.end()) {
-        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes unknown tensor id " + std::to_string(id));
-      }
-      const int s = it->second;
-      const uint32_t ty = tensors[s].type;
-      if (ty != tensor_type::kNative && ty != tensor_type::kAppRead) {
-        return fail(GraphError::kInvalidGraph, "node '" + node.name + "' writes tensor '" + tensors[s].name +
-                                                   "' of type " + std::to_string(ty) + "; outputs must be NATIVE or APP_READ");
-      }
-      if (produced[s]) {
-        return fail(GraphError::kInvalidGraph, "tensor '" + tensors[s].name + "' is produced twice (again by node '" +
-                                                   node.name + "')");
-      }
-      produced[s] = true;
-      if (first_use[s] < 0) first_use[s] = n;
-      last_use[s] = n;
-      step.out_slots.push_back(s);
+    step.op_inputs = prod.inputs.size();
+    const int out = slot_of(g->spec_.nodes[f.last()].outputs[0]);
+    if (out < 0 || produced[out]) return std::nullopt;
+    step.out_slots.push_back(out);
+    step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi};
+    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
+      return std::nullopt;
     }
+    return step;
+  };
+  // The op is known and the caller's bound not reached (checked per node).
+  auto node_ok = [&](const NodeSpec& node) -> bool {
     const ops::OpDef* def = ops::find_op(node.type);
     if (def == nullptr || (!node.package.empty() && node.package != ops::kPackageName)) {
-      return fail(GraphError::kUnsupportedOp,
-                  "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
+      fail(GraphError::kUnsupportedOp,
+           "node '" + node.name + "': op " + node.package + "::" + node.type + " is not supported");
+      return false;
     }
     if (options.control != nullptr) {
       const CallControl::Verdict v = options.control->check();
-      if (v == CallControl::Verdict::kAborted) return fail(GraphError::kAborted, "aborted at node '" + node.name + "'");
+      if (v == CallControl::Verdict::kAborted) {
+        fail(GraphError::kAborted, "aborted at node '" + node.name + "'");
+        return false;
+      }
       if (v == CallControl::Verdict::kTimedOut) {
-        return fail(GraphError::kTimedOut, "timed out at node '" + node.name + "'");
+        fail(GraphError::kTimedOut, "timed out at node '" + node.name + "'");
+        return false;
       }
     }
+    return true;
+  };
+  for (int n = 0; n < n_nodes; ++n) {
+    const NodeSpec& node = g->spec_.nodes[n];
+    if ((absorbed[n] || fusion_at[n] >= 0) && !node_ok(node)) return nullptr;
+    if (absorbed[n]) {
+      // Its work runs in an earlier fused step; it is still judged by its
+      // own op's rules, on its own tensors.
+      Step own;
+      own.node = n;
+      for (uint32_t id : node.inputs) own.in_slots.push_back(id == kNoTensor ? -1 : slot_of(id));
+      for (uint32_t id : node.outputs) own.out_slots.push_back(slot_of(id));
+      own.op_inputs = own.in_slots.size();
+      if (ops::Status st = g->prepare_kernel(own, nullptr, nullptr); !st.ok()) {
+        return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
+                    st.message);
+      }
+      continue;
+    }
+    if (fusion_at[n] >= 0) {
+      const Fusion& f = fusions[fusion_at[n]];
+      if (std::optional<Step> fused = try_fused(f)) {
+        Step step = std::move(*fused);
+        // Lifetimes and producers as if the nodes ran here, minus the
+        // intermediates, which nobody writes or reads now.
+        Step bookkeeping;
+        for (uint32_t id : node.inputs) {
+          if (!read(node, id, &bookkeeping)) return nullptr;
+        }
+        if (f.residual != kNoTensor && !read(g->spec_.nodes[f.add], f.residual, &bookkeeping)) return nullptr;
+        for (uint32_t id : f.eliminated) {
+          produced[slot_of(id)] = true;
+          eliminated.push_back(slot_of(id));
+        }
+        if (!write(g->spec_.nodes[f.last()], g->spec_.nodes[f.last()].outputs[0], &bookkeeping)) return nullptr;
+        if (f.add >= 0) absorbed[f.add] = true;
+        if (f.clamp >= 0) absorbed[f.clamp] = true;
+        g->steps_.push_back(std::move(step));
+        continue;
+      }
+    }
+    Step step;
+    step.node = n;
+    step.name = node.name;
+    step.type = node.type;
+    for (uint32_t id : node.inputs) {
+      if (!read(node, id, &step)) return nullptr;
+    }
+    for (uint32_t id : node.outputs) {
+      if (!write(node, id, &step)) return nullptr;
+    }
+    if (fusion_at[n] < 0 && !node_ok(node)) return nullptr;
+    step.op_inputs = step.in_slots.size();
     g->steps_.push_back(std::move(step));
     Step& added = g->steps_.back();
-    if (ops::Status st = g->prepare_kernel(static_cast<size_t>(n), &added.kernel, &added.impl); !st.ok()) {
+    if (ops::Status st = g->prepare_kernel(added, &added.kernel, &added.impl); !st.ok()) {
       return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
                   st.message);
     }
@@ -190,6 +294,12 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     for (size_t k = 0; k < g->natives_.size(); ++k) native_index[g->natives_[k]] = k;
     for (const auto& [id, where] : *options.stored_placements) {
       auto slot = g->slot_of_id_.find(id);
+      // A binary made without fusion (OPENHTP_FUSION=off) places the
+      // intermediates fusion removed: they need no memory here.
+      if (slot != g->slot_of_id_.end() &&
+          std::find(eliminated.begin(), eliminated.end(), slot->second) != eliminated.end()) {
+        continue;
+      }
       auto k = slot == g->slot_of_id_.end() ? native_index.end() : native_index.find(slot->second);
       if (k == native_index.end()) {
         return fail(GraphError::kInvalidGraph, "stored placement for tensor id " + std::to_string(id) + " at " +
@@ -260,7 +370,7 @@ GraphError PreparedGraph::make_plan(std::span<ops::OpKernel* const> kernels,
   if (why.other != PlanError::kNone) {
     const int a = natives_[why.request], b = natives_[why.other];
     const int node = std::max(first_use_[a], first_use_[b]);
-    *message += " " + describe(why.other) + ", and both are alive at node '" + spec_.nodes[node].name + "'";
+    *message += " " + describe(why.other) + ", and both are alive at node '" + steps_[node].name + "'";
   }
   return GraphError::kInvalidGraph;
 }
@@ -278,10 +388,11 @@ void PreparedGraph::apply_plan(const Plan& plan) {
   regions_bound_ = false;  // NATIVE pointers and workspaces are bound again at the next execute
 }
 
-ops::Status PreparedGraph::prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const {
-  const NodeSpec& node = spec_.nodes[n];
+ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
+                                          std::string* impl) const {
+  const NodeSpec& node = spec_.nodes[step.node];
   std::vector<ops::TensorDesc> in_descs, out_descs;
-  for (int s : steps_[n].in_slots) {
+  for (int s : step.in_slots) {
     ops::TensorDesc d;
     if (s >= 0) {
       d = desc_of(spec_.tensors[s]);
@@ -291,8 +402,17 @@ ops::Status PreparedGraph::prepare_kernel(size_t n, std::unique_ptr<ops::OpKerne
     }
     in_descs.push_back(std::move(d));
   }
-  for (int s : steps_[n].out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
-  const ops::NodeDesc nd{node.name, node.type, in_descs, out_descs, node.params, &env_};
+  for (int s : step.out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
+  // A fused step's NodeDesc is the producer's, with the last fused node's
+  // output and the epilogue; its residual input follows the op's own.
+  const std::span<const ops::TensorDesc> op_inputs(in_descs.data(), step.op_inputs);
+  ops::NodeDesc nd{node.name, node.type, op_inputs, out_descs, node.params, &env_};
+  ops::Epilogue epilogue;
+  if (step.epilogue) {
+    epilogue = *step.epilogue;
+    epilogue.residual = in_descs.size() > step.op_inputs ? &in_descs[step.op_inputs] : nullptr;
+    nd.epilogue = &epilogue;
+  }
   return ops::prepare_node(nd, kernel, impl);
 }
 
@@ -311,7 +431,7 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
   std::vector<std::unique_ptr<ops::OpKernel>> kernels(steps_.size());
   std::vector<std::string> impls(steps_.size());
   for (size_t n = 0; n < steps_.size(); ++n) {
-    if (ops::Status st = prepare_kernel(n, &kernels[n], &impls[n]); !st.ok()) {
+    if (ops::Status st = prepare_kernel(steps_[n], &kernels[n], &impls[n]); !st.ok()) {
       env_ = old_env;  // the old kernels still hold the old pool
       *message = st.message;
       return st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp;
@@ -488,7 +608,7 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
     Step& step = steps_[n];
     if (n > 0 && yield_point != nullptr) {
       if (const GraphError stop = yield_point->stop(); stop != GraphError::kNone) {
-        *message = std::string(graph_error_name(stop)) + " before node '" + spec_.nodes[n].name + "'";
+        *message = std::string(graph_error_name(stop)) + " before node '" + step.name + "'";
         return stop;
       }
       if (yield_point->wanted()) yield_point->yield(*this, n);
@@ -526,10 +646,7 @@ void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ran
 
 std::vector<PreparedGraph::NodeProfile> PreparedGraph::node_profile() const {
   std::vector<NodeProfile> out;
-  for (size_t i = 0; i < steps_.size(); ++i) {
-    const NodeSpec& n = spec_.nodes[i];
-    out.push_back({n.name, n.type, steps_[i].impl, steps_[i].total_ns, steps_[i].runs});
-  }
+  for (const Step& s : steps_) out.push_back({s.name, s.type, s.impl, s.total_ns, s.runs});
   return out;
 }
 

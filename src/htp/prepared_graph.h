@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "htp/call_control.h"
+#include "htp/fusion.h"
 #include "htp/graph_spec.h"
 #include "htp/region_memory.h"
 #include "htp/vtcm_plan.h"
@@ -73,6 +74,9 @@ struct PlanOptions {
   const StoredPlan* stored_placements = nullptr;
   // The caller's bound (QnnSignal), looked at between nodes; null: none.
   const CallControl* control = nullptr;
+  // Fuse producer -> epilogue nodes into one step (htp/fusion.h); on unless
+  // OPENHTP_FUSION=off.
+  bool fusion = fusion_enabled_by_env();
 };
 
 // The memory intermediates live in during one execute. Each region must hold
@@ -179,7 +183,15 @@ class PreparedGraph {
   const std::vector<uint32_t>& output_ids() const { return output_ids_; }
 
  private:
+  // One kernel run: one node, or a fused producer + epilogue nodes
+  // (htp/fusion.h), which runs at the producer's place in node order.
   struct Step {
+    int node = 0;                // spec_.nodes index (the producer of a fused step)
+    std::string name, type;      // the node's; fused: "conv_3+relu_3", "Conv2d+Relu"
+    // Fused only: the epilogue (its residual, when there is one, is the
+    // input after the producer's `op_inputs` own ones).
+    std::optional<ops::Epilogue> epilogue;
+    size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
     uint64_t total_ns = 0;      // time in run(), when node profiling is on
@@ -200,8 +212,9 @@ class PreparedGraph {
     TensorPlacement where;
   };
   PreparedGraph() = default;
-  // Builds node n's kernel from its step's slots on env_ (ops::prepare_node).
-  ops::Status prepare_kernel(size_t n, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
+  // Builds a step's kernel from its slots on env_ (ops::prepare_node);
+  // kernel == nullptr validates only.
+  ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
   // Plans natives_ and the workspaces of `kernels` (one per step); `fixed`
@@ -226,7 +239,7 @@ class PreparedGraph {
   std::vector<PlacedSlot> placed_;              // every planned NATIVE tensor
   // Planned NATIVE tensors (slots) and their lifetimes in node order.
   std::vector<int> natives_;
-  std::vector<int> first_use_, last_use_;       // per slot, -1 when no node uses it
+  std::vector<int> first_use_, last_use_;       // per slot, in steps; -1 when no step uses it
   RegionMemory own_vtcm_, own_spill_fill_;  // only for execute() without regions; made on first use
   std::mutex own_mu_;
   bool own_allocated_ = false;

@@ -4,7 +4,10 @@
 // explicit strides and reordered once, at prepare, into the layout the JIT
 // kernel wants. The kernel keeps no pointer to the node's weight or bias
 // buffers.
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
@@ -20,18 +23,21 @@ using ops::ConvGeometry;
 
 class ConvKernel final : public ops::OpKernel {
  public:
-  ConvKernel(Executor ex, size_t src, size_t dst) : ex_(std::move(ex)), src_(src), dst_(dst) {}
+  // res_slot: the residual's executor slot (SIZE_MAX: none), read from in[res_in].
+  ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in)
+      : ex_(std::move(ex)), src_(src), dst_(dst), res_slot_(res_slot), res_in_(res_in) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
+    if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
     ex_.execute();
   }
 
  private:
   Executor ex_;
-  size_t src_, dst_;
+  size_t src_, dst_, res_slot_, res_in_;
 };
 
 // The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
@@ -63,7 +69,9 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
                                                src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r)
                                   : conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
                                                src, w_any, dst, strides, dilates, pad_l, pad_r);
-  const conv::primitive_desc pd(d, default_attr(), engine());
+  dnnl::primitive_attr attr = default_attr();
+  add_epilogue(node, dst, &attr);
+  const conv::primitive_desc pd(d, attr, engine());
 
   // Weights: reorder once into the primitive's layout.
   memory w_packed(pd.weights_desc(), engine());
@@ -82,16 +90,35 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   }
   const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot);
+  const size_t res_slot = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
+  *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot, res_slot, residual_input(node));
   return true;
 }
 
 }  // namespace
 
+void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::primitive_attr* attr) {
+  if (!node.has_epilogue()) return;
+  const ops::Epilogue& e = *node.epilogue;
+  dnnl::post_ops po;
+  if (e.residual != nullptr) po.append_binary(dnnl::algorithm::binary_add, dst);  // post-op 0: residual_arg()
+  if (e.clamp) {
+    // Relu is its own (cheaper) post-op; infinite bounds become the float
+    // range, which changes no finite value.
+    constexpr float kMax = std::numeric_limits<float>::max();
+    if (e.lo == 0.0f && e.hi == std::numeric_limits<float>::infinity()) {
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    } else {
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, std::max(e.lo, -kMax), std::min(e.hi, kMax));
+    }
+  }
+  attr->set_post_ops(po);
+}
+
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
-  if (g == nullptr || node.inputs[0].dtype != ops::dtype::kFloat32) return false;
+  if (g == nullptr || node.inputs[0].dtype != ops::dtype::kFloat32 || !epilogue_fits_f32(node)) return false;
   try {
     return prepare_f32(node, *g, kernel);
   } catch (const dnnl::error&) {

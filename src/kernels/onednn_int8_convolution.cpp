@@ -25,6 +25,7 @@
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 #include "kernels/quant_params.h"
+#include "kernels/xnnpack_convolution.h"  // output_clamp
 #include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -108,6 +109,22 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   // Zero points only when non-zero: the kernels skip the compensation then.
   if (x->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   if (y->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  // A fused clamp (ops::Epilogue) on the output's codes: oneDNN applies
+  // post-ops to the scaled accumulator before the dst zero point is added,
+  // so the bounds are codes minus the zero point. Only whole-code bounds
+  // (as XNNPACK's output min/max), so rounding then clamping is exact.
+  if (node.has_epilogue()) {
+    if (node.epilogue->residual != nullptr) return false;
+    const int32_t qmin = y->type == dt::u8 ? 0 : -128, qmax = y->type == dt::u8 ? 255 : 127;
+    int32_t lo, hi;
+    if (!xnn::output_clamp(node, qmin, qmax, &lo, &hi)) return false;
+    if (lo > qmin || hi < qmax) {
+      dnnl::post_ops po;
+      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(lo - y->zero_point),
+                        static_cast<float>(hi - y->zero_point));
+      attr.set_post_ops(po);
+    }
+  }
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, x->type, tag::nhwc);
   const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, y->type, tag::nhwc);

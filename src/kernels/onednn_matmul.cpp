@@ -7,6 +7,7 @@
 // the kernel evaluation notes), and batch-1 FC is memory-bound where both
 // libraries stream the same packed weights.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 #include "kernels/onednn_paths.h"
@@ -23,13 +24,16 @@ using tag = memory::format_tag;
 // (weights, for MatMul) and out[0] (dst).
 class MatMulKernel final : public ops::OpKernel {
  public:
-  MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights)
-      : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights) {}
+  // res_slot: the fused residual's executor slot (SIZE_MAX: none), read from in[res_in].
+  MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights, size_t res_slot, size_t res_in)
+      : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights), res_slot_(res_slot),
+        res_in_(res_in) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
     if (bind_weights_) ex_.bind(weights_, in[1]);
+    if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
     ex_.execute();
   }
@@ -38,6 +42,7 @@ class MatMulKernel final : public ops::OpKernel {
   Executor ex_;
   size_t src_, weights_, dst_;
   bool bind_weights_;
+  size_t res_slot_, res_in_;
 };
 
 memory bias_memory(const memory::desc& md, const void* data, size_t n) {
@@ -63,7 +68,9 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   const memory::desc bias_md({1, m}, dt::f32, tag::ab);
   const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, w_any, bias_md, dst)
                                         : dnnl::matmul::desc(src, w_any, dst);
-  const dnnl::matmul::primitive_desc pd(d, default_attr(), engine());
+  dnnl::primitive_attr attr = default_attr();
+  add_epilogue(node, dst, &attr);
+  const dnnl::matmul::primitive_desc pd(d, attr, engine());
   memory w_packed(pd.weights_desc(), engine());
   {
     memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
@@ -76,7 +83,8 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   if (has_bias) ex.add_fixed(DNNL_ARG_BIAS, bias_memory(bias_md, node.inputs[2].static_data, m));
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false);
+  const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node));
   return true;
 }
 
@@ -125,13 +133,16 @@ bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   const memory::desc bias_md(bias_dims, dt::f32, rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
   const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, wei, bias_md, dst)
                                         : dnnl::matmul::desc(src, wei, dst);
-  const dnnl::matmul::primitive_desc pd(d, default_attr(), engine());
+  dnnl::primitive_attr attr = default_attr();
+  add_epilogue(node, dst, &attr);
+  const dnnl::matmul::primitive_desc pd(d, attr, engine());
   Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
   if (has_bias) ex.add_fixed(DNNL_ARG_BIAS, bias_memory(bias_md, node.inputs[2].static_data, y.dims.back()));
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t w = ex.add_bound(DNNL_ARG_WEIGHTS, wei);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true);
+  const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true, r, residual_input(node));
   return true;
 }
 
@@ -146,7 +157,7 @@ bool all_f32(const ops::NodeDesc& node) {
 
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);
-  if (!all_f32(node) || node.inputs.size() < 2) return false;
+  if (!all_f32(node) || node.inputs.size() < 2 || !epilogue_fits_f32(node)) return false;
   try {
     return prepare_fc(node, kernel);
   } catch (const dnnl::error&) {
@@ -156,7 +167,7 @@ bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpK
 
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);
-  if (!all_f32(node) || node.inputs.size() < 2) return false;
+  if (!all_f32(node) || node.inputs.size() < 2 || !epilogue_fits_f32(node)) return false;
   try {
     return prepare_mm(node, kernel);
   } catch (const dnnl::error&) {

@@ -4,6 +4,9 @@
 // onednn::int8_convolution_exact() (onednn_runtime.h) holds.
 #pragma once
 
+#include <dnnl.hpp>
+
+#include <cstddef>
 #include <memory>
 
 #include "ops/op.h"
@@ -15,5 +18,23 @@ bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+
+// A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
+// binary add of the residual (a tensor laid out like `dst`, bound at run as
+// residual_arg()) then an eltwise relu or clip, so the producer writes its
+// output once. No epilogue: attr unchanged.
+void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr);
+// The execute argument the residual is bound to (post-op 0's second source).
+inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }
+// Whether the node's epilogue has a residual, and its run() input index.
+inline bool has_residual(const ops::NodeDesc& node) { return node.has_epilogue() && node.epilogue->residual; }
+inline size_t residual_input(const ops::NodeDesc& node) { return node.inputs.size(); }
+// An fp32 path takes an epilogue whose residual is FLOAT_32 and shaped like
+// out[0] (the fusion pass only makes such ones; checked, not assumed).
+inline bool epilogue_fits_f32(const ops::NodeDesc& node) {
+  if (!has_residual(node)) return true;
+  const ops::TensorDesc& r = *node.epilogue->residual;
+  return r.dtype == ops::dtype::kFloat32 && node.outputs.size() == 1 && r.dims == node.outputs[0].dims;
+}
 
 }  // namespace openhtp::kernels::onednn

@@ -12,6 +12,7 @@
 // kernel keeps no pointer to the node's weight buffer.
 #include "kernels/xnnpack_convolution.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -110,11 +111,14 @@ bool prepare_qu8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const std::vector<float> w_scales(g.Cout, w.quant.scale);
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, w_scales, y.quant.scale, &bias)) return false;
+  int32_t y_lo, y_hi;
+  if (!output_clamp(node, 0, 255, &y_lo, &y_hi)) return false;
   const std::vector<uint8_t> ohwi = hwio_to_ohwi(static_cast<const uint8_t*>(w.static_data), g);
   xnn_operator_t op = nullptr;
   const xnn_status st = xnn_create_convolution2d_nhwc_qu8(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
-      *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale, 0, 255, kRunFlags, &op);
+      *x_zp, x.quant.scale, *w_zp, w.quant.scale, ohwi.data(), bias.data(), *y_zp, y.quant.scale,
+      static_cast<uint8_t>(y_lo), static_cast<uint8_t>(y_hi), kRunFlags, &op);
   *kernel = finish(st, op, Kind::kQu8, g, 1, false, false, x.planned, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }
@@ -128,6 +132,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   Qc8ConvSpec spec{g, nullptr, *w_scales, nullptr, 0, 0, x.quant.scale, y.quant.scale, false, false};
   if (!set_qc8_zero_points(x, y, &spec)) return false;
   spec.x_planned = x.planned;
+  if (!output_clamp(node, spec.u8_out ? 0 : -128, spec.u8_out ? 255 : 127, &spec.out_lo, &spec.out_hi)) return false;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   const std::vector<int8_t> ohwi = hwio_to_ohwi(static_cast<const int8_t*>(w.static_data), g);
@@ -140,6 +145,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.dtype != dtype::kFloat16 || node.outputs[0].dtype != dtype::kFloat16) return false;
+  if (node.has_epilogue()) return false;  // fusion (htp/fusion.h) does not fuse FLOAT_16
   const void* bias = nullptr;
   if (g.has_bias) {
     const ops::TensorDesc& b = node.inputs[2];
@@ -156,6 +162,29 @@ bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 }
 
 }  // namespace
+
+bool output_clamp(const ops::NodeDesc& node, int32_t qmin, int32_t qmax, int32_t* lo, int32_t* hi) {
+  *lo = qmin;
+  *hi = qmax;
+  if (!node.has_epilogue()) return true;
+  const ops::Epilogue& e = *node.epilogue;
+  const ops::TensorDesc& y = node.outputs[0];
+  if (e.residual != nullptr || !y.quant.present || y.quant.per_channel() || !(y.quant.scale > 0.0f)) return false;
+  // real = (q + offset) * scale: the code of a bound, which must be a whole
+  // code unless it rounds to an end of the codes or beyond (then the clamp
+  // changes nothing that saturation does not). Rounded as the quantizer
+  // rounds (half to even), so this agrees with htp/fusion.cpp's rules.
+  auto code = [&](float real, int32_t* q) {
+    const double v = double{real} / y.quant.scale - y.quant.offset;
+    const double r = std::nearbyint(v);
+    if (r <= qmin) *q = qmin;
+    else if (r >= qmax) *q = qmax;
+    else if (std::fabs(v - r) <= 1e-3) *q = static_cast<int32_t>(r);
+    else return false;
+    return true;
+  };
+  return code(e.lo, lo) && code(e.hi, hi);
+}
 
 bool set_qc8_zero_points(const ops::TensorDesc& x, const ops::TensorDesc& y, Qc8ConvSpec* spec) {
   if (auto zp = u8_zero_point(x)) {
@@ -182,11 +211,13 @@ std::unique_ptr<ops::OpKernel> make_qc8_conv(const Qc8ConvSpec& s, pthreadpool* 
   const int32_t in_zp = s.u8_in ? s.in_zero_point - 128 : s.in_zero_point;
   const int32_t out_zp = s.u8_out ? s.out_zero_point - 128 : s.out_zero_point;
   const ConvGeometry& g = s.g;
+  const int32_t flip = s.u8_out ? 128 : 0;
+  const int32_t lo = std::max(s.out_lo - flip, -128), hi = std::min(s.out_hi - flip, 127);
   xnn_operator_t op = nullptr;
   const xnn_status st = xnn_create_convolution2d_nhwc_qc8(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
       static_cast<int8_t>(in_zp), s.in_scale, s.w_scales.data(), s.ohwi, s.bias, static_cast<int8_t>(out_zp),
-      s.out_scale, -128, 127, kRunFlags, &op);
+      s.out_scale, static_cast<int8_t>(lo), static_cast<int8_t>(hi), kRunFlags, &op);
   return finish(st, op, Kind::kQc8, g, 1, s.u8_in, s.u8_out, s.x_planned, pool);
 }
 

@@ -25,7 +25,16 @@ struct Qc8ConvSpec {
   float in_scale, out_scale;
   bool u8_in, u8_out;
   bool x_planned = false;  // the input's TensorDesc::planned (xnnpack_runtime.h)
+  // Output range in the output's own codes (uint8 or int8, before any flip):
+  // a fused clamp (output_clamp); the type's full range by default.
+  int32_t out_lo = -1000, out_hi = 1000;
 };
+// A node's fused epilogue (ops::Epilogue) as XNNPACK's output min/max, in the
+// codes [qmin, qmax] of the node's 8-bit output: the full range when there is
+// none. False (decline the node) for a residual add or a bound that is not
+// exactly one of the output's codes: XNNPACK clamps codes, so only a clamp on
+// the output's grid gives what clamping the real value and quantizing does.
+bool output_clamp(const ops::NodeDesc& node, int32_t qmin, int32_t qmax, int32_t* lo, int32_t* hi);
 // Fills the spec's zero points from the activations' encodings: uint8
 // (flipped to int8 around the operator) or int8, per tensor. False when
 // either encoding is neither.

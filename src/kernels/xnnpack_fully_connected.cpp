@@ -75,10 +75,13 @@ bool prepare_qu8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
   const std::vector<float> w_scales(s.m, w.quant.scale);
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, w_scales, y.quant.scale, &bias)) return false;
+  int32_t y_lo, y_hi;
+  if (!output_clamp(node, 0, 255, &y_lo, &y_hi)) return false;
   xnn_operator_t op = nullptr;
   if (xnn_create_fully_connected_nc_qu8(s.n, s.m, s.n, s.m, *x_zp, x.quant.scale, *w_zp, w.quant.scale,
                                         static_cast<const uint8_t*>(w.static_data), bias.data(), *y_zp,
-                                        y.quant.scale, 0, 255, kRunFlags, &op) != xnn_status_success) {
+                                        y.quant.scale, static_cast<uint8_t>(y_lo), static_cast<uint8_t>(y_hi), kRunFlags,
+                                        &op) != xnn_status_success) {
     return false;
   }
   *kernel = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n,
@@ -98,6 +101,7 @@ bool prepare_qc8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
                    x.quant.scale, y.quant.scale, false, false};
   if (!set_qc8_zero_points(x, y, &spec)) return false;
   spec.x_planned = x.planned;
+  if (!output_clamp(node, spec.u8_out ? 0 : -128, spec.u8_out ? 255 : 127, &spec.out_lo, &spec.out_hi)) return false;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x.quant.scale, *w_scales, y.quant.scale, &bias)) return false;
   spec.bias = bias.data();
@@ -122,6 +126,7 @@ bool prepare_fully_connected_f32(const ops::NodeDesc& node, std::unique_ptr<ops:
   FcShape s;
   if (!read_shape(node, &s) || node.inputs[0].dtype != dtype::kFloat32 || node.inputs[1].dtype != dtype::kFloat32)
     return false;
+  if (node.has_epilogue()) return false;  // kernels_bench's comparison only: no epilogue
   const bool has_bias = node.inputs.size() > 2 && node.inputs[2].present;
   if (has_bias && (node.inputs[2].static_data == nullptr || node.inputs[2].dtype != dtype::kFloat32)) return false;
   xnn_operator_t op = nullptr;

@@ -144,6 +144,35 @@ struct KernelEnv {
   std::span<const FastPath> fast_paths;
 };
 
+// Work fused onto the end of a producer op (htp/fusion.h decides when):
+// after the op has computed its output y,
+//   y = y + residual            when `residual` is set (same dims and type as
+//                               y; its data is the input right after the op's
+//                               own: run()'s in[node.inputs.size()]), then
+//   y = min(max(y, lo), hi)     when `clamp` is set (real values; for an 8-bit
+//                               output, of the output's encoding).
+// The graph computes exactly what the unfused producer -> epilogue nodes
+// would: the reference kernels run their op and then apply(); a fast path
+// honours the epilogue (oneDNN post-ops, XNNPACK output min/max) or declines
+// the node. A fast path that never looks at NodeDesc::epilogue must decline
+// every node that has one.
+struct Epilogue {
+  const TensorDesc* residual = nullptr;
+  bool clamp = false;
+  float lo = 0.0f, hi = 0.0f;
+
+  bool empty() const { return residual == nullptr && !clamp; }
+  // The reference epilogue over n floats (residual may be null when unset).
+  void apply(float* y, const float* res, size_t n) const {
+    if (residual != nullptr) {
+      for (size_t i = 0; i < n; ++i) y[i] += res[i];
+    }
+    if (clamp) {
+      for (size_t i = 0; i < n; ++i) y[i] = y[i] < lo ? lo : (y[i] > hi ? hi : y[i]);
+    }
+  }
+};
+
 // Everything prepare needs about one node.
 struct NodeDesc {
   std::string_view name;      // node name, for messages
@@ -155,7 +184,10 @@ struct NodeDesc {
   // The op's typed parameters (parsed_params.h), read once by prepare_node
   // and handed on to the reference prepare and the fast paths; null before.
   const ParsedParams* parsed = nullptr;
+  // Fused epilogue (see Epilogue); null for an ordinary node.
+  const Epilogue* epilogue = nullptr;
 
+  bool has_epilogue() const { return epilogue != nullptr && !epilogue->empty(); }
   // Parameter lookup; nullptr when absent.
   const Param* find_param(std::string_view param_name) const;
 };
@@ -184,6 +216,33 @@ class OpKernel {
   // (TensorDesc::planned), as XNNPACK's micro-kernels do (XNN_EXTRA_BYTES).
   virtual size_t read_slack_bytes() const { return 0; }
 };
+
+// A reference kernel followed by node.epilogue (the golden model of a fused
+// node): wraps `inner` when the node has an epilogue, returns it as is
+// otherwise. `out_elements`: floats in out[0].
+class EpilogueKernel final : public OpKernel {
+ public:
+  EpilogueKernel(std::unique_ptr<OpKernel> inner, const Epilogue& e, size_t residual_input, size_t out_elements)
+      : inner_(std::move(inner)), e_(e), residual_input_(residual_input), n_(out_elements) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    inner_->run(in, out);
+    e_.apply(static_cast<float*>(out[0]),
+             e_.residual ? static_cast<const float*>(in[residual_input_]) : nullptr, n_);
+  }
+  size_t workspace_bytes() const override { return inner_->workspace_bytes(); }
+  void set_workspace(void* memory) override { inner_->set_workspace(memory); }
+  size_t read_slack_bytes() const override { return inner_->read_slack_bytes(); }
+
+ private:
+  std::unique_ptr<OpKernel> inner_;
+  Epilogue e_;  // its residual pointer is only compared with null, never read at run
+  size_t residual_input_, n_;
+};
+inline std::unique_ptr<OpKernel> with_epilogue(const NodeDesc& node, std::unique_ptr<OpKernel> inner) {
+  if (!node.has_epilogue() || !inner) return inner;
+  return std::make_unique<EpilogueKernel>(std::move(inner), *node.epilogue, node.inputs.size(),
+                                          node.outputs[0].num_elements());
+}
 
 // Validates `node`; when `kernel` is non-null also builds the kernel.
 using PrepareFn = Status (*)(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);

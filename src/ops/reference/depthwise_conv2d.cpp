@@ -70,7 +70,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     std::vector<TapRange> rows(g->Ho), cols(g->Wo);
     for (uint64_t o = 0; o < g->Ho; ++o) rows[o] = valid_taps(o, g->sh, g->pt, g->dh, g->KH, g->H);
     for (uint64_t o = 0; o < g->Wo; ++o) cols[o] = valid_taps(o, g->sw, g->pl, g->dw, g->KW, g->W);
-    *kernel = std::make_unique<DepthWiseConv2dKernel>(*g, std::move(rows), std::move(cols));
+    *kernel = with_epilogue(node, std::make_unique<DepthWiseConv2dKernel>(*g, std::move(rows), std::move(cols)));
   }
   return Status::Ok();
 }

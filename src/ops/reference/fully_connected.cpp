@@ -76,7 +76,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   const uint32_t out_dims[] = {batch, m};
   if (Status s = check_output_dims(node, 0, out_dims); !s.ok()) return s;
 
-  if (kernel) *kernel = std::make_unique<FullyConnectedKernel>(batch, n, m, has_bias);
+  if (kernel) *kernel = with_epilogue(node, std::make_unique<FullyConnectedKernel>(batch, n, m, has_bias));
   return Status::Ok();
 }
 

@@ -152,7 +152,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
       }
     }
     const MatMulKernel::Geometry g{M, N, K, ta, tb, has_bias};
-    *kernel = std::make_unique<MatMulKernel>(g, std::move(a_off), std::move(b_off));
+    *kernel = with_epilogue(node, std::make_unique<MatMulKernel>(g, std::move(a_off), std::move(b_off)));
   }
   return Status::Ok();
 }

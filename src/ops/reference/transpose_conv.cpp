@@ -211,7 +211,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
       taps[i] = build_taps(static_cast<uint32_t>(out_size[i]), x.dims[1 + j], f.dims[j], stride[j], dilation[j],
                            pad[2 * j]);
     }
-    *kernel = std::make_unique<TransposeConvKernel>(g, std::move(taps));
+    *kernel = with_epilogue(node, std::make_unique<TransposeConvKernel>(g, std::move(taps)));
   }
   return Status::Ok();
 }

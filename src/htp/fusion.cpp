@@ -1,0 +1,223 @@
+#include "htp/fusion.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string_view>
+#include <unordered_map>
+
+namespace openhtp::htp {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr uint32_t kNeuronRelu = 4, kNeuronReluMinMax = 5;  // QNN_OP_ELEMENT_WISE_NEURON_OPERATION_*
+
+bool is_producer(std::string_view type) {
+  return type == "Conv2d" || type == "DepthWiseConv2d" || type == "TransposeConv2d" || type == "FullyConnected" ||
+         type == "MatMul";
+}
+
+const ops::Param* param(const NodeSpec& n, std::string_view name) {
+  for (const ops::Param& p : n.params) {
+    if (p.name == name && !p.is_tensor) return &p;
+  }
+  return nullptr;
+}
+
+// The bounds of a clamp-like node; false for anything else.
+bool clamp_bounds(const NodeSpec& n, float* lo, float* hi) {
+  if (n.inputs.size() != 1 || n.outputs.size() != 1) return false;
+  auto min_max = [&] {
+    const ops::Param* a = param(n, "min_value");
+    const ops::Param* b = param(n, "max_value");
+    if (a == nullptr || b == nullptr || !(a->f <= b->f)) return false;
+    *lo = static_cast<float>(a->f);
+    *hi = static_cast<float>(b->f);
+    return true;
+  };
+  if (n.type == "Relu" && n.params.empty()) {
+    *lo = 0.0f, *hi = kInf;
+    return true;
+  }
+  if (n.type == "Relu6" && n.params.empty()) {
+    *lo = 0.0f, *hi = 6.0f;
+    return true;
+  }
+  if (n.type == "Relu1" && n.params.empty()) {
+    *lo = -1.0f, *hi = 1.0f;
+    return true;
+  }
+  if (n.type == "ReluMinMax") return n.params.size() == 2 && min_max();
+  if (n.type == "ElementWiseNeuron") {
+    const ops::Param* op = param(n, "operation");
+    if (op == nullptr) return false;
+    // Only the parameters the operation reads (others would be checked by
+    // the node's own prepare, which fusion must not bypass: leave it alone).
+    if (op->i == kNeuronRelu && n.params.size() == 1) {
+      *lo = 0.0f, *hi = kInf;
+      return true;
+    }
+    return op->i == kNeuronReluMinMax && n.params.size() == 3 && min_max();
+  }
+  return false;
+}
+
+bool is_8bit(uint32_t dt) { return dt == ops::dtype::kUfixed8 || dt == ops::dtype::kSfixed8; }
+
+bool same_encoding(const ops::Quant& a, const ops::Quant& b) {
+  return a.present && b.present && !a.per_channel() && !b.per_channel() && a.scale == b.scale && a.offset == b.offset;
+}
+
+// A bound is a whole code of `q` (real = (code + offset) * scale) or rounds
+// to an end of the 8-bit type's codes or beyond (as the fast paths read it:
+// xnn::output_clamp).
+bool on_grid(float bound, const ops::Quant& q, uint32_t dt) {
+  const double qmin = dt == ops::dtype::kUfixed8 ? 0 : -128, qmax = dt == ops::dtype::kUfixed8 ? 255 : 127;
+  const double v = double{bound} / q.scale - q.offset, r = std::nearbyint(v);
+  return r <= qmin || r >= qmax || std::fabs(v - r) <= 1e-3;
+}
+
+// Rule b (fusion.h): quantizing into the clamp's output encoding `out`
+// already clamps — lo and hi round to codes at or beyond the ends of `out`
+// — and the intermediate's encoding `in` cuts less than one output code off
+// either end of what `out` holds (converters calibrate both on the same
+// values, then nudge each range so that 0 is a code: the ends agree to a
+// fraction of an output step — up to 0.97 of one in MobileNetV2 — not
+// exactly). A value the intermediate saturates then lands at most one code
+// from where the fused step puts it.
+bool within_output_range(float lo, float hi, const ops::Quant& in, const ops::Quant& out, uint32_t dt) {
+  const double qmin = dt == ops::dtype::kUfixed8 ? 0 : -128, qmax = dt == ops::dtype::kUfixed8 ? 255 : 127;
+  if (!in.present || !out.present || in.per_channel() || out.per_channel() || !(in.scale > 0.0f) ||
+      !(out.scale > 0.0f)) {
+    return false;
+  }
+  const double s = out.scale;
+  const bool saturation_clamps =
+      std::nearbyint(double{lo} / s - out.offset) <= qmin && std::nearbyint(double{hi} / s - out.offset) >= qmax;
+  const double out_min = (qmin + out.offset) * s, out_max = (qmax + out.offset) * s;
+  const double in_min = (qmin + in.offset) * double{in.scale}, in_max = (qmax + in.offset) * double{in.scale};
+  return saturation_clamps && in_min < out_min + s && in_max > out_max - s;
+}
+
+}  // namespace
+
+std::vector<Fusion> find_fusions(const GraphSpec& spec) {
+  std::unordered_map<uint32_t, const TensorSpec*> tensor;
+  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
+  // Who reads each tensor (node index per reading input) and who makes it.
+  std::unordered_map<uint32_t, std::vector<int>> readers;
+  std::unordered_map<uint32_t, int> producer_of;
+  const int n_nodes = static_cast<int>(spec.nodes.size());
+  for (int n = 0; n < n_nodes; ++n) {
+    for (uint32_t id : spec.nodes[n].inputs) {
+      if (id != kNoTensor) readers[id].push_back(n);
+    }
+    for (uint32_t id : spec.nodes[n].outputs) producer_of.emplace(id, n);
+  }
+  auto get = [&](uint32_t id) -> const TensorSpec* {
+    auto it = tensor.find(id);
+    return it == tensor.end() ? nullptr : it->second;
+  };
+  // The single reader of `id` after node `after`, if `id` may disappear:
+  // NATIVE (so not a graph output) and read by exactly one input.
+  auto sole_reader = [&](uint32_t id, int after) -> int {
+    const TensorSpec* t = get(id);
+    if (t == nullptr || t->type != tensor_type::kNative) return -1;
+    auto it = readers.find(id);
+    if (it == readers.end() || it->second.size() != 1 || it->second[0] <= after) return -1;
+    return it->second[0];
+  };
+  // The next node's output has the intermediate's dims and type.
+  auto same_shape = [&](uint32_t a, uint32_t b) {
+    const TensorSpec* x = get(a);
+    const TensorSpec* y = get(b);
+    return x && y && x->dtype == y->dtype && x->dims == y->dims;
+  };
+
+  std::vector<Fusion> out;
+  std::vector<bool> taken(spec.nodes.size(), false);
+  for (int p = 0; p < n_nodes; ++p) {
+    const NodeSpec& prod = spec.nodes[p];
+    if (taken[p] || !is_producer(prod.type) || prod.outputs.size() != 1) continue;
+    if (!prod.package.empty() && prod.package != ops::kPackageName) continue;
+    const uint32_t t = prod.outputs[0];
+    const TensorSpec* ts = get(t);
+    if (ts == nullptr) continue;
+    const bool f32 = ts->dtype == ops::dtype::kFloat32;
+    if (!f32 && !is_8bit(ts->dtype)) continue;
+    Fusion f;
+    f.producer = p;
+    uint32_t cur = t;  // the tensor the next epilogue node would read
+    int e = sole_reader(cur, p);
+    // 1. A residual add (FLOAT_32 only): other operand available before p.
+    if (e >= 0 && f32 && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
+        spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
+      const NodeSpec& add = spec.nodes[e];
+      const uint32_t other = add.inputs[0] == cur ? add.inputs[1] : add.inputs[0];
+      const TensorSpec* os = get(other);
+      bool available = false;
+      if (os != nullptr && other != cur) {
+        auto made = producer_of.find(other);
+        available = os->type == tensor_type::kStatic || os->is_graph_input() ||
+                    (made != producer_of.end() && made->second < p);
+      }
+      if (available && same_shape(cur, other) && same_shape(cur, add.outputs[0])) {
+        f.add = e;
+        f.residual = other;
+        f.eliminated.push_back(cur);
+        cur = add.outputs[0];
+        e = sole_reader(cur, e);
+      }
+    }
+    // 2. A clamp.
+    float lo, hi;
+    if (e >= 0 && !taken[e] && (spec.nodes[e].package.empty() || spec.nodes[e].package == ops::kPackageName) &&
+        clamp_bounds(spec.nodes[e], &lo, &hi) && same_shape(cur, spec.nodes[e].outputs[0])) {
+      bool ok = true;
+      if (!f32) {
+        const TensorSpec* in = get(cur);
+        const TensorSpec* o = get(spec.nodes[e].outputs[0]);
+        ok = (same_encoding(in->quant, o->quant) && on_grid(lo, o->quant, o->dtype) &&
+              on_grid(hi, o->quant, o->dtype)) ||
+             within_output_range(lo, hi, in->quant, o->quant, o->dtype);
+      }
+      if (ok) {
+        f.clamp = e;
+        f.lo = lo;
+        f.hi = hi;
+        f.eliminated.push_back(cur);
+      }
+    }
+    if (f.add < 0 && f.clamp < 0) continue;
+    taken[p] = true;
+    if (f.add >= 0) taken[f.add] = true;
+    if (f.clamp >= 0) taken[f.clamp] = true;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string fused_name(const GraphSpec& spec, const Fusion& f) {
+  std::string s = spec.nodes[f.producer].name;
+  if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
+  if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].name;
+  return s;
+}
+
+std::string fused_type(const GraphSpec& spec, const Fusion& f) {
+  std::string s = spec.nodes[f.producer].type;
+  if (f.add >= 0) s += "+" + spec.nodes[f.add].type;
+  if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;
+  return s;
+}
+
+bool fusion_enabled_by_env() {
+  static const bool on = [] {
+    const char* v = std::getenv("OPENHTP_FUSION");
+    return v == nullptr || std::strcmp(v, "off") != 0;
+  }();
+  return on;
+}
+
+}  // namespace openhtp::htp

@@ -1,0 +1,85 @@
+// Fusion at prepare: a producer op and the cheap element-wise work that
+// follows it run as ONE kernel, so the producer's output is written once and
+// never read back (issue 14 item 1).
+//
+//   producer ──t──► [ElementWiseAdd(t, r)] ──t2──► [clamp]  ──► y
+//   (Conv2d, DepthWiseConv2d, TransposeConv2d, FullyConnected, MatMul)
+//
+// becomes one step that runs the producer with an ops::Epilogue (op.h):
+// y = clamp(producer(...) + r). Either epilogue node may be absent, not both.
+//
+// Rules (each is why the fused step computes exactly what the nodes did)
+//   - An eliminated intermediate (t, and t2 when both epilogues fuse) is a
+//     NATIVE tensor — never a graph output, which the client reads — read by
+//     exactly one input of one node, the next epilogue node. Nothing else
+//     can observe that it was never written.
+//   - clamp is Relu, Relu1, Relu6, ReluMinMax, or ElementWiseNeuron with
+//     operation RELU or RELU_MIN_MAX: a pure min/max, the one thing every
+//     fast path can do in its output stage (oneDNN eltwise post-op, XNNPACK
+//     output_min/output_max).
+//   - Same dims and data type along the chain (no broadcast Add, no type
+//     change). FLOAT_32: Add and clamp. 8-bit (UFIXED_POINT_8 /
+//     SFIXED_POINT_8): clamp only, per-tensor encodings, and only where the
+//     clamp is exactly an output range clamp. The fused step writes the
+//     clamp's output, in the clamp's output encoding, straight from the
+//     producer's accumulators, which is right in two cases:
+//       a. the clamp's output has the encoding of its input and each bound
+//          is a whole code of it (or outside the codes): clamping the real
+//          value then quantizing gives the codes quantizing then clamping
+//          gives (quantization is monotone and the bound is a fixed point
+//          of it) — the fused step equals the unfused nodes exactly;
+//       b. the bounds round to codes at or beyond both ends of the clamp's
+//          output encoding (a Relu whose output encoding starts at 0, a
+//          Relu6 whose range ends at or below 6: what converters calibrate),
+//          so the clamp is the saturation that quantizing into that
+//          encoding does anyway, and the producer's own output encoding
+//          covers that range to within one output code at each end (it
+//          saturates almost nothing the clamp's output could hold). The unfused
+//          nodes round twice (producer output, then the clamp's
+//          requantization), the fused step once, so they may differ by the
+//          first rounding: at most max(1, ceil(s_in / (2 s_out))) codes — 1
+//          when the producer's output step is at most twice the clamp's.
+//     8-bit residual adds would need a requantizing add epilogue: not fused.
+//   - The Add's other operand r must already exist when the producer runs
+//     (static, a graph input, or made by an earlier node): the fused step
+//     runs at the producer's place in the node order.
+//   - Any other graph is left alone. The graph the client built is not
+//     changed: tensor names, ids and outputs stay; only the runtime's steps
+//     are fewer, and an eliminated intermediate gets no memory.
+//
+// The runtime (prepared_graph.cpp) prepares a fused step like any node, with
+// the epilogue on its NodeDesc; if its kernel would come through the type
+// adapter (which does not carry an epilogue) it prepares the nodes unfused
+// instead. OPENHTP_FUSION=off turns the pass off, for comparison.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "htp/graph_spec.h"
+
+namespace openhtp::htp {
+
+struct Fusion {
+  int producer = -1;       // node index (spec.nodes)
+  int add = -1;            // the fused ElementWiseAdd node, or -1
+  int clamp = -1;          // the fused clamp node, or -1
+  uint32_t residual = kNoTensor;  // the Add's other operand (tensor id)
+  float lo = 0.0f, hi = 0.0f;     // the clamp's bounds (real values), when clamp >= 0
+  std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
+  // The last fused node: the step writes its output.
+  int last() const { return clamp >= 0 ? clamp : add; }
+};
+
+// Every legal fusion of `spec`, in producer order; a node is in at most one.
+std::vector<Fusion> find_fusions(const GraphSpec& spec);
+
+// The fused step's name in profiles: the node names joined by '+'
+// ("conv_3+relu_3"), and its type likewise ("Conv2d+Relu").
+std::string fused_name(const GraphSpec& spec, const Fusion& f);
+std::string fused_type(const GraphSpec& spec, const Fusion& f);
+
+// False when OPENHTP_FUSION=off (read once per process).
+bool fusion_enabled_by_env();
+
+}  // namespace openhtp::htp

@@ -1,0 +1,397 @@
+// Fusion at prepare (htp/fusion.h): the pass finds exactly the legal
+// producer -> epilogue chains, and a prepared graph with fusion computes what
+// the same graph computes with it off (PlanOptions::fusion = false, i.e.
+// OPENHTP_FUSION=off), with the same tensors and outputs, fewer steps, the
+// fused step named after every node in it, and no memory for the
+// intermediates it removed.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "htp/fusion.h"
+#include "htp/prepared_graph.h"
+#include "kernels/fast_paths.h"
+
+using namespace openhtp;
+namespace tt = htp::tensor_type;
+
+namespace {
+
+constexpr uint32_t kF32 = ops::dtype::kFloat32, kU8 = ops::dtype::kUfixed8, kS8 = ops::dtype::kSfixed8,
+                   kS32 = ops::dtype::kSfixed32;
+const std::vector<uint32_t> kAct = {1, 6, 6, 4};  // NHWC, kept by every conv below (3x3, pad 1)
+
+ops::Param u32_tensor(const char* name, std::vector<uint32_t> dims, std::vector<uint32_t> v) {
+  ops::Param p;
+  p.name = name;
+  p.is_tensor = true;
+  p.dtype = ops::dtype::kUint32;
+  p.dims = std::move(dims);
+  p.data.resize(v.size() * 4);
+  std::memcpy(p.data.data(), v.data(), p.data.size());
+  return p;
+}
+ops::Param scalar(const char* name, uint32_t dt, double v) {
+  ops::Param p;
+  p.name = name;
+  p.dtype = dt;
+  p.i = static_cast<int64_t>(v);
+  p.f = v;
+  return p;
+}
+std::vector<ops::Param> conv_params() {
+  return {u32_tensor("stride", {2}, {1, 1}), u32_tensor("pad_amount", {2, 2}, {1, 1, 1, 1})};
+}
+
+// A graph under construction: tensors by id, nodes in order.
+struct Builder {
+  htp::GraphSpec g;
+  std::mt19937 rng{7};
+  uint32_t next = 1;
+  ops::Quant act_q;  // 8-bit graphs: every activation's encoding
+  uint32_t act_dt = kF32;
+
+  uint32_t tensor(uint32_t type, std::vector<uint32_t> dims = kAct, uint32_t dt = 0) {
+    htp::TensorSpec t;
+    t.id = next++;
+    t.name = "t" + std::to_string(t.id);
+    t.type = type;
+    t.dtype = dt ? dt : act_dt;
+    t.dims = std::move(dims);
+    if (t.dtype != kF32) t.quant = act_q;
+    g.tensors.push_back(std::move(t));
+    return g.tensors.back().id;
+  }
+  // Static conv weights [3,3,4,4] and bias [4]: random floats, or 8-bit
+  // symmetric int8 weights with an int32 bias.
+  std::vector<uint32_t> conv_weights() {
+    const uint32_t w = tensor(tt::kStatic, {3, 3, 4, 4}, act_dt == kF32 ? kF32 : kS8);
+    const uint32_t b = tensor(tt::kStatic, {4}, act_dt == kF32 ? kF32 : kS32);
+    htp::TensorSpec& ws = g.tensors[w - 1];
+    htp::TensorSpec& bs = g.tensors[b - 1];
+    if (act_dt == kF32) {
+      std::uniform_real_distribution<float> d(-0.5f, 0.5f);
+      ws.static_data.resize(ws.num_bytes());
+      for (size_t i = 0; i < ws.static_data.size(); i += 4) {
+        const float v = d(rng);
+        std::memcpy(&ws.static_data[i], &v, 4);
+      }
+      bs.static_data.resize(bs.num_bytes());
+      for (size_t i = 0; i < bs.static_data.size(); i += 4) {
+        const float v = d(rng);
+        std::memcpy(&bs.static_data[i], &v, 4);
+      }
+    } else {
+      ws.quant = ops::Quant::per_tensor(0.01f, 0);
+      ws.static_data.resize(ws.num_bytes());
+      for (auto& x : ws.static_data) x = static_cast<uint8_t>(int(rng() % 255) - 127);
+      bs.quant = ops::Quant::per_tensor(0.0f, 0);  // in_scale * w_scale
+      bs.static_data.assign(bs.num_bytes(), 0);
+    }
+    return {w, b};
+  }
+  uint32_t conv(const char* name, uint32_t in, uint32_t out_type = tt::kNative) {
+    const auto wb = conv_weights();
+    const uint32_t out = tensor(out_type);
+    g.nodes.push_back({name, "", "Conv2d", conv_params(), {in, wb[0], wb[1]}, {out}});
+    return out;
+  }
+  uint32_t node(const char* name, const char* type, std::vector<uint32_t> ins, uint32_t out_type = tt::kNative,
+                std::vector<ops::Param> params = {}) {
+    const uint32_t out = tensor(out_type);
+    g.nodes.push_back({name, "", type, std::move(params), std::move(ins), {out}});
+    return out;
+  }
+};
+
+TEST(FusionPass, ConvRelu) {
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  b.node("relu", "Relu", {c}, tt::kAppRead);
+  const auto f = htp::find_fusions(b.g);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].producer, 0);
+  EXPECT_EQ(f[0].clamp, 1);
+  EXPECT_EQ(f[0].add, -1);
+  EXPECT_EQ(f[0].eliminated, std::vector<uint32_t>{c});
+  EXPECT_EQ(f[0].lo, 0.0f);
+  EXPECT_TRUE(std::isinf(f[0].hi));
+  EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv+relu");
+  EXPECT_EQ(htp::fused_type(b.g, f[0]), "Conv2d+Relu");
+}
+
+TEST(FusionPass, NotWhenTheIntermediateIsAGraphOutput) {
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x, tt::kAppRead);
+  b.node("relu", "Relu", {c}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b.g).empty());
+}
+
+TEST(FusionPass, NotWhenTheIntermediateIsReadTwice) {
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  b.node("relu", "Relu", {c}, tt::kAppRead);
+  b.node("sig", "Sigmoid", {c}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  Builder b2;  // read twice by the same node
+  const uint32_t x2 = b2.tensor(tt::kAppWrite);
+  const uint32_t c2 = b2.conv("conv", x2);
+  b2.node("add", "ElementWiseAdd", {c2, c2}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b2.g).empty());
+}
+
+TEST(FusionPass, NotAcrossTypeOrEncodingChanges) {
+  {  // fp32 conv -> Relu with an fp16 output (not a valid node either: never fused)
+    Builder b;
+    const uint32_t x = b.tensor(tt::kAppWrite);
+    const uint32_t c = b.conv("conv", x);
+    const uint32_t y = b.tensor(tt::kAppRead, kAct, ops::dtype::kFloat16);
+    b.g.nodes.push_back({"relu", "", "Relu", {}, {c}, {y}});
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  }
+  {  // 8-bit: a Relu that requantizes into an encoding holding negative values
+    Builder b;
+    b.act_dt = kU8;
+    b.act_q = ops::Quant::per_tensor(0.05f, -100);
+    const uint32_t x = b.tensor(tt::kAppWrite);
+    const uint32_t c = b.conv("conv", x);
+    const uint32_t y = b.node("relu", "Relu", {c}, tt::kAppRead);
+    b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.03f, -10);
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+    b.g.tensors[y - 1].quant = b.act_q;  // same encoding, bound on a code: fused (rule a)
+    EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
+    // Output range [0, 7.65], within the conv's [-5, 7.75] (rule b): fused.
+    b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.03f, 0);
+    EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
+    b.g.nodes[1].type = "Relu6";  // range [0, 7.65] exceeds 6, and the encodings differ: not fused
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+    b.g.tensors[y - 1].quant = ops::Quant::per_tensor(6.0f / 255, 0);  // range [0, 6]: fused
+    EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
+    b.g.tensors[c - 1].quant = ops::Quant::per_tensor(0.02f, -100);  // conv saturates at 3.1: not fused
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  }
+  {  // 8-bit: a bound between two codes is not fused, one on a code is
+    Builder b;
+    b.act_dt = kU8;
+    b.act_q = ops::Quant::per_tensor(0.05f, -100);
+    const uint32_t x = b.tensor(tt::kAppWrite);
+    const uint32_t c = b.conv("conv", x);
+    b.node("clip", "ReluMinMax", {c}, tt::kAppRead,
+           {scalar("min_value", kF32, 0.0), scalar("max_value", kF32, 6.025)});
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+    b.g.nodes[1].params[1].f = 6.0;  // code 220: on the grid
+    EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
+  }
+  {  // 8-bit residual adds are never fused
+    Builder b;
+    b.act_dt = kU8;
+    b.act_q = ops::Quant::per_tensor(0.05f, -100);
+    const uint32_t x = b.tensor(tt::kAppWrite);
+    const uint32_t c = b.conv("conv", x);
+    b.node("add", "ElementWiseAdd", {c, x}, tt::kAppRead);
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  }
+}
+
+TEST(FusionPass, ResidualAddThenClampAndOnlyWhenTheOtherOperandExists) {
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c1 = b.conv("conv1", x);
+  const uint32_t r1 = b.node("relu1", "Relu", {c1});
+  const uint32_t c2 = b.conv("conv2", r1);
+  const uint32_t s = b.node("add", "ElementWiseAdd", {x, c2});
+  b.node("relu2", "ElementWiseNeuron", {s}, tt::kAppRead, {scalar("operation", ops::dtype::kUint32, 4)});
+  auto f = htp::find_fusions(b.g);
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv1+relu1");
+  EXPECT_EQ(htp::fused_name(b.g, f[1]), "conv2+add+relu2");
+  EXPECT_EQ(f[1].residual, x);
+  EXPECT_EQ(f[1].eliminated, (std::vector<uint32_t>{c2, s}));
+
+  // add(conv_a, conv_b): only the later conv can take the add (the other
+  // operand must exist when the fused step runs).
+  Builder b2;
+  const uint32_t x2 = b2.tensor(tt::kAppWrite);
+  const uint32_t a = b2.conv("conv_a", x2);
+  const uint32_t bb = b2.conv("conv_b", x2);
+  b2.node("add", "ElementWiseAdd", {a, bb}, tt::kAppRead);
+  f = htp::find_fusions(b2.g);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].producer, 1);
+  EXPECT_EQ(f[0].residual, a);
+
+  // A non-clamp activation (Sigmoid, ElementWiseNeuron SIGMOID) is not fused.
+  Builder b3;
+  const uint32_t x3 = b3.tensor(tt::kAppWrite);
+  const uint32_t c3 = b3.conv("conv", x3);
+  b3.node("sig", "ElementWiseNeuron", {c3}, tt::kAppRead, {scalar("operation", ops::dtype::kUint32, 6)});
+  EXPECT_TRUE(htp::find_fusions(b3.g).empty());
+}
+
+// ---- end to end --------------------------------------------------------
+
+struct GraphRun {
+  std::vector<uint8_t> out;
+  std::vector<htp::PreparedGraph::NodeProfile> profile;
+  std::optional<htp::TensorPlacement> intermediate;
+  size_t steps = 0;
+};
+
+GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t intermediate, size_t threads = 1,
+        const htp::StoredPlan* stored = nullptr) {
+  htp::PlanOptions opt;
+  opt.fusion = fusion;
+  if (fast) opt.fast_paths = kernels::fast_paths();
+  opt.stored_placements = stored;
+  htp::GraphSpec s = spec;
+  s.num_hvx_threads = static_cast<uint32_t>(threads);
+  htp::GraphError err;
+  std::string msg;
+  auto g = htp::PreparedGraph::create(std::move(s), opt, &err, &msg);
+  EXPECT_TRUE(g) << msg;
+  GraphRun r;
+  if (!g) return r;
+  const htp::TensorSpec* in = g->spec().find_tensor(g->input_ids()[0]);
+  std::vector<uint8_t> x(in->num_bytes());
+  std::mt19937 rng(3);
+  if (in->dtype == kF32) {
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (size_t i = 0; i < x.size(); i += 4) {
+      const float v = d(rng);
+      std::memcpy(&x[i], &v, 4);
+    }
+  } else {
+    for (auto& v : x) v = static_cast<uint8_t>(rng());
+  }
+  r.out.resize(g->spec().find_tensor(g->output_ids()[0])->num_bytes());
+  const htp::TensorBinding ins[] = {{in->id, x.data(), x.size()}};
+  const htp::TensorBinding outs[] = {{g->output_ids()[0], r.out.data(), r.out.size()}};
+  g->set_node_profiling(true);
+  EXPECT_EQ(g->execute(ins, outs, &msg), htp::GraphError::kNone) << msg;
+  r.profile = g->node_profile();
+  r.intermediate = g->placement(intermediate);
+  r.steps = g->num_steps();
+  return r;
+}
+
+// in -> conv1 -> relu1 -> conv2 -> add(in) -> relu2 -> out
+Builder residual_block(uint32_t* intermediate) {
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c1 = b.conv("conv1", x);
+  const uint32_t r1 = b.node("relu1", "Relu", {c1});
+  const uint32_t c2 = b.conv("conv2", r1);
+  const uint32_t s = b.node("add", "ElementWiseAdd", {c2, x});
+  b.node("relu2", "Relu", {s}, tt::kAppRead);
+  *intermediate = c2;
+  return b;
+}
+
+void expect_f32_near(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, float tol) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); i += 4) {
+    float x, y;
+    std::memcpy(&x, &a[i], 4);
+    std::memcpy(&y, &b[i], 4);
+    ASSERT_NEAR(x, y, tol) << "float " << i / 4;
+  }
+}
+
+TEST(FusionGraph, F32OutputsEqualFusionOff) {
+  uint32_t c2;
+  const Builder b = residual_block(&c2);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, c2, threads);
+    const GraphRun on = run(b.g, true, true, c2, threads);
+    // |sum| <= 37 terms of |x| |w| <= 0.5: oneDNN's sum order against itself.
+    expect_f32_near(on.out, off.out, 1e-5f);
+    EXPECT_EQ(off.steps, 5u);
+    EXPECT_EQ(on.steps, 2u);
+    ASSERT_EQ(on.profile.size(), 2u);
+    EXPECT_EQ(on.profile[0].name, "conv1+relu1");
+    EXPECT_EQ(on.profile[1].name, "conv2+add+relu2");
+    EXPECT_EQ(on.profile[1].type, "Conv2d+ElementWiseAdd+Relu");
+    EXPECT_EQ(on.profile[1].impl, "onednn");
+    EXPECT_EQ(on.profile[1].runs, 1u);
+    EXPECT_TRUE(off.intermediate.has_value());
+    EXPECT_FALSE(on.intermediate.has_value()) << "an eliminated intermediate is not planned";
+  }
+  // Reference kernels: fused and unfused are the same arithmetic, bit for bit.
+  const GraphRun ref_off = run(b.g, false, false, c2), ref_on = run(b.g, true, false, c2);
+  EXPECT_EQ(ref_on.out, ref_off.out);
+  EXPECT_EQ(ref_on.profile[1].impl, "reference");
+}
+
+TEST(FusionGraph, APlanStoredWithoutFusionLoadsWithIt) {
+  uint32_t c2;
+  const Builder b = residual_block(&c2);
+  htp::PlanOptions opt;
+  opt.fusion = false;
+  htp::GraphError err;
+  std::string msg;
+  auto unfused = htp::PreparedGraph::create(b.g, opt, &err, &msg);
+  ASSERT_TRUE(unfused) << msg;
+  const htp::StoredPlan stored = unfused->placements();
+  ASSERT_TRUE(stored.count(c2));
+  const GraphRun on = run(b.g, true, true, c2, 1, &stored);
+  EXPECT_EQ(on.steps, 2u);
+  const GraphRun off = run(b.g, false, true, c2, 1, &stored);
+  expect_f32_near(on.out, off.out, 1e-5f);
+}
+
+TEST(FusionGraph, Uint8ReluIntoItsOwnOutputRangeWithin1Lsb) {
+  // The converter's usual form: the Relu's output calibrated on [0, max],
+  // the conv's on a wider range (rule b). Conv step 1.5x the Relu's: the
+  // unfused double rounding is at most 1 code away.
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.03f, -85);  // [-2.55, 5.1]
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  const uint32_t y = b.node("relu", "Relu", {c}, tt::kAppRead);
+  b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.02f, 0);  // [0, 5.1]
+  ASSERT_EQ(htp::find_fusions(b.g).size(), 1u);
+  b.g.tensors[c - 1].quant = ops::Quant::per_tensor(0.03f, -120);  // [-3.6, 4.05]: would clip what relu holds
+  EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  b.g.tensors[c - 1].quant = ops::Quant::per_tensor(0.03f, -85);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, c, threads), on = run(b.g, true, true, c, threads);
+    ASSERT_EQ(on.profile.size(), 1u);
+    EXPECT_EQ(on.profile[0].name, "conv+relu");
+    ASSERT_EQ(on.out.size(), off.out.size());
+    int differ = 0;
+    for (size_t i = 0; i < on.out.size(); ++i) {
+      ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
+      differ += on.out[i] != off.out[i];
+    }
+    EXPECT_LT(differ, int(on.out.size()) / 4);
+  }
+}
+
+TEST(FusionGraph, Uint8ClampFusesOnTheFastPathAndMatches) {
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.02f, -120);
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  b.node("relu", "Relu", {c}, tt::kAppRead);
+  const GraphRun off = run(b.g, false, true, c), on = run(b.g, true, true, c);
+  ASSERT_EQ(on.profile.size(), 1u);
+  EXPECT_EQ(on.profile[0].name, "conv+relu");
+  EXPECT_TRUE(on.profile[0].impl == "xnnpack" || on.profile[0].impl == "onednn-int8") << on.profile[0].impl;
+  ASSERT_EQ(on.out.size(), off.out.size());
+  for (size_t i = 0; i < on.out.size(); ++i) ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
+  // Reference kernels only: the conv would run behind the type adapter,
+  // which carries no epilogue, so the nodes stay apart.
+  const GraphRun ref = run(b.g, true, false, c);
+  EXPECT_EQ(ref.steps, 2u);
+  EXPECT_EQ(ref.out, run(b.g, false, false, c).out);
+}
+
+}  // namespace

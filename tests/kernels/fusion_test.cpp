@@ -1,0 +1,319 @@
+// Fused epilogues (ops::Epilogue, made by htp/fusion.h): a producer kernel
+// with an epilogue must give what the separate nodes give — the producer's
+// reference output, then the residual add, then the clamp. Over randomized
+// shapes and encodings, 1 and 2 threads:
+//   - the reference with an epilogue equals that composition bit for bit;
+//   - the fp32 oneDNN paths (post-ops) are within the bound the unfused
+//     tests use (expect_f32_close, with the residual as one more term);
+//   - the 8-bit paths (XNNPACK output min/max, oneDNN int8 eltwise clip)
+//     are within 1 LSB of the unfused reference clamped on codes, as the
+//     unfused tests allow;
+//   - every path declines what it cannot do exactly (an off-grid 8-bit
+//     bound, an 8-bit residual, fp16).
+#include <cmath>
+#include <limits>
+
+#include "kernel_check.h"
+#include "kernels/onednn_runtime.h"
+
+namespace kernelstest {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+struct Variant {
+  bool residual, clamp;
+  float lo, hi;
+  std::string str() const {
+    return std::string(residual ? "+residual" : "") +
+           (clamp ? " clamp[" + std::to_string(lo) + "," + std::to_string(hi) + "]" : "");
+  }
+};
+// fp32: relu, a two-sided clamp, a residual add, a residual add then relu.
+const Variant kF32Variants[] = {
+    {false, true, 0.0f, kInf}, {false, true, -0.3f, 0.4f}, {true, false, 0.0f, 0.0f}, {true, true, 0.0f, kInf}};
+
+// Prepares c's node with epilogue v (fast path fp, or the reference when
+// null) and runs it; the residual's data is the input after the op's own.
+Bytes run_fused(const Case& c, const Variant& v, const Bytes& residual, const FastPath* fp, const KernelEnv* env,
+                bool* accepted = nullptr) {
+  TensorDesc r = c.node.outputs[0];
+  Epilogue e;
+  e.residual = v.residual ? &r : nullptr;
+  e.clamp = v.clamp;
+  e.lo = v.lo;
+  e.hi = v.hi;
+  NodeDesc d = c.node.desc();
+  d.env = env;
+  d.epilogue = &e;
+  std::unique_ptr<OpKernel> k;
+  const bool ok = fp ? fp->prepare(ParsedNode(d).desc(), &k) && k : prepare_reference(d, &k).ok() && k;
+  if (accepted) *accepted = ok;
+  else EXPECT_TRUE(ok) << (fp ? fp->library : "reference") << " declined " << c.node.type << v.str();
+  if (!ok) return {};
+  std::vector<Bytes> ins = c.data;
+  if (v.residual) ins.push_back(residual);
+  return run_kernel(*k, ins, c.out_bytes());
+}
+
+std::vector<float> abs_of(const std::vector<float>& v) {
+  std::vector<float> a(v.size());
+  for (size_t i = 0; i < v.size(); ++i) a[i] = std::fabs(v[i]);
+  return a;
+}
+
+// Checks one fp32 case against every variant: reference exact, fast path
+// within the unfused tests' bound. K: terms per output of the producer.
+void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what) {
+  c.bind_static();
+  const auto plain = from_bytes<float>(run_reference(c));
+  Case abs_case = c;
+  for (auto& d : abs_case.data) {
+    if (!d.empty()) d = to_bytes(abs_of(from_bytes<float>(d)));
+  }
+  abs_case.bind_static();
+  const auto sums = from_bytes<float>(run_reference(abs_case));
+  ThreadEnv one(1), two(2);
+  for (const Variant& v : kF32Variants) {
+    const auto res = random_floats(rng, plain.size());
+    // What the separate nodes compute: ElementWiseAdd, then Relu / ReluMinMax.
+    std::vector<float> want = plain;
+    Epilogue e;
+    TensorDesc dummy;
+    e.residual = v.residual ? &dummy : nullptr;
+    e.clamp = v.clamp;
+    e.lo = v.lo;
+    e.hi = v.hi;
+    e.apply(want.data(), res.data(), want.size());
+    const auto ref = from_bytes<float>(run_fused(c, v, to_bytes(res), nullptr, nullptr));
+    ASSERT_EQ(ref.size(), want.size());
+    EXPECT_EQ(0, std::memcmp(ref.data(), want.data(), want.size() * 4)) << what << v.str() << ": reference";
+    std::vector<float> bound = sums;
+    if (v.residual) {
+      for (size_t i = 0; i < bound.size(); ++i) bound[i] += std::fabs(res[i]);
+    }
+    for (const ThreadEnv* env : {&one, &two}) {
+      const auto fast = from_bytes<float>(run_fused(c, v, to_bytes(res), &fp, env->env()));
+      expect_f32_close(fast, want, bound, K + 1, what + v.str());
+    }
+  }
+}
+
+struct ConvShape {
+  uint32_t N, H, W, Cin, K, Cout, group, s, p, Ho, Wo;
+  bool depthwise, bias;
+  std::string str() const {
+    return (depthwise ? "dw " : "conv ") + std::to_string(N) + "x" + std::to_string(H) + "x" + std::to_string(W) +
+           "x" + std::to_string(Cin) + " k" + std::to_string(K) + " Cout " + std::to_string(Cout) + " g" +
+           std::to_string(group) + " s" + std::to_string(s) + " p" + std::to_string(p);
+  }
+};
+
+ConvShape random_conv(std::mt19937& rng, bool depthwise) {
+  ConvShape c{};
+  c.depthwise = depthwise;
+  c.N = rand_int(rng, 1, 2);
+  c.group = depthwise ? rand_int(rng, 1, 8) : rand_int(rng, 1, 2);
+  c.Cin = c.group * (depthwise ? 1 : rand_int(rng, 1, 6));
+  c.Cout = c.group * rand_int(rng, 1, depthwise ? 2 : 8);
+  c.K = rand_int(rng, 1, 3);
+  c.s = rand_int(rng, 1, 2);
+  c.p = rand_int(rng, 0, c.K - 1);
+  c.H = rand_int(rng, c.K, 10);
+  c.W = rand_int(rng, c.K, 10);
+  c.Ho = (c.H + 2 * c.p - c.K) / c.s + 1;
+  c.Wo = (c.W + 2 * c.p - c.K) / c.s + 1;
+  c.bias = rand_int(rng, 0, 2) != 0;
+  return c;
+}
+
+Case conv_case(const ConvShape& s, TensorDesc x, TensorDesc w, TensorDesc b, TensorDesc y) {
+  Case c;
+  c.node.type = s.depthwise ? "DepthWiseConv2d" : "Conv2d";
+  c.node.name = s.str();
+  x.dims = {s.N, s.H, s.W, s.Cin};
+  w.dims = {s.K, s.K, s.Cin / s.group, s.Cout};
+  b.dims = {s.Cout};
+  y.dims = {s.N, s.Ho, s.Wo, s.Cout};
+  c.node.inputs = {x, w};
+  if (s.bias) c.node.inputs.push_back(b);
+  c.node.outputs = {y};
+  c.node.params = {u32_tensor_param("stride", {2}, {s.s, s.s}),
+                   u32_tensor_param("pad_amount", {2, 2}, {s.p, s.p, s.p, s.p})};
+  if (!s.depthwise) c.node.params.push_back(u32_param("group", s.group));
+  c.is_static = {false, true, true};
+  c.is_static.resize(c.node.inputs.size());
+  return c;
+}
+
+class FusedConvF32 : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FusedConvF32, OneDnnPostOpsMatchUnfused) {
+  std::mt19937 rng(GetParam() ? 701 : 702);
+  const FastPath& fp = fast_path(GetParam() ? "DepthWiseConv2d" : "Conv2d", "onednn");
+  for (int iter = 0; iter < 10; ++iter) {
+    const ConvShape s = random_conv(rng, GetParam());
+    Case c = conv_case(s, f32({}), f32({}), f32({}), f32({}));
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    check_f32(c, fp, size_t{s.K} * s.K * (s.Cin / s.group) + (s.bias ? 1 : 0), rng, s.str());
+  }
+}
+INSTANTIATE_TEST_SUITE_P(Kernels, FusedConvF32, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+TEST(FusedFullyConnected, F32OneDnnPostOpsMatchUnfused) {
+  std::mt19937 rng(703);
+  const FastPath& fp = fast_path("FullyConnected", "onednn");
+  for (int iter = 0; iter < 10; ++iter) {
+    const uint32_t batch = rand_int(rng, 1, 6), n = rand_int(rng, 1, 200), m = rand_int(rng, 1, 100);
+    const bool bias = rand_int(rng, 0, 1) != 0;
+    Case c;
+    c.node.type = "FullyConnected";
+    c.node.inputs = {f32({batch, n}), f32({m, n})};
+    if (bias) c.node.inputs.push_back(f32({m}));
+    c.node.outputs = {f32({batch, m})};
+    c.is_static = {false, true, true};
+    c.is_static.resize(c.node.inputs.size());
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    check_f32(c, fp, n + 1, rng, "fc " + std::to_string(batch) + "x" + std::to_string(n) + "->" + std::to_string(m));
+  }
+}
+
+TEST(FusedMatMul, F32OneDnnPostOpsMatchUnfused) {
+  std::mt19937 rng(704);
+  const FastPath& fp = fast_path("MatMul", "onednn");
+  for (int iter = 0; iter < 10; ++iter) {
+    const uint32_t B = rand_int(rng, 1, 3), M = rand_int(rng, 1, 30), N = rand_int(rng, 1, 30), K = rand_int(rng, 1, 50);
+    const bool tb = rand_int(rng, 0, 1) != 0, bias = rand_int(rng, 0, 1) != 0;
+    Case c;
+    c.node.type = "MatMul";
+    c.node.inputs = {f32({B, M, K}), tb ? f32({B, N, K}) : f32({B, K, N})};
+    if (bias) c.node.inputs.push_back(f32({N}));
+    c.node.outputs = {f32({B, M, N})};
+    c.node.params = {bool_param("transpose_in0", false), bool_param("transpose_in1", tb)};
+    c.is_static = {false, false, true};
+    c.is_static.resize(c.node.inputs.size());
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    check_f32(c, fp, K + 1, rng, "matmul");
+  }
+}
+
+TEST(FusedTransposeConv2d, ReferenceEqualsUnfused) {
+  std::mt19937 rng(705);
+  for (int iter = 0; iter < 6; ++iter) {
+    const uint32_t H = rand_int(rng, 1, 6), W = rand_int(rng, 1, 6), Cin = rand_int(rng, 1, 4),
+                   Cout = rand_int(rng, 1, 4), k = rand_int(rng, 1, 3), s = rand_int(rng, 1, 2);
+    Case c;
+    c.node.type = "TransposeConv2d";
+    c.node.inputs = {f32({1, H, W, Cin}), f32({k, k, Cin, Cout}), f32({Cout})};
+    c.node.outputs = {f32({1, (H - 1) * s + k, (W - 1) * s + k, Cout})};
+    c.node.params = {u32_tensor_param("stride", {2}, {s, s}), u32_tensor_param("pad_amount", {2, 2}, {0, 0, 0, 0})};
+    c.is_static = {false, true, true};
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    c.bind_static();
+    const auto plain = from_bytes<float>(run_reference(c));
+    ASSERT_FALSE(plain.empty());
+    for (const Variant& v : kF32Variants) {
+      const auto res = random_floats(rng, plain.size());
+      std::vector<float> want = plain;
+      for (size_t i = 0; i < want.size(); ++i) {
+        if (v.residual) want[i] += res[i];
+        if (v.clamp) want[i] = std::min(std::max(want[i], v.lo), v.hi);
+      }
+      const auto got = from_bytes<float>(run_fused(c, v, to_bytes(res), nullptr, nullptr));
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * 4)) << v.str();
+    }
+  }
+}
+
+// ---- 8-bit: clamp on the output's codes --------------------------------
+
+// kind 0: Conv2d qu8 (XNNPACK), 1: Conv2d qc8 uint8 activations (XNNPACK),
+// 2: DepthWiseConv2d qc8 (XNNPACK), 3: Conv2d via oneDNN int8 (VNNI only),
+// 4: FullyConnected qu8 (XNNPACK).
+class FusedQuant : public ::testing::TestWithParam<int> {};
+
+TEST_P(FusedQuant, OutputClampWithin1LsbOfUnfused) {
+  const int kind = GetParam();
+  std::mt19937 rng(800 + kind);
+  const char* type = kind == 2 ? "DepthWiseConv2d" : kind == 4 ? "FullyConnected" : "Conv2d";
+  const FastPath& fp = fast_path(type, kind == 3 ? "onednn-int8" : "xnnpack");
+  if (kind == 3 && !openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
+  ThreadEnv one(1), two(2);
+  for (int iter = 0; iter < 10; ++iter) {
+    const float xs = rand_float(rng, 0.005f, 0.05f), ws = rand_float(rng, 0.002f, 0.02f);
+    // Output zero point below 200: a Relu at code 255 leaves one code, which
+    // XNNPACK refuses (output_min == output_max) — a legal decline.
+    const int32_t xz = pick_u8_zero_point(rng), yz = std::min(200, int32_t(pick_u8_zero_point(rng)));
+    const bool qu8 = kind == 0 || kind == 4;
+    const Quant wq = qu8 ? per_tensor(ws, -pick_u8_zero_point(rng)) : per_tensor(ws, 0);
+    const uint32_t wdt = qu8 ? dtype::kUfixed8 : dtype::kSfixed8;
+    Case c;
+    size_t taps;
+    float ys;
+    if (kind == 4) {
+      const uint32_t batch = rand_int(rng, 1, 4), n = rand_int(rng, 1, 100), m = rand_int(rng, 1, 60);
+      taps = n;
+      ys = xs * ws * rand_float(rng, 60.0f, 200.0f) * std::sqrt(float(taps));
+      c.node.type = "FullyConnected";
+      c.node.inputs = {quantized(dtype::kUfixed8, {batch, n}, per_tensor(xs, -xz)), quantized(wdt, {m, n}, wq)};
+      c.node.outputs = {quantized(dtype::kUfixed8, {batch, m}, per_tensor(ys, -yz))};
+      c.is_static = {false, true};
+    } else {
+      ConvShape s = random_conv(rng, kind == 2);
+      s.bias = false;
+      taps = size_t{s.K} * s.K * (s.Cin / s.group);
+      ys = xs * ws * rand_float(rng, 60.0f, 200.0f) * std::sqrt(float(taps));
+      c = conv_case(s, quantized(dtype::kUfixed8, {}, per_tensor(xs, -xz)), quantized(wdt, {}, wq), TensorDesc{},
+                    quantized(dtype::kUfixed8, {}, per_tensor(ys, -yz)));
+    }
+    c.data.push_back(random_bytes(rng, c.node.inputs[0].num_elements()));
+    c.data.push_back(random_bytes(rng, c.node.inputs[1].num_elements()));
+    if (!qu8) {  // symmetric int8 weights: -127..127
+      for (auto& b : c.data[1]) b = b == 0x80 ? 0x81 : b;
+    }
+    c.bind_static();
+    const Bytes plain = run_reference(c);
+    // Relu (code yz), and a clamp between two whole codes.
+    const int32_t lo_code = std::min(255, yz + int32_t(rand_int(rng, 1, 20)));
+    const int32_t hi_code = std::min(255, lo_code + int32_t(rand_int(rng, 5, 60)));
+    const Variant variants[] = {{false, true, 0.0f, kInf},
+                                {false, true, float((lo_code - yz) * double{ys}), float((hi_code - yz) * double{ys})}};
+    const std::pair<int32_t, int32_t> codes[] = {{yz, 255}, {lo_code, hi_code}};
+    for (int vi = 0; vi < 2; ++vi) {
+      Bytes want = plain;  // the unfused clamp, on codes (same encoding)
+      for (auto& b : want) b = uint8_t(std::clamp<int32_t>(b, codes[vi].first, codes[vi].second));
+      for (const ThreadEnv* env : {&one, &two}) {
+        expect_within_1_lsb(run_fused(c, variants[vi], {}, &fp, env->env()), want, false,
+                            std::string(type) + variants[vi].str());
+      }
+    }
+    // Declined: a bound between two codes, and an 8-bit residual add.
+    bool accepted = true;
+    run_fused(c, {false, true, float((lo_code - yz + 0.5) * ys), kInf}, {}, &fp, one.env(), &accepted);
+    EXPECT_FALSE(accepted) << "off-grid bound";
+    run_fused(c, {true, false, 0.0f, 0.0f}, plain, &fp, one.env(), &accepted);
+    EXPECT_FALSE(accepted) << "8-bit residual";
+  }
+}
+std::string quant_kind_name(const ::testing::TestParamInfo<int>& info) {
+  static const char* kNames[] = {"ConvQu8Xnnpack", "ConvQc8Xnnpack", "DepthWiseQc8Xnnpack", "ConvOneDnnInt8",
+                                 "FullyConnectedQu8Xnnpack"};
+  return kNames[info.param];
+}
+INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4), quant_kind_name);
+
+TEST(FusedF16, XnnpackDeclinesAnEpilogue) {
+  ConvShape s{1, 4, 4, 2, 1, 2, 1, 1, 0, 4, 4, false, false};
+  Case c = conv_case(s, typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}), TensorDesc{},
+                     typed(dtype::kFloat16, {}));
+  c.data = {Bytes(c.node.inputs[0].num_bytes()), Bytes(c.node.inputs[1].num_bytes())};
+  c.bind_static();
+  bool accepted = true;
+  run_fused(c, {false, true, 0.0f, kInf}, {}, &fast_path("Conv2d", "xnnpack"), nullptr, &accepted);
+  EXPECT_FALSE(accepted);
+}
+
+}  // namespace
+}  // namespace kernelstest
