@@ -179,6 +179,9 @@ class RuntimeImpl final : public Runtime {
   Status do_set_graph_threads(uint64_t graph_id, uint32_t num_threads);
   Status do_graph_plan(uint64_t graph_id, StoredPlan* plan);
   Status do_node_times(uint64_t graph_id, std::vector<StepTime>* steps);
+  // The graph's record (shared, so it outlives a concurrent free), or
+  // INVALID_HANDLE naming the id. Takes mu_.
+  Status find_graph(uint64_t graph_id, std::shared_ptr<GraphRecord>* rec);
   Status do_register_memory(uint64_t context_id, MemoryKind kind, std::shared_ptr<const MappedRange> memory,
                             uint64_t offset, uint64_t size, uint64_t* mem_id);
   Status do_deregister_memory(uint64_t mem_id);
@@ -408,14 +411,7 @@ Status RuntimeImpl::do_set_graph_threads(uint64_t graph_id, uint32_t num_threads
   }
   HtpScheduler::Exclusive exec(sched_);  // no execute of any graph while kernels are replaced
   std::shared_ptr<GraphRecord> rec;
-  {
-    std::lock_guard lock(mu_);
-    auto it = graphs_.find(graph_id);
-    if (it == graphs_.end()) {
-      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
-    }
-    rec = it->second;
-  }
+  if (Status s = find_graph(graph_id, &rec); !s.ok()) return s;
   std::string why;
   if (rec->graph->set_num_threads(num_threads, &why) != GraphError::kNone) {
     return error(QNN_GRAPH_ERROR_INVALID_OP_CONFIG, "graph '%s' on %u threads: %s", rec->graph->spec().name.c_str(),
@@ -424,13 +420,20 @@ Status RuntimeImpl::do_set_graph_threads(uint64_t graph_id, uint32_t num_threads
   return Status::Ok();
 }
 
-Status RuntimeImpl::do_graph_plan(uint64_t graph_id, StoredPlan* plan) {
+Status RuntimeImpl::find_graph(uint64_t graph_id, std::shared_ptr<GraphRecord>* rec) {
   std::lock_guard lock(mu_);
   auto it = graphs_.find(graph_id);
   if (it == graphs_.end()) {
     return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
   }
-  *plan = it->second->graph->placements();
+  *rec = it->second;
+  return Status::Ok();
+}
+
+Status RuntimeImpl::do_graph_plan(uint64_t graph_id, StoredPlan* plan) {
+  std::shared_ptr<GraphRecord> rec;
+  if (Status s = find_graph(graph_id, &rec); !s.ok()) return s;
+  *plan = rec->graph->placements();
   return Status::Ok();
 }
 
@@ -439,14 +442,7 @@ Status RuntimeImpl::do_node_times(uint64_t graph_id, std::vector<StepTime>* step
   // steps' counters are the executing thread's otherwise.
   HtpScheduler::Exclusive exec(sched_);
   std::shared_ptr<GraphRecord> rec;
-  {
-    std::lock_guard lock(mu_);
-    auto it = graphs_.find(graph_id);
-    if (it == graphs_.end()) {
-      return error(QNN_GRAPH_ERROR_INVALID_HANDLE, "graph %llu does not exist", static_cast<ull>(graph_id));
-    }
-    rec = it->second;
-  }
+  if (Status s = find_graph(graph_id, &rec); !s.ok()) return s;
   rec->graph->set_node_profiling(true);
   steps->clear();
   for (const PreparedGraph::NodeProfile& n : rec->graph->node_profile()) {

@@ -5,6 +5,14 @@
 
 namespace openhtp::ops::detail {
 
-std::vector<OpDef> detection_group() { return {}; }
+// Float kernels (op_flags::kAdaptTypes); integer index tensors stay native.
+OpDef non_max_suppression_def();
+OpDef roi_pooling_def();
+OpDef axis_aligned_bbox_transform_def();
+OpDef multi_class_nms_def();
+
+std::vector<OpDef> detection_group() {
+  return {non_max_suppression_def(), roi_pooling_def(), axis_aligned_bbox_transform_def(), multi_class_nms_def()};
+}
 
 }  // namespace openhtp::ops::detail

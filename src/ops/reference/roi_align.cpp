@@ -20,6 +20,7 @@
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
 #include "ops/reference/data_movement.h"
+#include "ops/reference/roi_inputs.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
@@ -112,45 +113,20 @@ Status read_samples(const NodeDesc& node, std::string_view name, int64_t* out) {
   return Status::Ok();
 }
 
-// img_size_ratio: a FLOAT_32 tensor [2] = (height_ratio, width_ratio), both > 0.
-Status read_ratio(const NodeDesc& node, RoiGeometry* g) {
-  const Param* p = node.find_param("img_size_ratio");
-  if (p == nullptr) return invalid(node, "parameter 'img_size_ratio' is mandatory but absent");
-  if (!p->is_tensor || p->dtype != dtype::kFloat32 || p->dims.size() != 1 || p->dims[0] != 2 ||
-      p->data.size() != 2 * sizeof(float)) {
-    return invalid(node, "parameter 'img_size_ratio' must be a FLOAT_32 tensor of shape [2]");
-  }
-  float v[2];
-  std::memcpy(v, p->data.data(), sizeof v);
-  if (!(v[0] > 0.0f) || !(v[1] > 0.0f) || !std::isfinite(v[0]) || !std::isfinite(v[1])) {
-    return invalid(node, "parameter 'img_size_ratio' is [", v[0], ",", v[1], "], expected both finite and > 0");
-  }
-  g->height_ratio = v[0];
-  g->width_ratio = v[1];
-  return Status::Ok();
-}
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 3, 3, 1); !s.ok()) return s;
+  if (Status s = check_roi_tensors(node); !s.ok()) return s;
   const TensorDesc& x = node.inputs[0];
   const TensorDesc& rois = node.inputs[1];
   const TensorDesc& index = node.inputs[2];
   const TensorDesc& y = node.outputs[0];
-  if (Status s = check_f32_tensor(node, x, in_label(0, "input")); !s.ok()) return s;
-  if (Status s = check_f32_tensor(node, rois, in_label(1, "rois")); !s.ok()) return s;
-  if (Status s = check_f32_tensor(node, y, out_label(0)); !s.ok()) return s;
-  if (Status s = check_plain_tensor(node, index, in_label(2, "batch_indices")); !s.ok()) return s;
-  if (index.dtype != dtype::kInt32 && index.dtype != dtype::kUint32) {
-    return invalid(node, "in[2] (batch_indices) data type is ", dtype::name(index.dtype),
-                   ", expected INT_32 or UINT_32");
-  }
   ParamReader params(node);
   if (Status s = params.check_names({"img_size_ratio", "num_samples_y", "num_samples_x", "aligned",
                                      "allow_invalid_roi"});
       !s.ok())
     return s;
   RoiGeometry g;
-  if (Status s = read_ratio(node, &g); !s.ok()) return s;
+  if (Status s = read_img_size_ratio(node, &g.height_ratio, &g.width_ratio); !s.ok()) return s;
   if (Status s = read_samples(node, "num_samples_y", &g.samples_y); !s.ok()) return s;
   if (Status s = read_samples(node, "num_samples_x", &g.samples_x); !s.ok()) return s;
   if (Status s = params.bool_scalar("aligned", false, &g.aligned); !s.ok()) return s;

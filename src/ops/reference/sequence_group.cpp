@@ -5,6 +5,10 @@
 
 namespace openhtp::ops::detail {
 
-std::vector<OpDef> sequence_group() { return {}; }
+// Float kernels (op_flags::kAdaptTypes): lstm.cpp, gru.cpp.
+OpDef lstm_def();
+OpDef gru_def();
+
+std::vector<OpDef> sequence_group() { return {lstm_def(), gru_def()}; }
 
 }  // namespace openhtp::ops::detail
