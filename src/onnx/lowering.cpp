@@ -1,6 +1,9 @@
 #include "onnx/lowering.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
 
 #include "onnx/attributes.h"
 
@@ -12,12 +15,147 @@ const std::map<std::string, OpLowering>& table() {
   static const std::map<std::string, OpLowering> t = [] {
     std::map<std::string, OpLowering> m;
     for (auto family : {conv_pool_lowerings, norm_lowerings, resize_lowerings, elementwise_lowerings, shape_op_lowerings,
-                        misc_lowerings}) {
+                        misc_lowerings, indexing_lowerings, vision_lowerings, composite_lowerings}) {
       for (const OpLowering& l : family()) m[l.op_type] = l;
     }
     return m;
   }();
   return t;
+}
+
+// ---- GELU fusion ----
+//
+// The exact-GELU pattern of exporters (PyTorch's nn.GELU, BERT):
+//   d = Div(x, sqrt 2) | Mul(x, 1/sqrt 2);  e = Erf(d);  a = Add(e, 1);
+//   then  Mul(Mul(x, a), 0.5)  |  Mul(Mul(x, 0.5), a)  |  Mul(x, Mul(a, 0.5))
+// (operands of Add/Mul in either order) becomes one ONNX-style "Gelu" node
+// (opset 20's Gelu, approximate 'none'), lowered to QNN Gelu. Every
+// intermediate must have that single consumer and not be a graph output.
+struct GeluMatcher {
+  const Model& model;
+  std::map<std::string, std::vector<size_t>> consumers;
+  std::map<std::string, size_t> producer;
+  std::set<std::string> outputs;
+
+  explicit GeluMatcher(const Model& m) : model(m), outputs(m.outputs.begin(), m.outputs.end()) {
+    for (size_t i = 0; i < m.nodes.size(); ++i) {
+      for (const auto& in : m.nodes[i].input()) consumers[in].push_back(i);
+      for (const auto& o : m.nodes[i].output()) producer[o] = i;
+    }
+  }
+  bool is_scalar(const std::string& name, double v, double tol) const {
+    const Tensor* c = model.constant(name);
+    return c != nullptr && c->count() == 1 && std::fabs(c->get(0) - v) <= tol;
+  }
+  // The single node consuming `value` (an internal value), else nullptr.
+  const onnx::NodeProto* only_consumer(const std::string& value, size_t* index) const {
+    if (outputs.count(value) != 0) return nullptr;
+    auto it = consumers.find(value);
+    if (it == consumers.end() || it->second.size() != 1) return nullptr;
+    *index = it->second[0];
+    return &model.nodes[*index];
+  }
+  const onnx::NodeProto* produced_by(const std::string& value, size_t* index) const {
+    auto it = producer.find(value);
+    if (it == producer.end()) return nullptr;
+    *index = it->second;
+    return &model.nodes[*index];
+  }
+  static bool binary(const onnx::NodeProto& n, const char* type) {
+    return n.op_type() == type && n.input_size() == 2 && n.output_size() == 1;
+  }
+  // For a binary node with `known` as one operand, the other operand ("" if not an operand).
+  static std::string other(const onnx::NodeProto& n, const std::string& known) {
+    if (n.input(0) == known) return n.input(1);
+    if (n.input(1) == known) return n.input(0);
+    return "";
+  }
+  // Matches the pattern around Erf node `e`; on success the nodes it covers
+  // (*covered) and the final node's index (*last).
+  bool match(size_t e, std::string* x, std::set<size_t>* covered, size_t* last) const {
+    const onnx::NodeProto& erf = model.nodes[e];
+    if (erf.input_size() != 1 || erf.output_size() != 1) return false;
+    size_t di = 0;
+    const onnx::NodeProto* d = produced_by(erf.input(0), &di);
+    if (d == nullptr || outputs.count(erf.input(0)) != 0) return false;
+    size_t tmp = 0;
+    if (only_consumer(erf.input(0), &tmp) == nullptr) return false;
+    if (binary(*d, "Div") && is_scalar(d->input(1), std::sqrt(2.0), 1e-4)) {
+      *x = d->input(0);
+    } else if (binary(*d, "Mul") && is_scalar(d->input(1), std::sqrt(0.5), 1e-4)) {
+      *x = d->input(0);
+    } else if (binary(*d, "Mul") && is_scalar(d->input(0), std::sqrt(0.5), 1e-4)) {
+      *x = d->input(1);
+    } else {
+      return false;
+    }
+    size_t ai = 0;
+    const onnx::NodeProto* a = only_consumer(erf.output(0), &ai);
+    if (a == nullptr || !binary(*a, "Add") || !is_scalar(other(*a, erf.output(0)), 1.0, 1e-6)) return false;
+    size_t m1i = 0;
+    const onnx::NodeProto* m1 = only_consumer(a->output(0), &m1i);
+    if (m1 == nullptr || !binary(*m1, "Mul")) return false;
+    const std::string m1_other = other(*m1, a->output(0));
+    covered->insert({di, e, ai, m1i});
+    if (m1_other == *x) {  // Mul(Mul(x, a), 0.5)
+      size_t m2i = 0;
+      const onnx::NodeProto* m2 = only_consumer(m1->output(0), &m2i);
+      if (m2 == nullptr || !binary(*m2, "Mul") || !is_scalar(other(*m2, m1->output(0)), 0.5, 1e-6)) return false;
+      covered->insert(m2i);
+      *last = m2i;
+      return true;
+    }
+    if (is_scalar(m1_other, 0.5, 1e-6)) {  // Mul(x, Mul(a, 0.5))
+      size_t m2i = 0;
+      const onnx::NodeProto* m2 = only_consumer(m1->output(0), &m2i);
+      if (m2 == nullptr || !binary(*m2, "Mul") || other(*m2, m1->output(0)) != *x) return false;
+      covered->insert(m2i);
+      *last = m2i;
+      return true;
+    }
+    // Mul(Mul(x, 0.5), a)
+    size_t hi = 0;
+    const onnx::NodeProto* h = produced_by(m1_other, &hi);
+    if (h == nullptr || !binary(*h, "Mul") || only_consumer(m1_other, &tmp) == nullptr) return false;
+    if (other(*h, *x).empty() || !is_scalar(other(*h, *x), 0.5, 1e-6)) return false;
+    covered->insert(hi);
+    *last = m1i;
+    return true;
+  }
+};
+
+// The nodes to lower: `model.nodes` with each GELU pattern replaced by one
+// Gelu node at its last node's place.
+std::vector<onnx::NodeProto> fuse_gelu(const Model& model) {
+  GeluMatcher m(model);
+  std::set<size_t> removed;
+  std::map<size_t, onnx::NodeProto> replaced;
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    const onnx::NodeProto& n = model.nodes[i];
+    if (n.op_type() != "Erf" || (!n.domain().empty() && n.domain() != "ai.onnx")) continue;
+    std::string x;
+    std::set<size_t> covered;
+    size_t last = 0;
+    if (!m.match(i, &x, &covered, &last)) continue;
+    bool overlap = false;
+    for (size_t c : covered) overlap = overlap || removed.count(c) != 0;
+    if (overlap) continue;
+    const ValueInfo* xi = model.info(x);
+    if (xi == nullptr || xi->elem_type != onnx_type::kFloat) continue;
+    onnx::NodeProto g;
+    g.set_op_type("Gelu");
+    g.set_name(model.nodes[last].name());
+    g.add_input(x);
+    g.add_output(model.nodes[last].output(0));
+    removed.insert(covered.begin(), covered.end());
+    replaced[last] = std::move(g);
+  }
+  std::vector<onnx::NodeProto> out;
+  for (size_t i = 0; i < model.nodes.size(); ++i) {
+    if (auto it = replaced.find(i); it != replaced.end()) out.push_back(it->second);
+    else if (removed.count(i) == 0) out.push_back(model.nodes[i]);
+  }
+  return out;
 }
 
 bool type_supported(int32_t elem_type) {
@@ -118,7 +256,8 @@ bool lower_model(const Model& model, const LoweringOptions& options, QnnGraphDes
   }
   LoweringContext ctx(model, graph, options.channel_last_inputs);
   size_t done = 0;
-  for (const auto& n : model.nodes) {
+  const std::vector<onnx::NodeProto> nodes = fuse_gelu(model);
+  for (const auto& n : nodes) {
     ctx.set_current_node(&n);
     try {
       find_lowering(n.op_type())->lower(n, ctx);
@@ -126,7 +265,7 @@ bool lower_model(const Model& model, const LoweringOptions& options, QnnGraphDes
       *error = describe_node(n) + ": " + e.what();
       return false;
     }
-    report_progress(progress, "lowering", ++done, model.nodes.size());
+    report_progress(progress, "lowering", ++done, nodes.size());
   }
   try {
     ctx.finish_outputs();

@@ -10,6 +10,11 @@
 //                          Split, Slice, Gather, Pad
 //   lower_misc.cpp         Gemm, MatMul, Softmax/LogSoftmax, LayerNormalization,
 //                          reductions, ArgMax/ArgMin, TopK, Cast, Q/DQ, Identity
+//   lower_indexing.cpp     Where, GatherElements, GatherND, ScatterElements,
+//                          ScatterND, Tile, CumSum, OneHot, IsInf, IsNaN
+//   lower_vision.cpp       DepthToSpace, SpaceToDepth, LRN, GridSample, RoiAlign
+//   lower_composite.cpp    Erf (and the GELU pattern), activations and
+//                          reductions composed of element-wise QNN ops
 #pragma once
 
 #include <map>
@@ -38,6 +43,9 @@ std::vector<OpLowering> resize_lowerings();
 std::vector<OpLowering> elementwise_lowerings();
 std::vector<OpLowering> shape_op_lowerings();
 std::vector<OpLowering> misc_lowerings();
+std::vector<OpLowering> indexing_lowerings();   // lower_indexing.cpp
+std::vector<OpLowering> vision_lowerings();     // lower_vision.cpp
+std::vector<OpLowering> composite_lowerings();  // lower_composite.cpp
 
 const OpLowering* find_lowering(const std::string& op_type);
 std::vector<std::string> supported_op_types();

@@ -1,0 +1,482 @@
+// The ONNX ops mapped onto the indexing / image / composed QNN ops
+// (lower_indexing.cpp, lower_vision.cpp, lower_composite.cpp): each model is
+// built here, imported into a context of libQnnHtp, run, and compared with
+// the op's formula written in the test (numpy-style loops).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+
+#include "QnnInterface.h"
+#include "model_builder.h"
+#include "onnx/backend_session.h"
+#include "onnx/importer.h"
+
+namespace {
+
+using namespace openhtp::onnx_import;
+using onnx_test::ModelBuilder;
+
+constexpr int32_t kF = 1, kI64 = 7, kBool = 9;
+
+std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+std::vector<uint8_t> i32_bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * 4);
+  std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+std::vector<float> as_f32(const std::vector<uint8_t>& b) {
+  std::vector<float> v(b.size() / 4);
+  std::memcpy(v.data(), b.data(), b.size());
+  return v;
+}
+
+// Imports `proto`, runs it once on `inputs` (bytes per graph input, in
+// order), returns the outputs' bytes; *desc gets the lowered graph.
+std::vector<std::vector<uint8_t>> run_model(const onnx::ModelProto& proto, const std::vector<std::vector<uint8_t>>& inputs,
+                                            QnnGraphDesc* desc = nullptr) {
+  ImportOptions options;
+  PreparedModel prepared;
+  std::string error;
+  EXPECT_TRUE(prepare_model(proto, options, &prepared, &error)) << error;
+  BackendSession session;
+  EXPECT_TRUE(session.open(QnnInterface_getProviders, &error, true)) << error;
+  Qnn_ContextHandle_t ctx = nullptr;
+  EXPECT_TRUE(session.create_context(&ctx, &error)) << error;
+  SubmittedGraph graph;
+  QnnGraphDesc d;
+  std::vector<std::vector<uint8_t>> outputs;
+  if (ctx == nullptr) return outputs;
+  if (import_model(prepared, options, session.api, session.backend, ctx, &graph, &d, &error)) {
+    EXPECT_TRUE(execute_graph(session.api, graph, inputs, &outputs, &error)) << error;
+  } else {
+    ADD_FAILURE() << error;
+  }
+  session.api.contextFree(ctx, nullptr);
+  if (desc != nullptr) *desc = d;
+  return outputs;
+}
+
+std::vector<float> ramp(size_t n, double a, double b) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(std::sin(a * static_cast<double>(i) + b) * 2.0);
+  return v;
+}
+
+void expect_close(const std::vector<float>& got, const std::vector<double>& want, double tol) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], tol + 1e-5 * std::fabs(want[i])) << "[" << i << "]";
+}
+
+TEST(OnnxNewOps, WhereSelectsWithBroadcasting) {
+  ModelBuilder b;
+  b.input("c", {2, 1}, kBool).input("a", {2, 3}).input("x", {3}).output("y", {2, 3});
+  b.node("Where", "w", {"c", "a", "x"}, {"y"});
+  const std::vector<float> a = ramp(6, 0.7, 0.1), x = {10.0f, 20.0f, 30.0f};
+  const auto out = run_model(b.model(), {{1, 0}, f32_bytes(a), f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) want.push_back(i == 0 ? a[i * 3 + j] : x[j]);
+  expect_close(as_f32(out[0]), want, 0.0);
+}
+
+TEST(OnnxNewOps, GatherElementsWithNegativeIndices) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y", {2, 2});
+  b.int64_initializer("i", {2, 2}, {0, -1, 2, 1});
+  ModelBuilder::i(b.node("GatherElements", "g", {"x", "i"}, {"y"}), "axis", 1);
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  // y[i][j] = x[i][idx[i][j] mod 3]
+  expect_close(as_f32(out[0]), {1, 3, 6, 5}, 0.0);
+}
+
+TEST(OnnxNewOps, GatherNdPicksTuples) {
+  ModelBuilder b;
+  b.input("x", {2, 2, 2}).output("y", {2, 2});
+  b.int64_initializer("i", {2, 2}, {0, 1, 1, 0});
+  b.node("GatherND", "g", {"x", "i"}, {"y"});
+  const std::vector<float> x = {0, 1, 2, 3, 4, 5, 6, 7};
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  expect_close(as_f32(out[0]), {2, 3, 4, 5}, 0.0);  // x[0][1][:], x[1][0][:]
+}
+
+TEST(OnnxNewOps, ScatterElementsAddAndScatterNd) {
+  ModelBuilder b(16);
+  b.input("x", {2, 3}).input("u", {2, 2}).input("v", {1, 3}).output("y", {2, 3}).output("z", {2, 3});
+  b.int64_initializer("i", {2, 2}, {2, 2, 0, 1});
+  b.int64_initializer("t", {1, 1}, {1});
+  auto& s = b.node("ScatterElements", "s", {"x", "i", "u"}, {"y"});
+  ModelBuilder::i(s, "axis", 1);
+  auto* r = s.add_attribute();
+  r->set_name("reduction");
+  r->set_type(onnx::AttributeProto::STRING);
+  r->set_s("add");
+  b.node("ScatterND", "n", {"x", "t", "v"}, {"z"});
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6}, u = {10, 20, 30, 40}, v = {7, 8, 9};
+  const auto out = run_model(b.model(), {f32_bytes(x), f32_bytes(u), f32_bytes(v)});
+  ASSERT_EQ(out.size(), 2u);
+  std::vector<double> y(x.begin(), x.end());
+  const int idx[4] = {2, 2, 0, 1};
+  for (int k = 0; k < 4; ++k) y[(k / 2) * 3 + idx[k]] += u[k];
+  expect_close(as_f32(out[0]), y, 0.0);
+  expect_close(as_f32(out[1]), {1, 2, 3, 7, 8, 9}, 0.0);
+}
+
+TEST(OnnxNewOps, TileRepeats) {
+  ModelBuilder b;
+  b.input("x", {2, 2}).output("y", {4, 6});
+  b.int64_initializer("r", {2}, {2, 3});
+  b.node("Tile", "t", {"x", "r"}, {"y"});
+  const std::vector<float> x = {1, 2, 3, 4};
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) want.push_back(x[(i % 2) * 2 + j % 2]);
+  expect_close(as_f32(out[0]), want, 0.0);
+}
+
+TEST(OnnxNewOps, CumSumConstantAndRunTimeAxis) {
+  for (int axis : {1, -2, 0}) {
+    SCOPED_TRACE(axis);
+    ModelBuilder b;
+    b.input("x", {2, 3}).input("a", {}, kI64).output("y", {2, 3});
+    auto& n = b.node("CumSum", "c", {"x", "a"}, {"y"});
+    ModelBuilder::i(n, "reverse", 1);
+    const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+    const auto out = run_model(b.model(), {f32_bytes(x), i32_bytes({axis})});
+    ASSERT_EQ(out.size(), 1u);
+    const int ax = axis < 0 ? axis + 2 : axis;
+    std::vector<double> want(6, 0.0);
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = ax == 0 ? i : j; k < (ax == 0 ? 2 : 3); ++k) want[i * 3 + j] += ax == 0 ? x[k * 3 + j] : x[i * 3 + k];
+    expect_close(as_f32(out[0]), want, 0.0);
+  }
+}
+
+TEST(OnnxNewOps, OneHotWithConstantDepthAndValues) {
+  ModelBuilder b;
+  b.input("i", {3}, kI64).output("y", {4, 3});
+  b.int64_initializer("d", {}, {4});
+  b.initializer("v", {2}, {-1.0f, 5.0f});
+  ModelBuilder::i(b.node("OneHot", "o", {"i", "d", "v"}, {"y"}), "axis", 0);
+  const std::vector<int32_t> idx = {0, 3, -1};
+  const auto out = run_model(b.model(), {i32_bytes(idx)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (int d = 0; d < 4; ++d)
+    for (int k = 0; k < 3; ++k) want.push_back(((idx[k] + 4) % 4) == d ? 5.0 : -1.0);
+  expect_close(as_f32(out[0]), want, 0.0);
+}
+
+TEST(OnnxNewOps, IsInfAndIsNan) {
+  ModelBuilder b;
+  b.input("x", {4}).output("p", {4}, kBool).output("n", {4}, kBool);
+  ModelBuilder::i(b.node("IsInf", "inf", {"x"}, {"p"}), "detect_negative", 0);
+  b.node("IsNaN", "nan", {"x"}, {"n"});
+  const std::vector<float> x = {INFINITY, -INFINITY, NAN, 1.0f};
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0], (std::vector<uint8_t>{1, 0, 0, 0}));
+  EXPECT_EQ(out[1], (std::vector<uint8_t>{0, 0, 1, 0}));
+}
+
+// DepthToSpace (CRD) on NCHW, through the NHWC layout.
+TEST(OnnxNewOps, DepthToSpaceCrd) {
+  ModelBuilder b;
+  b.input("x", {1, 8, 2, 3}).output("y", {1, 2, 4, 6});
+  auto& d = b.node("DepthToSpace", "d2s", {"x"}, {"y"});
+  ModelBuilder::i(d, "blocksize", 2);
+  auto* m = d.add_attribute();
+  m->set_name("mode");
+  m->set_type(onnx::AttributeProto::STRING);
+  m->set_s("CRD");
+  std::vector<float> x(48);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  // CRD: y[c][h*2+i][w*2+j] = x[c*4 + i*2 + j][h][w]
+  std::vector<double> y(48);
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 3; ++w)
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < 2; ++j) y[(c * 4 + h * 2 + i) * 6 + w * 2 + j] = x[((c * 4 + i * 2 + j) * 2 + h) * 3 + w];
+  expect_close(as_f32(out[0]), y, 0.0);
+}
+
+TEST(OnnxNewOps, SpaceToDepth) {
+  ModelBuilder b;
+  b.input("x", {1, 2, 4, 4}).output("z", {1, 8, 2, 2});
+  ModelBuilder::i(b.node("SpaceToDepth", "s2d", {"x"}, {"z"}), "blocksize", 2);
+  std::vector<float> x(32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  // z[(i*2+j)*C + c][h][w] = x[c][h*2+i][w*2+j]
+  std::vector<double> z(32);
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 2; ++h)
+      for (int w = 0; w < 2; ++w)
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < 2; ++j) z[(((i * 2 + j) * 2 + c) * 2 + h) * 2 + w] = x[(c * 4 + h * 2 + i) * 4 + w * 2 + j];
+  expect_close(as_f32(out[0]), z, 0.0);
+}
+
+TEST(OnnxNewOps, LrnDividesAlphaBySize) {
+  ModelBuilder b;
+  b.input("x", {1, 5, 2, 2}).output("y", {1, 5, 2, 2});
+  auto& n = b.node("LRN", "lrn", {"x"}, {"y"});
+  ModelBuilder::i(n, "size", 3);
+  ModelBuilder::f(n, "alpha", 0.3f);
+  ModelBuilder::f(n, "beta", 0.75f);
+  ModelBuilder::f(n, "bias", 2.0f);
+  const std::vector<float> x = ramp(20, 0.9, 0.3);
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want(20);
+  for (int c = 0; c < 5; ++c)
+    for (int p = 0; p < 4; ++p) {
+      double sq = 0.0;
+      for (int k = std::max(0, c - 1); k <= std::min(4, c + 1); ++k) sq += double{x[k * 4 + p]} * x[k * 4 + p];
+      want[c * 4 + p] = x[c * 4 + p] / std::pow(2.0 + 0.3 / 3.0 * sq, 0.75);
+    }
+  expect_close(as_f32(out[0]), want, 1e-5);
+}
+
+// GridSample nearest, align_corners: grid points at pixel centres pick pixels.
+TEST(OnnxNewOps, GridSampleNearestPicksPixels) {
+  ModelBuilder b(16);
+  b.input("x", {1, 2, 3, 3}).input("g", {1, 1, 3, 2}).output("y", {1, 2, 1, 3});
+  auto& n = b.node("GridSample", "gs", {"x", "g"}, {"y"});
+  ModelBuilder::i(n, "align_corners", 1);
+  auto* m = n.add_attribute();
+  m->set_name("mode");
+  m->set_type(onnx::AttributeProto::STRING);
+  m->set_s("nearest");
+  std::vector<float> x(18);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  // (x, y) normalized: (-1,-1) -> (0,0); (0,1) -> col 1,row 2; (1,0) -> col 2,row 1.
+  const std::vector<float> g = {-1, -1, 0, 1, 1, 0};
+  const auto out = run_model(b.model(), {f32_bytes(x), f32_bytes(g)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  const int rows[3] = {0, 2, 1}, cols[3] = {0, 1, 2};
+  for (int c = 0; c < 2; ++c)
+    for (int k = 0; k < 3; ++k) want.push_back(x[(c * 3 + rows[k]) * 3 + cols[k]]);
+  expect_close(as_f32(out[0]), want, 0.0);
+}
+
+// RoiAlign avg on x[c][h][w] = w + 10c (linear in w): every bin's bilinear
+// mean is its centre's w; rois inside the map, sampling_ratio 2, half_pixel.
+TEST(OnnxNewOps, RoiAlignAveragesBins) {
+  ModelBuilder b(16);
+  b.input("x", {1, 2, 6, 6}).input("r", {1, 4}).output("y", {1, 2, 2, 2});
+  b.int64_initializer("bi", {1}, {0});
+  auto& n = b.node("RoiAlign", "ra", {"x", "r", "bi"}, {"y"});
+  ModelBuilder::i(n, "output_height", 2);
+  ModelBuilder::i(n, "output_width", 2);
+  ModelBuilder::i(n, "sampling_ratio", 2);
+  std::vector<float> x(72);
+  for (int c = 0; c < 2; ++c)
+    for (int h = 0; h < 6; ++h)
+      for (int w = 0; w < 6; ++w) x[(c * 6 + h) * 6 + w] = static_cast<float>(w + 10 * c);
+  const std::vector<float> roi = {1.5f, 1.5f, 4.5f, 3.5f};  // x1, y1, x2, y2
+  const auto out = run_model(b.model(), {f32_bytes(x), f32_bytes(roi)});
+  ASSERT_EQ(out.size(), 1u);
+  // half_pixel: roi on the map x in [1, 4]; bins of width 1.5, centres 1.75 and 3.25.
+  std::vector<double> want;
+  for (int c = 0; c < 2; ++c)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) want.push_back((j == 0 ? 1.75 : 3.25) + 10 * c);
+  expect_close(as_f32(out[0]), want, 1e-5);
+}
+
+// The lone-Erf composition against std::erf over [-6, 6]: max error < 2e-7.
+TEST(OnnxNewOps, ErfCompositionIsAccurate) {
+  constexpr int kN = 24001;
+  ModelBuilder b;
+  b.input("x", {kN}).output("y", {kN});
+  b.node("Erf", "erf", {"x"}, {"y"});
+  std::vector<float> x(kN);
+  for (int i = 0; i < kN; ++i) x[i] = static_cast<float>(-6.0 + 12.0 * i / (kN - 1));
+  x[kN / 2] = 0.0f;
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<float> y = as_f32(out[0]);
+  double worst = 0.0;
+  float at = 0.0f;
+  for (int i = 0; i < kN; ++i) {
+    const double e = std::fabs(double{y[i]} - std::erf(double{x[i]}));
+    if (e > worst) worst = e, at = x[i];
+  }
+  EXPECT_LT(worst, 2e-7) << "at x = " << at;
+  EXPECT_EQ(y[kN / 2], 0.0f);
+}
+
+// x * 0.5 * (1 + Erf(x / sqrt 2)) in the three usual orders -> one QNN Gelu.
+TEST(OnnxNewOps, GeluPatternBecomesQnnGelu) {
+  for (int order = 0; order < 3; ++order) {
+    SCOPED_TRACE(order);
+    ModelBuilder b;
+    b.input("x", {8}).output("y", {8});
+    b.initializer("s2", {}, {1.41421356f}).initializer("one", {}, {1.0f}).initializer("half", {}, {0.5f});
+    b.node("Div", "d", {"x", "s2"}, {"d"});
+    b.node("Erf", "e", {"d"}, {"e"});
+    b.node("Add", "a", {"e", "one"}, {"a"});
+    if (order == 0) {
+      b.node("Mul", "m1", {"x", "a"}, {"m1"});
+      b.node("Mul", "m2", {"m1", "half"}, {"y"});
+    } else if (order == 1) {
+      b.node("Mul", "h", {"x", "half"}, {"h"});
+      b.node("Mul", "m1", {"h", "a"}, {"y"});
+    } else {
+      b.node("Mul", "m1", {"a", "half"}, {"m1"});
+      b.node("Mul", "m2", {"x", "m1"}, {"y"});
+    }
+    const std::vector<float> x = ramp(8, 0.8, 0.2);
+    QnnGraphDesc desc;
+    const auto out = run_model(b.model(), {f32_bytes(x)}, &desc);
+    ASSERT_EQ(out.size(), 1u);
+    ASSERT_EQ(desc.nodes.size(), 1u);
+    EXPECT_EQ(desc.nodes[0].type, "Gelu");
+    std::vector<double> want;
+    for (float v : x) want.push_back(v * 0.5 * (1.0 + std::erf(v / std::sqrt(2.0))));
+    expect_close(as_f32(out[0]), want, 1e-6);
+  }
+}
+
+TEST(OnnxNewOps, ComposedActivationsMatchTheirFormulas) {
+  struct Case {
+    const char* op;
+    std::function<double(double)> f;
+    double lo, hi;
+  };
+  const double selu_a = 1.6732632423543772, selu_g = 1.0507009873554805;
+  const std::vector<Case> cases = {
+      {"Selu", [&](double v) { return v > 0 ? selu_g * v : selu_g * selu_a * (std::exp(v) - 1); }, -3, 3},
+      {"Celu", [](double v) { return std::max(0.0, v) + std::min(0.0, std::exp(v) - 1); }, -3, 3},
+      {"Softsign", [](double v) { return v / (1 + std::fabs(v)); }, -3, 3},
+      {"ThresholdedRelu", [](double v) { return v > 1.0 ? v : 0.0; }, -3, 3},
+      {"Shrink", [](double v) { return v < -0.5 ? v : v > 0.5 ? v : 0.0; }, -3, 3},
+      {"Tan", [](double v) { return std::tan(v); }, -1.2, 1.2},
+      {"Sinh", [](double v) { return std::sinh(v); }, -3, 3},
+      {"Cosh", [](double v) { return std::cosh(v); }, -3, 3},
+      {"Asinh", [](double v) { return std::asinh(v); }, -3, 3},
+      {"Acosh", [](double v) { return std::acosh(v); }, 1.5, 5},
+      {"Atanh", [](double v) { return std::atanh(v); }, -0.9, 0.9},
+      {"Acos", [](double v) { return std::acos(v); }, -0.95, 0.95},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.op);
+    ModelBuilder b;
+    b.input("x", {2, 9}).output("y", {2, 9});
+    b.node(c.op, "n", {"x"}, {"y"});
+    std::vector<float> x(18);
+    for (int i = 0; i < 18; ++i) x[i] = static_cast<float>(c.lo + (c.hi - c.lo) * (i + 0.37) / 18.0);
+    const auto out = run_model(b.model(), {f32_bytes(x)});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want;
+    for (float v : x) want.push_back(c.f(v));
+    expect_close(as_f32(out[0]), want, 2e-5);
+  }
+}
+
+TEST(OnnxNewOps, ComposedReductionsMatchTheirFormulas) {
+  for (const char* op : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
+    SCOPED_TRACE(op);
+    ModelBuilder b;
+    b.input("x", {2, 3, 4}).output("y", {2, 4});
+    auto& n = b.node(op, "r", {"x"}, {"y"});
+    ModelBuilder::ints(n, "axes", {1});
+    ModelBuilder::i(n, "keepdims", 0);
+    std::vector<float> x = ramp(24, 0.61, 0.4);
+    if (std::string(op) == "ReduceLogSum") {
+      for (float& v : x) v = std::fabs(v) + 0.1f;
+    }
+    if (std::string(op) == "ReduceLogSumExp") x[5] = 100.0f;  // exp(100) overflows float without the max shift
+    const auto out = run_model(b.model(), {f32_bytes(x)});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want;
+    for (int i = 0; i < 2; ++i)
+      for (int k = 0; k < 4; ++k) {
+        double l1 = 0, l2 = 0, s = 0, se = 0;
+        for (int j = 0; j < 3; ++j) {
+          const double v = x[(i * 3 + j) * 4 + k];
+          l1 += std::fabs(v), l2 += v * v, s += v, se += std::exp(v);
+        }
+        const std::string o = op;
+        want.push_back(o == "ReduceL1" ? l1 : o == "ReduceL2" ? std::sqrt(l2) : o == "ReduceLogSum" ? std::log(s) : std::log(se));
+      }
+    expect_close(as_f32(out[0]), want, 1e-5);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Hardmax (opset 13, axis -1): 1 at the first maximum of each row.
+TEST(OnnxNewOps, HardmaxMarksTheFirstMaximum) {
+  ModelBuilder b;
+  b.input("x", {3, 4}).output("y", {3, 4});
+  b.node("Hardmax", "h", {"x"}, {"y"});
+  const std::vector<float> x = {1, 3, 3, 2, -1, -5, -0.5f, -2, 7, 0, 0, 7};
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want(12, 0.0);
+  for (int i = 0; i < 3; ++i) {
+    int best = 0;
+    for (int j = 1; j < 4; ++j) best = x[i * 4 + j] > x[i * 4 + best] ? j : best;
+    want[i * 4 + best] = 1.0;
+  }
+  expect_close(as_f32(out[0]), want, 0.0);
+}
+
+// Trilu with a run-time k: upper keeps j - i >= k, lower j - i <= k.
+TEST(OnnxNewOps, TriluWithRunTimeK) {
+  for (int upper : {1, 0}) {
+    for (int k : {-1, 0, 2}) {
+      SCOPED_TRACE(std::to_string(upper) + " k " + std::to_string(k));
+      ModelBuilder b(14);
+      b.input("x", {2, 3, 4}).input("k", {}, kI64).output("y", {2, 3, 4});
+      ModelBuilder::i(b.node("Trilu", "t", {"x", "k"}, {"y"}), "upper", upper);
+      const std::vector<float> x = ramp(24, 0.5, 1.0);
+      const auto out = run_model(b.model(), {f32_bytes(x), i32_bytes({k})});
+      ASSERT_EQ(out.size(), 1u);
+      std::vector<double> want;
+      for (int n = 0; n < 2; ++n)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 4; ++j) {
+            const bool keep = upper ? j - i >= k : j - i <= k;
+            want.push_back(keep ? x[(n * 3 + i) * 4 + j] : 0.0);
+          }
+      expect_close(as_f32(out[0]), want, 0.0);
+    }
+  }
+}
+
+// Scatter (opset 10) is ScatterElements without reduction.
+TEST(OnnxNewOps, LegacyScatterReplaces) {
+  ModelBuilder b(10);
+  b.input("x", {2, 3}).input("u", {1, 2}).output("y", {2, 3});
+  b.int64_initializer("i", {1, 2}, {1, 0});
+  ModelBuilder::i(b.node("Scatter", "s", {"x", "i", "u"}, {"y"}), "axis", 0);
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6}, u = {10, 20};
+  const auto out = run_model(b.model(), {f32_bytes(x), f32_bytes(u)});
+  ASSERT_EQ(out.size(), 1u);
+  // y[idx[0][j]][j] = u[0][j]: y[1][0] = 10, y[0][1] = 20.
+  expect_close(as_f32(out[0]), {1, 20, 3, 10, 5, 6}, 0.0);
+}
+
+}  // namespace
