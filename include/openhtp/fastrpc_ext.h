@@ -33,6 +33,12 @@ typedef struct {
 /* Statistics of the calling thread's most recent remote_handle64_invoke. */
 OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_stats* out);
 
+/* Nanoseconds the calling thread's most recent remote_handle64_invoke spent
+ * copying buffer arguments through the transport, in and out (0 for what
+ * rode in the slot with the doorbell, and for arguments passed in place).
+ * Either pointer may be NULL. */
+OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_copy_ns(uint64_t* copy_in_ns, uint64_t* copy_out_ns);
+
 /* 1 when `fd` (or a buffer with the same identity) is currently mapped with
  * fastrpc_mmap, else 0. */
 OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd);

@@ -484,6 +484,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   *hdr = ipc::CallHeader{op, scalars, handle, n_args, 0};
   auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(frame + sizeof(ipc::CallHeader));
   for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
+  const int64_t copy_in_start = !in_slot && stats ? monotonic_ns() : 0;
   for (uint32_t i = 0; i < n_in; ++i) {
     if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
       if (in_slot) {
@@ -493,6 +494,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       }
     }
   }
+  if (copy_in_start != 0) stats->copy_in_ns = static_cast<uint64_t>(monotonic_ns() - copy_in_start);
 
   if (!fds.empty()) {
     char tag = 'F';
@@ -580,13 +582,16 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     }
   }
   if (result == AEE_SUCCESS) {
+    int64_t copy_out_start = 0;
     for (uint32_t i = n_in; i < n_in + n_out; ++i) {
       if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
+        if (stats && copy_out_start == 0) copy_out_start = monotonic_ns();  // only calls that copy pay for it
         parallel_copy(args[i].buf.pv, t + descs[i].offset, descs[i].len);
       } else if (descs[i].kind == ipc::ArgKind::kInlineOut) {
         std::memcpy(args[i].buf.pv, ctl.inline_out, descs[i].len);
       }
     }
+    if (copy_out_start != 0) stats->copy_out_ns = static_cast<uint64_t>(monotonic_ns() - copy_out_start);
     if (out_handle) *out_handle = ctl.out_handle;
     for (const auto& k : newly_mapped) BufferRegistry::instance().mark_dsp_mapped(k);
   }

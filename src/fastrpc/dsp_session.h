@@ -28,6 +28,10 @@ struct CallStats {
   uint64_t bytes_copied_out = 0;
   uint64_t bytes_by_reference = 0;
   uint32_t fds_sent = 0;
+  // Time spent copying through the transport (zero for calls whose frame
+  // fits in the slot: those bytes ride along with the doorbell).
+  uint64_t copy_in_ns = 0;
+  uint64_t copy_out_ns = 0;
 };
 
 // The spin budget of a call's wait for its reply (openhtp_fastrpc_set_call_spin_us):

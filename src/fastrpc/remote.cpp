@@ -19,6 +19,7 @@ using namespace openhtp::fastrpc;
 namespace {
 
 thread_local openhtp_fastrpc_call_stats t_last_stats{};
+thread_local uint64_t t_last_copy_ns[2] = {0, 0};  // in, out
 
 // A remote handle carries the session generation in its upper half, so a
 // handle that outlived its DSP process is refused, never misrouted.
@@ -79,6 +80,8 @@ REMOTE_API int remote_handle64_invoke(remote_handle64 h, uint32_t scalars, remot
   int rc = s->call(openhtp::ipc::CallOp::kInvoke, h & 0xffffffffu, scalars, pra, nullptr, &stats);
   t_last_stats = openhtp_fastrpc_call_stats{stats.bytes_copied_in, stats.bytes_copied_out, stats.bytes_by_reference,
                                             stats.fds_sent, 0};
+  t_last_copy_ns[0] = stats.copy_in_ns;
+  t_last_copy_ns[1] = stats.copy_out_ns;
   return rc;
 } catch (...) {
   return api_exception("remote_handle64_invoke");
@@ -197,6 +200,13 @@ OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_stats(openhtp_fastrpc_call_st
   if (out != nullptr) *out = t_last_stats;
 } catch (...) {
   api_exception("openhtp_fastrpc_last_call_stats");
+}
+
+OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_copy_ns(uint64_t* copy_in_ns, uint64_t* copy_out_ns) try {
+  if (copy_in_ns != nullptr) *copy_in_ns = t_last_copy_ns[0];
+  if (copy_out_ns != nullptr) *copy_out_ns = t_last_copy_ns[1];
+} catch (...) {
+  api_exception("openhtp_fastrpc_last_call_copy_ns");
 }
 
 OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd) try {

@@ -24,13 +24,17 @@ int no_to_fd(void*) { return -1; }
 void no_stats(openhtp_fastrpc_call_stats* out) {
   if (out != nullptr) *out = openhtp_fastrpc_call_stats{};
 }
+void no_copy_ns(uint64_t* in, uint64_t* out) {
+  if (in != nullptr) *in = 0;
+  if (out != nullptr) *out = 0;
+}
 int no_fd_is_mapped(int) { return 0; }
 int no_handle_lost(remote_handle64) { return 1; }
 int no_set_spin(uint32_t) { return AEE_ENOSUCH; }
 int64_t no_spin_ns() { return 0; }
 
-constexpr CdsprpcApi kMissing{no_open, no_invoke, no_close,        no_alloc,       no_free,   no_to_fd,
-                              no_stats, no_fd_is_mapped, no_handle_lost, no_set_spin, no_spin_ns};
+constexpr CdsprpcApi kMissing{no_open,    no_invoke,       no_close,       no_alloc,    no_free,   no_to_fd,
+                              no_stats,   no_copy_ns,      no_fd_is_mapped, no_handle_lost, no_set_spin, no_spin_ns};
 
 struct Link {
   CdsprpcApi api = kMissing;
@@ -57,6 +61,7 @@ bool bind(void* lib, const std::string& where, CdsprpcApi* api, std::string* why
   sym(got.rpcmem_free, "rpcmem_free");
   sym(got.rpcmem_to_fd, "rpcmem_to_fd");
   sym(got.last_call_stats, "openhtp_fastrpc_last_call_stats");
+  sym(got.last_call_copy_ns, "openhtp_fastrpc_last_call_copy_ns");
   sym(got.fd_is_mapped, "openhtp_fastrpc_fd_is_mapped");
   sym(got.handle_lost, "openhtp_fastrpc_handle_lost");
   sym(got.set_call_spin_us, "openhtp_fastrpc_set_call_spin_us");

@@ -31,6 +31,7 @@ struct CdsprpcApi {
   decltype(&::rpcmem_free) rpcmem_free;
   decltype(&::rpcmem_to_fd) rpcmem_to_fd;
   decltype(&::openhtp_fastrpc_last_call_stats) last_call_stats;
+  decltype(&::openhtp_fastrpc_last_call_copy_ns) last_call_copy_ns;
   decltype(&::openhtp_fastrpc_fd_is_mapped) fd_is_mapped;
   decltype(&::openhtp_fastrpc_handle_lost) handle_lost;
   decltype(&::openhtp_fastrpc_set_call_spin_us) set_call_spin_us;

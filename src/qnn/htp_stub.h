@@ -33,6 +33,7 @@ struct ExecReport {
   uint64_t bytes_copied_in = 0;
   uint64_t bytes_copied_out = 0;
   uint64_t bytes_by_reference = 0;  // raw buffers the transport passed in place
+  uint64_t copy_in_ns = 0, copy_out_ns = 0;  // time copying them through the transport
 };
 
 class HtpStub {

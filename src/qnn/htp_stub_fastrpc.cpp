@@ -142,6 +142,7 @@ class FastRpcStub final : public HtpStub {
     report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
     report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
     report->bytes_by_reference = fs.bytesByReference;
+    cdsprpc().last_call_copy_ns(&report->copy_in_ns, &report->copy_out_ns);
     report->exec_ns = st.exec_ns;
     report->threads = st.exec_threads;
     report->yields = st.yields;

@@ -199,16 +199,33 @@ TEST_F(Ops, DetailedProfileHasOneNodeEventPerStepPerExecute) {
       const QnnProfile_EventId_t* subs = nullptr;
       uint32_t nsub = 0;
       ASSERT_EQ(api().profileGetSubEvents(events[e], &subs, &nsub), QNN_SUCCESS);
-      std::vector<std::string> nodes;
+      std::vector<std::string> nodes, order;
       uint64_t node_us = 0, device_us = 0;
+      std::map<std::string, uint64_t> us;
       for (uint32_t i = 0; i < nsub; ++i) {
         QnnProfile_EventData_t d{};
         ASSERT_EQ(api().profileGetEventData(subs[i], &d), QNN_SUCCESS);
+        if (d.unit == QNN_PROFILE_EVENTUNIT_MICROSEC) {
+          us[d.identifier] = d.value;
+          order.emplace_back(d.identifier);
+        }
         if (d.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE) device_us = d.value;
         if (d.type != QNN_PROFILE_EVENTTYPE_NODE) continue;
         EXPECT_EQ(d.unit, static_cast<QnnProfile_EventUnit_t>(QNN_PROFILE_EVENTUNIT_MICROSEC));
         nodes.emplace_back(d.identifier);
         node_us += d.value;
+      }
+      // The copies through the transport, timed, around the accelerator (8 MiB
+      // in, 4 MiB out over FastRPC; nothing is copied in-process).
+      ASSERT_GE(order.size(), 3u);
+      EXPECT_EQ(std::vector<std::string>(order.begin(), order.begin() + 3),
+                (std::vector<std::string>{"copy in time", "accelerator execute", "copy out time"}));
+      if (in_process_transport()) {
+        EXPECT_EQ(us["copy in time"], 0u);
+        EXPECT_EQ(us["copy out time"], 0u);
+      } else {
+        EXPECT_GT(us["copy in time"], 0u);
+        EXPECT_GT(us["copy out time"], 0u);
       }
       if (level == QNN_PROFILE_LEVEL_BASIC) {
         EXPECT_TRUE(nodes.empty());

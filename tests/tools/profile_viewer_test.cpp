@@ -562,3 +562,47 @@ TEST_F(ProfileViewer, Refusals) {
 }
 
 }  // namespace
+
+namespace {
+
+// FastRPC's copies of client buffers happen before and after the
+// accelerator's part of an execute: their slices sit beside the accelerator
+// slice, in that order, inside the execute — not inside the accelerator.
+TEST_F(ProfileViewer, CopySlicesSitBeforeAndAfterTheAccelerator) {
+  auto ev = [](const std::string& id, uint32_t type, uint32_t unit, uint64_t v) {
+    return json{{"identifier", id}, {"type", type}, {"unit", unit}, {"value", v}, {"sub_events", json::array()}};
+  };
+  json execute = ev("graph execute: g", 400, 1, 500);
+  execute["sub_events"] = {ev("copy in time", 400, 1, 50), ev("accelerator execute", 407, 1, 300),
+                           ev("copy out time", 400, 1, 40), ev("n1", 404, 1, 200)};
+  const json log = {{"format", "openhtp-profile"},
+                    {"version", 1},
+                    {"run", {{"tool", "test"}, {"backend", "libQnnHtp.so"}, {"graphs", {"g"}},
+                             {"profiling_level", "detailed"}, {"start_unix_us", 0}}},
+                    {"phases", {{{"phase", "execute"}, {"index", 0}, {"end_us", 1000}, {"events", {execute}}}}}};
+  const fs::path path = dir_ / "copies.log";
+  std::ofstream(path) << log.dump();
+  const fs::path out = dir_ / "trace.json";
+  const RunResult r = run_viewer("--input_log " + quote(path.string()) + " --trace " + quote(out.string()), dir_);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json trace = json::parse(slurp(out));
+  expect_valid_trace(trace);
+  std::map<std::string, json> by_name;
+  for (const auto& [tid, track] : slices_by_tid(trace)) {
+    for (const auto& s : track) by_name[s["name"].get<std::string>()] = s;
+  }
+  for (const char* name : {"graph execute: g", "copy in time", "accelerator execute", "copy out time", "n1"}) {
+    ASSERT_EQ(by_name.count(name), 1u) << name;
+  }
+  auto end = [](const json& s) { return s["ts"].get<uint64_t>() + s["dur"].get<uint64_t>(); };
+  const json &in = by_name["copy in time"], &dev = by_name["accelerator execute"], &outc = by_name["copy out time"];
+  EXPECT_EQ(in["dur"], 50);
+  EXPECT_EQ(outc["dur"], 40);
+  EXPECT_LE(end(in), dev["ts"].get<uint64_t>());
+  EXPECT_GE(outc["ts"].get<uint64_t>(), end(dev));
+  EXPECT_TRUE(within(in, by_name["graph execute: g"]));
+  EXPECT_TRUE(within(outc, by_name["graph execute: g"]));
+  EXPECT_TRUE(within(by_name["n1"], dev));  // nodes stay inside the accelerator
+}
+
+}  // namespace

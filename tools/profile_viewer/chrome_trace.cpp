@@ -48,11 +48,15 @@ struct TraceBuilder {
     events.push_back({{"name", e.identifier}, {"cat", cat}, {"ph", "X"}, {"ts", ts}, {"dur", dur}, {"pid", kPid},
                       {"tid", tid}, {"args", args_of(e)}});
     const ProfileEventRecord* device = nullptr;
-    std::vector<const ProfileEventRecord*> nodes, others;
+    std::vector<const ProfileEventRecord*> nodes, others, copies_in, copies_out;
     for (const auto& s : e.sub_events) {
       if (!is_time(s)) continue;
       if (s.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE && device == nullptr) device = &s;
       else if (s.type == QNN_PROFILE_EVENTTYPE_NODE) nodes.push_back(&s);
+      // openhtp's transport copies ("copy in time", "copy out time") happen
+      // before and after the accelerator's part, beside it, not inside.
+      else if (s.value > 0 && s.identifier.rfind("copy in", 0) == 0) copies_in.push_back(&s);
+      else if (s.value > 0 && s.identifier.rfind("copy out", 0) == 0) copies_out.push_back(&s);
       else if (s.value > 0) others.push_back(&s);
     }
     for (const ProfileEventRecord* a : adopted) {
@@ -61,8 +65,24 @@ struct TraceBuilder {
     std::vector<const ProfileEventRecord*> inner = nodes;
     inner.insert(inner.end(), others.begin(), others.end());
     if (device != nullptr) {
-      slice(*device, ts, std::min(device->value, dur), tid, cat, inner);
+      uint64_t at = ts;
+      const uint64_t end = ts + dur;
+      auto beside = [&](const std::vector<const ProfileEventRecord*>& copies) {
+        for (const ProfileEventRecord* c : copies) {
+          const uint64_t d = std::min(c->value, end - std::min(at, end));
+          slice(*c, std::min(at, end), d, tid, cat, {});
+          at = std::min(at, end) + d;
+        }
+      };
+      beside(copies_in);
+      const uint64_t device_ts = std::min(at, end);
+      const uint64_t device_dur = std::min(device->value, end - device_ts);
+      slice(*device, device_ts, device_dur, tid, cat, inner);
+      at = device_ts + device_dur;
+      beside(copies_out);
     } else {
+      inner.insert(inner.begin(), copies_in.begin(), copies_in.end());
+      inner.insert(inner.end(), copies_out.begin(), copies_out.end());
       lay_out(inner, ts, ts + dur, tid, cat);
     }
   }
