@@ -1,21 +1,35 @@
-// bench_onnx_models: real CNNs (torchvision ResNet-18 and MobileNetV2, made by
+// bench_onnx_models: real models (torchvision ResNet-18, MobileNetV2 and
+// EfficientNet-B0, and a 2-layer torch.nn.TransformerEncoder, made by
 // bench/models/make_bench_models.py, converted by qnn-onnx-converter) on
-// openhtp against OpenCV DNN 4.6 (fp32, CPU), in the same process and run.
+// openhtp against OpenCV DNN 4.6 (fp32, CPU, in this process) and, when asked,
+// ONNX Runtime (CPU EP, a Node process of its own), in the same run.
 //
 //   bench_onnx_models --models <dir> --binaries <dir> [--runs 15] [--warmup 3]
-//   [--threads 1,2]
+//   [--threads 1,2] [--ort-runner bench/ort_peer/run.js [--ort-node node]
+//   [--ort-node-path <node_modules>]] [--gemm-peak bench_gemm_peak
+//   [--gemm-n 2048]] [--json rows.json]
 //
-//   <dir of models>:   <model>.onnx and input.raw (float32 [1,3,224,224] NCHW)
-//   <dir of binaries>: <model>_fp32.bin and <model>_uint8.bin
-//   (qnn-onnx-converter outputs)
+//   <dir of models>:   <model>.onnx, <model>_input.raw and
+//                      <model>_input_shape.txt ("1,128,256"; without them
+//                      input.raw, float32 [1,3,224,224] NCHW)
+//   <dir of binaries>: <model>_{fp32,uint8}_t<threads>.bin
+//   (qnn-onnx-converter outputs). ResNet-18 and MobileNetV2 are required;
+//   EfficientNet-B0 and the transformer are skipped when not generated or not
+//   converted, and OpenCV is left out where it cannot read a model.
 //
-// Per model and thread count, four engines, batch 1:
+// Per model and thread count, up to six engines, batch 1:
 //   opencv          cv::dnn on the .onnx, cv::setNumThreads(t)
 //   htp_fp32        openhtp fp32 over FastRPC, I/O in registered rpcmem
-//   (memhandles, zero copy) htp_fp32_inproc the same binary with
-//   OPENHTP_HTP_TRANSPORT=inproc (the skel in this process),
-//                   memhandles as well, so only the transport differs
+//                   (memhandles, zero copy)
+//   htp_fp32_inproc the same binary with OPENHTP_HTP_TRANSPORT=inproc (the
+//                   skel in this process), memhandles as well, so only the
+//                   transport differs
 //   htp_uint8       the quantized binary over FastRPC with memhandles
+//   onnxruntime     ONNX Runtime, intraOpNumThreads = t, sequential; its time
+//                   is session.run() as the runner measures it
+//   gemm_peak       not a model: one dnnl_sgemm of gemm_n^3 at t threads
+//                   (bench_gemm_peak --serve), the machine's fp32 GEMM rate
+//                   under the same load as the models
 // openhtp's thread count is the graph config
 // QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS, set with graphSetConfig on the
 // retrieved graph before its first execute; if the backend refuses it, the row
@@ -24,13 +38,15 @@
 // Timing: after the warm-up, the engines take turns one execute at a time (run
 // r of every engine, then run r+1, ...), so a burst of load from other
 // processes on this shared machine hits all of them alike; each engine's median
-// is reported. Only the ratios printed at the end are meant to be compared
-// across runs.
+// (and quartiles, in the JSON) is reported. Only the ratios printed at the end
+// are meant to be compared across runs.
 //
-// Honesty checks: openhtp fp32's output against OpenCV's (max |diff|, and
-// relative to max |output|) and top-1 agreement; for uint8 the same numbers are
-// printed for information.
+// Honesty checks: openhtp fp32's output (both doors) against OpenCV's and
+// ONNX Runtime's (max |diff|, and relative to max |output|) and top-1
+// agreement; for uint8 the same numbers are printed for information.
 #include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -180,18 +196,24 @@ class Engine {
   virtual bool set_threads(int threads, std::string *note) = 0;
   virtual bool run() = 0;
   virtual std::vector<float> output() const = 0;
+  // The time of the last run() as the engine measured it itself (NaN: the
+  // caller's wall clock around run() is the time).
+  virtual double reported_ms() const { return std::nan(""); }
 };
 
 class OpenCvEngine : public Engine {
  public:
-  bool load(const std::string &onnx, const std::vector<float> &nchw, std::string *error) {
+  bool load(const std::string &onnx, const std::vector<float> &nchw, const std::vector<int> &shape,
+            std::string *error) {
     try {
       net_ = cv::dnn::readNetFromONNX(onnx);
       net_.setPreferableBackend(cv::dnn::DNN_BACKEND_OPENCV);
       net_.setPreferableTarget(cv::dnn::DNN_TARGET_CPU);
-      const int shape[4] = {1, 3, 224, 224};
-      input_ = cv::Mat(4, shape, CV_32F);
+      input_ = cv::Mat(static_cast<int>(shape.size()), shape.data(), CV_32F);
       std::memcpy(input_.ptr<float>(), nchw.data(), nchw.size() * sizeof(float));
+      // One inference here: OpenCV DNN 4.6 finds many unsupported layers only
+      // at the first forward().
+      run();
     } catch (const cv::Exception &e) {
       *error = e.what();
       return false;
@@ -214,6 +236,96 @@ class OpenCvEngine : public Engine {
  private:
   cv::dnn::Net net_;
   cv::Mat input_, out_;
+};
+
+// A peer in a process of its own, driven one inference at a time over pipes
+// so that it takes its turn with the other engines: ONNX Runtime (CPU EP) in
+// Node (bench/ort_peer/run.js --serve, onnxruntime-node from npm: benchmark
+// only) and the machine's fp32 GEMM rate (bench_gemm_peak --serve, one
+// dnnl_sgemm a "run"). Its time is the one the peer measures around its own
+// work (session.run(), dnnl_sgemm), not the pipe round trip. Protocol: it says
+// "ready"; "run" -> "ms <milliseconds>"; "output <path>" -> writes the last
+// output as raw float32, "ok"; "quit".
+class PipePeerEngine : public Engine {
+ public:
+  ~PipePeerEngine() override {
+    if (to_ != nullptr) {
+      std::fputs("quit\n", to_);
+      std::fclose(to_);
+    }
+    if (from_ != nullptr) std::fclose(from_);
+    if (pid_ > 0) waitpid(pid_, nullptr, 0);
+    if (!out_path_.empty()) std::remove(out_path_.c_str());
+  }
+
+  // args[0] is looked up in PATH; node_path, when not empty, is the child's
+  // NODE_PATH.
+  bool load(std::vector<std::string> args, const std::string &node_path, std::string *error) {
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) {
+      *error = "pipe failed";
+      return false;
+    }
+    std::fflush(stdout);
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(in[0], 0);
+      dup2(out[1], 1);
+      close(in[0]), close(in[1]), close(out[0]), close(out[1]);
+      if (!node_path.empty()) setenv("NODE_PATH", node_path.c_str(), 1);
+      std::vector<char *> argv;
+      for (std::string &a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execvp(argv[0], argv.data());
+      _exit(127);
+    }
+    close(in[0]), close(out[1]);
+    if (pid_ < 0) {
+      close(in[1]), close(out[0]);
+      *error = "fork failed";
+      return false;
+    }
+    to_ = fdopen(in[1], "w");
+    from_ = fdopen(out[0], "r");
+    out_path_ = "/tmp/openhtp_peer_" + std::to_string(getpid()) + "_" + std::to_string(pid_) + ".raw";
+    if (read_line() != "ready") {
+      *error = "the peer did not start (" + args[0] + " " + (args.size() > 1 ? args[1] : "") + "; its error is above)";
+      return false;
+    }
+    return true;
+  }
+  bool set_threads(int, std::string *) override { return true; }  // fixed at load (--threads)
+  bool run() override {
+    std::fputs("run\n", to_);
+    std::fflush(to_);
+    const std::string line = read_line();
+    if (line.rfind("ms ", 0) != 0) return false;
+    ms_ = std::atof(line.c_str() + 3);
+    return true;
+  }
+  double reported_ms() const override { return ms_; }
+  std::vector<float> output() const override {
+    std::fprintf(to_, "output %s\n", out_path_.c_str());
+    std::fflush(to_);
+    std::vector<uint8_t> bytes;
+    if (const_cast<PipePeerEngine *>(this)->read_line() != "ok" || !read_file(out_path_, &bytes)) return {};
+    std::vector<float> y(bytes.size() / sizeof(float));
+    std::memcpy(y.data(), bytes.data(), y.size() * sizeof(float));
+    return y;
+  }
+
+ private:
+  std::string read_line() {
+    char buf[256];
+    if (from_ == nullptr || std::fgets(buf, sizeof buf, from_) == nullptr) return {};
+    std::string s = buf;
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return s;
+  }
+  pid_t pid_ = -1;
+  FILE *to_ = nullptr, *from_ = nullptr;
+  std::string out_path_;
+  double ms_ = std::nan("");
 };
 
 class HtpEngine : public Engine {
@@ -351,6 +463,15 @@ struct Options {
   std::string models, binaries;
   int runs = 15, warmup = 3;
   std::vector<int> threads = {1, 2};
+  // ONNX Runtime peer (optional): the runner script, the node binary, and
+  // NODE_PATH (the node_modules that holds onnxruntime-node).
+  std::string ort_script, ort_node = "node", ort_node_path;
+  // bench_gemm_peak (optional): run --serve as one more engine, one
+  // dnnl_sgemm of gemm_n^3 a turn, so the GEMM rate is measured under the same
+  // load as the models.
+  std::string gemm_peak;
+  int gemm_n = 2048;
+  std::string json;  // where to write the rows (optional)
 };
 
 bool parse(int argc, char **argv, Options *o) {
@@ -364,6 +485,18 @@ bool parse(int argc, char **argv, Options *o) {
       o->runs = std::max(1, std::atoi(v.c_str()));
     else if (a == "--warmup")
       o->warmup = std::max(0, std::atoi(v.c_str()));
+    else if (a == "--ort-runner")
+      o->ort_script = v;
+    else if (a == "--ort-node")
+      o->ort_node = v;
+    else if (a == "--ort-node-path")
+      o->ort_node_path = v;
+    else if (a == "--json")
+      o->json = v;
+    else if (a == "--gemm-peak")
+      o->gemm_peak = v;
+    else if (a == "--gemm-n")
+      o->gemm_n = std::max(64, std::atoi(v.c_str()));
     else if (a == "--threads") {
       o->threads.clear();
       std::stringstream s(v);
@@ -373,6 +506,40 @@ bool parse(int argc, char **argv, Options *o) {
     }
   }
   return argc % 2 == 1 && !o->models.empty() && !o->binaries.empty();
+}
+
+bool file_exists(const std::string &path) { return std::ifstream(path).good(); }
+
+// The input a model is benched on: <model>_input.raw and its shape from
+// <model>_input_shape.txt ("1,128,256"), else the CNNs' input.raw
+// [1,3,224,224].
+bool read_model_input(const std::string &dir, const std::string &model, std::vector<float> *x, std::vector<int> *shape,
+                      std::string *raw_path, std::string *shape_text, std::string *error) {
+  *raw_path = dir + "/" + model + "_input.raw";
+  *shape_text = "1,3,224,224";
+  std::ifstream sf(dir + "/" + model + "_input_shape.txt");
+  if (sf) {
+    std::getline(sf, *shape_text);
+  } else {
+    *raw_path = dir + "/input.raw";
+  }
+  shape->clear();
+  std::stringstream s(*shape_text);
+  size_t n = 1;
+  for (std::string d; std::getline(s, d, ',');) shape->push_back(std::atoi(d.c_str())), n *= shape->back();
+  std::vector<uint8_t> raw;
+  if (!read_file(*raw_path, &raw) || raw.size() != n * sizeof(float)) {
+    *error = *raw_path + " missing or not [" + *shape_text + "] float32";
+    return false;
+  }
+  x->resize(n);
+  std::memcpy(x->data(), raw.data(), raw.size());
+  return true;
+}
+
+std::string first_line(const std::string &s) {
+  std::string l = s.substr(0, s.find('\n'));
+  return l.size() > 200 ? l.substr(0, 200) + "..." : l;
 }
 
 struct Comparison {
@@ -398,106 +565,195 @@ int main(int argc, char **argv) {
   Options opt;
   if (!parse(argc, argv, &opt)) {
     std::fprintf(stderr,
-                 "usage: %s --models <dir> --binaries <dir> [--runs 15] "
-                 "[--warmup 3] [--threads 1,2]\n",
+                 "usage: %s --models <dir> --binaries <dir> [--runs 15] [--warmup 3] [--threads 1,2]\n"
+                 "          [--ort-runner bench/ort_peer/run.js [--ort-node node] [--ort-node-path <node_modules>]]\n"
+                 "          [--gemm-peak bin/bench_gemm_peak [--gemm-n 2048]] [--json rows.json]\n",
                  argv[0]);
     return 2;
   }
-  // fp32 results must agree with OpenCV's to this fraction of max |output|:
-  // both compute in float32 in different orders (224x224 convolutions sum
-  // up to 4608 products), so ~1e-6 relative is expected; 1e-4 flags any real
-  // difference in the computation.
+  // fp32 results must agree with the reference's to this fraction of max
+  // |output|: both compute in float32 in different orders (224x224
+  // convolutions sum up to 4608 products), so ~1e-6 relative is expected;
+  // 1e-4 flags any real difference in the computation.
   constexpr double kFp32RelTolerance = 1e-4;
-  const char *kModels[] = {"resnet18", "mobilenet_v2"};
-  const char *kEngineNames[] = {"opencv", "htp_fp32", "htp_fp32_inproc", "htp_uint8"};
+  // ResNet-18 and MobileNetV2 are required; EfficientNet-B0 and the
+  // transformer encoder are benched when generated and converted.
+  const char *kModels[] = {"resnet18", "mobilenet_v2", "efficientnet_b0", "transformer_encoder"};
+  const size_t kRequiredModels = 2;
+  enum { kOpenCv, kFp32, kFp32Inproc, kUint8, kOrt, kGemm, kEngines };
+  const char *kEngineNames[] = {"opencv", "htp_fp32", "htp_fp32_inproc", "htp_uint8", "onnxruntime", "gemm_peak"};
   bool all_ok = true;
-
-  std::vector<uint8_t> raw;
-  if (!read_file(opt.models + "/input.raw", &raw) || raw.size() != size_t{3} * 224 * 224 * sizeof(float)) {
-    std::fprintf(stderr, "%s/input.raw missing or not [1,3,224,224] float32\n", opt.models.c_str());
-    return 1;
-  }
-  std::vector<float> input(raw.size() / sizeof(float));
-  std::memcpy(input.data(), raw.data(), raw.size());
 
   std::printf(
       "bench_onnx_models: batch 1, median of %d runs after %d warm-up, "
-      "engines interleaved per run\n",
-      opt.runs, opt.warmup);
+      "engines interleaved per run%s\n",
+      opt.runs, opt.warmup, opt.ort_script.empty() ? "" : " (ONNX Runtime in a Node process of its own)");
   struct Row {
     std::string model;
     int threads;
-    double ms[4];
+    double ms[kEngines];
+    double q1[kEngines], q3[kEngines];  // quartiles of the runs: the noise
+    double ort_rel = std::nan("");  // htp_fp32 vs ONNX Runtime, max |diff| / max |out|
   };
   std::vector<Row> rows;
-  for (const char *model : kModels) {
+  for (size_t mi = 0; mi < std::size(kModels); ++mi) {
+    const std::string model = kModels[mi];
+    const bool required = mi < kRequiredModels;
+    const std::string onnx = opt.models + "/" + model + ".onnx";
+    const std::string bin = opt.binaries + "/" + model;
+    if (!required && !file_exists(onnx)) {
+      std::printf("\n%s: skipped (%s not generated)\n", model.c_str(), onnx.c_str());
+      continue;
+    }
+    std::vector<float> input;
+    std::vector<int> shape;
+    std::string raw_path, shape_text, error;
+    if (!read_model_input(opt.models, model, &input, &shape, &raw_path, &shape_text, &error)) {
+      std::printf("\n%s: FAILED: %s\n", model.c_str(), error.c_str());
+      all_ok = false;
+      continue;
+    }
     for (int threads : opt.threads) {
       // One binary per thread count: the converter stores NUM_HVX_THREADS in
       // it (--num_hvx_threads), as a QNN graph config would be.
-      std::string error;
-      auto cv = std::make_unique<OpenCvEngine>();
+      const std::string suffix = "_t" + std::to_string(threads) + ".bin";
+      if (!required && !file_exists(bin + "_fp32" + suffix)) {
+        std::printf("\n%s: skipped (no %s: the converter failed on it, see above)\n", model.c_str(),
+                    (bin + "_fp32" + suffix).c_str());
+        break;
+      }
+      std::unique_ptr<Engine> engines[kEngines];
+      std::string notes;
+      {
+        auto cv = std::make_unique<OpenCvEngine>();
+        if (cv->load(onnx, input, shape, &error)) {
+          engines[kOpenCv] = std::move(cv);
+        } else if (required) {
+          std::printf("%s: FAILED to load in OpenCV DNN: %s\n", model.c_str(), error.c_str());
+          all_ok = false;
+          continue;
+        } else {
+          notes += "\n  NOTE: OpenCV DNN cannot run it: " + first_line(error);
+        }
+      }
       auto fp32 = std::make_unique<HtpEngine>();
       auto fp32_inproc = std::make_unique<HtpEngine>();
-      auto u8 = std::make_unique<HtpEngine>();
-      const std::string bin = opt.binaries + "/" + model;
-      const std::string suffix = "_t" + std::to_string(threads) + ".bin";
-      if (!cv->load(opt.models + "/" + model + ".onnx", input, &error) ||
-          !fp32->load(bin + "_fp32" + suffix, false, input, &error) ||
-          !fp32_inproc->load(bin + "_fp32" + suffix, true, input, &error) ||
-          !u8->load(bin + "_uint8" + suffix, false, input, &error)) {
-        std::printf("%s: FAILED to load: %s\n", model, error.c_str());
+      if (!fp32->load(bin + "_fp32" + suffix, false, input, &error) ||
+          !fp32_inproc->load(bin + "_fp32" + suffix, true, input, &error)) {
+        std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
         all_ok = false;
         continue;
       }
-      Engine *engines[4] = {cv.get(), fp32.get(), fp32_inproc.get(), u8.get()};
-      {
-        std::string note;
-        cv->set_threads(threads, &note);
-        std::vector<double> times[4];
-        bool ran = true;
-        for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
-          for (int e = 0; e < 4 && ran; ++e) {
-            const auto t0 = std::chrono::steady_clock::now();
-            ran = engines[e]->run();
-            const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-            if (r >= 0) times[e].push_back(ms);
-            if (!ran) std::printf("%s: %s run failed\n", model, kEngineNames[e]);
-          }
-        }
-        if (!ran) {
+      engines[kFp32] = std::move(fp32);
+      engines[kFp32Inproc] = std::move(fp32_inproc);
+      if (file_exists(bin + "_uint8" + suffix)) {
+        auto u8 = std::make_unique<HtpEngine>();
+        if (!u8->load(bin + "_uint8" + suffix, false, input, &error)) {
+          std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
           all_ok = false;
-          break;
+          continue;
         }
-        const std::vector<float> ref = cv->output();
-        const Comparison c32 = compare(fp32->output(), ref), c32i = compare(fp32_inproc->output(), ref),
-                         c8 = compare(u8->output(), ref);
-        Row row{model, threads, {median(times[0]), median(times[1]), median(times[2]), median(times[3])}};
-        rows.push_back(row);
-        const bool fp32_ok = c32.max_abs <= kFp32RelTolerance * c32.max_ref && c32.top1_same &&
-                             c32i.max_abs <= kFp32RelTolerance * c32i.max_ref && c32i.top1_same;
-        all_ok = all_ok && fp32_ok;
-        std::printf("\n%s, %d thread%s:%s%s\n", model, threads, threads > 1 ? "s" : "",
-                    note.empty() ? "" : "\n  NOTE: ", note.c_str());
-        for (int e = 0; e < 4; ++e) std::printf("  %-16s %9.2f ms\n", kEngineNames[e], row.ms[e]);
-        std::printf(
-            "  htp_fp32 vs opencv: max |diff| %.2e (%.1e of max |out| "
-            "%.3g), top-1 %s -> %s\n",
-            c32.max_abs, c32.max_abs / c32.max_ref, c32.max_ref, c32.top1_same ? "same" : "DIFFERS",
-            fp32_ok ? "ok" : "MISMATCH");
-        std::printf(
-            "  htp_uint8 vs opencv: max |diff| %.2e (%.1e of max "
-            "|out|), top-1 %s (information only)\n",
-            c8.max_abs, c8.max_abs / c8.max_ref, c8.top1_same ? "same" : "differs");
+        engines[kUint8] = std::move(u8);
+      } else {
+        notes += "\n  NOTE: no uint8 binary (the converter failed on it, see above)";
       }
+      const std::string t = std::to_string(threads);
+      if (!opt.ort_script.empty()) {
+        auto ort = std::make_unique<PipePeerEngine>();
+        if (ort->load({opt.ort_node, opt.ort_script, "--serve", "--model", onnx, "--input", raw_path, "--shape",
+                       shape_text, "--threads", t},
+                      opt.ort_node_path, &error))
+          engines[kOrt] = std::move(ort);
+        else
+          notes += "\n  NOTE: ONNX Runtime peer failed: " + error;
+      }
+      if (!opt.gemm_peak.empty()) {
+        auto gemm = std::make_unique<PipePeerEngine>();
+        if (gemm->load({opt.gemm_peak, "--serve", "--n", std::to_string(opt.gemm_n), "--threads", t}, "", &error))
+          engines[kGemm] = std::move(gemm);
+        else
+          notes += "\n  NOTE: GEMM peak peer failed: " + error;
+      }
+      for (int e = 0; e < kEngines; ++e) {
+        std::string note;
+        if (engines[e] != nullptr && !engines[e]->set_threads(threads, &note)) notes += "\n  NOTE: " + note;
+      }
+      std::vector<double> times[kEngines];
+      bool ran = true;
+      for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
+        for (int e = 0; e < kEngines && ran; ++e) {
+          if (engines[e] == nullptr) continue;
+          const auto t0 = std::chrono::steady_clock::now();
+          ran = engines[e]->run();
+          double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+          if (!std::isnan(engines[e]->reported_ms())) ms = engines[e]->reported_ms();
+          if (r >= 0) times[e].push_back(ms);
+          if (!ran) std::printf("%s: %s run failed\n", model.c_str(), kEngineNames[e]);
+        }
+      }
+      if (!ran) {
+        all_ok = false;
+        break;
+      }
+      Row row{model, threads, {}, {}, {}};
+      for (int e = 0; e < kEngines; ++e) {
+        row.ms[e] = median(times[e]);
+        std::vector<double> v = times[e];
+        std::sort(v.begin(), v.end());
+        row.q1[e] = v.empty() ? std::nan("") : v[(v.size() - 1) / 4];
+        row.q3[e] = v.empty() ? std::nan("") : v[(3 * (v.size() - 1) + 3) / 4];
+      }
+      std::printf("\n%s, %d thread%s:%s\n", model.c_str(), threads, threads > 1 ? "s" : "", notes.c_str());
+      for (int e = 0; e < kEngines; ++e)
+        if (engines[e] != nullptr) std::printf("  %-16s %9.2f ms\n", kEngineNames[e], row.ms[e]);
+      if (engines[kGemm] != nullptr)
+        std::printf("  (gemm_peak: dnnl_sgemm %d^3, %.1f GFLOP/s at the median)\n", opt.gemm_n,
+                    2.0 * opt.gemm_n * opt.gemm_n * opt.gemm_n / (row.ms[kGemm] * 1e-3) / 1e9);
+      // Honesty checks: fp32 (both doors) against each reference present.
+      const std::vector<float> out32 = engines[kFp32]->output(), out32i = engines[kFp32Inproc]->output();
+      for (int ref_e : {kOpenCv, kOrt}) {
+        if (engines[ref_e] == nullptr) continue;
+        const std::vector<float> ref = engines[ref_e]->output();
+        const Comparison c32 = compare(out32, ref), c32i = compare(out32i, ref);
+        const bool ok = c32.max_abs <= kFp32RelTolerance * c32.max_ref && c32.top1_same &&
+                        c32i.max_abs <= kFp32RelTolerance * c32i.max_ref && c32i.top1_same;
+        all_ok = all_ok && ok;
+        if (ref_e == kOrt) row.ort_rel = c32.max_abs / c32.max_ref;
+        std::printf("  htp_fp32 vs %s: max |diff| %.2e (%.1e of max |out| %.3g), top-1 %s -> %s\n",
+                    kEngineNames[ref_e], c32.max_abs, c32.max_abs / c32.max_ref, c32.max_ref,
+                    c32.top1_same ? "same" : "DIFFERS", ok ? "ok" : "MISMATCH");
+        if (engines[kUint8] != nullptr) {
+          const Comparison c8 = compare(engines[kUint8]->output(), ref);
+          std::printf("  htp_uint8 vs %s: max |diff| %.2e (%.1e of max |out|), top-1 %s (information only)\n",
+                      kEngineNames[ref_e], c8.max_abs, c8.max_abs / c8.max_ref, c8.top1_same ? "same" : "differs");
+        }
+      }
+      rows.push_back(row);
     }
   }
 
   std::printf("\nratios (median time; < 1 means the first is faster):\n");
-  std::printf("  %-14s %-7s %-16s %-16s %-18s\n", "model", "threads", "htp_fp32/opencv", "uint8/fp32",
-              "memhandle/inproc");
+  std::printf("  %-20s %-7s %-16s %-12s %-18s %-14s %-14s\n", "model", "threads", "htp_fp32/opencv", "uint8/fp32",
+              "memhandle/inproc", "htp_fp32/ort", "uint8/ort_fp32");
   for (const Row &r : rows) {
-    std::printf("  %-14s %-7d %-16.2f %-16.2f %-18.2f\n", r.model.c_str(), r.threads, r.ms[1] / r.ms[0],
-                r.ms[3] / r.ms[1], r.ms[1] / r.ms[2]);
+    std::printf("  %-20s %-7d %-16.2f %-12.2f %-18.2f %-14.2f %-14.2f\n", r.model.c_str(), r.threads,
+                r.ms[kFp32] / r.ms[kOpenCv], r.ms[kUint8] / r.ms[kFp32], r.ms[kFp32] / r.ms[kFp32Inproc],
+                r.ms[kFp32] / r.ms[kOrt], r.ms[kUint8] / r.ms[kOrt]);
+  }
+  if (!opt.json.empty()) {
+    std::ofstream j(opt.json);
+    auto num = [](double v) { return std::isnan(v) ? std::string("null") : std::to_string(v); };
+    j << "{\"runs\": " << opt.runs << ", \"warmup\": " << opt.warmup << ", \"gemm_n\": " << opt.gemm_n
+      << ", \"rows\": [";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const Row &r = rows[i];
+      j << (i ? ",\n  " : "\n  ") << "{\"model\": \"" << r.model << "\", \"threads\": " << r.threads;
+      for (int e = 0; e < kEngines; ++e)
+        j << ", \"" << kEngineNames[e] << "_ms\": " << num(r.ms[e]) << ", \"" << kEngineNames[e]
+          << "_q1_ms\": " << num(r.q1[e]) << ", \"" << kEngineNames[e] << "_q3_ms\": " << num(r.q3[e]);
+      j << ", \"htp_fp32_vs_ort_rel\": " << num(r.ort_rel) << "}";
+    }
+    j << "\n]}\n";
   }
   std::printf("%s\n", all_ok ? "bench_onnx_models: all checks passed" : "bench_onnx_models: checks FAILED");
   return all_ok ? 0 : 1;

@@ -75,35 +75,108 @@ timeout 120 "$launcher" "$nonrpc_bin" --json "$nonrpc_json" || nonrpc_status=$?
 echo
 python3 "$here/summarize_nonrpc.py" "$nonrpc_json" "$json"
 
-# Real CNNs against OpenCV DNN: torchvision ResNet-18 (opset 13) and
-# MobileNetV2 (opset 10), random weights with randomised BatchNorm, generated
-# into <build-dir>/bench_models (not checked in: ResNet-18 is 45 MB), each
-# converted by qnn-onnx-converter to fp32 and uint8 binaries, then
-# bench_onnx_models (a few minutes at most). Needs Debian's python3-torch /
-# python3-torchvision / python3-onnx, seen only by /usr/bin/python3.
+# Real models against OpenCV DNN and ONNX Runtime: torchvision ResNet-18
+# (opset 13), MobileNetV2 (opset 10), EfficientNet-B0 (opset 13) and a 2-layer
+# torch.nn.TransformerEncoder (seq 128, d 256), random weights with randomised
+# BatchNorm, generated into <build-dir>/bench_models (not checked in: ResNet-18
+# is 45 MB), each converted by qnn-onnx-converter to fp32 and uint8 binaries,
+# then bench_onnx_models (a few minutes at most). This machine's fp32 GEMM rate
+# (bench_gemm_peak, dnnl_sgemm) is measured inside that run, 1024^3 (~20-40 ms,
+# as long as a model's run) taking turns with the models like one more engine,
+# and on its own at 2048^3 just before and just after it, so that each model's
+# GFLOP/s can be put against it (bench/summarize_models.py). Needs
+# Debian's python3-torch / python3-torchvision / python3-onnx, seen only by
+# /usr/bin/python3.
 onnx_bin="$build/bin/bench_onnx_models"
+gemm_bin="$build/bin/bench_gemm_peak"
 converter="$build/bin/qnn-onnx-converter"
 models="$build/bench_models"
+onnx_status=0
+
+# ONNX Runtime (CPU) as a peer in the same run: npm's onnxruntime-node,
+# pinned in bench/ort_peer/package.json, installed into <build-dir>/ort_peer
+# for the benchmark only (never for the build or the tests). Without node, npm
+# or the network the peer is skipped, with one line that says why.
+ort_args=()
+setup_ort_peer() {
+  local dir="$build/ort_peer" want have
+  if ! command -v node >/dev/null 2>&1; then
+    echo "ONNX Runtime peer skipped: node not found (apt-get install nodejs npm)"
+    return
+  fi
+  mkdir -p "$dir"
+  cp "$here/ort_peer/package.json" "$dir/package.json"
+  want=$(node -p "require('$here/ort_peer/package.json').dependencies['onnxruntime-node']")
+  have=$(node -p "try { require('$dir/node_modules/onnxruntime-node/package.json').version } catch (e) { '' }")
+  if [[ "$have" != "$want" ]]; then
+    if ! command -v npm >/dev/null 2>&1; then
+      echo "ONNX Runtime peer skipped: npm not found (apt-get install npm)"
+      return
+    fi
+    # ONNXRUNTIME_NODE_INSTALL=skip: its postinstall would fetch the CUDA EP
+    # binaries, which a CPU benchmark does not need.
+    if ! ONNXRUNTIME_NODE_INSTALL=skip timeout 300 npm install --prefix "$dir" --no-audit --no-fund \
+        --loglevel=error >"$dir/npm.log" 2>&1; then
+      echo "ONNX Runtime peer skipped: npm install onnxruntime-node@$want failed (no network?):" \
+           "$(grep -m1 -i 'err' "$dir/npm.log" || tail -n1 "$dir/npm.log")"
+      return
+    fi
+  fi
+  if ! NODE_PATH="$dir/node_modules" node -e "require('onnxruntime-node')" >"$dir/load.log" 2>&1; then
+    echo "ONNX Runtime peer skipped: onnxruntime-node@$want does not load: $(head -n1 "$dir/load.log")"
+    return
+  fi
+  echo "ONNX Runtime peer: onnxruntime-node@$want (CPU EP) from $dir/node_modules"
+  ort_args=(--ort-runner "$here/ort_peer/run.js" --ort-node-path "$dir/node_modules")
+}
+
 echo
 if ! /usr/bin/python3 -c "import torch, torchvision, onnx" 2>/dev/null; then
   echo "bench_onnx_models skipped: /usr/bin/python3 cannot import torch, torchvision and onnx" \
        "(apt-get install python3-torch python3-torchvision python3-onnx)"
-elif [[ ! -x "$onnx_bin" || ! -x "$converter" ]]; then
-  echo "$onnx_bin or $converter not found: build them with ninja -C $build bench_onnx_models qnn-onnx-converter" >&2
+elif [[ ! -x "$onnx_bin" || ! -x "$converter" || ! -x "$gemm_bin" ]]; then
+  echo "$onnx_bin, $gemm_bin or $converter not found: build them with" \
+       "ninja -C $build bench_onnx_models bench_gemm_peak qnn-onnx-converter" >&2
   exit 1
 else
   /usr/bin/python3 "$here/models/make_bench_models.py" "$models"
-  for m in resnet18 mobilenet_v2; do
+  # ResNet-18 and MobileNetV2 must convert; for the others a converter failure
+  # is reported (its error line) and the model is benched on the peers only.
+  for m in resnet18 mobilenet_v2 efficientnet_b0 transformer_encoder; do
     for t in 1 2; do
-      "$converter" -i "$models/$m.onnx" -o "$models/${m}_fp32_t$t.bin" --num_hvx_threads $t
-      "$converter" -i "$models/$m.onnx" -o "$models/${m}_uint8_t$t.bin" --num_hvx_threads $t \
-        --input_list "$models/${m}_calibration_list.txt" --act_bitwidth 8 --use_per_channel_quantization
+      for kind in fp32 uint8; do
+        out="$models/${m}_${kind}_t$t.bin"
+        rm -f "$out"
+        args=(-i "$models/$m.onnx" -o "$out" --num_hvx_threads $t)
+        [[ $kind == uint8 ]] && args+=(--input_list "$models/${m}_calibration_list.txt" --act_bitwidth 8
+                                       --use_per_channel_quantization)
+        log="$models/${m}_${kind}_t$t.convert.log"
+        if ! "$converter" "${args[@]}" >"$log" 2>&1; then
+          rm -f "$out"
+          echo "$m $kind: qnn-onnx-converter failed: $(grep -m1 -iE 'error|unsupported|fail' "$log" || tail -n1 "$log")"
+          case $m in resnet18 | mobilenet_v2) cat "$log" >&2; exit 1 ;; esac
+        fi
+      done
     done
   done
-  timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2
+  setup_ort_peer
+  echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  timeout 120 "$gemm_bin" --threads 1,2 --json "$models/gemm_peak_before.json"
+  timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2 \
+    --gemm-peak "$gemm_bin" --gemm-n 1024 --json "$models/onnx_models.json" ${ort_args[@]+"${ort_args[@]}"} || onnx_status=$?
+  timeout 120 "$gemm_bin" --threads 1,2 --json "$models/gemm_peak_after.json"
+  echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [[ -f "$models/onnx_models.json" ]]; then
+    /usr/bin/python3 "$here/summarize_models.py" "$models/onnx_models.json" "$models" \
+      "$models/gemm_peak_before.json" "$models/gemm_peak_after.json"
+  fi
 fi
 
 if ((nonrpc_status != 0)); then
   echo "bench_nonrpc failed (exit status $nonrpc_status): see its output above" >&2
+  exit 1
+fi
+if ((onnx_status != 0)); then
+  echo "bench_onnx_models failed (exit status $onnx_status): see its output above" >&2
   exit 1
 fi

@@ -9,9 +9,16 @@ PATH). The outputs are NOT checked in (ResNet-18 alone is 45 MB); they are regen
   <out-dir>/resnet18.onnx        torchvision resnet18, opset 13, input 'input' [1,3,224,224]
   <out-dir>/mobilenet_v2.onnx    torchvision mobilenet_v2, opset 10 (OpenCV DNN 4.6 cannot read the
                                  opset >= 11 Clip with min/max inputs that ReLU6 becomes)
+  <out-dir>/efficientnet_b0.onnx torchvision efficientnet_b0, opset 13 (SiLU as Sigmoid * Mul)
+  <out-dir>/transformer_encoder.onnx
+                                 torch.nn.TransformerEncoder, 2 layers, d_model 256, 4 heads,
+                                 feed-forward 1024, batch_first, input 'input' [1,128,256], opset 13
   <out-dir>/calibration/<model>_NN.raw + <model>_calibration_list.txt
                                  8 calibration inputs per model, float32 NCHW, for the uint8 conversion
-  <out-dir>/input.raw            one bench input [1,3,224,224] float32 NCHW
+  <out-dir>/input.raw            one bench input [1,3,224,224] float32 NCHW (the CNNs')
+  <out-dir>/<model>_input.raw + <model>_input_shape.txt
+                                 the input each model is benched on (the CNNs': a copy of input.raw)
+                                 and its shape, "1,3,224,224"
 
 Weights are random (fixed seed; torchvision weights cannot be downloaded here), but BatchNorm
 statistics and affine parameters are randomised too: with default init BN is nearly identity, the
@@ -59,11 +66,11 @@ def fix_identity_on_initializers(model):
     return removed
 
 
-def export(name, model, opset, out_dir, gen):
+def export(name, model, opset, out_dir, gen, shape=(1, 3, 224, 224)):
     randomize_batchnorm(model, gen)
     model.eval()
     path = os.path.join(out_dir, f"{name}.onnx")
-    dummy = torch.zeros(1, 3, 224, 224)
+    dummy = torch.zeros(*shape)
     torch.onnx.export(model, dummy, path, opset_version=opset, input_names=["input"],
                       output_names=["output"], do_constant_folding=True)
     m = onnx.load(path)
@@ -78,12 +85,21 @@ def export(name, model, opset, out_dir, gen):
     os.makedirs(calib_dir, exist_ok=True)
     lines = []
     for i in range(NUM_CALIB):
-        x = torch.randn(1, 3, 224, 224, generator=gen).numpy().astype(np.float32)
+        x = torch.randn(*shape, generator=gen).numpy().astype(np.float32)
         rel = f"calibration/{name}_{i:02d}.raw"
         x.tofile(os.path.join(out_dir, rel))
         lines.append(os.path.join(os.path.abspath(out_dir), rel))
     with open(os.path.join(out_dir, f"{name}_calibration_list.txt"), "w") as f:
         f.write("\n".join(lines) + "\n")
+    with open(os.path.join(out_dir, f"{name}_input_shape.txt"), "w") as f:
+        f.write(",".join(str(d) for d in shape) + "\n")
+
+
+def transformer_encoder():
+    layer = torch.nn.TransformerEncoderLayer(d_model=256, nhead=4, dim_feedforward=1024, dropout=0.0,
+                                             batch_first=True)
+    # enable_nested_tensor=False: no nested-tensor fast path in the exported graph.
+    return torch.nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
 
 
 def main():
@@ -96,8 +112,15 @@ def main():
     gen = torch.Generator().manual_seed(SEED)
     export("resnet18", torchvision.models.resnet18(weights=None), 13, out_dir, gen)
     export("mobilenet_v2", torchvision.models.mobilenet_v2(weights=None), 10, out_dir, gen)
-    torch.randn(1, 3, 224, 224, generator=gen).numpy().astype(np.float32).tofile(
-        os.path.join(out_dir, "input.raw"))
+    # Drawn here, as before the other two models were added, so the CNNs' input is unchanged.
+    x = torch.randn(1, 3, 224, 224, generator=gen).numpy().astype(np.float32)
+    export("efficientnet_b0", torchvision.models.efficientnet_b0(weights=None), 13, out_dir, gen)
+    export("transformer_encoder", transformer_encoder(), 13, out_dir, gen, shape=(1, 128, 256))
+    x.tofile(os.path.join(out_dir, "input.raw"))
+    for name in ("resnet18", "mobilenet_v2", "efficientnet_b0"):
+        x.tofile(os.path.join(out_dir, f"{name}_input.raw"))
+    torch.randn(1, 128, 256, generator=gen).numpy().astype(np.float32).tofile(
+        os.path.join(out_dir, "transformer_encoder_input.raw"))
     return 0
 
 
