@@ -3,6 +3,7 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "HTP/QnnHtpContext.h"
 #include "onnx/graph_submit.h"
 
 namespace openhtp::onnx_import {
@@ -54,8 +55,16 @@ bool BackendSession::open(GetProvidersFn get_providers, std::string* error, bool
   return true;
 }
 
-bool BackendSession::create_context(Qnn_ContextHandle_t* out, std::string* error) {
-  if (Qnn_ErrorHandle_t e = api.contextCreate(backend, nullptr, nullptr, out); e != QNN_SUCCESS) {
+bool BackendSession::create_context(Qnn_ContextHandle_t* out, std::string* error, bool weight_sharing) {
+  QnnHtpContext_CustomConfig_t sharing{};
+  sharing.option = QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED;
+  sharing.weightSharingEnabled = true;
+  QnnContext_Config_t config = QNN_CONTEXT_CONFIG_INIT;
+  config.option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;
+  config.customConfig = &sharing;
+  const QnnContext_Config_t* configs[] = {&config, nullptr};
+  if (Qnn_ErrorHandle_t e = api.contextCreate(backend, nullptr, weight_sharing ? configs : nullptr, out);
+      e != QNN_SUCCESS) {
     *error = "contextCreate: " + describe_qnn_error(api, e);
     return false;
   }

@@ -22,7 +22,9 @@ class BackendSession {
   // errors to stderr (QNN_LOG_LEVEL_WARN) unless `quiet`.
   bool open(GetProvidersFn get_providers, std::string* error, bool quiet = false);
   // A new context on this backend (default device: the FastRPC DSP process).
-  bool create_context(Qnn_ContextHandle_t* out, std::string* error);
+  // `weight_sharing`: QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED, so
+  // that graphs added to it hold identical weights once.
+  bool create_context(Qnn_ContextHandle_t* out, std::string* error, bool weight_sharing = false);
 
   QNN_INTERFACE_VER_TYPE api = QNN_INTERFACE_VER_TYPE_INIT;
   Qnn_LogHandle_t log = nullptr;

@@ -69,7 +69,7 @@ Tensor cast_to(const Tensor& t, int32_t type) {
 
 class Folder {
  public:
-  explicit Folder(Model* m) : m_(*m) {}
+  Folder(Model* m, bool keep_dequantize) : m_(*m), keep_dequantize_(keep_dequantize) {}
 
   // True when `node` was evaluated (outputs stored as constants).
   bool try_fold(const onnx::NodeProto& node, std::string* error) {
@@ -124,7 +124,9 @@ class Folder {
       }
       return put(node, 0, r);
     }
-    if (t == "DequantizeLinear") return fold_dequantize(node, in);
+    if (t == "DequantizeLinear") return !keep_dequantize_ && fold_dequantize(node, in);
+    if (t == "Where" && node.input_size() == 3 && in[0] && in[1] && in[2]) return fold_where(node, in);
+    if (t == "ReduceProd" && in[0]) return fold_reduce_prod(node, in);
     if (node.input_size() == 2 && in[0] && in[1]) {
       const int32_t ot = out_type(0);
       const bool is_int = ot == onnx_type::kInt64 || ot == onnx_type::kInt32;
@@ -317,12 +319,103 @@ class Folder {
     return put(node, 0, std::move(out));
   }
 
+  // Where(cond, a, b) with numpy broadcasting over all three.
+  bool fold_where(const onnx::NodeProto& node, const std::vector<const Tensor*>& in) {
+    const Tensor& c = *in[0];
+    const Tensor& a = *in[1];
+    const Tensor& b = *in[2];
+    if (a.elem_type != b.elem_type) return false;
+    const size_t r = std::max({c.dims.size(), a.dims.size(), b.dims.size()});
+    auto padded = [r](const std::vector<int64_t>& d) {
+      std::vector<int64_t> p(r, 1);
+      std::copy(d.begin(), d.end(), p.begin() + (r - d.size()));
+      return p;
+    };
+    const std::vector<int64_t> cd = padded(c.dims), ad = padded(a.dims), bd = padded(b.dims);
+    std::vector<int64_t> od(r, 1);
+    for (size_t i = 0; i < r; ++i) {
+      od[i] = std::max({cd[i], ad[i], bd[i]});
+      for (int64_t d : {cd[i], ad[i], bd[i]}) {
+        if (d != 1 && d != od[i]) return false;
+      }
+    }
+    Tensor out = Tensor::zeros(a.elem_type, od);
+    const size_t esize = onnx_type::element_size(a.elem_type);
+    const auto cs = strides_of(cd), as = strides_of(ad), bs = strides_of(bd);
+    std::vector<int64_t> idx(r, 0);
+    for (size_t o = 0; o < out.count(); ++o) {
+      size_t ic = 0, ia = 0, ib = 0;
+      for (size_t i = 0; i < r; ++i) {
+        ic += (cd[i] == 1 ? 0 : idx[i]) * cs[i];
+        ia += (ad[i] == 1 ? 0 : idx[i]) * as[i];
+        ib += (bd[i] == 1 ? 0 : idx[i]) * bs[i];
+      }
+      const bool take_a = c.get(ic) != 0.0;
+      std::memcpy(out.data.data() + o * esize, (take_a ? a : b).data.data() + (take_a ? ia : ib) * esize, esize);
+      for (size_t i = r; i-- > 0;) {
+        if (++idx[i] < od[i]) break;
+        idx[i] = 0;
+      }
+    }
+    return put(node, 0, std::move(out));
+  }
+
+  // ReduceProd over `axes` (attribute, or input 1 from opset 18; none: all
+  // axes unless noop_with_empty_axes), keepdims as given (default 1).
+  bool fold_reduce_prod(const onnx::NodeProto& node, const std::vector<const Tensor*>& in) {
+    const Tensor& x = *in[0];
+    const size_t r = x.dims.size();
+    std::vector<int64_t> axes = attr_ints(node, "axes");
+    if (in.size() > 1 && in[1] != nullptr) axes = in[1]->to_ints();
+    if (axes.empty() && attr_int(node, "noop_with_empty_axes", 0) != 0) return put(node, 0, x);
+    std::vector<bool> reduced(r, axes.empty());
+    for (int64_t a : axes) {
+      const int64_t k = norm_axis(a, r);
+      if (k < 0 || k >= static_cast<int64_t>(r)) return false;
+      reduced[k] = true;
+    }
+    const bool keep = attr_int(node, "keepdims", 1) != 0;
+    std::vector<int64_t> kd(r), od;
+    for (size_t i = 0; i < r; ++i) {
+      kd[i] = reduced[i] ? 1 : x.dims[i];
+      if (!reduced[i] || keep) od.push_back(kd[i]);
+    }
+    Tensor out = Tensor::zeros(x.elem_type, od);
+    const bool is_int = x.elem_type == onnx_type::kInt64 || x.elem_type == onnx_type::kInt32;
+    std::vector<double> acc(out.count(), 1.0);
+    std::vector<int64_t> iacc(out.count(), 1);
+    const auto ks = strides_of(kd);
+    std::vector<int64_t> idx(r, 0);
+    for (size_t i = 0; i < x.count(); ++i) {
+      size_t o = 0;
+      for (size_t k = 0; k < r; ++k) o += (reduced[k] ? 0 : idx[k]) * ks[k];
+      if (is_int) {
+        iacc[o] *= x.get_int(i);
+      } else {
+        acc[o] *= x.get(i);
+      }
+      for (size_t k = r; k-- > 0;) {
+        if (++idx[k] < x.dims[k]) break;
+        idx[k] = 0;
+      }
+    }
+    for (size_t o = 0; o < out.count(); ++o) {
+      if (x.elem_type == onnx_type::kInt64) {
+        std::memcpy(out.data.data() + 8 * o, &iacc[o], 8);
+      } else {
+        out.set(o, is_int ? static_cast<double>(iacc[o]) : acc[o]);
+      }
+    }
+    return put(node, 0, std::move(out));
+  }
+
   Model& m_;
+  bool keep_dequantize_;
 };
 
 }  // namespace
 
-bool fold_constants(Model* model, std::string* error, size_t* folded) {
+bool fold_constants(Model* model, std::string* error, size_t* folded, bool keep_dequantize) {
   size_t removed = 0;
   error->clear();
   // An empty graph input (a 0 in its static shape) has no values to give:
@@ -344,7 +437,7 @@ bool fold_constants(Model* model, std::string* error, size_t* folded) {
   // (a folded Reshape target), so alternate with shape inference until
   // nothing changes.
   for (int round = 0; round < 8; ++round) {
-    Folder folder(model);
+    Folder folder(model, keep_dequantize);
     std::vector<onnx::NodeProto> kept;
     size_t now = 0;
     for (const auto& n : model->nodes) {

@@ -2,7 +2,8 @@
 // static shapes become constants; Identity/Dropout (inference) are dropped
 // when their input is constant; every node whose inputs are all constants
 // and whose op the folder can evaluate (shape ops, Cast, Gather, Slice,
-// Concat, arithmetic, ConstantOfShape, Range, Transpose, DequantizeLinear)
+// Concat, arithmetic, ConstantOfShape, Range, Transpose, Where, ReduceProd,
+// DequantizeLinear)
 // is evaluated. So Reshape's shape input, Unsqueeze's axes etc. computed by
 // small subgraphs end up as constants and the node that used them is left
 // with static operands. Shape inference is re-run afterwards.
@@ -16,6 +17,8 @@ namespace openhtp::onnx_import {
 
 // Returns false only on a malformed model (e.g. a Constant without value).
 // `folded` (optional) receives the number of nodes removed.
-bool fold_constants(Model* model, std::string* error, size_t* folded = nullptr);
+// `keep_dequantize`: DequantizeLinear of constants is left as it is (the
+// quantized import records their integers first, collect_qdq_weights).
+bool fold_constants(Model* model, std::string* error, size_t* folded = nullptr, bool keep_dequantize = false);
 
 }  // namespace openhtp::onnx_import

@@ -21,10 +21,28 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
     return false;
   }
   if (options.quantize && !options.keep_quant_nodes) {
-    p.folded_qdq_pairs = fold_qdq_pairs(&p.model, &p.encoding_overrides);
+    // Constant folding, pass-through removal and QDQ folding to a fixed
+    // point: a scale or zero point behind an Identity or a Shape/Where/
+    // ReduceProd chain, or a no-op Cast between QuantizeLinear and
+    // DequantizeLinear, must be gone before the pairs are matched, and a
+    // folded pair can make more constants. DequantizeLinear of constant
+    // weights stays until collect_qdq_weights has recorded its integers.
+    p.model.qdq_folded = true;
+    for (int round = 0; round < 16; ++round) {
+      size_t constants = 0;
+      if (!fold_constants(&p.model, error, &constants, /*keep_dequantize=*/true)) return false;
+      const size_t passed = drop_pass_through(&p.model);
+      const size_t pairs = fold_qdq_pairs(&p.model, &p.encoding_overrides);
+      p.folded_constants += constants;
+      p.folded_qdq_pairs += pairs;
+      if (passed + pairs == 0) break;
+      if (!infer_shapes(&p.model, error)) return false;
+    }
     collect_qdq_weights(p.model, &p.qdq_weights);
   }
-  if (!fold_constants(&p.model, error, &p.folded_constants)) return false;
+  size_t constants = 0;
+  if (!fold_constants(&p.model, error, &constants)) return false;
+  p.folded_constants += constants;
   if (lift_1d_spatial_ops(&p.model) != 0 && !infer_shapes(&p.model, error)) return false;
   if (options.fold_batchnorm) {
     p.folded_batchnorms = fold_batchnorms(&p.model);

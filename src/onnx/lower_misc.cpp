@@ -9,6 +9,7 @@
 #include "QnnOpDef.h"
 #include "onnx/attributes.h"
 #include "onnx/lowering.h"
+#include "onnx/qdq_folding.h"
 
 namespace openhtp::onnx_import {
 
@@ -387,6 +388,14 @@ std::string broadcast_param(LoweringContext& ctx, const std::string& onnx_name, 
   return t;
 }
 
+// In a QDQ-folded quantized conversion a QuantizeLinear/DequantizeLinear that
+// is still there would become QNN Quantize/Dequantize between tensors that
+// quantization makes fixed point (the backend then refuses "in[0] data type
+// is UFIXED_POINT_8, expected FLOAT_32"): refused here, with the reason.
+std::string check_qdq(const onnx::NodeProto& node, const Model& model) {
+  return model.qdq_folded ? qdq_leftover_reason(node, model) : "";
+}
+
 void lower_quantize(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string& in = node.input(0);
   const std::string zn = input_name(node, 2);
@@ -496,8 +505,8 @@ std::vector<OpLowering> misc_lowerings() {
       {"TopK", check_topk, lower_topk},
       {"Cast", check_any, lower_cast},
       {"CastLike", check_any, lower_cast},  // the target type is the output's, from shape inference
-      {"QuantizeLinear", check_any, lower_quantize},
-      {"DequantizeLinear", check_any, lower_dequantize},
+      {"QuantizeLinear", check_qdq, lower_quantize},
+      {"DequantizeLinear", check_qdq, lower_dequantize},
       {"Identity", check_any, lower_identity},
       {"Dropout", check_dropout, lower_identity},
   };

@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "onnx/external_data.h"
 #include "ops/quant.h"
 
 namespace openhtp::onnx_import {
@@ -148,7 +150,7 @@ Tensor Tensor::from_ints(int32_t elem_type, std::vector<int64_t> dims, const std
 bool tensor_from_proto(const onnx::TensorProto& proto, Tensor* out, std::string* error) {
   const std::string what = "tensor '" + proto.name() + "'";
   if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
-    *error = what + ": external data is not supported (save the model with weights inside)";
+    *error = what + ": external data is only read by load_model_file (it knows the folder)";
     return false;
   }
   const int32_t type = proto.data_type();
@@ -280,6 +282,11 @@ bool load_model_file(const std::string& path, onnx::ModelProto* out, std::string
   }
   if (!out->ParseFromIstream(&f)) {
     *error = path + ": not a serialized ONNX ModelProto";
+    return false;
+  }
+  // External weights are read now, so every pass sees ordinary initializers.
+  if (!load_external_data(std::filesystem::path(path).parent_path().string(), out, error)) {
+    *error = path + ": " + *error;
     return false;
   }
   return true;

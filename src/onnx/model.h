@@ -67,6 +67,9 @@ struct Model {
   std::map<std::string, ValueInfo> values;    // every known value, constants included
   std::vector<std::string> inputs;            // graph inputs that are not initializers, in order
   std::vector<std::string> outputs;
+  // Quantized conversion with QDQ folding: QuantizeLinear/DequantizeLinear
+  // left after folding are refused (check_node), not lowered.
+  bool qdq_folded = false;
 
   bool is_constant(const std::string& name) const { return constants.count(name) != 0; }
   const Tensor* constant(const std::string& name) const;

@@ -19,8 +19,22 @@
 namespace openhtp::onnx_import {
 
 // Returns the number of pairs folded; encodings go to *overrides keyed by
-// ONNX tensor name.
+// ONNX tensor name. Graph outputs keep their ONNX names: a graph output that
+// was a folded DequantizeLinear's output becomes the output of the node that
+// made the QuantizeLinear input (renamed), or of an Identity from it when
+// that value is a graph input, a constant or another output.
 size_t fold_qdq_pairs(Model* model, std::map<std::string, Encoding>* overrides);
+
+// Removes pass-through nodes on the way from a QuantizeLinear to its
+// DequantizeLinear (and elsewhere): Identity, and Cast to the type its input
+// already has. Their readers read the input instead; a node whose output is
+// a graph output is kept (the name stays). Returns the number removed.
+size_t drop_pass_through(Model* model);
+
+// Why a QuantizeLinear/DequantizeLinear left after QDQ folding cannot be
+// taken by the quantized conversion ("" for other op types). The lowering
+// refuses every such node when the model was QDQ-folded (Model::qdq_folded).
+std::string qdq_leftover_reason(const onnx::NodeProto& node, const Model& model);
 
 // Every DequantizeLinear whose input is an int8/uint8 constant with a
 // constant float scale and zero point (per tensor, or per axis with one per

@@ -1,12 +1,12 @@
-// qnn-onnx-converter: ONNX model -> QNN graph in openhtp's libQnnHtp ->
-// context binary.
+// qnn-onnx-converter: ONNX models -> QNN graphs of one context in openhtp's
+// libQnnHtp -> context binary.
 //
-//   1. parse options; load the model; prepare it (shape inference, constant,
-//      QDQ and BatchNormalization folding)
-//   2. report every unsupported node at once (exit 1)
-//   3. open the backend and a context; with --input_list read the
-//      calibration inputs
-//   4. import (lower, calibrate + quantize when asked, add nodes, finalize)
+//   1. parse options; load every model; prepare it (shape inference,
+//      constant, QDQ and BatchNormalization folding)
+//   2. report every unsupported node of every model at once (exit 1)
+//   3. open the backend and one context (WEIGHT_SHARING_ENABLED when asked)
+//   4. per model: with --input_list read its calibration inputs; import
+//      (lower, calibrate + quantize when asked, add nodes, finalize)
 //   5. contextGetBinarySize / contextGetBinary, write the file
 #include <chrono>
 #include <cstdio>
@@ -50,6 +50,44 @@ bool read_file(const std::string& path, std::vector<uint8_t>* out) {
   return true;
 }
 
+// One model on its way to a graph of the context.
+struct ModelJob {
+  std::string path;
+  std::string input_list;  // empty: float
+  PreparedModel prepared;
+  QnnGraphDesc desc;
+};
+
+// Calibration files are float32 in each graph input's QNN shape (NCHW
+// unless --input_layout NHWC).
+bool read_calibration(const ModelJob& job, ImportOptions* io, std::string* error) {
+  QnnGraphDesc probe;
+  if (!build_graph_desc(job.prepared, *io, &probe, error)) return false;
+  std::vector<InputListEntry> entries;
+  if (!read_input_list(job.input_list, job.prepared.model.inputs, &entries, error)) return false;
+  io->calibration.clear();
+  for (const auto& entry : entries) {
+    std::vector<std::vector<uint8_t>> sample;
+    for (size_t i = 0; i < entry.size(); ++i) {
+      const QTensor* t = probe.find(probe.inputs[i]);
+      std::vector<uint8_t> bytes;
+      if (!read_file(entry[i], &bytes)) {
+        *error = entry[i] + ": cannot read";
+        return false;
+      }
+      const size_t want = tensor_bytes(t->dtype, t->dims);
+      if (bytes.size() != want) {
+        *error = entry[i] + ": " + std::to_string(bytes.size()) + " bytes, input '" + t->name + "' needs " +
+                 std::to_string(want) + " (" + qnn_dtype_name(t->dtype) + ")";
+        return false;
+      }
+      sample.push_back(std::move(bytes));
+    }
+    io->calibration.push_back(std::move(sample));
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,14 +106,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
-  onnx::ModelProto proto;
-  if (!load_model_file(opt.input_network, &proto, &error)) return fail(error);
 
   ImportOptions io;
   io.input_dims = opt.input_dims;
   io.channel_last_inputs = opt.nhwc_inputs;
   io.fold_batchnorm = !opt.disable_batchnorm_folding;
-  io.quantize = !opt.input_list.empty();
+  io.quantize = !opt.input_lists.empty();
   io.keep_quant_nodes = opt.keep_quant_nodes;
   io.quant.act_bitwidth = opt.act_bitwidth;
   io.num_hvx_threads = static_cast<uint32_t>(opt.num_hvx_threads);
@@ -84,68 +120,76 @@ int main(int argc, char** argv) {
   io.quant.per_channel = opt.per_channel;
   io.progress = progress_printer();
 
-  PreparedModel prepared;
-  if (!prepare_model(proto, io, &prepared, &error)) return fail(error);
-  if (auto bad = find_unsupported(prepared.model); !bad.empty()) return fail(describe_unsupported(bad));
-
-  BackendSession session;
-  if (!session.open(QnnInterface_getProviders, &error)) return fail(error);
-
-  if (io.quantize) {
-    // Calibration files are float32 in each graph input's QNN shape (NCHW
-    // unless --input_layout NHWC).
-    QnnGraphDesc probe;
-    if (!build_graph_desc(prepared, io, &probe, &error)) return fail(error);
-    std::vector<InputListEntry> entries;
-    if (!read_input_list(opt.input_list, prepared.model.inputs, &entries, &error)) return fail(error);
-    for (const auto& entry : entries) {
-      std::vector<std::vector<uint8_t>> sample;
-      for (size_t i = 0; i < entry.size(); ++i) {
-        const QTensor* t = probe.find(probe.inputs[i]);
-        std::vector<uint8_t> bytes;
-        if (!read_file(entry[i], &bytes)) return fail(entry[i] + ": cannot read");
-        const size_t want = tensor_bytes(t->dtype, t->dims);
-        if (bytes.size() != want) {
-          return fail(entry[i] + ": " + std::to_string(bytes.size()) + " bytes, input '" + t->name + "' needs " +
-                      std::to_string(want) + " (" + qnn_dtype_name(t->dtype) + ")");
-        }
-        sample.push_back(std::move(bytes));
+  std::vector<ModelJob> jobs(opt.input_networks.size());
+  std::string unsupported;
+  for (size_t m = 0; m < jobs.size(); ++m) {
+    ModelJob& job = jobs[m];
+    job.path = opt.input_networks[m];
+    if (io.quantize) job.input_list = opt.input_lists[opt.input_lists.size() == 1 ? 0 : m];
+    onnx::ModelProto proto;
+    if (!load_model_file(job.path, &proto, &error)) return fail(error);
+    if (!prepare_model(proto, io, &job.prepared, &error)) return fail(jobs.size() > 1 ? job.path + ": " + error : error);
+    if (auto bad = find_unsupported(job.prepared.model); !bad.empty()) {
+      unsupported += (unsupported.empty() ? "" : "\n") + (jobs.size() > 1 ? job.path + ": " : std::string()) +
+                     describe_unsupported(bad);
+    }
+  }
+  if (!unsupported.empty()) return fail(unsupported);
+  for (size_t a = 0; a < jobs.size(); ++a) {
+    for (size_t b = 0; b < a; ++b) {
+      if (jobs[a].prepared.model.graph_name == jobs[b].prepared.model.graph_name) {
+        return fail(jobs[b].path + " and " + jobs[a].path + " both name their graph '" + jobs[a].prepared.model.graph_name +
+                    "': graph names must differ within one context");
       }
-      io.calibration.push_back(std::move(sample));
     }
   }
 
+  BackendSession session;
+  if (!session.open(QnnInterface_getProviders, &error)) return fail(error);
   Qnn_ContextHandle_t context = nullptr;
-  if (!session.create_context(&context, &error)) return fail(error);
-  SubmittedGraph graph;
-  QnnGraphDesc desc;
-  const bool ok = import_model(prepared, io, session.api, session.backend, context, &graph, &desc, &error);
-  if (!ok) {
+  if (!session.create_context(&context, &error, opt.weight_sharing)) return fail(error);
+  auto fail_context = [&](const std::string& message) {
     session.api.contextFree(context, nullptr);
-    return fail(error);
+    return fail(message);
+  };
+  for (ModelJob& job : jobs) {
+    if (io.quantize && !read_calibration(job, &io, &error)) return fail_context(error);
+    SubmittedGraph graph;
+    if (!import_model(job.prepared, io, session.api, session.backend, context, &graph, &job.desc, &error)) {
+      return fail_context(jobs.size() > 1 ? job.path + ": " + error : error);
+    }
   }
   Qnn_ContextBinarySize_t size = 0;
   if (Qnn_ErrorHandle_t e = session.api.contextGetBinarySize(context, &size); e != QNN_SUCCESS) {
-    return fail("contextGetBinarySize: " + describe_qnn_error(session.api, e));
+    return fail_context("contextGetBinarySize: " + describe_qnn_error(session.api, e));
   }
   std::vector<uint8_t> binary(size);
   Qnn_ContextBinarySize_t written = 0;
   if (Qnn_ErrorHandle_t e = session.api.contextGetBinary(context, binary.data(), size, &written); e != QNN_SUCCESS) {
-    return fail("contextGetBinary: " + describe_qnn_error(session.api, e));
+    return fail_context("contextGetBinary: " + describe_qnn_error(session.api, e));
   }
   session.api.contextFree(context, nullptr);
   std::string out_path = opt.output_path;
-  if (out_path.empty()) out_path = fs::path(opt.input_network).replace_extension(".bin").string();
+  if (out_path.empty()) out_path = fs::path(jobs[0].path).replace_extension(".bin").string();
   if (fs::path(out_path).has_parent_path()) fs::create_directories(fs::path(out_path).parent_path());
   std::ofstream f(out_path, std::ios::binary);
   f.write(reinterpret_cast<const char*>(binary.data()), static_cast<std::streamsize>(written));
   if (!f) return fail(out_path + ": cannot write");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%s: graph '%s': %zu ONNX nodes -> %zu QNN nodes (%zu constants folded, %zu BatchNormalization "
-              "folded%s), %s, wrote %s (%llu bytes) in %.2f s\n",
-              kTool, desc.name.c_str(), prepared.model.nodes.size(), desc.nodes.size(), prepared.folded_constants,
-              prepared.folded_batchnorms,
-              io.quantize ? (", " + std::to_string(prepared.folded_qdq_pairs) + " QDQ pairs folded").c_str() : "",
-              io.quantize ? "quantized" : "float", out_path.c_str(), static_cast<unsigned long long>(written), s);
+  for (const ModelJob& job : jobs) {
+    const PreparedModel& p = job.prepared;
+    std::printf("%s: graph '%s': %zu ONNX nodes -> %zu QNN nodes (%zu constants folded, %zu BatchNormalization "
+                "folded%s), %s\n",
+                kTool, job.desc.name.c_str(), p.model.nodes.size(), job.desc.nodes.size(), p.folded_constants,
+                p.folded_batchnorms,
+                io.quantize ? (", " + std::to_string(p.folded_qdq_pairs) + " QDQ pairs folded").c_str() : "",
+                io.quantize ? "quantized" : "float");
+  }
+  std::printf("%s: wrote %s (%llu bytes%s) in %.2f s\n", kTool, out_path.c_str(),
+              static_cast<unsigned long long>(written),
+              jobs.size() > 1 ? (", " + std::to_string(jobs.size()) + " graphs" +
+                                 (opt.weight_sharing ? ", weights shared" : "")).c_str()
+                              : "",
+              s);
   return 0;
 }

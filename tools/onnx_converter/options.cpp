@@ -9,7 +9,7 @@ namespace openhtp::onnx_converter {
 namespace {
 
 const std::set<std::string> kFlags = {"--use_per_channel_quantization", "--keep_quant_nodes",
-                                      "--disable_batchnorm_folding"};
+                                      "--disable_batchnorm_folding", "--weight_sharing_enabled"};
 const std::set<std::string> kPairs = {"--input_layout", "--input_dim"};
 
 bool parse_int(const std::string& s, int* out) {
@@ -59,9 +59,10 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
   out->help = cl.help;
   out->version = cl.version;
   for (const auto& [opt, value] : cl.values) {
-    if (opt == "--input_network") out->input_network = value;
+    if (opt == "--input_network") out->input_networks.push_back(value);
     else if (opt == "--output_path") out->output_path = value;
-    else if (opt == "--input_list") out->input_list = value;
+    else if (opt == "--input_list") out->input_lists.push_back(value);
+    else if (opt == "--weight_sharing_enabled") out->weight_sharing = true;
     else if (opt == "--use_per_channel_quantization") out->per_channel = true;
     else if (opt == "--keep_quant_nodes") out->keep_quant_nodes = true;
     else if (opt == "--disable_batchnorm_folding") out->disable_batchnorm_folding = true;
@@ -112,23 +113,31 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     }
   }
   if (out->help || out->version) return true;
-  if (out->input_network.empty()) {
+  if (out->input_networks.empty()) {
     *error = "missing required option --input_network (-i)";
+    return false;
+  }
+  if (out->input_lists.size() > 1 && out->input_lists.size() != out->input_networks.size()) {
+    *error = std::to_string(out->input_lists.size()) + " --input_list options for " +
+             std::to_string(out->input_networks.size()) + " models (give one for all, or one per -i in order)";
     return false;
   }
   return true;
 }
 
 const char* usage_text() {
-  return "usage: qnn-onnx-converter -i <model.onnx> [-o <out.bin>] [options]\n"
+  return "usage: qnn-onnx-converter -i <model.onnx> [-i <model2.onnx> ...] [-o <out.bin>] [options]\n"
          "\n"
          "Converts an ONNX model into a QNN graph in openhtp's HTP backend and writes\n"
          "the finalized context binary (contextGetBinary) -- not the .cpp/.bin model\n"
          "sources the Qualcomm tool writes. Load it with contextCreateFromBinary or\n"
          "qnn-net-run --retrieve_context.\n"
          "\n"
-         "  -i, --input_network <file>       ONNX model (required)\n"
-         "  -o, --output_path <file>         context binary (default: <model>.bin)\n"
+         "  -i, --input_network <file>       ONNX model (required); repeat it to put several\n"
+         "                                   graphs in one context (names: the ONNX graph names)\n"
+         "  -o, --output_path <file>         context binary (default: <first model>.bin)\n"
+         "  --weight_sharing_enabled         the context's graphs hold identical weights once\n"
+         "                                   (QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED)\n"
          "  -d, --input_dim <name> <d0,d1..> fix a graph input's shape\n"
          "  --input_layout <name> NHWC|NCHW  the input is given channel-last (no Transpose)\n"
          "  --disable_batchnorm_folding      keep BatchNormalization as its own op\n"
@@ -137,7 +146,8 @@ const char* usage_text() {
          "Quantization (on when --input_list is given):\n"
          "  --input_list <file>              calibration inputs, qnn-net-run format: one\n"
          "                                   line per inference, raw float32 files,\n"
-         "                                   name:=path pairs or paths in input order\n"
+         "                                   name:=path pairs or paths in input order;\n"
+         "                                   one per -i (in order) when there are several\n"
          "  --act_bitwidth 8|16              activation bits (default 8)\n"
          "  --weights_bitwidth 8             weight bits (default 8)\n"
          "  --bias_bitwidth 32               bias bits (default 32)\n"

@@ -9,9 +9,13 @@
 namespace openhtp::onnx_converter {
 
 struct Options {
-  std::string input_network;                              // -i / --input_network
+  // -i / --input_network, once per graph: every model becomes one graph of
+  // the same context (graph name = the ONNX graph name).
+  std::vector<std::string> input_networks;
   std::string output_path;                                // -o / --output_path (context binary)
-  std::string input_list;                                 // --input_list: quantize
+  // --input_list: quantize. One list for every model, or one per model in -i order.
+  std::vector<std::string> input_lists;
+  bool weight_sharing = false;                            // --weight_sharing_enabled: WEIGHT_SHARING_ENABLED
   int act_bitwidth = 8;
   int weights_bitwidth = 8;
   int bias_bitwidth = 32;
