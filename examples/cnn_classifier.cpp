@@ -38,6 +38,8 @@
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
 #include "System/QnnSystemInterface.h"
+#include "common/binary_graphs.h"
+#include "common/data_files.h"
 #include "common/qnn_loader.h"
 #include "common/qnn_session.h"
 #include "common/report.h"
@@ -81,193 +83,20 @@ int fail(const char* step, const std::string& why) {
   return 1;
 }
 
-bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    *error = "cannot open " + path;
-    return false;
-  }
-  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return true;
-}
-
-bool read_lines(const std::string& path, std::vector<std::string>* lines, std::string* error) {
-  std::ifstream f(path);
-  if (!f) {
-    *error = "cannot open " + path;
-    return false;
-  }
-  for (std::string line; std::getline(f, line);) {
-    if (!line.empty()) lines->push_back(line);
-  }
-  return true;
-}
-
-bool read_floats(const std::string& path, size_t count, std::vector<float>* out, std::string* error) {
-  std::vector<uint8_t> bytes;
-  if (!read_file(path, &bytes, error)) return false;
-  if (bytes.size() != count * sizeof(float)) {
-    *error = path + " holds " + std::to_string(bytes.size()) + " bytes, expected " +
-             std::to_string(count * sizeof(float)) + " (" + std::to_string(count) + " float32 values)";
-    return false;
-  }
-  out->resize(count);
-  std::memcpy(out->data(), bytes.data(), bytes.size());
-  return true;
-}
-
 // ---------------------------------------------------------------------------
 // Step 1: the graph's I/O from the binary, through libQnnSystem.
 
-// One graph input or output as the binary describes it; `tensor` is the
-// template passed to graphExecute (its name/dims point into this struct, so
-// it is not copied after fix_pointers()).
-struct IoTensor {
-  Qnn_Tensor_t tensor = QNN_TENSOR_INIT;
-  std::string name;
-  std::vector<uint32_t> dims;
-
-  void fix_pointers() {
-    tensor.v1.name = name.c_str();
-    tensor.v1.dimensions = dims.data();
-  }
-  size_t elements() const {
-    size_t n = 1;
-    for (uint32_t d : dims) n *= d;
-    return n;
-  }
-  Qnn_DataType_t dtype() const { return tensor.v1.dataType; }
-  size_t element_bytes() const {
-    switch (dtype()) {
-      case QNN_DATATYPE_FLOAT_32: return 4;
-      case QNN_DATATYPE_UFIXED_POINT_8:
-      case QNN_DATATYPE_SFIXED_POINT_8: return 1;
-      case QNN_DATATYPE_UFIXED_POINT_16:
-      case QNN_DATATYPE_SFIXED_POINT_16: return 2;
-      default: return 0;
-    }
-  }
-  size_t bytes() const { return elements() * element_bytes(); }
-  bool quantized() const { return dtype() != QNN_DATATYPE_FLOAT_32; }
-  float scale() const { return tensor.v1.quantizeParams.scaleOffsetEncoding.scale; }
-  int32_t offset() const { return tensor.v1.quantizeParams.scaleOffsetEncoding.offset; }
-  std::string describe() const {
-    std::string s = "'" + name + "' [";
-    for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-    s += "] ";
-    char q[96];
-    switch (dtype()) {
-      case QNN_DATATYPE_FLOAT_32: return s + "float32";
-      case QNN_DATATYPE_UFIXED_POINT_8: s += "uint8"; break;
-      case QNN_DATATYPE_SFIXED_POINT_8: s += "int8"; break;
-      case QNN_DATATYPE_UFIXED_POINT_16: s += "uint16"; break;
-      case QNN_DATATYPE_SFIXED_POINT_16: s += "int16"; break;
-      default: return s + "dtype 0x" + std::to_string(dtype());
-    }
-    std::snprintf(q, sizeof q, " (scale %.6g, offset %d)", scale(), offset());
-    return s + q;
-  }
-};
-
-struct GraphIo {
-  std::string graph_name;
-  std::vector<IoTensor> inputs, outputs;
-};
-
-// Graph I/O needs a data type this program converts and, if quantized, one
-// per-tensor scale/offset (what QNN converters give graph I/O).
-bool check_io_supported(const IoTensor& t, std::string* error) {
-  if (t.element_bytes() == 0) {
-    *error = "tensor " + t.describe() + ": data type not handled (float32, u/int8, u/int16 are)";
+// The classifier's binary holds one graph.
+bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string* error) {
+  std::vector<GraphIo> graphs;
+  if (!read_binary_graphs(binary, &graphs, error)) return false;
+  if (graphs.size() != 1) {
+    *error = "the binary holds " + std::to_string(graphs.size()) + " graphs; expected 1";
     return false;
   }
-  if (t.quantized() && (t.tensor.v1.quantizeParams.encodingDefinition != QNN_DEFINITION_DEFINED ||
-                        t.tensor.v1.quantizeParams.quantizationEncoding != QNN_QUANTIZATION_ENCODING_SCALE_OFFSET)) {
-    *error = "tensor " + t.describe() + ": quantized graph I/O must have a per-tensor SCALE_OFFSET encoding";
-    return false;
-  }
+  *io = graphs[0];
   return true;
 }
-
-std::vector<IoTensor> copy_tensors(const Qnn_Tensor_t* tensors, uint32_t n) {
-  std::vector<IoTensor> out(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    // Versions 1 and 2 share the v1 fields; v2's extras (dynamic dims,
-    // sparsity) do not apply to this program's graphs.
-    out[i].tensor = tensors[i];
-    out[i].name = tensors[i].v1.name != nullptr ? tensors[i].v1.name : "";
-    out[i].dims.assign(tensors[i].v1.dimensions, tensors[i].v1.dimensions + tensors[i].v1.rank);
-    out[i].tensor.v1.memType = QNN_TENSORMEMTYPE_MEMHANDLE;
-    out[i].tensor.v1.memHandle = nullptr;
-  }
-  return out;
-}
-
-bool read_graph_io(const std::vector<uint8_t>& binary, GraphIo* io, std::string* error) {
-  std::string path;
-  void* lib = open_shared_library("libQnnSystem.so", &path, error);
-  if (lib == nullptr) return false;
-  using GetProvidersFn = Qnn_ErrorHandle_t (*)(const QnnSystemInterface_t***, uint32_t*);
-  auto get_providers = reinterpret_cast<GetProvidersFn>(dlsym(lib, "QnnSystemInterface_getProviders"));
-  const QnnSystemInterface_t** providers = nullptr;
-  uint32_t count = 0;
-  if (get_providers == nullptr || get_providers(&providers, &count) != QNN_SUCCESS || count == 0) {
-    *error = path + ": no QnnSystemInterface provider";
-    dlclose(lib);
-    return false;
-  }
-  const QNN_SYSTEM_INTERFACE_VER_TYPE* api = nullptr;
-  for (uint32_t i = 0; i < count && api == nullptr; ++i) {
-    if (providers[i] != nullptr && providers[i]->systemApiVersion.major == QNN_SYSTEM_API_VERSION_MAJOR) {
-      api = &providers[i]->QNN_SYSTEM_INTERFACE_VER_NAME;
-    }
-  }
-  QnnSystemContext_Handle_t sys = nullptr;
-  const QnnSystemContext_BinaryInfo_t* info = nullptr;
-  Qnn_ContextBinarySize_t info_size = 0;
-  bool ok = api != nullptr && api->systemContextCreate(&sys) == QNN_SUCCESS &&
-            api->systemContextGetBinaryInfo(sys, const_cast<uint8_t*>(binary.data()), binary.size(), &info,
-                                            &info_size) == QNN_SUCCESS &&
-            info != nullptr;
-  if (!ok) *error = path + ": QnnSystemContext_getBinaryInfo failed (not a context binary?)";
-  uint32_t num_graphs = 0;
-  const QnnSystemContext_GraphInfo_t* graphs = nullptr;
-  if (ok) {
-    switch (info->version) {
-      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_1:
-        num_graphs = info->contextBinaryInfoV1.numGraphs, graphs = info->contextBinaryInfoV1.graphs;
-        break;
-      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_2:
-        num_graphs = info->contextBinaryInfoV2.numGraphs, graphs = info->contextBinaryInfoV2.graphs;
-        break;
-      case QNN_SYSTEM_CONTEXT_BINARY_INFO_VERSION_3:
-        num_graphs = info->contextBinaryInfoV3.numGraphs, graphs = info->contextBinaryInfoV3.graphs;
-        break;
-      default: break;
-    }
-    if (num_graphs != 1 || graphs == nullptr) {
-      *error = "the binary holds " + std::to_string(num_graphs) + " graphs (or an unknown info version); expected 1";
-      ok = false;
-    }
-  }
-  if (ok) {
-    // The V1 members lead V2 and V3 as well.
-    const QnnSystemContext_GraphInfoV1_t& g = graphs[0].graphInfoV1;
-    io->graph_name = g.graphName != nullptr ? g.graphName : "";
-    io->inputs = copy_tensors(g.graphInputs, g.numGraphInputs);
-    io->outputs = copy_tensors(g.graphOutputs, g.numGraphOutputs);
-    for (auto* list : {&io->inputs, &io->outputs}) {
-      for (IoTensor& t : *list) {
-        t.fix_pointers();
-        ok = ok && check_io_supported(t, error);
-      }
-    }
-  }
-  if (sys != nullptr) api->systemContextFree(sys);
-  dlclose(lib);
-  return ok;
-}
-
 // ---------------------------------------------------------------------------
 // Step 4 helpers: layout and data-type conversion at the graph boundary.
 
