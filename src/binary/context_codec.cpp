@@ -3,6 +3,9 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstring>
+#include <set>
+#include <unordered_map>
 
 #include "binary/graph_tables.h"
 #include "context_generated.h"
@@ -23,12 +26,53 @@ uint32_t crc32_of(const uint8_t* data, size_t size) {
 }
 
 fb::Version to_fb(const ApiVersion& v) { return fb::Version(v.major, v.minor, v.patch); }
+
+// A STATIC tensor of graph `g`, tensor `t` of an image.
+struct StaticRef {
+  uint32_t g, t;
+};
+
+// The image's STATIC tensors grouped by content (dtype, dims, encoding,
+// bytes), in order of first appearance.
+std::vector<std::vector<StaticRef>> group_static(const std::vector<GraphImage>& graphs) {
+  std::vector<std::vector<StaticRef>> groups;
+  std::unordered_multimap<uint64_t, size_t> by_hash;
+  for (uint32_t gi = 0; gi < graphs.size(); ++gi) {
+    const auto& tensors = graphs[gi].spec.tensors;
+    for (uint32_t ti = 0; ti < tensors.size(); ++ti) {
+      const htp::TensorSpec& t = tensors[ti];
+      if (t.type != htp::tensor_type::kStatic || t.static_data.empty()) continue;
+      const uint64_t h = htp::static_content_hash(t, t.static_data);
+      size_t found = SIZE_MAX;
+      auto [lo, hi] = by_hash.equal_range(h);
+      for (auto it = lo; it != hi && found == SIZE_MAX; ++it) {
+        const StaticRef& first = groups[it->second].front();
+        const htp::TensorSpec& u = graphs[first.g].spec.tensors[first.t];
+        if (htp::same_static_meta(u, t) && u.static_data == t.static_data) found = it->second;
+      }
+      if (found == SIZE_MAX) {
+        found = groups.size();
+        groups.emplace_back();
+        by_hash.emplace(h, found);
+      }
+      groups[found].push_back({gi, ti});
+    }
+  }
+  return groups;
+}
 ApiVersion from_fb(const fb::Version* v) { return v ? ApiVersion{v->major(), v->minor(), v->patch()} : ApiVersion{}; }
 
 }  // namespace
 
-uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment) {
+uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment, bool shared) {
   uint64_t total = 0;
+  if (shared) {
+    for (const auto& group : group_static(graphs)) {
+      const size_t n = graphs[group.front().g].spec.tensors[group.front().t].static_data.size();
+      total += (n + alignment - 1) / alignment * alignment;
+    }
+    return total;
+  }
   for (const auto& g : graphs) {
     for (const auto& t : g.spec.tensors) {
       if (t.type == htp::tensor_type::kStatic) total += (t.static_data.size() + alignment - 1) / alignment * alignment;
@@ -37,13 +81,35 @@ uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment
   return total;
 }
 
-std::vector<uint8_t> encode_context(const ContextImage& image) { return encode_context_as(image, kContextFormat); }
+std::vector<uint8_t> encode_context(const ContextImage& image) {
+  return encode_context_as(image, image.weight_sharing ? kContextFormat : kContextFormatUnshared);
+}
 
 std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion format_version) {
   flatbuffers::FlatBufferBuilder pb(1 << 16);
+  // Weight sharing: each content two or more STATIC tensors hold becomes one
+  // blob, written first; those tensors are written without data and listed
+  // in their graph's shared_weights.
+  std::vector<flatbuffers::Offset<fb::WeightBlob>> blobs;
+  std::vector<std::set<uint32_t>> omit(image.graphs.size());
+  std::vector<std::vector<fb::SharedWeightRef>> refs(image.graphs.size());
+  if (image.weight_sharing) {
+    for (const auto& group : group_static(image.graphs)) {
+      if (group.size() < 2) continue;
+      const auto& bytes = image.graphs[group.front().g].spec.tensors[group.front().t].static_data;
+      const auto blob = static_cast<uint32_t>(blobs.size());
+      blobs.push_back(fb::CreateWeightBlob(pb, pb.CreateVector(bytes)));
+      for (const StaticRef& r : group) {
+        const uint32_t id = image.graphs[r.g].spec.tensors[r.t].id;
+        omit[r.g].insert(id);
+        refs[r.g].emplace_back(id, blob);
+      }
+    }
+  }
   std::vector<flatbuffers::Offset<fb::GraphRecord>> records;
-  for (const auto& g : image.graphs) {
-    auto graph = build_graph(pb, g.spec);
+  for (size_t gi = 0; gi < image.graphs.size(); ++gi) {
+    const GraphImage& g = image.graphs[gi];
+    auto graph = build_graph(pb, g.spec, omit[gi].empty() ? nullptr : &omit[gi]);
     std::vector<fb::Placement> placements;
     for (const auto& [id, where] : g.placements) {
       placements.emplace_back(id, static_cast<uint8_t>(where.region), where.offset);
@@ -51,12 +117,17 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
     // By tensor id: the same context writes the same bytes every time.
     std::sort(placements.begin(), placements.end(),
               [](const fb::Placement& x, const fb::Placement& y) { return x.tensor_id() < y.tensor_id(); });
+    std::sort(refs[gi].begin(), refs[gi].end(), [](const fb::SharedWeightRef& x, const fb::SharedWeightRef& y) {
+      return x.tensor_id() < y.tensor_id();
+    });
     records.push_back(fb::CreateGraphRecord(pb, graph, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes,
-                                            placements.empty() ? 0 : pb.CreateVectorOfStructs(placements)));
+                                            placements.empty() ? 0 : pb.CreateVectorOfStructs(placements),
+                                            refs[gi].empty() ? 0 : pb.CreateVectorOfStructs(refs[gi])));
   }
   const fb::Version core = to_fb(image.core_api), backend = to_fb(image.backend_api);
   auto ctx = fb::CreateContextBinary(pb, pb.CreateString(image.build_id), &core, &backend, image.soc_model,
-                                     image.dsp_arch, pb.CreateVector(records), image.weights_bytes);
+                                     image.dsp_arch, pb.CreateVector(records), image.weights_bytes,
+                                     blobs.empty() ? 0 : pb.CreateVector(blobs), image.weight_sharing);
   pb.Finish(ctx);
 
   return wrap_context_payload(std::vector<uint8_t>(pb.GetBufferPointer(), pb.GetBufferPointer() + pb.GetSize()),
@@ -118,6 +189,14 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
   out.soc_model = ctx->soc_model();
   out.dsp_arch = ctx->dsp_arch();
   out.weights_bytes = ctx->weights_bytes();
+  out.weight_sharing = ctx->weight_sharing();
+  const auto* blobs = ctx->weight_blobs();
+  const uint32_t n_blobs = blobs == nullptr ? 0 : blobs->size();
+  out.weight_blobs = n_blobs;
+  for (uint32_t b = 0; b < n_blobs; ++b) {
+    const auto* d = blobs->Get(b)->data();
+    out.weight_blob_bytes += d == nullptr ? 0 : d->size();
+  }
   if (ctx->graphs() != nullptr) {
     for (const fb::GraphRecord* r : *ctx->graphs()) {
       GraphImage g;
@@ -143,6 +222,39 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
                      std::to_string(p->tensor_id());
             return BinaryError::kMalformed;
           }
+        }
+      }
+      if (r->shared_weights() != nullptr) {
+        std::set<uint32_t> seen;
+        for (const fb::SharedWeightRef* s : *r->shared_weights()) {
+          const std::string where = "context binary: graph '" + g.spec.name + "' tensor id " +
+                                    std::to_string(s->tensor_id());
+          htp::TensorSpec* t = nullptr;
+          for (auto& cand : g.spec.tensors) {
+            if (cand.id == s->tensor_id()) t = &cand;
+          }
+          if (t == nullptr || t->type != htp::tensor_type::kStatic) {
+            *error = where + " refers to weight blob " + std::to_string(s->blob()) + " but is not a STATIC tensor of it";
+            return BinaryError::kMalformed;
+          }
+          if (s->blob() >= n_blobs) {
+            *error = where + " ('" + t->name + "') refers to weight blob " + std::to_string(s->blob()) +
+                     ", the binary has " + std::to_string(n_blobs);
+            return BinaryError::kMalformed;
+          }
+          if (!seen.insert(s->tensor_id()).second || !t->static_data.empty()) {
+            *error = where + " ('" + t->name + "') has data of its own or refers to a weight blob twice";
+            return BinaryError::kMalformed;
+          }
+          const auto* d = blobs->Get(s->blob())->data();
+          const size_t have = d == nullptr ? 0 : d->size();
+          if (have != t->num_bytes()) {
+            *error = where + " ('" + t->name + "') needs " + std::to_string(t->num_bytes()) + " bytes, weight blob " +
+                     std::to_string(s->blob()) + " holds " + std::to_string(have);
+            return BinaryError::kMalformed;
+          }
+          if (have > 0) t->static_data.assign(d->data(), d->data() + have);
+          ++out.shared_tensors;
         }
       }
       out.graphs.push_back(std::move(g));

@@ -21,8 +21,12 @@ struct ApiVersion {
 };
 
 // The format of the file itself. A reader accepts the same major and any
-// minor up to its own. 1.1 added each graph's stored plan (placements).
-inline constexpr ApiVersion kContextFormat{1, 1, 0};
+// minor up to its own. 1.1 added each graph's stored plan (placements); 1.2
+// the context's weight blobs (weight sharing: contents several STATIC tensors
+// hold, stored once, the tensors referring to them). A context without
+// weight sharing is still written as 1.1, byte for byte as before.
+inline constexpr ApiVersion kContextFormat{1, 2, 0};
+inline constexpr ApiVersion kContextFormatUnshared{1, 1, 0};
 
 struct GraphImage {
   htp::GraphSpec spec;
@@ -41,6 +45,16 @@ struct ContextImage {
   uint32_t dsp_arch = 0;
   std::vector<GraphImage> graphs;
   uint64_t weights_bytes = 0;
+  // WEIGHT_SHARING_ENABLED: the writer stores each content that two or more
+  // STATIC tensors hold once (a weight blob); the reader gives every such
+  // tensor its bytes back (static_data), and a context loaded from it holds
+  // them once again (htp::ContextOptions::weight_sharing).
+  bool weight_sharing = false;
+  // Read back (ignored by the writer): the binary's weight blobs, their bytes
+  // and the tensors that referred to them.
+  uint32_t weight_blobs = 0;
+  uint64_t weight_blob_bytes = 0;
+  uint32_t shared_tensors = 0;
 };
 
 enum class BinaryError {
@@ -49,6 +63,7 @@ enum class BinaryError {
   kVersion,    // a context binary of a format this reader does not accept (QNN_CONTEXT_ERROR_BINARY_VERSION)
 };
 
+// Format 1.2 when image.weight_sharing, else 1.1.
 std::vector<uint8_t> encode_context(const ContextImage& image);
 // Writes the envelope with another format version (tests of version handling).
 std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion format);
@@ -62,7 +77,9 @@ bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* pay
 std::vector<uint8_t> wrap_context_payload(const std::vector<uint8_t>& payload, ApiVersion format = kContextFormat);
 
 // Bytes of static data the context's graphs carry, each tensor aligned to
-// `alignment` (what a weights buffer must hold).
-uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment);
+// `alignment` (what a weights buffer must hold); `shared`: each content
+// (htp::static_content_hash / same_static_meta and bytes) counted once, as
+// the runtime places it with weight sharing.
+uint64_t weights_bytes(const std::vector<GraphImage>& graphs, uint64_t alignment, bool shared = false);
 
 }  // namespace openhtp::binary

@@ -16,13 +16,15 @@ std::string to_string(const flatbuffers::String* s) { return s == nullptr ? std:
 
 }  // namespace
 
-flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph) {
+flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph,
+                                           const std::set<uint32_t>* omit_data) {
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
   tensors.reserve(graph.tensors.size());
   for (const auto& t : graph.tensors) {
     auto name = b.CreateString(t.name);
     auto dims = b.CreateVector(t.dims);
-    auto data = t.static_data.empty() ? flatbuffers::Offset<flatbuffers::Vector<uint8_t>>() : b.CreateVector(t.static_data);
+    const bool with_data = !t.static_data.empty() && (omit_data == nullptr || omit_data->count(t.id) == 0);
+    auto data = with_data ? b.CreateVector(t.static_data) : flatbuffers::Offset<flatbuffers::Vector<uint8_t>>();
     fb::ScaleOffset q(t.quant.scale, t.quant.offset);
     flatbuffers::Offset<fb::AxisQuant> axis_quant;
     if (t.quant.per_channel()) {
@@ -36,7 +38,7 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     tb.add_dims(dims);
     if (t.quant.present && !t.quant.per_channel()) tb.add_quant(&q);
     if (t.quant.per_channel()) tb.add_axis_quant(axis_quant);
-    if (!t.static_data.empty()) tb.add_data(data);
+    if (with_data) tb.add_data(data);
     tensors.push_back(tb.Finish());
   }
   std::vector<flatbuffers::Offset<fb::Node>> nodes;

@@ -3,6 +3,7 @@
 // the generated FlatBuffers types.
 #pragma once
 
+#include <set>
 #include <string>
 
 #include "graph_generated.h"
@@ -10,7 +11,10 @@
 
 namespace openhtp::binary {
 
-flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph);
+// `omit_data` (may be null): ids of STATIC tensors written without their
+// data (a context binary's shared weights carry it in a weight blob).
+flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph,
+                                           const std::set<uint32_t>* omit_data = nullptr);
 // `g` must come from a verified buffer. Checks cross-references (tensor ids).
 bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error);
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct TensorSpec {
   bool is_graph_input() const { return type == tensor_type::kAppWrite || type == tensor_type::kAppReadWrite; }
   bool is_graph_output() const { return type == tensor_type::kAppRead || type == tensor_type::kAppReadWrite; }
 };
+
+// Weight sharing (QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED): two
+// STATIC tensors hold the same weights when their dtype, dims, quantization
+// encoding (per-axis scales and offsets included, floats compared bit for
+// bit) and bytes are equal. The hash covers all of it, so a hit is confirmed
+// by same_static_meta() and a byte compare. `bytes` is passed separately
+// because a shared copy may live elsewhere than the tensor's static_data.
+uint64_t static_content_hash(const TensorSpec& t, std::span<const uint8_t> bytes);
+bool same_static_meta(const TensorSpec& a, const TensorSpec& b);
 
 struct NodeSpec {
   std::string name;

@@ -481,6 +481,31 @@ bool PreparedGraph::relocate_static(uint32_t tensor_id, uint8_t* data) {
   return true;
 }
 
+bool PreparedGraph::release_static(uint32_t tensor_id, std::vector<uint8_t>* bytes) {
+  auto it = slot_of_id_.find(tensor_id);
+  if (it == slot_of_id_.end()) return false;
+  TensorSpec& t = spec_.tensors[it->second];
+  if (t.type != tensor_type::kStatic || t.static_data.empty() || pointers_[it->second] != t.static_data.data()) {
+    return false;
+  }
+  std::lock_guard lock(run_mu_);
+  *bytes = std::move(t.static_data);  // a move keeps the buffer: pointers_ stays valid
+  t.static_data.clear();
+  return true;
+}
+
+const uint8_t* PreparedGraph::static_at(uint32_t tensor_id) const {
+  auto it = slot_of_id_.find(tensor_id);
+  if (it == slot_of_id_.end() || spec_.tensors[it->second].type != tensor_type::kStatic) return nullptr;
+  return static_cast<const uint8_t*>(pointers_[it->second]);
+}
+
+size_t PreparedGraph::own_static_bytes() const {
+  size_t n = 0;
+  for (const TensorSpec& t : spec_.tensors) n += t.static_data.size();
+  return n;
+}
+
 GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message) {
   const auto& want = outputs ? output_ids_ : input_ids_;
   if (bindings.size() != want.size()) {

@@ -149,6 +149,15 @@ class PreparedGraph {
   // hold its bytes and outlive the graph) and drops the graph's own copy:
   // how an external weights buffer replaces the runtime's weight memory.
   bool relocate_static(uint32_t tensor_id, uint8_t* data);
+  // Hands STATIC tensor `tensor_id`'s bytes to the caller (a context's
+  // weight pool): the graph keeps reading the same memory, which the caller
+  // must keep alive as long as the graph. False (nothing moved) when the
+  // tensor is not STATIC or its bytes were already relocated or released.
+  bool release_static(uint32_t tensor_id, std::vector<uint8_t>* bytes);
+  // Where the graph reads STATIC tensor `tensor_id` from (null: not STATIC).
+  const uint8_t* static_at(uint32_t tensor_id) const;
+  // STATIC bytes the graph still holds itself (not relocated or released).
+  size_t own_static_bytes() const;
   // All planned intermediate memory: VTCM plus spill-fill.
   size_t arena_bytes() const { return vtcm_bytes_ + spill_fill_bytes_; }
   size_t vtcm_budget_bytes() const { return vtcm_budget_bytes_; }

@@ -13,6 +13,7 @@
 #include <new>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "QnnContext.h"
 #include "QnnGraph.h"
@@ -68,14 +69,56 @@ struct ContextMemory {
   uint64_t weights_used = 0;
 };
 
+// Weight sharing (ContextOptions::weight_sharing): one STATIC content,
+// held once for every graph of the context that has it. Owned by the graphs
+// that read it (GraphRecord::shared); the pool only finds it.
+struct SharedWeight {
+  TensorSpec meta;  // dtype, dims, encoding (no name, no data)
+  uint64_t hash = 0;
+  std::vector<uint8_t> storage;               // the runtime's copy (empty when in a weights buffer)
+  std::shared_ptr<const MappedRange> buffer;  // the external weights buffer holding it, kept mapped
+  uint8_t* data = nullptr;                    // where graphs read it
+  size_t size = 0;
+
+  bool matches(const TensorSpec& t, std::span<const uint8_t> bytes, uint64_t h) const {
+    return hash == h && size == bytes.size() && same_static_meta(meta, t) &&
+           (size == 0 || std::memcmp(data, bytes.data(), size) == 0);
+  }
+};
+
+// A context's weights by content hash; a hash hit is confirmed by comparing
+// the encoding and every byte.
+struct WeightPool {
+  mutable std::mutex mu;
+  std::unordered_multimap<uint64_t, std::weak_ptr<SharedWeight>> by_hash;
+
+  std::shared_ptr<SharedWeight> find(const TensorSpec& t, std::span<const uint8_t> bytes, uint64_t h) {
+    auto [lo, hi] = by_hash.equal_range(h);
+    for (auto it = lo; it != hi;) {
+      std::shared_ptr<SharedWeight> w = it->second.lock();
+      if (!w) {
+        it = by_hash.erase(it);  // every graph that read it is gone
+        continue;
+      }
+      if (w->matches(t, bytes, h)) return w;
+      ++it;
+    }
+    return nullptr;
+  }
+};
+
 struct ContextRecord {
   uint32_t priority = 0;
   std::shared_ptr<ContextMemory> memory;
+  std::shared_ptr<WeightPool> weight_pool;  // null: weight sharing off
 };
 
 struct GraphRecord {
   uint64_t context_id = 0;
   std::shared_ptr<ContextMemory> memory;
+  // The pooled weights the graph reads: declared before `graph`, so that they
+  // outlive its kernels.
+  std::vector<std::shared_ptr<SharedWeight>> shared;
   std::unique_ptr<PreparedGraph> graph;
   // The graph's own PRIORITY config (kInheritPriority: its context's), and
   // the one its executes run at. Written under mu_ and read by executes
@@ -193,6 +236,13 @@ class RuntimeImpl final : public Runtime {
   // Moves the graph's STATIC tensors into the context's external weights
   // buffer (page-aligned, graph after graph). Caller holds the HTP.
   Status place_weights(ContextMemory& memory, PreparedGraph& graph);
+  // The same with weight sharing: each STATIC tensor whose content the pool
+  // already holds reads the pool's copy (its own is dropped); new contents
+  // join the pool (moved there, or placed once in the weights buffer).
+  // Decided before anything moves: a weights buffer too small changes
+  // nothing. Caller holds the HTP.
+  Status share_weights(WeightPool& pool, ContextMemory& memory, PreparedGraph& graph,
+                       std::vector<std::shared_ptr<SharedWeight>>* refs);
 
   static uint64_t budget_of(const RuntimeOptions& options);
 
@@ -234,7 +284,8 @@ Status RuntimeImpl::do_create_context(const ContextOptions& options, uint64_t* c
     memory->spill_fill = RegionMemory(options.reserve_spill_fill_bytes);
   }
   *context_id = next_id_++;
-  contexts_[*context_id] = ContextRecord{options.priority, std::move(memory)};
+  contexts_[*context_id] =
+      ContextRecord{options.priority, std::move(memory), options.weight_sharing ? std::make_shared<WeightPool>() : nullptr};
   return Status::Ok();
 }
 
@@ -295,6 +346,82 @@ Status RuntimeImpl::place_weights(ContextMemory& memory, PreparedGraph& graph) {
   return Status::Ok();
 }
 
+Status RuntimeImpl::share_weights(WeightPool& pool, ContextMemory& memory, PreparedGraph& graph,
+                                  std::vector<std::shared_ptr<SharedWeight>>* refs) {
+  std::lock_guard pool_lock(pool.mu);
+  struct Use {
+    uint32_t tensor_id;
+    std::shared_ptr<SharedWeight> weight;
+    bool owner;        // new content: this tensor's bytes become the pool's
+    uint64_t offset;   // owner with a weights buffer: where it goes
+  };
+  std::vector<Use> uses;
+  std::vector<std::shared_ptr<SharedWeight>> fresh;  // new in this graph
+  const MemorySlice* w = memory.weights ? &*memory.weights : nullptr;
+  uint64_t used = memory.weights_used;
+  for (const TensorSpec& t : graph.spec().tensors) {
+    if (t.type != tensor_type::kStatic || t.static_data.empty()) continue;
+    const std::span<const uint8_t> bytes(t.static_data);
+    const uint64_t h = static_content_hash(t, bytes);
+    Use u{t.id, pool.find(t, bytes, h), false, 0};
+    if (!u.weight) {
+      for (const auto& f : fresh) {
+        if (f->matches(t, bytes, h)) {
+          u.weight = f;  // twice in this graph
+          break;
+        }
+      }
+    }
+    if (!u.weight) {
+      auto sw = std::make_shared<SharedWeight>();
+      sw->meta.dtype = t.dtype;
+      sw->meta.dims = t.dims;
+      sw->meta.quant = t.quant;
+      sw->hash = h;
+      sw->size = bytes.size();
+      sw->data = const_cast<uint8_t*>(bytes.data());  // the graph's copy until pass two
+      if (w != nullptr) {
+        u.offset = options_.device.align_up(used);
+        if (u.offset + sw->size > w->size) {
+          return error(QNN_COMMON_ERROR_MEM_ALLOC,
+                       "external weights buffer of %llu bytes is too small for the weights of graph '%s' (needs %llu)",
+                       static_cast<ull>(w->size), graph.spec().name.c_str(), static_cast<ull>(u.offset + sw->size));
+        }
+        used = u.offset + sw->size;
+      }
+      u.owner = true;
+      u.weight = sw;
+      fresh.push_back(std::move(sw));
+    }
+    uses.push_back(std::move(u));
+  }
+  bool dropped = false;
+  for (Use& u : uses) {
+    SharedWeight& sw = *u.weight;
+    if (u.owner) {
+      if (w != nullptr) {
+        uint8_t* dst = w->data() + u.offset;
+        std::memcpy(dst, sw.data, sw.size);
+        graph.relocate_static(u.tensor_id, dst);
+        sw.buffer = w->memory;
+        sw.data = dst;
+        dropped = true;
+      } else {
+        graph.release_static(u.tensor_id, &sw.storage);
+        sw.data = sw.storage.data();
+      }
+      pool.by_hash.emplace(sw.hash, u.weight);
+    } else {
+      graph.relocate_static(u.tensor_id, sw.data);  // the graph's own copy goes
+      dropped = true;
+    }
+    refs->push_back(std::move(u.weight));
+  }
+  memory.weights_used = used;
+  if (dropped) malloc_trim(0);  // as place_weights: the dropped copies' pages go back now
+  return Status::Ok();
+}
+
 uint64_t RuntimeImpl::budget_of(const RuntimeOptions& options) {
   if (options.memory_budget_bytes != 0) return options.memory_budget_bytes;
   if (const char* env = std::getenv("OPENHTP_DSP_MEMORY_BUDGET_MB"); env != nullptr && *env != '\0') {
@@ -323,6 +450,7 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
                  spec.name.c_str(), static_cast<ull>(tensor_bytes), static_cast<ull>(budget_));
   }
   std::shared_ptr<ContextMemory> memory;
+  std::shared_ptr<WeightPool> weight_pool;
   {
     std::lock_guard lock(mu_);
     auto it = contexts_.find(context_id);
@@ -331,6 +459,7 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
                    static_cast<ull>(context_id));
     }
     memory = it->second.memory;
+    weight_pool = it->second.weight_pool;
   }
   const DeviceSpec& dev = options_.device;
   if (spec.num_hvx_threads > dev.max_hvx_threads) {
@@ -365,7 +494,9 @@ Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const 
   }
   {
     HtpScheduler::Exclusive exec(sched_);  // never move a region under a running graph
-    if (memory->weights) {
+    if (weight_pool) {
+      if (Status s = share_weights(*weight_pool, *memory, *prepared, &rec->shared); !s.ok()) return s;
+    } else if (memory->weights) {
       if (Status s = place_weights(*memory, *prepared); !s.ok()) return s;
     }
     if (!memory->external_spill_fill && memory->spill_fill.size() < prepared->spill_fill_bytes()) {
@@ -771,6 +902,25 @@ RuntimeStats RuntimeImpl::stats() const {
   std::set<const MappedRange*> ranges;
   for (const auto& [id, r] : mems_) ranges.insert(r.slice.memory.get());
   s.mappings = static_cast<uint32_t>(ranges.size());
+  std::set<const ContextMemory*> memories;
+  for (const auto& [id, c] : contexts_) {
+    if (memories.insert(c.memory.get()).second) s.weights_buffer_bytes += c.memory->weights_used;
+    if (!c.weight_pool) continue;
+    std::lock_guard pool_lock(c.weight_pool->mu);
+    for (const auto& [h, weak] : c.weight_pool->by_hash) {
+      if (auto w = weak.lock()) {
+        s.static_bytes += w->storage.size();
+        const auto readers = static_cast<uint32_t>(w.use_count() - 1);  // the graphs' references
+        if (readers >= 2) {
+          ++s.shared_weights;
+          s.shared_tensors += readers;
+        }
+      }
+    }
+  }
+  for (const auto& [id, g] : graphs_) {
+    s.static_bytes += g->graph->own_static_bytes();
+  }
   return s;
 }
 

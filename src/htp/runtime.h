@@ -54,6 +54,12 @@ struct ContextOptions {
   // reserved up front so members never resize a region another one uses.
   uint64_t spill_fill_group = 0;
   uint64_t reserve_spill_fill_bytes = 0;
+  // WEIGHT_SHARING_ENABLED: STATIC tensors of this context's graphs with the
+  // same content (dtype, dims, encoding, bytes) are held once, in a pool of
+  // the context's, refcounted by the graphs that read them; with an external
+  // weights buffer each such content is placed in it once. Off: every graph
+  // holds its own (docs/design.md, "Weight sharing").
+  bool weight_sharing = false;
 };
 
 // What a prepared graph's plan needs (docs/design.md §3).
@@ -130,6 +136,16 @@ struct RuntimeStats {
   uint32_t graphs = 0;
   uint32_t mems = 0;
   uint32_t mappings = 0;  // distinct memory ranges held by registrations
+  // STATIC tensor data the runtime holds in its own memory: every graph's own
+  // copies plus each weight-sharing pool entry once (not what kernels pack
+  // for themselves, not what sits in external weights buffers).
+  uint64_t static_bytes = 0;
+  // Of the contexts' external weights buffers, the bytes weights were placed in.
+  uint64_t weights_buffer_bytes = 0;
+  // Weight-sharing pool entries read by two or more STATIC tensors, and those
+  // tensors: one content two graphs share counts once here, twice there.
+  uint32_t shared_weights = 0;
+  uint32_t shared_tensors = 0;
 };
 
 struct RuntimeOptions {

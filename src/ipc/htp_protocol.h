@@ -82,9 +82,11 @@ struct IdReq {
   uint64_t id = 0;
 };
 
+inline constexpr uint32_t kContextWeightSharing = 1u << 0;  // ContextCreateReq::flags: ContextOptions::weight_sharing
+
 struct ContextCreateReq {
   uint32_t priority = 100;
-  uint32_t reserved = 0;
+  uint32_t flags = 0;  // kContext* bits (was reserved, always 0, before weight sharing)
   uint64_t spill_fill_group = 0;
   uint64_t reserve_spill_fill_bytes = 0;
 };

@@ -82,6 +82,14 @@ bool load_backend_extensions(const std::string& path, BackendExtensions* out, st
         !read_buffer_setting(c, "weights_buffer", &ext.weights_buffer, error)) {
       return false;
     }
+    if (c.contains("weight_sharing_enabled")) {
+      if (!c["weight_sharing_enabled"].is_boolean()) {
+        *error = std::string(section) + ".weight_sharing_enabled must be true or false (got " +
+                 c["weight_sharing_enabled"].dump() + ")";
+        return false;
+      }
+      ext.weight_sharing = c["weight_sharing_enabled"].get<bool>();
+    }
   }
   for (const auto& [key, value] : doc.items()) {
     if (key != "graphs" && key != "context_configs" && key != "context") {

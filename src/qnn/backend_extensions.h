@@ -6,7 +6,8 @@
 //
 //   "graphs": [{"graph_names": ["g"], "vtcm_mb": 2}]        (array or one object)
 //   "context_configs": {"spill_fill_buffer": -1|0|N,           ("context" also accepted)
-//                       "weights_buffer":    -1|0|N}
+//                       "weights_buffer":    -1|0|N,
+//                       "weight_sharing_enabled": true|false}
 //
 // With the tutorial's meanings: 0 (default) off; -1 the runtime allocates the
 // size QNN reports; N > 0 exactly N bytes. Buffers asked for this way are
@@ -30,6 +31,9 @@ struct BackendExtensions {
   std::vector<GraphSettings> graphs;
   int64_t spill_fill_buffer = 0;
   int64_t weights_buffer = 0;
+  // "weight_sharing_enabled": true — every context of the backend is made as
+  // if WEIGHT_SHARING_ENABLED were among its configs (QNN's JSON key).
+  bool weight_sharing = false;
 
   // The VTCM size configured for graph `name`, if any entry names it.
   std::optional<uint64_t> vtcm_for(const std::string& name) const;

@@ -80,8 +80,10 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
   ctx->priority = settings.priority;
+  ctx->weight_sharing = settings.weight_sharing || (b->extensions && b->extensions->weight_sharing);
   htp::ContextOptions options;
   options.priority = settings.priority;
+  options.weight_sharing = ctx->weight_sharing;
   if (Qnn_ErrorHandle_t e = create_runtime_context(*b, options, &ctx->stub, &ctx->remote_id); e != QNN_SUCCESS) {
     return e;
   }

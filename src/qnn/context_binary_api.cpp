@@ -69,6 +69,7 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
   image.backend_api = {QNN_HTP_API_VERSION_MAJOR, QNN_HTP_API_VERSION_MINOR, QNN_HTP_API_VERSION_PATCH};
   image.soc_model = htp::kDevice.soc_model;
   image.dsp_arch = htp::kDevice.dsp_arch;
+  image.weight_sharing = ctx.weight_sharing;
   *err = QNN_SUCCESS;
   // Lock order is Graph::mu before Context::mu (objects.h): take the list of
   // graphs under the context lock, then visit each graph without it.
@@ -95,7 +96,9 @@ binary::ContextImage image_of(Context& ctx, Qnn_ErrorHandle_t* err) {
     }
     image.graphs.push_back(std::move(gi));
   }
-  image.weights_bytes = binary::weights_bytes(image.graphs, htp::kDevice.buffer_start_alignment);
+  // With weight sharing a weights buffer holds each shared content once.
+  image.weights_bytes =
+      binary::weights_bytes(image.graphs, htp::kDevice.buffer_start_alignment, image.weight_sharing);
   return image;
 }
 
@@ -328,7 +331,13 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->spill_fill_group_leader = settings.spill_fill_group && settings.group_first == nullptr;
   ctx->concurrent_sharing = settings.concurrent_resource_sharing;
   ctx->priority = settings.priority;
-  const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve};
+  // A binary written with weight sharing is loaded with it (its tensors
+  // refer to one copy; the runtime keeps it one), as is any binary loaded
+  // with the config.
+  ctx->weight_sharing = settings.weight_sharing || image->weight_sharing ||
+                        (b->extensions && b->extensions->weight_sharing);
+  const htp::ContextOptions options{settings.priority, leader ? leader->remote_id : 0, group_reserve,
+                                    ctx->weight_sharing};
   if (Qnn_ErrorHandle_t e = create_runtime_context(*b, options, &ctx->stub, &ctx->remote_id); e != QNN_SUCCESS) {
     return e;
   }

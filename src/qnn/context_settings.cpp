@@ -30,6 +30,9 @@ Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, Conte
             s->group_max_spill_fill = htp->concurrentGroupRegistration.maxSpillFillBuffer;
             break;
           case QNN_HTP_CONTEXT_CONFIG_OPTION_USE_EXTENDED_UDMA: s->extended_udma = htp->useExtendedUdma; break;
+          case QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED:
+            s->weight_sharing = htp->weightSharingEnabled;
+            break;
           default: break;  // other HTP options are accepted and have no effect here
         }
         continue;
@@ -115,7 +118,8 @@ uint32_t ContextSettings::digest() const {
                              static_cast<uint64_t>(reinterpret_cast<uintptr_t>(group_first)),
                              group_max_spill_fill,
                              concurrent_resource_sharing,
-                             extended_udma};
+                             extended_udma,
+                             weight_sharing};
   return static_cast<uint32_t>(crc32(0L, reinterpret_cast<const Bytef*>(fields), sizeof fields));
 }
 

@@ -27,6 +27,7 @@ struct ContextSettings {
   uint64_t group_max_spill_fill = 0;
   bool concurrent_resource_sharing = false;  // REGISTER_CONCURRENT_RESOURCE_SHARING
   bool extended_udma = false;                // USE_EXTENDED_UDMA
+  bool weight_sharing = false;               // WEIGHT_SHARING_ENABLED (docs/design.md, "Weight sharing")
 
   // The feature these configs turn on that rules out external weights and
   // spill-fill buffers (docs/design.md §5), or "" when none does.

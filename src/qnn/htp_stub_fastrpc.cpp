@@ -27,7 +27,8 @@ class FastRpcStub final : public HtpStub {
   bool lost() const override { return cdsprpc().handle_lost(handle_) != 0; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
-    const wire::ContextCreateReq req{o.priority, 0, o.spill_fill_group, o.reserve_spill_fill_bytes};
+    const wire::ContextCreateReq req{o.priority, o.weight_sharing ? wire::kContextWeightSharing : 0u,
+                                     o.spill_fill_group, o.reserve_spill_fill_bytes};
     wire::WireStatus st;
     remote_arg a[2];
     Qnn_ErrorHandle_t e = call(wire::encode_fixed(wire::kContextCreate, req, &st, a), a, &st);

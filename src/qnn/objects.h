@@ -150,6 +150,10 @@ struct Context : Object {
   // buffers given by QURT address it holds.
   bool concurrent_sharing = false;
   uint32_t priority = QNN_PRIORITY_DEFAULT;
+  // WEIGHT_SHARING_ENABLED (its config, the backend extensions' key, or a
+  // binary written with it): the runtime holds identical weights of the
+  // context's graphs once, and contextGetBinary writes them once.
+  bool weight_sharing = false;
   bool has_qurt_spill_fill = false;
   bool has_vtcm_backup = false;
   // Buffers the runtime allocated (rpcmem) and registered because the backend

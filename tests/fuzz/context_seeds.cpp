@@ -7,10 +7,11 @@
 namespace fuzz {
 namespace {
 
-std::vector<uint8_t> seed_binary(int graphs) {
+std::vector<uint8_t> seed_binary(int graphs, bool weight_sharing = false) {
   using namespace openhtp;
   binary::ContextImage image;
   image.build_id = "fuzz";
+  image.weight_sharing = weight_sharing;  // format 1.2: the graphs' identical "w" is one weight blob
   for (int gi = 0; gi < graphs; ++gi) {
     binary::GraphImage g;
     g.spec.name = "g" + std::to_string(gi);
@@ -27,7 +28,7 @@ std::vector<uint8_t> seed_binary(int graphs) {
 
 }  // namespace
 
-std::vector<std::vector<uint8_t>> context_binary_seeds() { return {seed_binary(1), seed_binary(3)}; }
+std::vector<std::vector<uint8_t>> context_binary_seeds() { return {seed_binary(1), seed_binary(3), seed_binary(3, /*weight_sharing=*/true)}; }
 
 bool unwrap_context(const std::vector<uint8_t>& input, std::vector<uint8_t>* payload) {
   return openhtp::binary::context_payload(input.data(), input.size(), payload);

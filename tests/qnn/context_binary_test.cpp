@@ -174,7 +174,7 @@ TEST_F(ContextBinary, LentBinaryOrConfigsUnmappedBeforeFinalizeAreRefusedNotRead
     configs[0].option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
     configs[0].isGraphInitDeferred = 1;
     *custom = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
-    custom->option = QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED;  // accepted, no effect here
+    custom->option = QNN_HTP_CONTEXT_CONFIG_OPTION_WEIGHT_SHARING_ENABLED;  // accepted (false: off)
     custom->weightSharingEnabled = false;
     configs[1] = QNN_CONTEXT_CONFIG_INIT;
     configs[1].option = QNN_CONTEXT_CONFIG_OPTION_CUSTOM;

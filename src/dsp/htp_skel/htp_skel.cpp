@@ -66,7 +66,10 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
     case wire::kContextCreate: {
       wire::ContextCreateReq req;
       if (!wire::decode_fixed(sc, pra, &req)) return malformed("contextCreate");
-      return rt.create_context({req.priority, req.spill_fill_group, req.reserve_spill_fill_bytes}, &st->id);
+      if ((req.flags & ~wire::kContextWeightSharing) != 0) return malformed("contextCreate");
+      return rt.create_context({req.priority, req.spill_fill_group, req.reserve_spill_fill_bytes,
+                                (req.flags & wire::kContextWeightSharing) != 0},
+                               &st->id);
     }
     case wire::kContextFree: {
       wire::IdReq req;
