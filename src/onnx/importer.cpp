@@ -5,6 +5,7 @@
 #include "onnx/attributes.h"
 #include "onnx/batchnorm_folding.h"
 #include "onnx/calibration.h"
+#include "onnx/preserve_io.h"
 #include "onnx/constant_folding.h"
 #include "onnx/lowering.h"
 #include "onnx/qdq_folding.h"
@@ -99,6 +100,7 @@ bool import_model(const PreparedModel& prepared, const ImportOptions& options, c
       return false;
     }
     for (const std::string& note : notes) std::fprintf(stderr, "warning: %s\n", note.c_str());
+    if (options.preserve_io && !preserve_io_datatype(&desc, options.preserve_io_names, nullptr, error)) return false;
   }
   desc.num_hvx_threads = options.num_hvx_threads;
   if (!submit_graph(api, context, desc, out, error, options.progress)) return false;

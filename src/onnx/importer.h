@@ -38,6 +38,10 @@ struct ImportOptions {
   // samples[k][i]: float32 bytes of graph input i for inference k.
   std::vector<std::vector<std::vector<uint8_t>>> calibration;
   bool keep_quant_nodes = false;  // quantized: keep QuantizeLinear/DequantizeLinear as ops
+  // Quantized: graph inputs/outputs stay FLOAT_32 (--preserve_io datatype;
+  // preserve_io.h): all of them when `preserve_io_names` is empty.
+  bool preserve_io = false;
+  std::set<std::string> preserve_io_names;
   uint32_t num_hvx_threads = 0;   // stored as the graph's NUM_HVX_THREADS config; 0 = not set
   ProgressFn progress;
 };

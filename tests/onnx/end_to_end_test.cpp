@@ -283,6 +283,52 @@ TEST_F(OnnxEndToEnd, QuantizedModelMatchesWithinQuantizationError) {
   }
 }
 
+// --preserve_io datatype: the quantized graph takes and gives float32, with
+// the same quantization inside (so the same error bound as above, in float).
+TEST_F(OnnxEndToEnd, PreserveIoKeepsQuantizedGraphIoFloat) {
+  std::ofstream list(dir_ / "inputs.txt");
+  for (int k = 0; k < 4; ++k) {
+    const std::vector<float> x = input(k);
+    const std::string name = "in" + std::to_string(k) + ".raw";
+    std::ofstream f(dir_ / name, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
+    list << "x:=" << (dir_ / name).string() << "\n";
+  }
+  list.close();
+  ASSERT_EQ(convert("--input_list " + (dir_ / "inputs.txt").string() + " --preserve_io datatype"), 0) << log();
+  const std::vector<float> x = input(1);
+  std::vector<uint8_t> xb(x.size() * 4);
+  std::memcpy(xb.data(), x.data(), xb.size());
+  Qnn_Tensor_t in{}, out{};
+  const std::vector<uint8_t> y = run(xb, &in, &out, false, x);
+  EXPECT_EQ(in.v1.dataType, QNN_DATATYPE_FLOAT_32);
+  ASSERT_EQ(out.v1.dataType, QNN_DATATYPE_FLOAT_32);
+  EXPECT_EQ(out_dims_, (std::vector<uint32_t>{1, kO, 3, 3}));
+  const std::vector<double> want = reference(x);
+  ASSERT_EQ(y.size(), want.size() * 4);
+  std::vector<float> got(want.size());
+  std::memcpy(got.data(), y.data(), y.size());
+  double range = 0.0, worst = 0.0;
+  for (double v : want) range = std::max(range, std::fabs(v));
+  for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::fabs(got[i] - want[i]));
+  // Quantized inside: within the 8-bit bound, and not float-exact (a graph
+  // that silently stayed float would give ~1e-6).
+  EXPECT_LE(worst, 0.05 * range);
+  EXPECT_GT(worst, 1e-5 * range);
+}
+
+TEST_F(OnnxEndToEnd, PreserveIoRefusesANameThatIsNotGraphIo) {
+  std::ofstream list(dir_ / "inputs.txt");
+  const std::vector<float> x = input(0);
+  std::ofstream f(dir_ / "in0.raw", std::ios::binary);
+  f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
+  f.close();
+  list << "x:=" << (dir_ / "in0.raw").string() << "\n";
+  list.close();
+  EXPECT_NE(convert("--input_list " + (dir_ / "inputs.txt").string() + " --preserve_io datatype nosuch"), 0);
+  EXPECT_NE(log().find("'nosuch' is not a graph input or output"), std::string::npos) << log();
+}
+
 // QDQ weights keep their integers and encodings (int8 per channel, uint8
 // per tensor with zero point 128): the backend accepts them and the result
 // matches the naive conv with the dequantized weights.

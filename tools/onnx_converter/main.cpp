@@ -113,6 +113,8 @@ int main(int argc, char** argv) {
   io.fold_batchnorm = !opt.disable_batchnorm_folding;
   io.quantize = !opt.input_lists.empty();
   io.keep_quant_nodes = opt.keep_quant_nodes;
+  io.preserve_io = opt.preserve_io_datatype;
+  io.preserve_io_names = opt.preserve_io_names;
   io.quant.act_bitwidth = opt.act_bitwidth;
   io.num_hvx_threads = static_cast<uint32_t>(opt.num_hvx_threads);
   io.quant.weights_bitwidth = opt.weights_bitwidth;

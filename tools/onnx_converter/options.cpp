@@ -33,6 +33,14 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     if (a == "-i") a = "--input_network";
     if (a == "-o") a = "--output_path";
     if (a == "-d") a = "--input_dim";
+    if (a == "--preserve_io") {
+      // QNN's form: --preserve_io [layout|datatype] [names...], the values
+      // running to the next option.
+      std::string joined;
+      while (i + 1 < argc && argv[i + 1][0] != '-') joined += std::string(joined.empty() ? "" : "\t") + argv[++i];
+      args.push_back(a + "=" + (joined.empty() ? std::string("layout\tdatatype") : joined));
+      continue;
+    }
     if (kFlags.count(a) != 0) {
       args.push_back(a + "=1");
     } else if (kPairs.count(a) != 0) {
@@ -50,7 +58,7 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
   for (auto& s : args) av.push_back(s.data());
   openhtp::tools::CommandLine cl;
   std::set<std::string> value_options = {"--input_network", "--output_path", "--input_list", "--act_bitwidth", "--num_hvx_threads",
-                                         "--weights_bitwidth", "--bias_bitwidth"};
+                                         "--weights_bitwidth", "--bias_bitwidth", "--preserve_io"};
   value_options.insert(kFlags.begin(), kFlags.end());
   value_options.insert(kPairs.begin(), kPairs.end());
   if (!openhtp::tools::scan_command_line(static_cast<int>(av.size()), av.data(), value_options, &cl, error)) {
@@ -63,6 +71,21 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     else if (opt == "--output_path") out->output_path = value;
     else if (opt == "--input_list") out->input_lists.push_back(value);
     else if (opt == "--weight_sharing_enabled") out->weight_sharing = true;
+    else if (opt == "--preserve_io") {
+      std::stringstream ss(value);
+      std::string word, mode;
+      while (std::getline(ss, word, '\t')) {
+        if (word == "layout" || word == "datatype") {
+          mode = word;
+          if (word == "datatype") out->preserve_io_datatype = true;
+        } else if (mode == "datatype") {
+          out->preserve_io_names.insert(word);
+        } else if (mode.empty()) {
+          *error = "--preserve_io " + word + ": expected 'layout' or 'datatype' first";
+          return false;
+        }  // names after 'layout': graph I/O keep the ONNX layout anyway
+      }
+    }
     else if (opt == "--use_per_channel_quantization") out->per_channel = true;
     else if (opt == "--keep_quant_nodes") out->keep_quant_nodes = true;
     else if (opt == "--disable_batchnorm_folding") out->disable_batchnorm_folding = true;
@@ -152,6 +175,11 @@ const char* usage_text() {
          "  --weights_bitwidth 8             weight bits (default 8)\n"
          "  --bias_bitwidth 32               bias bits (default 32)\n"
          "  --use_per_channel_quantization   per-output-channel weight encodings\n"
+         "  --preserve_io [layout|datatype] [names..]\n"
+         "                                   datatype: the named graph inputs/outputs (all\n"
+         "                                   when none are named) stay float32, with a\n"
+         "                                   Quantize/Dequantize inside the graph; layout:\n"
+         "                                   always the case here (I/O keep the ONNX layout)\n"
          "  --keep_quant_nodes               keep QuantizeLinear/DequantizeLinear as ops\n"
          "                                   instead of folding QDQ pairs into encodings\n"
          "  --version, --help\n"

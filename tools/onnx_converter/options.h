@@ -22,6 +22,10 @@ struct Options {
   int num_hvx_threads = 0;                                // --num_hvx_threads (openhtp): graph config in the binary
   bool per_channel = false;                               // --use_per_channel_quantization
   bool keep_quant_nodes = false;
+  // --preserve_io [layout|datatype] [names...]: quantized graph I/O stays float
+  // (datatype; all I/O when no names follow). Layout is always preserved here.
+  bool preserve_io_datatype = false;
+  std::set<std::string> preserve_io_names;
   bool disable_batchnorm_folding = false;
   std::set<std::string> nhwc_inputs;                      // --input_layout NAME NHWC
   std::map<std::string, std::vector<int64_t>> input_dims; // -d / --input_dim NAME 1,3,224,224
