@@ -649,9 +649,22 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
       step.kernel->run(ins, outs);
       continue;
     }
+    // Threads appear as pools start them: listed again at each execute's
+    // first step. Read right around run(), so a yield is not counted.
+    if (n == 0) thread_clocks_.refresh();
+    thread_clocks_.read(&clocks_before_, /*self_last=*/true);
     const auto t0 = std::chrono::steady_clock::now();
     step.kernel->run(ins, outs);
-    step.total_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    const uint64_t wall =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+    thread_clocks_.read(&clocks_after_, /*self_last=*/false);
+    step.total_ns += wall;
+    if (step.thread_ns.size() < clocks_after_.size()) step.thread_ns.resize(clocks_after_.size());
+    // No thread spends more CPU than the step's wall time; what the clocks'
+    // own reads add beyond it is not the step's.
+    for (size_t t = 0; t < clocks_after_.size(); ++t) {
+      step.thread_ns[t] += std::min(clocks_after_[t] - clocks_before_[t], wall);
+    }
     ++step.runs;
   }
   return GraphError::kNone;
@@ -671,7 +684,7 @@ void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ran
 
 std::vector<PreparedGraph::NodeProfile> PreparedGraph::node_profile() const {
   std::vector<NodeProfile> out;
-  for (const Step& s : steps_) out.push_back({s.name, s.type, s.impl, s.total_ns, s.runs});
+  for (const Step& s : steps_) out.push_back({s.name, s.type, s.impl, s.total_ns, s.runs, s.thread_ns});
   return out;
 }
 

@@ -36,6 +36,7 @@
 #include "htp/fusion.h"
 #include "htp/graph_spec.h"
 #include "htp/region_memory.h"
+#include "htp/thread_clocks.h"
 #include "htp/vtcm_plan.h"
 #include "ops/op.h"
 
@@ -174,6 +175,9 @@ class PreparedGraph {
   struct NodeProfile {
     std::string name, type, impl;
     uint64_t total_ns = 0, runs = 0;
+    // CPU time per thread that ran the kernels (index 0: the executing
+    // thread; thread_clocks.h says what it counts).
+    std::vector<uint64_t> thread_ns;
   };
   void set_node_profiling(bool on) { profile_nodes_ = on; }
   std::vector<NodeProfile> node_profile() const;
@@ -205,6 +209,7 @@ class PreparedGraph {
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
     uint64_t total_ns = 0;      // time in run(), when node profiling is on
     uint64_t runs = 0;
+    std::vector<uint64_t> thread_ns;  // CPU time in run() per thread (thread_clocks_ index), when profiling
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
     size_t workspace_bytes = 0;  // the kernel's, as planned
@@ -264,6 +269,8 @@ class PreparedGraph {
   // (the usual case) needs no map lookup.
   std::vector<int> input_slots_, output_slots_;
   std::vector<size_t> slot_bytes_;              // num_bytes() of each tensor, computed once
+  ThreadClocks thread_clocks_;                  // node profiling: per-thread CPU time
+  std::vector<uint64_t> clocks_before_, clocks_after_;
   std::vector<const void*> const_in_;           // scratch for one step's inputs
   std::vector<void*> out_;                      // scratch for one step's outputs
   std::mutex run_mu_;

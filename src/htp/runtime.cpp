@@ -577,7 +577,7 @@ Status RuntimeImpl::do_node_times(uint64_t graph_id, std::vector<StepTime>* step
   rec->graph->set_node_profiling(true);
   steps->clear();
   for (const PreparedGraph::NodeProfile& n : rec->graph->node_profile()) {
-    steps->push_back({n.name, n.total_ns, n.runs});
+    steps->push_back({n.name, n.total_ns, n.runs, n.thread_ns});
   }
   return Status::Ok();
 }

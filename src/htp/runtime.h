@@ -94,6 +94,9 @@ struct StepTime {
   std::string name;
   uint64_t total_ns = 0;
   uint64_t runs = 0;
+  // CPU time per thread that ran the step's kernels (index 0: the executing
+  // thread, then the pools' workers as they were first seen; thread_clocks.h).
+  std::vector<uint64_t> thread_ns;
 };
 
 struct ExecResult {

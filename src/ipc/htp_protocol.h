@@ -11,6 +11,7 @@
 // anything is read.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -266,14 +267,18 @@ inline bool decode_graph_plan(uint32_t sc, const remote_arg* pra, IdReq* graph, 
 }
 
 // ---- GraphNodeTimes: per-step times for DETAILED profiling ------------------
-// Out: the steps packed as {u64 total_ns, u64 runs, u32 name bytes, name,
-// zero padding to 8}, in step order; status.id is the bytes used. The client
-// sizes the buffer with step_times_capacity from its own node names: a fused
-// step's name ("a+b") is never longer than its nodes' names joined.
+// Out: the steps packed as {u64 total_ns, u64 runs, u32 name bytes, u32
+// threads, name, zero padding to 8, threads x u64 CPU ns}, in step order;
+// status.id is the bytes used. The client sizes the buffer with
+// step_times_capacity from its own node names: a fused step's name ("a+b")
+// is never longer than its nodes' names joined, and at most
+// kMaxWireThreads per-thread figures travel per step (more are dropped).
+
+inline constexpr size_t kMaxWireThreads = 96;
 
 inline size_t step_times_capacity(std::span<const std::string> node_names) {
   size_t bytes = 0;
-  for (const std::string& n : node_names) bytes += 24 + (n.size() + 1 + 7) / 8 * 8;
+  for (const std::string& n : node_names) bytes += 24 + (n.size() + 1 + 7) / 8 * 8 + 8 * kMaxWireThreads;
   return bytes;
 }
 // Bytes written, or 0 (nothing fits) when `out` is too small.
@@ -281,14 +286,17 @@ inline size_t encode_step_times(std::span<const htp::StepTime> steps, std::span<
   size_t at = 0;
   for (const htp::StepTime& t : steps) {
     const size_t padded = (t.name.size() + 7) / 8 * 8;
-    if (out.size() - at < 20 + padded + 4) return 0;
+    const uint32_t threads = static_cast<uint32_t>(std::min(t.thread_ns.size(), kMaxWireThreads));
+    if (out.size() - at < 24 + padded + 8 * size_t{threads}) return 0;
     const uint32_t len = static_cast<uint32_t>(t.name.size());
     std::memcpy(out.data() + at, &t.total_ns, 8);
     std::memcpy(out.data() + at + 8, &t.runs, 8);
     std::memcpy(out.data() + at + 16, &len, 4);
-    std::memset(out.data() + at + 20, 0, padded + 4);
-    std::memcpy(out.data() + at + 20, t.name.data(), t.name.size());
-    at += 24 + padded;
+    std::memcpy(out.data() + at + 20, &threads, 4);
+    std::memset(out.data() + at + 24, 0, padded);
+    std::memcpy(out.data() + at + 24, t.name.data(), t.name.size());
+    if (threads != 0) std::memcpy(out.data() + at + 24 + padded, t.thread_ns.data(), 8 * size_t{threads});
+    at += 24 + padded + 8 * size_t{threads};
   }
   return at == 0 && !steps.empty() ? 0 : at;
 }
@@ -298,15 +306,19 @@ inline bool decode_step_times(std::span<const uint8_t> in, std::vector<htp::Step
   while (at < in.size()) {
     if (in.size() - at < 24) return false;
     htp::StepTime t;
-    uint32_t len = 0;
+    uint32_t len = 0, threads = 0;
     std::memcpy(&t.total_ns, in.data() + at, 8);
     std::memcpy(&t.runs, in.data() + at + 8, 8);
     std::memcpy(&len, in.data() + at + 16, 4);
+    std::memcpy(&threads, in.data() + at + 20, 4);
+    if (threads > kMaxWireThreads) return false;
     const size_t padded = (size_t{len} + 7) / 8 * 8;
-    if (in.size() - at - 20 < padded + 4) return false;
-    t.name.assign(reinterpret_cast<const char*>(in.data() + at + 20), len);
+    if (in.size() - at - 24 < padded || in.size() - at - 24 - padded < 8 * size_t{threads}) return false;
+    t.name.assign(reinterpret_cast<const char*>(in.data() + at + 24), len);
+    t.thread_ns.resize(threads);
+    if (threads != 0) std::memcpy(t.thread_ns.data(), in.data() + at + 24 + padded, 8 * size_t{threads});
     steps->push_back(std::move(t));
-    at += 24 + padded;
+    at += 24 + padded + 8 * size_t{threads};
   }
   return true;
 }

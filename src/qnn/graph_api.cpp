@@ -212,6 +212,40 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
   return QNN_SUCCESS;
 }
 
+// DETAILED profiling: one NODE event per step, from the DSP's per-step
+// totals before and after the execute; under each, one "HVX thread k" event
+// per thread that spent CPU time on it (k counts only the threads that ran
+// any step of this execute, in the runtime's order: the executing thread
+// first). thread_clocks.h says what the time counts.
+void append_node_events(const std::vector<htp::StepTime>& before, const std::vector<htp::StepTime>& after,
+                        std::vector<ProfileEvent>* out) {
+  auto thread_delta = [&](size_t step, size_t t) -> uint64_t {
+    const auto& a = after[step].thread_ns;
+    const auto& b = before[step].thread_ns;
+    const uint64_t now = t < a.size() ? a[t] : 0, then = t < b.size() ? b[t] : 0;
+    return now > then ? now - then : 0;
+  };
+  size_t threads = 0;
+  for (const auto& s : after) threads = std::max(threads, s.thread_ns.size());
+  std::vector<size_t> busy;  // thread indices with any time in this execute
+  for (size_t t = 0; t < threads; ++t) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < after.size(); ++i) total += thread_delta(i, t);
+    if (total >= 1000) busy.push_back(t);  // at least 1 us: idle threads make no track
+  }
+  for (size_t i = 0; i < after.size(); ++i) {
+    const uint64_t ns = after[i].total_ns - before[i].total_ns;
+    ProfileEvent node{QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (ns + 500) / 1000, after[i].name, {}};
+    for (size_t k = 0; k < busy.size(); ++k) {
+      const uint64_t t_ns = thread_delta(i, busy[k]);
+      if (t_ns == 0) continue;
+      node.pending.push_back({QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (t_ns + 500) / 1000,
+                              "HVX thread " + std::to_string(k), {}});
+    }
+    out->push_back(std::move(node));
+  }
+}
+
 }  // namespace
 
 extern "C" {
@@ -654,11 +688,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     std::vector<htp::StepTime> steps_after;
     if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&
         steps_after.size() == steps_before.size()) {
-      for (size_t i = 0; i < steps_after.size(); ++i) {
-        const uint64_t ns = steps_after[i].total_ns - steps_before[i].total_ns;
-        sub.push_back({QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (ns + 500) / 1000,
-                       steps_after[i].name, {}});
-      }
+      append_node_events(steps_before, steps_after, &sub);
     }
     profile_record(profileHandle, std::move(ev), std::move(sub));
   }

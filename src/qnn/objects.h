@@ -175,6 +175,9 @@ struct ProfileEvent {
   uint64_t value = 0;
   std::string identifier;
   std::vector<QnnProfile_EventId_t> children;
+  // Sub-events of this one still to be stored (profile_record gives them
+  // ids and moves them into `children`): a NODE event's per-thread times.
+  std::vector<ProfileEvent> pending;
 };
 
 struct Profile : Object {

@@ -23,15 +23,32 @@ EventStore& store() {
   return *s;
 }
 
+// Erases `id` and its sub-events (theirs too); caller holds the lock.
+void erase_event(QnnProfile_EventId_t id) {
+  auto it = store().events.find(id);
+  if (it == store().events.end()) return;
+  const std::vector<QnnProfile_EventId_t> children = it->second.children;
+  store().events.erase(it);
+  for (auto c : children) erase_event(c);
+}
+
 void drop_events(const std::vector<QnnProfile_EventId_t>& ids) {
   std::lock_guard lock(store().mu);
-  for (auto id : ids) {
-    auto it = store().events.find(id);
-    if (it == store().events.end()) continue;
-    for (auto c : it->second.children) store().events.erase(c);
-    store().events.erase(it);
-  }
+  for (auto id : ids) erase_event(id);
 }
+
+// Gives `e`'s pending sub-events (and theirs) ids in the store; caller holds
+// the store's lock.
+void store_pending(ProfileEvent* e) {
+  for (ProfileEvent& c : e->pending) {
+    store_pending(&c);
+    const QnnProfile_EventId_t id = store().next++;
+    store().events[id] = std::move(c);
+    e->children.push_back(id);
+  }
+  e->pending.clear();
+}
+
 
 }  // namespace
 
@@ -48,11 +65,8 @@ void profile_record(Qnn_ProfileHandle_t profile, ProfileEvent top, std::vector<P
   if (p->max_events != 0 && p->top_level.size() >= p->max_events) return;
   std::lock_guard lock(store().mu);
   if (p->level == QNN_PROFILE_LEVEL_BASIC || p->level == QNN_PROFILE_LEVEL_DETAILED || p->level == QNN_PROFILE_LEVEL_BACKEND) {
-    for (auto& c : children) {
-      const QnnProfile_EventId_t id = store().next++;
-      store().events[id] = std::move(c);
-      top.children.push_back(id);
-    }
+    top.pending = std::move(children);
+    store_pending(&top);
   }
   const QnnProfile_EventId_t id = store().next++;
   store().events[id] = std::move(top);

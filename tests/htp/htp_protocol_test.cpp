@@ -303,3 +303,45 @@ TEST(HtpProtocol, MoreClientBuffersThanACallCarriesArePacked) {
 }
 
 }  // namespace
+
+namespace {
+
+// Node times carry each step's per-thread CPU time (the trace's HVX thread
+// tracks); a crafted reply whose counts run past its bytes is refused.
+TEST(HtpProtocol, StepTimesRoundTripWithPerThreadTimes) {
+  std::vector<htp::StepTime> steps = {{"conv_1+relu_1", 1500, 3, {900, 600, 0}},
+                                      {"", 7, 1, {}},
+                                      {"softmax", 42, 2, {42}}};
+  const std::vector<std::string> names = {"conv_1", "relu_1", "", "softmax"};
+  std::vector<uint8_t> buf(wire::step_times_capacity(names));
+  const size_t used = wire::encode_step_times(steps, buf);
+  ASSERT_GT(used, 0u);
+  std::vector<htp::StepTime> back;
+  ASSERT_TRUE(wire::decode_step_times(std::span<const uint8_t>(buf.data(), used), &back));
+  ASSERT_EQ(back.size(), steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    EXPECT_EQ(back[i].name, steps[i].name);
+    EXPECT_EQ(back[i].total_ns, steps[i].total_ns);
+    EXPECT_EQ(back[i].runs, steps[i].runs);
+    EXPECT_EQ(back[i].thread_ns, steps[i].thread_ns);
+  }
+  // Too small a buffer: nothing written.
+  EXPECT_EQ(wire::encode_step_times(steps, std::span<uint8_t>(buf.data(), used - 8)), 0u);
+  // A thread count past the bytes, or past the limit, is refused.
+  std::vector<uint8_t> forged(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(used));
+  uint32_t threads = 1000;
+  std::memcpy(forged.data() + 20, &threads, 4);
+  EXPECT_FALSE(wire::decode_step_times(forged, &back));
+  threads = 50;
+  std::memcpy(forged.data() + 20, &threads, 4);
+  EXPECT_FALSE(wire::decode_step_times(forged, &back));
+  // More threads than travel: the first kMaxWireThreads do.
+  htp::StepTime wide{"w", 1, 1, std::vector<uint64_t>(wire::kMaxWireThreads + 5, 3)};
+  std::vector<uint8_t> wbuf(wire::step_times_capacity(std::vector<std::string>{"w"}));
+  const size_t wused = wire::encode_step_times(std::vector<htp::StepTime>{wide}, wbuf);
+  ASSERT_GT(wused, 0u);
+  ASSERT_TRUE(wire::decode_step_times(std::span<const uint8_t>(wbuf.data(), wused), &back));
+  EXPECT_EQ(back.at(0).thread_ns.size(), wire::kMaxWireThreads);
+}
+
+}  // namespace

@@ -214,6 +214,24 @@ TEST_F(Ops, DetailedProfileHasOneNodeEventPerStepPerExecute) {
         EXPECT_EQ(d.unit, static_cast<QnnProfile_EventUnit_t>(QNN_PROFILE_EVENTUNIT_MICROSEC));
         nodes.emplace_back(d.identifier);
         node_us += d.value;
+        // Per HVX thread: the CPU time each kernel thread spent on the node,
+        // never more than the node's own time (one thread, one clock).
+        const std::string node_name = d.identifier;
+        const uint64_t node_value = d.value;
+        const QnnProfile_EventId_t* per_thread = nullptr;
+        uint32_t nthreads = 0;
+        ASSERT_EQ(api().profileGetSubEvents(subs[i], &per_thread, &nthreads), QNN_SUCCESS);
+        std::set<std::string> seen;
+        for (uint32_t t = 0; t < nthreads; ++t) {
+          QnnProfile_EventData_t td{};
+          ASSERT_EQ(api().profileGetEventData(per_thread[t], &td), QNN_SUCCESS);
+          EXPECT_EQ(std::string(td.identifier).rfind("HVX thread ", 0), 0u) << td.identifier;
+          EXPECT_TRUE(seen.insert(td.identifier).second) << td.identifier << " twice under " << node_name;
+          EXPECT_LE(td.value, node_value + 2) << td.identifier << " of " << node_name;
+        }
+        if (level == QNN_PROFILE_LEVEL_DETAILED) {
+          EXPECT_GE(nthreads, 1u) << node_name << ": a millisecond node runs on at least one thread";
+        }
       }
       // The copies through the transport, timed, around the accelerator (8 MiB
       // in, 4 MiB out over FastRPC; nothing is copied in-process).

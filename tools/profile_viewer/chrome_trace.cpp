@@ -14,11 +14,24 @@ using nlohmann::json;
 constexpr int kPid = 1;
 constexpr uint64_t kSetupTid = 1;
 constexpr uint64_t kFirstExecuteTid = 2;
+// Execute track t's HVX thread k: track t + (k + 1) * kThreadTrackStride.
+constexpr uint64_t kThreadTrackStride = uint64_t{1} << 20;
+constexpr const char* kThreadPrefix = "HVX thread ";
 
 bool is_time(const ProfileEventRecord& e) { return e.unit == QNN_PROFILE_EVENTUNIT_MICROSEC; }
 
+// A NODE event's per-thread time (libQnnHtp: "HVX thread k"): k, or -1.
+long thread_of(const ProfileEventRecord& parent, const ProfileEventRecord& s) {
+  if (parent.type != QNN_PROFILE_EVENTTYPE_NODE || !is_time(s) || s.identifier.rfind(kThreadPrefix, 0) != 0) return -1;
+  const std::string k = s.identifier.substr(std::char_traits<char>::length(kThreadPrefix));
+  if (k.empty() || k.size() > 3 || k.find_first_not_of("0123456789") != std::string::npos) return -1;
+  return std::stol(k);
+}
+
 struct TraceBuilder {
   json events = json::array();
+  std::map<uint64_t, std::string> execute_names;  // execute track -> "execute #i"
+  std::map<uint64_t, bool> thread_tracks;         // thread tracks named so far
 
   json args_of(const ProfileEventRecord& e) {
     json a = {{"type", e.type}, {"value", e.value}, {"unit", unit_name(e.unit)}};
@@ -51,6 +64,12 @@ struct TraceBuilder {
     std::vector<const ProfileEventRecord*> nodes, others, copies_in, copies_out;
     for (const auto& s : e.sub_events) {
       if (!is_time(s)) continue;
+      // A node's per-thread times go to that thread's own track, from the
+      // node's start (a thread's share of a node has no start of its own).
+      if (const long k = thread_of(e, s); k >= 0) {
+        thread_slice(e, s, ts, std::min(s.value, dur), tid, static_cast<uint64_t>(k), cat);
+        continue;
+      }
       if (s.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE && device == nullptr) device = &s;
       else if (s.type == QNN_PROFILE_EVENTTYPE_NODE) nodes.push_back(&s);
       // openhtp's transport copies ("copy in time", "copy out time") happen
@@ -87,6 +106,21 @@ struct TraceBuilder {
     }
   }
 
+  void thread_slice(const ProfileEventRecord& node, const ProfileEventRecord& s, uint64_t ts, uint64_t dur,
+                    uint64_t node_tid, uint64_t k, const std::string& cat) {
+    // Node slices sit on an execute's track; its threads' tracks hang off it.
+    const uint64_t exec_tid = node_tid % kThreadTrackStride;
+    const uint64_t tid = exec_tid + (k + 1) * kThreadTrackStride;
+    if (!thread_tracks[tid]) {
+      thread_tracks[tid] = true;
+      const auto name = execute_names.find(exec_tid);
+      metadata("thread_name", tid, (name != execute_names.end() ? name->second : std::string("execute")) + " " +
+                                       kThreadPrefix + std::to_string(k));
+    }
+    events.push_back({{"name", node.identifier}, {"cat", cat}, {"ph", "X"}, {"ts", ts}, {"dur", dur}, {"pid", kPid},
+                      {"tid", tid}, {"args", {{"thread", s.identifier}, {"cpu time (us)", s.value}}}});
+  }
+
   void counter(const ProfileEventRecord& e, uint64_t ts, uint64_t tid) {
     json a = json::object();
     for (const auto& s : e.sub_events) {
@@ -117,7 +151,10 @@ json chrome_trace(const ProfileLog& log) {
   for (const auto& p : log.phases()) {
     const bool execute = p.phase == "execute";
     const uint64_t tid = execute ? kFirstExecuteTid + p.index : kSetupTid;
-    if (execute) b.metadata("thread_name", tid, "execute #" + std::to_string(p.index));
+    if (execute) {
+      b.execute_names[tid] = "execute #" + std::to_string(p.index);
+      b.metadata("thread_name", tid, b.execute_names[tid]);
+    }
     // A top-level event at least as long as all the others together (a
     // tool's own "NetRun" time around the backend's events) is the phase's
     // envelope: the others lie inside it, at its end.
