@@ -98,8 +98,10 @@ onnx_status=0
 # for the benchmark only (never for the build or the tests). Without node, npm
 # or the network the peer is skipped, with one line that says why.
 ort_args=()
+ort_setup_done=
 setup_ort_peer() {
   local dir="$build/ort_peer" want have
+  ort_setup_done=1
   if ! command -v node >/dev/null 2>&1; then
     echo "ONNX Runtime peer skipped: node not found (apt-get install nodejs npm)"
     return
@@ -172,11 +174,72 @@ else
   fi
 fi
 
+# LLM decoding: models/tinylm (a 4-block decoder-only LM, or the folder in
+# $LLM_BENCH_MODEL) through examples/llm_decode.cpp, float and uint8, against
+# ONNX Runtime on the same prefill.onnx / decode.onnx (bench/ort_peer/llm.js,
+# the same greedy decode). The binaries are converted into
+# <build-dir>/llm_bench (uint8 calibrated on the inputs the float run
+# dumps), one per --num_hvx_threads; bench/llm_bench.py interleaves the
+# engines' repetitions ($LLM_BENCH_REPS, 7) and prints tokens/s (decode steps
+# only) with the ratio to ORT. About a minute.
+llm_model=$(cd "${LLM_BENCH_MODEL:-$here/../models/tinylm}" 2>/dev/null && pwd || echo "${LLM_BENCH_MODEL:-$here/../models/tinylm}")
+llm_example="$build/bin/example_llm_decode"
+llm_dir="$build/llm_bench"
+llm_status=0
+echo
+if [[ ! -f "$llm_model/prefill.onnx" || ! -f "$llm_model/decode.onnx" || ! -f "$llm_model/expected.txt" ]]; then
+  echo "LLM decoding skipped: $llm_model has no prefill.onnx, decode.onnx and expected.txt" \
+       "(/usr/bin/python3 models/tinylm/make_tinylm.py makes them)"
+elif [[ ! -x "$llm_example" || ! -x "$converter" ]]; then
+  echo "$llm_example or $converter not found: build them with ninja -C $build bench_llm_decode" >&2
+  exit 1
+else
+  mkdir -p "$llm_dir/calib"
+  llm_convert() {  # <kind> <threads> [converter flags...]: one binary, its log kept next to it
+    local kind=$1 t=$2 out="$llm_dir/tinylm_$1_t$2.bin"
+    shift 2
+    rm -f "$out"
+    if ! "$converter" -i "$llm_model/prefill.onnx" -i "$llm_model/decode.onnx" -o "$out" \
+        --weight_sharing_enabled --num_hvx_threads "$t" "$@" >"$llm_dir/tinylm_${kind}_t$t.convert.log" 2>&1; then
+      rm -f "$out"
+      echo "tinylm $kind ${t}T: qnn-onnx-converter failed:" \
+           "$(grep -m1 -iE 'error|unsupported|fail' "$llm_dir/tinylm_${kind}_t$t.convert.log" ||
+              tail -n1 "$llm_dir/tinylm_${kind}_t$t.convert.log")"
+      return 1
+    fi
+  }
+  for t in 1 2; do llm_convert fp32 "$t" || llm_status=1; done
+  # The uint8 binaries: calibrated on what the float graphs see (the
+  # example's --dump_calibration: the prompts and four decode steps each).
+  rm -f "$llm_dir"/calib/*
+  if [[ -f "$llm_dir/tinylm_fp32_t1.bin" ]] &&
+     "$llm_example" --binary "$llm_dir/tinylm_fp32_t1.bin" --data "$llm_model" \
+       --dump_calibration "$llm_dir/calib" >"$llm_dir/calibration.log" 2>&1; then
+    for t in 1 2; do
+      (cd "$llm_dir/calib" && llm_convert uint8 "$t" --input_list prefill_list.txt --input_list decode_list.txt \
+         --use_per_channel_quantization --preserve_io datatype) || true
+    done
+  else
+    echo "tinylm uint8: no calibration data (example_llm_decode --dump_calibration failed:" \
+         "$(grep -m1 -E 'FAILED' "$llm_dir/calibration.log" 2>/dev/null || echo 'no float binary'))"
+  fi
+  [[ -n "$ort_setup_done" ]] || setup_ort_peer
+  llm_ort=()
+  ((${#ort_args[@]})) && llm_ort=(--ort-runner "$here/ort_peer/llm.js" --ort-node-path "$build/ort_peer/node_modules")
+  timeout 600 python3 "$here/llm_bench.py" --data "$llm_model" --binaries "$llm_dir" --example "$llm_example" \
+    --threads 1,2 --reps "${LLM_BENCH_REPS:-7}" --json "$llm_dir/llm_bench.json" ${llm_ort[@]+"${llm_ort[@]}"} ||
+    llm_status=$?
+fi
+
 if ((nonrpc_status != 0)); then
   echo "bench_nonrpc failed (exit status $nonrpc_status): see its output above" >&2
   exit 1
 fi
 if ((onnx_status != 0)); then
   echo "bench_onnx_models failed (exit status $onnx_status): see its output above" >&2
+  exit 1
+fi
+if ((llm_status != 0)); then
+  echo "LLM decoding benchmark failed (exit status $llm_status): see its output above" >&2
   exit 1
 fi
