@@ -93,7 +93,9 @@ bool import_model(const PreparedModel& prepared, const ImportOptions& options, c
       return false;
     }
     std::map<std::string, TensorRange> ranges;
-    if (!calibrate(api, backend, desc, options.calibration, &ranges, error, options.progress)) return false;
+    CalibrationOptions co = options.calibration_options;
+    co.bitwidth = options.quant.act_bitwidth;
+    if (!calibrate(api, backend, desc, options.calibration, &ranges, error, options.progress, co)) return false;
     std::vector<std::string> notes;
     if (!quantize_graph(&desc, ranges, prepared.encoding_overrides, options.quant, error, prepared.qdq_weights,
                         &notes)) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "QnnInterface.h"
+#include "onnx/calibration.h"
 #include "onnx/graph_submit.h"
 #include "onnx/model.h"
 #include "onnx/progress.h"
@@ -35,6 +36,9 @@ struct ImportOptions {
   // Quantized conversion: on when calibration samples are given.
   bool quantize = false;
   QuantOptions quant;
+  // --act_quantizer_calibration / --percentile_calibration_value (the
+  // bitwidth an MSE range is chosen for is quant.act_bitwidth).
+  CalibrationOptions calibration_options;
   // samples[k][i]: float32 bytes of graph input i for inference k.
   std::vector<std::vector<std::vector<uint8_t>>> calibration;
   bool keep_quant_nodes = false;  // quantized: keep QuantizeLinear/DequantizeLinear as ops

@@ -114,6 +114,9 @@ std::string keep_qdq_weight(QTensor* w, const QdqWeight& src, std::optional<int3
 Encoding asymmetric_encoding(float min, float max, int bitwidth) {
   // The range must contain 0 (zero exactly representable) and be at least
   // 1e-4 wide.
+  // Never a scale from ±inf or nan: a non-finite end counts as 0.
+  if (!std::isfinite(min)) min = 0.0f;
+  if (!std::isfinite(max)) max = 0.0f;
   double lo = std::min(0.0, static_cast<double>(min)), hi = std::max(0.0, static_cast<double>(max));
   if (hi - lo < 1e-4) hi = lo + 1e-4;
   const double steps = std::pow(2.0, bitwidth) - 1.0;
@@ -129,7 +132,9 @@ Encoding asymmetric_encoding(float min, float max, int bitwidth) {
 
 Encoding symmetric_encoding(const std::vector<float>& values) {
   float m = 0.0f;
-  for (float v : values) m = std::max(m, std::fabs(v));
+  for (float v : values) {
+    if (std::isfinite(v)) m = std::max(m, std::fabs(v));
+  }
   Encoding e;
   e.kind = Encoding::Kind::kPerTensor;
   e.scale = std::max(m / 127.0f, 1e-8f);
@@ -145,7 +150,7 @@ Encoding symmetric_per_axis_encoding(const std::vector<float>& values, const std
   std::vector<float> m(channels, 0.0f);
   for (size_t i = 0; i < values.size(); ++i) {
     const size_t c = (i / inner) % channels;
-    m[c] = std::max(m[c], std::fabs(values[i]));
+    if (std::isfinite(values[i])) m[c] = std::max(m[c], std::fabs(values[i]));
   }
   Encoding e;
   e.kind = Encoding::Kind::kPerAxis;
@@ -174,8 +179,11 @@ std::vector<uint8_t> quantize_values(const std::vector<float>& values, const std
       scale = enc.scales[c];
       offset = enc.offsets[c];
     }
-    const double q = std::nearbyint(static_cast<double>(values[i]) / scale) - offset;  // half to even
-    const int64_t v = std::clamp<int64_t>(static_cast<int64_t>(q), lo, hi);
+    // Half to even; ±inf (and beyond-range values) saturate, nan is the zero
+    // point. Clamped as a double: no out-of-range float-to-integer cast.
+    const double x = static_cast<double>(values[i]);
+    const double q = std::isnan(x) ? -static_cast<double>(offset) : std::nearbyint(x / scale) - offset;
+    const int64_t v = static_cast<int64_t>(std::clamp(q, static_cast<double>(lo), static_cast<double>(hi)));
     if (esize == 1) {
       out[i] = static_cast<uint8_t>(v);
     } else if (esize == 2) {
@@ -230,7 +238,14 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
         *error = "no calibration range for tensor '" + t.name + "'";
         return false;
       }
-      t.encoding = asymmetric_encoding(it->second.min, it->second.max, options.act_bitwidth);
+      const TensorRange& r = it->second;
+      t.encoding = asymmetric_encoding(r.min, r.max, options.act_bitwidth);
+      if ((r.neg_inf || r.pos_inf) && notes != nullptr) {
+        notes->push_back("tensor '" + t.name + "': calibration saw " +
+                         (r.neg_inf && r.pos_inf ? "-inf and +inf" : r.neg_inf ? "-inf" : "+inf") +
+                         "; encoded on the finite range [" + std::to_string(r.min) + ", " + std::to_string(r.max) +
+                         "], infinities saturate");
+      }
     }
     t.dtype = act_dt;
     return true;
@@ -272,6 +287,22 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     w.dtype = QNN_DATATYPE_SFIXED_POINT_8;
     w.data = quantize_values(v, w.dims, w.encoding, w.dtype);
   }
+  // MatMul's static in[1] with per_channel: symmetric per output column.
+  for (const QNode& n : graph->nodes) {
+    if (!options.per_channel || n.type != QNN_OP_MAT_MUL || n.inputs.size() < 2) continue;
+    QTensor& w = *graph->find(n.inputs[1]);
+    if (w.type != QNN_TENSOR_TYPE_STATIC || w.dtype != QNN_DATATYPE_FLOAT_32 || w.dims.size() < 2) continue;
+    if (!w.source_constant.empty() && qdq_weights.count(w.source_constant) != 0) continue;  // step 3 keeps it
+    bool transpose_in1 = false;
+    for (const QParam& p : n.params) {
+      if (p.name == QNN_OP_MAT_MUL_PARAM_TRANSPOSE_IN1 && !p.is_tensor) transpose_in1 = p.scalar.bool8Value != 0;
+    }
+    const int32_t axis = static_cast<int32_t>(w.dims.size()) - (transpose_in1 ? 2 : 1);
+    const std::vector<float> v = floats_of(w);
+    w.encoding = symmetric_per_axis_encoding(v, w.dims, axis);
+    w.dtype = QNN_DATATYPE_SFIXED_POINT_8;
+    w.data = quantize_values(v, w.dims, w.encoding, w.dtype);
+  }
   for (const QNode& n : graph->nodes) {
     if (!is_weighted(n.type) || n.inputs.size() < 3 || n.inputs[2].empty()) continue;
     QTensor& b = *graph->find(n.inputs[2]);
@@ -300,6 +331,14 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     b.dtype = QNN_DATATYPE_SFIXED_POINT_32;
     b.data = quantize_values(v, b.dims, e, b.dtype);
   }
+  // Largest finite magnitude of the calibrated activations: ±inf in a
+  // constant is extended beyond it so it saturates what it meets.
+  float activation_magnitude = 0.0f;
+  for (const auto& [name, r] : ranges) {
+    if (std::isfinite(r.min) && std::isfinite(r.max)) {
+      activation_magnitude = std::max({activation_magnitude, std::fabs(r.min), std::fabs(r.max)});
+    }
+  }
   // 3. Remaining static float tensors (MatMul's constant operand, constants
   // of element-wise ops, ...). One behind a DequantizeLinear keeps its QDQ
   // integers and encoding (per tensor, or per axis on whichever axis it has).
@@ -315,9 +354,29 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     }
     const std::vector<float> v = floats_of(t);
     float lo = 0.0f, hi = 0.0f;
+    bool neg_inf = false, pos_inf = false, nan = false;
     for (float x : v) {
-      lo = std::min(lo, x);
-      hi = std::max(hi, x);
+      if (std::isnan(x)) {
+        nan = true;
+      } else if (std::isinf(x)) {
+        (x < 0 ? neg_inf : pos_inf) = true;
+      } else {
+        lo = std::min(lo, x);
+        hi = std::max(hi, x);
+      }
+    }
+    if (neg_inf || pos_inf) {
+      const float big = 2.0f * std::max({activation_magnitude, std::fabs(lo), std::fabs(hi), 1.0f});
+      if (neg_inf) lo = std::min(lo, -big);
+      if (pos_inf) hi = std::max(hi, big);
+    }
+    if ((neg_inf || pos_inf || nan) && notes != nullptr) {
+      std::string what = neg_inf ? "-inf" : "";
+      if (pos_inf) what += std::string(what.empty() ? "" : ", ") + "+inf";
+      if (nan) what += std::string(what.empty() ? "" : ", ") + "nan";
+      notes->push_back("constant '" + (t.source_constant.empty() ? t.name : t.source_constant) + "' holds " + what +
+                       ": encoded on [" + std::to_string(lo) + ", " + std::to_string(hi) + "]" +
+                       (neg_inf || pos_inf ? ", infinities saturate to its ends" : "") + (nan ? ", nan as 0" : ""));
     }
     t.encoding = asymmetric_encoding(lo, hi, 8);
     t.dtype = QNN_DATATYPE_UFIXED_POINT_8;

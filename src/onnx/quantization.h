@@ -10,6 +10,16 @@
 //    FullyConnected): SFIXED_POINT_8 symmetric, scale = max|w| / 127, offset
 //    0; per output channel (AXIS_SCALE_OFFSET on the output-channel axis)
 //    with per_channel, else per tensor;
+//  * with per_channel, a static input 1 of MatMul (not behind a
+//    DequantizeLinear) is a weight too: SFIXED_POINT_8 symmetric per output
+//    column (axis rank-1, rank-2 with transpose_in1), no bias;
+//  * non-finite values: nan and ±inf never enter a scale. A static tensor's
+//    range is that of its finite values; where it holds -inf (+inf) the
+//    range is extended on that side to 2 x the largest finite magnitude of
+//    the tensor and of every calibrated activation (at least 1), so -inf
+//    becomes the lowest code and saturates whatever it is added to (a
+//    causal mask of 0 / -inf stays a mask). A calibrated range that saw ±inf
+//    is the finite range, ±inf saturating to its ends. Each gets a note;
 //  * bias (input 2 of those ops): SFIXED_POINT_32, scale = in_scale *
 //    w_scale (per channel when the weights are), offset 0;
 //  * other static float tensors (element-wise constants, norm gammas):
@@ -34,9 +44,14 @@
 
 namespace openhtp::onnx_import {
 
+// A calibrated range (finite; ±inf seen during calibration is flagged, the
+// encoding then saturates it to the end of the range).
 struct TensorRange {
   float min = 0.0f;
   float max = 0.0f;
+  bool neg_inf = false;
+  bool pos_inf = false;
+  bool finite_seen = true;  // false: only non-finite values were seen
 };
 
 // A weight as the QDQ model stores it: DequantizeLinear(values, scales,

@@ -120,6 +120,8 @@ int main(int argc, char** argv) {
   io.quant.weights_bitwidth = opt.weights_bitwidth;
   io.quant.bias_bitwidth = opt.bias_bitwidth;
   io.quant.per_channel = opt.per_channel;
+  parse_calibration_method(opt.act_calibration, &io.calibration_options.method);
+  io.calibration_options.percentile = opt.percentile_value;
   io.progress = progress_printer();
 
   std::vector<ModelJob> jobs(opt.input_networks.size());

@@ -58,7 +58,8 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
   for (auto& s : args) av.push_back(s.data());
   openhtp::tools::CommandLine cl;
   std::set<std::string> value_options = {"--input_network", "--output_path", "--input_list", "--act_bitwidth", "--num_hvx_threads",
-                                         "--weights_bitwidth", "--bias_bitwidth", "--preserve_io"};
+                                         "--weights_bitwidth", "--bias_bitwidth", "--preserve_io",
+                                         "--act_quantizer_calibration", "--percentile_calibration_value"};
   value_options.insert(kFlags.begin(), kFlags.end());
   value_options.insert(kPairs.begin(), kPairs.end());
   if (!openhtp::tools::scan_command_line(static_cast<int>(av.size()), av.data(), value_options, &cl, error)) {
@@ -87,6 +88,26 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
       }
     }
     else if (opt == "--use_per_channel_quantization") out->per_channel = true;
+    else if (opt == "--act_quantizer_calibration") {
+      if (value != "min-max" && value != "minmax" && value != "percentile" && value != "mse") {
+        *error = "unsupported --act_quantizer_calibration '" + value + "' (min-max, percentile or mse)";
+        return false;
+      }
+      out->act_calibration = value == "minmax" ? "min-max" : value;
+    } else if (opt == "--percentile_calibration_value") {
+      double v = 0.0;
+      size_t used = 0;
+      try {
+        v = std::stod(value, &used);
+      } catch (...) {
+        used = 0;
+      }
+      if (used == 0 || used != value.size() || !(v > 50.0 && v <= 100.0)) {
+        *error = "invalid --percentile_calibration_value '" + value + "' (expected a number in (50, 100])";
+        return false;
+      }
+      out->percentile_value = v;
+    }
     else if (opt == "--keep_quant_nodes") out->keep_quant_nodes = true;
     else if (opt == "--disable_batchnorm_folding") out->disable_batchnorm_folding = true;
     else if (opt == "--num_hvx_threads") {
@@ -174,7 +195,16 @@ const char* usage_text() {
          "  --act_bitwidth 8|16              activation bits (default 8)\n"
          "  --weights_bitwidth 8             weight bits (default 8)\n"
          "  --bias_bitwidth 32               bias bits (default 32)\n"
-         "  --use_per_channel_quantization   per-output-channel weight encodings\n"
+         "  --use_per_channel_quantization   per-output-channel weight encodings (Conv, FC, and\n"
+         "                                   MatMul's constant operand: one per output column)\n"
+         "  --act_quantizer_calibration min-max|percentile|mse\n"
+         "                                   activation ranges from the calibration values:\n"
+         "                                   min-max (default) their min and max; percentile\n"
+         "                                   the (100-p)th..p-th percentiles; mse the clipping\n"
+         "                                   range of least expected quantization error\n"
+         "                                   (histogram per tensor, inputs run twice)\n"
+         "  --percentile_calibration_value <p>\n"
+         "                                   p for percentile, in (50, 100] (default 99.99)\n"
          "  --preserve_io [layout|datatype] [names..]\n"
          "                                   datatype: the named graph inputs/outputs (all\n"
          "                                   when none are named) stay float32, with a\n"

@@ -21,6 +21,8 @@ struct Options {
   int bias_bitwidth = 32;
   int num_hvx_threads = 0;                                // --num_hvx_threads (openhtp): graph config in the binary
   bool per_channel = false;                               // --use_per_channel_quantization
+  std::string act_calibration = "min-max";               // --act_quantizer_calibration min-max|percentile|mse
+  double percentile_value = 99.99;                        // --percentile_calibration_value
   bool keep_quant_nodes = false;
   // --preserve_io [layout|datatype] [names...]: quantized graph I/O stays float
   // (datatype; all I/O when no names follow). Layout is always preserved here.
