@@ -2,7 +2,7 @@
 //
 // Ops are grouped by family, each group listed in its own file under
 // reference/ (core_group.cpp, math_group.cpp, norm_group.cpp,
-// layout_group.cpp, indexing_group.cpp, sequence_group.cpp, detection_group.cpp) so that a family's ops are added in one place.
+// layout_group.cpp, indexing_group.cpp, sequence_group.cpp, detection_group.cpp, misc_group.cpp) so that a family's ops are added in one place.
 #pragma once
 
 #include <new>
@@ -21,6 +21,7 @@ std::vector<OpDef> layout_group();  // conv/pool variants, data movement, resize
 std::vector<OpDef> indexing_group();  // index and shape ops: gather/scatter, tile, depth-to-space, select, ...
 std::vector<OpDef> sequence_group();  // recurrent ops: Lstm, Gru
 std::vector<OpDef> detection_group();  // boxes: non-max suppression, RoI pooling, box transforms
+std::vector<OpDef> misc_group();  // shape ops, NV12/NV21 to RGB, patches (Im2Col, Col2Im, ExtractPatches), Hadamard
 
 OpDef elementwise_add_def();
 OpDef elementwise_multiply_def();

@@ -1,5 +1,7 @@
 // The op table, prepare_node(), and the small out-of-line members of op.h's
 // structs.
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "ops/op.h"
@@ -30,7 +32,7 @@ std::span<const OpDef> all_ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> ops;
     for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group,
-                       detail::indexing_group, detail::sequence_group, detail::detection_group}) {
+                       detail::indexing_group, detail::sequence_group, detail::detection_group, detail::misc_group}) {
       for (OpDef& d : group()) ops.push_back(d);
     }
     return ops;
@@ -47,6 +49,26 @@ const OpDef* find_op(std::string_view type_name) {
 
 namespace {
 
+// Op types of QnnOpDef.h this backend refuses on purpose, with the reason
+// (docs/ops.md "Not implemented"); every other unknown type gets the generic
+// line.
+std::string_view refusal_reason(std::string_view type) {
+  struct Refusal {
+    std::string_view type, reason;
+  };
+  static constexpr Refusal kRefused[] = {
+      {"If", "control flow: it runs one of two subgraphs (then_graph / else_graph), and a graph here is one "
+             "static node list"},
+      {"Buffer", "it keeps state across graphExecute calls (a sliding buffer of past inputs), and nodes here are "
+                 "stateless between executes"},
+      {"RandomUniformLike", "its output is random: no golden model can state the expected values"},
+  };
+  for (const Refusal& r : kRefused) {
+    if (r.type == type) return r.reason;
+  }
+  return {};
+}
+
 Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<OpKernel>* kernel,
                     std::string* impl) {
   const OpDef* def = find_op(given.type);
@@ -61,6 +83,10 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
     node.parsed = &parsed;
   }
   if (def == nullptr) {
+    if (std::string_view why = refusal_reason(node.type); !why.empty()) {
+      return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
+                                 std::string(node.type) + "' is not supported by openhtp: " + std::string(why));
+    }
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
                                std::string(node.type) + "' is not in this backend's op package " +
                                std::string(kPackageName));

@@ -130,6 +130,40 @@ void store_int(uint32_t dt, void* p, size_t i, int64_t v) {
   }
 }
 
+// Per-tensor conversions with the element type known: the same arithmetic
+// as quantize_one and to_float's loop (double division, round half to even,
+// saturation; NaN to lo), without a type switch per element — the type
+// adapter and Quantize/Dequantize of large tensors spend their time here.
+template <typename T>
+void quantize_typed(const float* src, size_t n, double scale, double offset, double lo, double hi, void* dst) {
+  T* out = static_cast<T*>(dst);
+  for (size_t i = 0; i < n; ++i) {
+    double q = std::nearbyint(static_cast<double>(src[i]) / scale) - offset;
+    q = !(q >= lo) ? lo : (q > hi ? hi : q);
+    out[i] = static_cast<T>(q);
+  }
+}
+
+template <typename T>
+void dequantize_typed(const void* src, size_t n, double scale, int64_t offset, float* dst) {
+  const T* in = static_cast<const T*>(src);
+  for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((static_cast<int64_t>(in[i]) + offset) * scale);
+}
+
+// Calls f.template operator()<T>() with T the storage type of a fixed-point
+// dtype (false: not a fixed-point type).
+template <typename F>
+bool with_storage_type(uint32_t dt, F&& f) {
+  switch (dt) {
+    case dtype::kUfixed8: f.template operator()<uint8_t>(); return true;
+    case dtype::kSfixed8: f.template operator()<int8_t>(); return true;
+    case dtype::kUfixed16: f.template operator()<uint16_t>(); return true;
+    case dtype::kSfixed16: f.template operator()<int16_t>(); return true;
+    case dtype::kSfixed32: f.template operator()<int32_t>(); return true;
+    default: return false;
+  }
+}
+
 // Channel of element i for a per-channel encoding: (i / inner) % channels.
 struct ChannelIndex {
   size_t inner = 1, channels = 1;
@@ -156,7 +190,10 @@ void to_float(const TensorDesc& t, const void* src, float* dst) {
     if (!t.quant.per_channel()) {
       const double scale = t.quant.scale;
       const int64_t offset = t.quant.offset;
-      for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((load_int(t.dtype, src, i) + offset) * scale);
+      const bool typed = with_storage_type(t.dtype, [&]<typename T>() { dequantize_typed<T>(src, n, scale, offset, dst); });
+      if (!typed) {
+        for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((load_int(t.dtype, src, i) + offset) * scale);
+      }
     } else {
       const ChannelIndex ch(t);
       for (size_t i = 0; i < n; ++i) {
@@ -183,7 +220,14 @@ void from_float(const TensorDesc& t, const float* src, void* dst) {
   const int64_t lo = qmin(t.dtype), hi = qmax(t.dtype);
   if (is_fixed_point(t.dtype) && t.quant.present) {
     if (!t.quant.per_channel()) {
-      for (size_t i = 0; i < n; ++i) store_int(t.dtype, dst, i, quantize_one(src[i], t.quant.scale, t.quant.offset, lo, hi));
+      const bool typed = with_storage_type(t.dtype, [&]<typename T>() {
+        quantize_typed<T>(src, n, t.quant.scale, t.quant.offset, static_cast<double>(lo), static_cast<double>(hi), dst);
+      });
+      if (!typed) {
+        for (size_t i = 0; i < n; ++i) {
+          store_int(t.dtype, dst, i, quantize_one(src[i], t.quant.scale, t.quant.offset, lo, hi));
+        }
+      }
     } else {
       const ChannelIndex ch(t);
       for (size_t i = 0; i < n; ++i) {
