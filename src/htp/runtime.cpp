@@ -821,7 +821,9 @@ class Preemption final : public YieldPoint {
 Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs,
                                std::span<const ExecBinding> outputs, ExecResult* result, const CallControl* control) {
   HtpScheduler::Ticket ticket;
+  uint64_t queued_since = 0;
   if (!sched_.try_acquire(ticket)) {
+    queued_since = interval_ticks();
     // Someone holds or waits for the HTP: queue at the graph's priority.
     {
       std::lock_guard lock(mu_);
@@ -863,6 +865,7 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   ticket.region = cm.external_spill_fill ? static_cast<const void*>(cm.external_spill_fill->data())
                                          : static_cast<const void*>(&cm);
   *result = ExecResult{};
+  if (queued_since != 0) result->queue_wait_ns = interval_ns(interval_ticks() - queued_since);
   Preemption preemption(sched_, ticket, cm, vtcm_.data(), graph_id, options_.observer, result,
                         control != nullptr && control->bounded() ? control : nullptr);
   struct Observed final : YieldPoint {
@@ -886,6 +889,7 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   const uint64_t t0 = interval_ticks();
   const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
   result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
+  result->preempted_ns = interval_ns(preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());
   if (e == GraphError::kAborted) return Status::Error(QNN_GRAPH_ERROR_ABORTED, "graphExecute: " + message);
   if (e == GraphError::kTimedOut) return Status::Error(QNN_GRAPH_ERROR_TIMED_OUT, "graphExecute: " + message);

@@ -107,6 +107,9 @@ struct ExecResult {
   uint32_t yields = 0;
   uint64_t vtcm_saved_bytes = 0;  // over all yields (restored: the same)
   uint64_t vtcm_save_ns = 0, vtcm_restore_ns = 0;
+  // Waits: queued for the HTP before starting (another graph held it), and
+  // paused while higher-priority executes ran (preempted).
+  uint64_t queue_wait_ns = 0, preempted_ns = 0;
 };
 
 // A graph's priority: QNN's levels (QNN_PRIORITY_LOW 0 … CRITICAL_PLUS 500),

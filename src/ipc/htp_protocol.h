@@ -69,6 +69,18 @@ struct WireStatus {
   uint32_t vtcm_save_ns = 0;
   uint32_t vtcm_restore_ns = 0;
 };
+// An execute's waits, in `id` of its successful status (which names no
+// object): microseconds queued for the HTP in the low half, paused by
+// preemption in the high half, each saturating.
+inline uint64_t pack_exec_waits(uint64_t queue_wait_ns, uint64_t preempted_ns) {
+  const uint64_t q = std::min<uint64_t>(queue_wait_ns / 1000, UINT32_MAX);
+  const uint64_t p = std::min<uint64_t>(preempted_ns / 1000, UINT32_MAX);
+  return q | (p << 32);
+}
+inline void unpack_exec_waits(uint64_t id, uint64_t* queue_wait_ns, uint64_t* preempted_ns) {
+  *queue_wait_ns = (id & UINT32_MAX) * 1000;
+  *preempted_ns = (id >> 32) * 1000;
+}
 // 40 bytes: small enough for FastRPC to return it inside the slot's response
 // cache line (ipc::kInlineOutBytes), so a successful call costs the client one
 // line read. The text of a failure is fetched with kErrorMessage(ticket).

@@ -684,6 +684,10 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_save_ns / 1000, "VTCM save time", {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_restore_ns / 1000,
          "VTCM restore time", {}},
+        // Waits on the DSP: queued behind another graph before starting, and
+        // paused while higher-priority executes ran.
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.queue_wait_ns / 1000, "queue wait time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.preempted_ns / 1000, "preempted time", {}},
     };
     std::vector<htp::StepTime> steps_after;
     if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&

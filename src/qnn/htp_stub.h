@@ -34,6 +34,7 @@ struct ExecReport {
   uint64_t bytes_copied_out = 0;
   uint64_t bytes_by_reference = 0;  // raw buffers the transport passed in place
   uint64_t copy_in_ns = 0, copy_out_ns = 0;  // time copying them through the transport
+  uint64_t queue_wait_ns = 0, preempted_ns = 0;  // waits on the DSP (htp::ExecResult)
 };
 
 class HtpStub {

@@ -150,6 +150,7 @@ class FastRpcStub final : public HtpStub {
     report->vtcm_saved_bytes = st.vtcm_saved_bytes;
     report->vtcm_save_ns = st.vtcm_save_ns;
     report->vtcm_restore_ns = st.vtcm_restore_ns;
+    if (e == QNN_SUCCESS) wire::unpack_exec_waits(st.id, &report->queue_wait_ns, &report->preempted_ns);
     return e;
   }
 

@@ -98,6 +98,8 @@ class InProcessStub final : public HtpStub {
     for (const auto& b : outputs) in_place += b.mem_id == 0 ? b.bytes : 0;
     *r = ExecReport{res.exec_ns, res.threads, res.yields, res.vtcm_saved_bytes, res.vtcm_save_ns, res.vtcm_restore_ns,
                     0, 0, in_place};
+    r->queue_wait_ns = res.queue_wait_ns;
+    r->preempted_ns = res.preempted_ns;
     return QNN_SUCCESS;
   }
 

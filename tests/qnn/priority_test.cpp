@@ -97,6 +97,8 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
     if (low_events["Num times yield occurred"] > 0) {
       preempted = true;
       EXPECT_GT(low_events["VTCM saved on yield"], 0u);  // the chain's live tensor
+      // Paused while the high execute ran: a wait of its own in the profile.
+      EXPECT_GT(low_events["preempted time"], 0u);
     }
   }
   EXPECT_TRUE(preempted) << "the high-priority execute never landed inside the low one in 30 attempts";
@@ -107,16 +109,23 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
   gp.priority = QNN_PRIORITY_CRITICAL;
   const QnnGraph_Config_t* gcfg[] = {&gp, nullptr};
   ASSERT_EQ(api().graphSetConfig(low, gcfg), QNN_SUCCESS);
+  bool queued = false;
   for (int attempt = 0; attempt < 5; ++attempt) {
-    std::map<std::string, uint64_t> low_events;
+    std::map<std::string, uint64_t> low_events, high_events;
     bool low_ok = false, high_ok = false;
     std::thread t([&] { low_events = run(low, &low_ok); });
     std::this_thread::sleep_for(std::chrono::microseconds(300));
-    run(high, &high_ok);
+    high_events = run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok && high_ok);
     EXPECT_EQ(low_events["Num times yield occurred"], 0u);
+    EXPECT_EQ(low_events["preempted time"], 0u);
+    // The high execute, submitted while the long one held the HTP, waited
+    // for it: "queue wait time" (unless it came after the long one ended).
+    ASSERT_EQ(high_events.count("queue wait time"), 1u);
+    queued = queued || high_events["queue wait time"] > 0;
   }
+  EXPECT_TRUE(queued) << "in 5 attempts the high execute never waited for the long one";
   gp.priority = static_cast<Qnn_Priority_t>(501);
   EXPECT_EQ(api().graphSetConfig(low, gcfg), QNN_GRAPH_ERROR_INVALID_ARGUMENT);
   api().contextFree(low_ctx, nullptr);

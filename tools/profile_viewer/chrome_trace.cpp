@@ -73,9 +73,15 @@ struct TraceBuilder {
       if (s.type == QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE && device == nullptr) device = &s;
       else if (s.type == QNN_PROFILE_EVENTTYPE_NODE) nodes.push_back(&s);
       // openhtp's transport copies ("copy in time", "copy out time") happen
-      // before and after the accelerator's part, beside it, not inside.
-      else if (s.value > 0 && s.identifier.rfind("copy in", 0) == 0) copies_in.push_back(&s);
-      else if (s.value > 0 && s.identifier.rfind("copy out", 0) == 0) copies_out.push_back(&s);
+      // before and after the accelerator's part, beside it, not inside; so
+      // does a wait for the HTP ("queue wait time": before it started) and
+      // the time it was paused for higher-priority executes ("preempted
+      // time": its accelerator time leaves it out; drawn after it).
+      else if (s.value > 0 && (s.identifier.rfind("copy in", 0) == 0 || s.identifier.rfind("queue wait", 0) == 0)) {
+        copies_in.push_back(&s);
+      } else if (s.value > 0 && (s.identifier.rfind("copy out", 0) == 0 || s.identifier.rfind("preempted", 0) == 0)) {
+        copies_out.push_back(&s);
+      }
       else if (s.value > 0) others.push_back(&s);
     }
     for (const ProfileEventRecord* a : adopted) {

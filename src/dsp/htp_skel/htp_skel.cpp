@@ -196,6 +196,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       st->vtcm_saved_bytes = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_saved_bytes, UINT32_MAX));
       st->vtcm_save_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_save_ns, UINT32_MAX));
       st->vtcm_restore_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_restore_ns, UINT32_MAX));
+      if (s.ok()) st->id = wire::pack_exec_waits(r.queue_wait_ns, r.preempted_ns);
       return s;
     }
     case wire::kQuery: {
