@@ -345,3 +345,18 @@ TEST(HtpProtocol, StepTimesRoundTripWithPerThreadTimes) {
 }
 
 }  // namespace
+
+namespace {
+
+// An execute's waits travel in its status's id, in microseconds, saturating.
+TEST(HtpProtocol, ExecuteWaitsPackIntoTheStatus) {
+  uint64_t q = 0, p = 0;
+  wire::unpack_exec_waits(wire::pack_exec_waits(1'234'567, 89'000), &q, &p);
+  EXPECT_EQ(q, 1'234'000u);
+  EXPECT_EQ(p, 89'000u);
+  wire::unpack_exec_waits(wire::pack_exec_waits(UINT64_MAX, 0), &q, &p);
+  EXPECT_EQ(q, uint64_t{UINT32_MAX} * 1000);
+  EXPECT_EQ(p, 0u);
+}
+
+}  // namespace
