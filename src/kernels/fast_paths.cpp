@@ -2,6 +2,7 @@
 
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
+#include "kernels/quantized_elementwise.h"
 #include "kernels/xnnpack_convolution.h"
 #include "kernels/xnnpack_paths.h"
 
@@ -23,6 +24,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
       {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},
       {"MatMul", "onednn", &onednn::prepare_matmul},
+      {"MatMul", "onednn-q8", &q8::prepare_matmul},  // 8-bit: dequantize, fp32 oneDNN, quantize
       {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
       {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},
       {"PoolAvg2d", "xnnpack", &xnn::prepare_pool_avg2d},
@@ -65,6 +67,27 @@ std::span<const ops::FastPath> fast_paths() {
       {"ElementWiseMaximum", "xnnpack", &xnn::prepare_maximum},
       {"ElementWiseMinimum", "xnnpack", &xnn::prepare_minimum},
       {"ElementWiseBinary", "xnnpack", &xnn::prepare_elementwise_binary},
+      // 8-bit binary ops (both inputs and the output 8-bit per-tensor, any
+      // broadcast): add/sub/mul/div as an exact vectorized loop, the rest as
+      // a table of the reference's answer for all 65536 code pairs
+      // (quantized_elementwise.h). After XNNPACK's qu8 add, which stays
+      // first for the adds it takes; the rest fell to the type adapter.
+      {"ElementWiseAdd", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseSubtract", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseMultiply", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseDivide", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseMaximum", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseMinimum", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseSquaredDifference", "lookup-table", &q8::prepare_binary},
+      {"ElementWisePower", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseFloorDiv", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseFmod", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseMod", "lookup-table", &q8::prepare_binary},
+      {"ElementWiseBinary", "lookup-table", &q8::prepare_binary},
+      // 8-bit ReduceMean (contiguous reduced axes) and Softmax (last axis):
+      // integer sums / an exp table per node (quantized_elementwise.h).
+      {"ReduceMean", "int8", &q8::prepare_reduce_mean},
+      {"Softmax", "int8", &q8::prepare_softmax},
       // fp32 activations and unary ops: exact loops, XNNPACK's unary
       // operators, or the reference on slices in parallel (xnnpack_unary.cpp).
       {"Relu", "xnnpack", &xnn::prepare_unary_f32},

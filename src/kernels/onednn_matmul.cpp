@@ -118,27 +118,59 @@ bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   bool ta = false, tb = false;
   if (const ops::Param* p = node.find_param("transpose_in0")) ta = p->i != 0;
   if (const ops::Param* p = node.find_param("transpose_in1")) tb = p->i != 0;
-  const size_t rank = y.dims.size();
+  size_t rank = y.dims.size();
   if (rank < 2 || a.dims.size() > rank || b.dims.size() > rank) return false;
   const bool has_bias = node.inputs.size() > 2 && node.inputs[2].present;
   if (has_bias && node.inputs[2].static_data == nullptr) return false;
 
-  const memory::desc src = operand(a.dims, rank, ta);
+  // [..., M, K] x [K, N] (a 2-D in[1], in[0] not transposed): the batch of
+  // GEMMs is one GEMM of batch * M rows, since in[0] and the output are
+  // row-major. PyTorch's attention exports its input projection as
+  // [128, 1, 256] x [256, 768]: 128 GEMVs against the same weights, which
+  // oneDNN ran as a batched matmul ~3x slower than the one GEMM.
+  std::vector<uint32_t> a_dims = a.dims, y_dims = y.dims;
+  if (b.dims.size() == 2 && !ta && a.dims.size() == rank && rank > 2) {
+    uint64_t rows = 1;
+    for (size_t i = 0; i + 1 < rank; ++i) rows *= a.dims[i];
+    if (rows <= UINT32_MAX) {
+      a_dims = {static_cast<uint32_t>(rows), a.dims.back()};
+      y_dims = {static_cast<uint32_t>(rows), y.dims.back()};
+      rank = 2;
+    }
+  }
+
+  const memory::desc src = operand(a_dims, rank, ta);
   const memory::desc wei = operand(b.dims, rank, tb);
-  const memory::desc dst(memory::dims(y.dims.begin(), y.dims.end()), dt::f32,
+  const memory::desc dst(memory::dims(y_dims.begin(), y_dims.end()), dt::f32,
                          rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
   if (rank > 4) return false;
   memory::dims bias_dims(rank, 1);
   bias_dims.back() = y.dims.back();
   const memory::desc bias_md(bias_dims, dt::f32, rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
-  const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, wei, bias_md, dst)
-                                        : dnnl::matmul::desc(src, wei, dst);
+  // Static 2-D weights are packed once into the layout oneDNN picks (as
+  // FullyConnected's are); anything else is bound as stored on every run.
+  const bool pack = b.static_data != nullptr && rank == 2;
+  const memory::desc wei_md = pack ? memory::desc(wei.dims(), dt::f32, tag::any) : wei;
+  const dnnl::matmul::desc d = has_bias ? dnnl::matmul::desc(src, wei_md, bias_md, dst)
+                                        : dnnl::matmul::desc(src, wei_md, dst);
   dnnl::primitive_attr attr = default_attr();
   add_epilogue(node, dst, &attr);
   const dnnl::matmul::primitive_desc pd(d, attr, engine());
   Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
   if (has_bias) ex.add_fixed(DNNL_ARG_BIAS, bias_memory(bias_md, node.inputs[2].static_data, y.dims.back()));
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
+  if (pack) {
+    memory w_packed(pd.weights_desc(), engine());
+    memory w_src(wei, engine(), const_cast<void*>(b.static_data));
+    dnnl::stream st(engine());
+    dnnl::reorder(w_src, w_packed).execute(st, w_src, w_packed);
+    st.wait();
+    ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+    const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
+    const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
+    *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node));
+    return true;
+  }
   const size_t w = ex.add_bound(DNNL_ARG_WEIGHTS, wei);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;

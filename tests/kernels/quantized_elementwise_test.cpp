@@ -1,0 +1,309 @@
+// The 8-bit binary tables, ReduceMean, Softmax and MatMul fast paths
+// (src/kernels/quantized_elementwise.h) against the reference kernel (the
+// type adapter around the float reference), over randomized shapes and
+// encodings at 1 and 2 threads. Binary tables: identical bytes (they are the
+// reference's answers). The others: within one step of the output's scale.
+#include "kernel_check.h"
+#include "ops/shape.h"
+
+namespace kernelstest {
+namespace {
+
+TensorDesc q8(uint32_t dt, std::vector<uint32_t> dims, float scale, int32_t offset) {
+  TensorDesc t = typed(dt, std::move(dims));
+  t.quant = Quant::per_tensor(scale, offset);
+  return t;
+}
+
+std::string dims_str(const std::vector<uint32_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+uint32_t pick_type(std::mt19937& rng) { return rand_int(rng, 0, 1) ? dtype::kUfixed8 : dtype::kSfixed8; }
+
+// A random 8-bit encoding whose real range is about [-range, range] shifted.
+TensorDesc random_q8(std::mt19937& rng, std::vector<uint32_t> dims, float range) {
+  const uint32_t dt = pick_type(rng);
+  const float scale = 2.0f * range / 255.0f * rand_float(rng, 0.5f, 1.5f);
+  const int32_t offset = dt == dtype::kUfixed8 ? -static_cast<int32_t>(rand_int(rng, 0, 255))
+                                               : static_cast<int32_t>(rand_int(rng, 0, 60)) - 30;
+  return q8(dt, std::move(dims), scale, offset);
+}
+
+// Dims of rank `rank` and, for the second input, the same with random axes
+// set to 1 (or dropped from the front): numpy broadcasting both ways.
+void random_broadcast_dims(std::mt19937& rng, std::vector<uint32_t>* a, std::vector<uint32_t>* b) {
+  const uint32_t rank = rand_int(rng, 1, 4);
+  std::vector<uint32_t> full(rank);
+  for (auto& d : full) d = rand_int(rng, 1, 9);
+  *a = full;
+  *b = full;
+  for (uint32_t i = 0; i < rank; ++i) {
+    const uint32_t r = rand_int(rng, 0, 5);
+    if (r == 0) (*a)[i] = 1;
+    if (r == 1) (*b)[i] = 1;
+  }
+  const uint32_t drop = rand_int(rng, 0, rank - 1);
+  if (rand_int(rng, 0, 1)) b->erase(b->begin(), b->begin() + drop);
+}
+
+// The comparisons below mean something only when the reference's outputs
+// are not all one saturated code; and a one-step difference should be the
+// exception (a rounding tie), not the rule.
+void expect_close_and_varied(const Bytes& fast, const Bytes& want, bool is_signed, const std::string& what) {
+  expect_within_1_lsb(fast, want, is_signed, what);
+  if (want.size() >= 64) {
+    std::vector<bool> seen(256, false);
+    size_t distinct = 0;
+    for (uint8_t b : want) distinct += !seen[b] ? (seen[b] = true, 1) : 0;
+    EXPECT_GE(distinct, 4u) << what << ": reference outputs barely vary";
+  }
+  size_t off = 0;
+  for (size_t i = 0; i < fast.size() && i < want.size(); ++i) off += fast[i] != want[i];
+  EXPECT_LE(off, fast.size() / 50 + 1) << what << ": " << off << " of " << fast.size() << " outputs one step off";
+}
+
+Bytes run_case(const Node& n, const std::vector<Bytes>& data, bool fast, size_t threads, const char* library) {
+  Case c{n, data, std::vector<bool>(data.size(), false)};
+  for (size_t i = 0; i < data.size(); ++i) c.is_static[i] = n.inputs[i].static_data != nullptr;
+  c.bind_static();
+  if (!fast) return run_reference(c);
+  ThreadEnv env(threads);
+  return run_fast(c, fast_path(n.type, library), env.env());
+}
+
+TEST(Quantized8Binary, MatchesReferenceExactlyOverRandomShapesAndEncodings) {
+  std::mt19937 rng(2024);
+  struct Op {
+    const char* type;
+    int operation;  // ElementWiseBinary's, or -1
+  };
+  const Op ops[] = {{"ElementWiseAdd", -1},     {"ElementWiseSubtract", -1},
+                    {"ElementWiseMultiply", -1}, {"ElementWiseDivide", -1},
+                    {"ElementWiseMaximum", -1},  {"ElementWiseMinimum", -1},
+                    {"ElementWisePower", -1},    {"ElementWiseSquaredDifference", -1},
+                    {"ElementWiseBinary", 16},   {"ElementWiseBinary", 13}};
+  for (int iter = 0; iter < 60; ++iter) {
+    const Op& op = ops[iter % std::size(ops)];
+    std::vector<uint32_t> da, db, dy;
+    random_broadcast_dims(rng, &da, &db);
+    size_t bad = 0;
+    ASSERT_TRUE(openhtp::ops::detail::broadcast_shape(da, db, &dy, &bad));
+    Node n{op.type, "bin", {random_q8(rng, da, 3.0f), random_q8(rng, db, 2.0f)}, {random_q8(rng, dy, 6.0f)}, {}};
+    if (op.operation >= 0) n.params.push_back(u32_param("operation", op.operation));
+    const std::vector<Bytes> data{random_bytes(rng, count(da)), random_bytes(rng, count(db))};
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      EXPECT_EQ(run_case(n, data, true, threads, "lookup-table"), want)
+          << op.type << " " << dims_str(da) << " x " << dims_str(db) << " threads " << threads;
+    }
+  }
+}
+
+// Large enough to be split over the pool (2 x 1M-element tiles), with the
+// squeeze-excite broadcast [1, H, W, C] x [1, 1, 1, C] and a static input.
+TEST(Quantized8Binary, SplitOverThePoolAndStaticInput) {
+  std::mt19937 rng(7);
+  const std::vector<uint32_t> dx{1, 120, 120, 160}, ds{1, 1, 1, 160};
+  Node n{"ElementWiseMultiply", "se", {random_q8(rng, dx, 4.0f), random_q8(rng, ds, 1.0f)},
+         {random_q8(rng, dx, 4.0f)}, {}};
+  std::vector<Bytes> data{random_bytes(rng, count(dx)), random_bytes(rng, count(ds))};
+  n.inputs[1].static_data = data[1].data();
+  const Bytes want = run_case(n, data, false, 1, nullptr);
+  for (size_t threads : {1, 2}) EXPECT_EQ(run_case(n, data, true, threads, "lookup-table"), want) << threads;
+}
+
+TEST(Quantized8Binary, Declines) {
+  std::unique_ptr<OpKernel> k;
+  const std::vector<uint32_t> dims{2, 8};
+  // Float inputs.
+  Node f{"ElementWiseMultiply", "m", {f32(dims), f32(dims)}, {f32(dims)}, {}};
+  EXPECT_FALSE(fast_path("ElementWiseMultiply", "lookup-table").prepare(f.desc(), &k));
+  // 16-bit input.
+  Node u16{"ElementWiseMultiply", "m", {q8(dtype::kUfixed16, dims, 0.1f, 0), q8(dtype::kUfixed8, dims, 0.1f, 0)},
+           {q8(dtype::kUfixed8, dims, 0.1f, 0)}, {}};
+  EXPECT_FALSE(fast_path("ElementWiseMultiply", "lookup-table").prepare(u16.desc(), &k));
+  // Comparison: BOOL_8 output.
+  Node cmp{"ElementWiseBinary", "c", {q8(dtype::kUfixed8, dims, 0.1f, 0), q8(dtype::kUfixed8, dims, 0.1f, 0)},
+           {typed(dtype::kBool8, dims)}, {u32_param("operation", 6)}};
+  EXPECT_FALSE(fast_path("ElementWiseBinary", "lookup-table").prepare(cmp.desc(), &k));
+  EXPECT_EQ(k, nullptr);
+}
+
+TEST(Quantized8ReduceMean, WithinOneStepOverRandomShapes) {
+  std::mt19937 rng(99);
+  for (int iter = 0; iter < 40; ++iter) {
+    std::vector<uint32_t> dx;
+    std::vector<uint32_t> axes;
+    if (iter % 2 == 0) {  // global average pool: [N, H, W, C] over H, W
+      dx = {rand_int(rng, 1, 2), rand_int(rng, 1, 20), rand_int(rng, 1, 20), rand_int(rng, 1, 70)};
+      axes = {1, 2};
+    } else {  // LayerNorm: last axis of [B, S, D]
+      dx = {rand_int(rng, 1, 3), rand_int(rng, 1, 40), rand_int(rng, 1, 300)};
+      axes = {2};
+    }
+    const bool keep = rand_int(rng, 0, 1);
+    std::vector<uint32_t> dy;
+    for (uint32_t i = 0; i < dx.size(); ++i) {
+      const bool r = std::find(axes.begin(), axes.end(), i) != axes.end();
+      if (!r) dy.push_back(dx[i]);
+      else if (keep) dy.push_back(1);
+    }
+    Node n{"ReduceMean", "mean", {random_q8(rng, dx, 4.0f)}, {random_q8(rng, dy, 3.0f)},
+           {u32_tensor_param("axes", {uint32_t(axes.size())}, axes), bool_param("keep_dims", keep)}};
+    // Codes around a random level per output position (a channel, a row),
+    // so the means spread over the output's range instead of all landing
+    // near the middle code.
+    const size_t n_out = count(dx) / (axes.size() == 2 ? dx[1] * dx[2] : dx[2]);
+    std::vector<int> level(n_out);
+    for (int& l : level) l = static_cast<int>(rand_int(rng, 0, 255));
+    Bytes x(count(dx));
+    for (size_t e = 0; e < x.size(); ++e) {
+      const size_t o = axes.size() == 2 ? (e / (dx[1] * dx[2] * dx[3])) * dx[3] + e % dx[3] : e / dx[2];
+      x[e] = static_cast<uint8_t>(std::clamp(level[o] + static_cast<int>(rand_int(rng, 0, 40)) - 20, 0, 255));
+    }
+    const std::vector<Bytes> data{x};
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      expect_close_and_varied(run_case(n, data, true, threads, "int8"), want, n.outputs[0].dtype == dtype::kSfixed8,
+                              "ReduceMean " + dims_str(dx));
+    }
+  }
+}
+
+TEST(Quantized8ReduceMean, DeclinesSplitAxes) {
+  std::unique_ptr<OpKernel> k;
+  Node n{"ReduceMean", "mean", {q8(dtype::kUfixed8, {2, 3, 4}, 0.1f, 0)}, {q8(dtype::kUfixed8, {3}, 0.1f, 0)},
+         {u32_tensor_param("axes", {2}, {0, 2})}};
+  EXPECT_FALSE(fast_path("ReduceMean", "int8").prepare(n.desc(), &k));
+}
+
+TEST(Quantized8Softmax, WithinOneStepOverRandomShapes) {
+  std::mt19937 rng(5);
+  for (int iter = 0; iter < 40; ++iter) {
+    // Rows short enough that the probabilities spread over the output's
+    // codes, and attention's [heads, seq, seq] (several pool tasks).
+    std::vector<uint32_t> dx{rand_int(rng, 1, 4), rand_int(rng, 1, 64), rand_int(rng, 1, 48)};
+    if (iter == 0) dx = {4, 128, 128};
+    const float beta = iter % 5 == 4 ? -0.7f : rand_float(rng, 0.2f, 2.0f);
+    TensorDesc y = q8(dtype::kUfixed8, dx, 1.0f / 256, 0);
+    if (iter % 3 == 1) y = q8(dtype::kSfixed8, dx, 1.0f / 255, 128);  // real = (q + 128) / 255
+    Node n{"Softmax", "sm", {random_q8(rng, dx, rand_float(rng, 0.5f, 3.0f))}, {y}, {}};
+    if (iter % 2) n.params = {f32_param("beta", beta), u32_param("axis", 2)};
+    const std::vector<Bytes> data{random_bytes(rng, count(dx))};
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      expect_close_and_varied(run_case(n, data, true, threads, "int8"), want, y.dtype == dtype::kSfixed8,
+                              "Softmax " + dims_str(dx));
+    }
+  }
+}
+
+TEST(Quantized8Softmax, DeclinesInnerAxis) {
+  std::unique_ptr<OpKernel> k;
+  Node n{"Softmax", "sm", {q8(dtype::kUfixed8, {2, 3, 4}, 0.1f, 0)}, {q8(dtype::kUfixed8, {2, 3, 4}, 1.0f / 256, 0)},
+         {u32_param("axis", 1)}};
+  EXPECT_FALSE(fast_path("Softmax", "int8").prepare(n.desc(), &k));
+}
+
+TEST(Quantized8MatMul, WithinOneStepOverRandomShapes) {
+  std::mt19937 rng(31);
+  for (int iter = 0; iter < 30; ++iter) {
+    const uint32_t batch = rand_int(rng, 1, 4), m = rand_int(rng, 1, 40), k = rand_int(rng, 1, 70),
+                   nn = rand_int(rng, 1, 50);
+    const bool tb = rand_int(rng, 0, 1);
+    const bool weights = iter % 2 == 0;  // [B, M, K] x static [K, N], as the linear layers
+    const std::vector<uint32_t> da{batch, m, k};
+    const std::vector<uint32_t> db = weights ? (tb ? std::vector<uint32_t>{nn, k} : std::vector<uint32_t>{k, nn})
+                                             : (tb ? std::vector<uint32_t>{batch, nn, k}
+                                                   : std::vector<uint32_t>{batch, k, nn});
+    const std::vector<uint32_t> dy{batch, m, nn};
+    // Zero-centred encodings (a random zero point would give every sum of
+    // K products the same large mean, saturating the output).
+    auto centred = [&](std::vector<uint32_t> dims, float range) {
+      const uint32_t dt = pick_type(rng);
+      const int32_t off = (dt == dtype::kUfixed8 ? -128 : 0) + static_cast<int32_t>(rand_int(rng, 0, 10)) - 5;
+      return q8(dt, std::move(dims), 2.0f * range / 255.0f * rand_float(rng, 0.7f, 1.3f), off);
+    };
+    const float out_range = 0.8f * std::sqrt(float(k));
+    Node n{"MatMul", "mm", {centred(da, 1.0f), centred(db, 1.0f)}, {centred(dy, out_range)},
+           {bool_param("transpose_in0", false), bool_param("transpose_in1", tb)}};
+    std::vector<Bytes> data{random_bytes(rng, count(da)), random_bytes(rng, count(db))};
+    if (weights) n.inputs[1].static_data = data[1].data();
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      expect_close_and_varied(run_case(n, data, true, threads, "onednn-q8"), want,
+                              n.outputs[0].dtype == dtype::kSfixed8, "MatMul " + dims_str(da) + " x " + dims_str(db));
+    }
+  }
+}
+
+// The unary table's AVX-512 VBMI loop (lookup_table.cpp) works in blocks of
+// 64 with a masked tail: lengths that are not multiples of 64, below one
+// block, and split over the pool, identical to the reference.
+TEST(Quantized8UnaryTable, OddLengthsMatchReference) {
+  std::mt19937 rng(3);
+  for (const std::vector<uint32_t>& d : {std::vector<uint32_t>{1}, std::vector<uint32_t>{63}, std::vector<uint32_t>{65},
+                                         std::vector<uint32_t>{1, 7, 13, 3}, std::vector<uint32_t>{2100003}}) {
+    Node n{"Sigmoid", "s", {random_q8(rng, d, 6.0f)}, {q8(dtype::kUfixed8, d, 1.0f / 256, 0)}, {}};
+    const std::vector<Bytes> data{random_bytes(rng, count(d))};
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      EXPECT_EQ(run_case(n, data, true, threads, "lookup-table"), want) << dims_str(d) << " threads " << threads;
+    }
+  }
+}
+
+// The arithmetic loop's near-tie fallback: input scales of few mantissa
+// bits put many results exactly on half-steps of an output scale whose
+// reciprocal is inexact (3/8, 3/4, 5/16), where a multiply by that
+// reciprocal rounds some of them the other way; the bytes must still be
+// the reference's.
+TEST(Quantized8Binary, ExactTiesWithShortScales) {
+  std::mt19937 rng(17);
+  const std::vector<uint32_t> d{3, 1000};
+  for (float out_scale : {0.375f, 0.75f, 0.3125f}) {
+    for (const char* type : {"ElementWiseMultiply", "ElementWiseAdd", "ElementWiseSubtract", "ElementWiseDivide"}) {
+      Node n{type, "t", {q8(dtype::kUfixed8, d, 0.125f, -128), q8(dtype::kSfixed8, d, 0.25f, 3)},
+             {q8(dtype::kUfixed8, d, out_scale, -100)}, {}};
+      const std::vector<Bytes> data{random_bytes(rng, count(d)), random_bytes(rng, count(d))};
+      const Bytes want = run_case(n, data, false, 1, nullptr);
+      EXPECT_EQ(run_case(n, data, true, 1, "lookup-table"), want) << type << " output scale " << out_scale;
+    }
+  }
+}
+
+// Results exactly on a half-step of the output scale s, where the fast
+// first pass (a multiply by the reciprocal, in float or double) lands just
+// above the tie and would round up, while quantize_one's exact quotient
+// rounds half to even, down. Only the near-tie fallback gives the
+// reference's byte. (Found by search; all values are exact floats.)
+//   s = 3459 * 2^-13, result 14.5 s = 3 * (33437 * 2^-14): in double,
+//       14.5 s * RN(1/s) = 14.500000000000002
+//   s = 485 * 2^-15,  result 6.5 s = 5 * (1261 * 2^-16): in float,
+//       RN(6.5 s * RN(1/s)) = 6.5000005
+TEST(Quantized8Binary, NearTieFallsBackToTheDivision) {
+  struct Tie {
+    float out_scale, a_scale;
+    uint8_t a_code, want;
+  };
+  const Tie ties[] = {{3459.0f / 8192.0f, 33437.0f / 16384.0f, 3, 14}, {485.0f / 32768.0f, 1261.0f / 65536.0f, 5, 6}};
+  const std::vector<uint32_t> d{200};
+  for (const Tie& tie : ties) {
+    for (const char* type : {"ElementWiseMultiply", "ElementWiseAdd", "ElementWiseSubtract", "ElementWiseDivide"}) {
+      const bool mul = std::string(type) == "ElementWiseMultiply" || std::string(type) == "ElementWiseDivide";
+      // b is 1.0 (code 2 at scale 0.5) for multiply/divide, 0 (code 0) for add/subtract.
+      Node n{type, "t", {q8(dtype::kUfixed8, d, tie.a_scale, 0), q8(dtype::kUfixed8, d, 0.5f, 0)},
+             {q8(dtype::kUfixed8, d, tie.out_scale, 0)}, {}};
+      std::vector<Bytes> data{Bytes(200, tie.a_code), Bytes(200, mul ? 2 : 0)};
+      const Bytes want = run_case(n, data, false, 1, nullptr);
+      ASSERT_EQ(want[0], tie.want) << type;
+      EXPECT_EQ(run_case(n, data, true, 1, "lookup-table"), want) << type << " output scale " << tie.out_scale;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kernelstest
