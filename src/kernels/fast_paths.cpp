@@ -1,5 +1,6 @@
 #include "kernels/fast_paths.h"
 
+#include "kernels/float_reduce.h"
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/quantized_elementwise.h"
@@ -87,6 +88,8 @@ std::span<const ops::FastPath> fast_paths() {
       // 8-bit ReduceMean (contiguous reduced axes) and Softmax (last axis):
       // integer sums / an exp table per node (quantized_elementwise.h).
       {"ReduceMean", "int8", &q8::prepare_reduce_mean},
+      // fp32 ReduceMean over one block of axes (float_reduce.h).
+      {"ReduceMean", "vectorized", &f32::prepare_reduce_mean},
       {"Softmax", "int8", &q8::prepare_softmax},
       // fp32 activations and unary ops: exact loops, XNNPACK's unary
       // operators, or the reference on slices in parallel (xnnpack_unary.cpp).

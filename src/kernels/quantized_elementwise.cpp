@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/onednn_paths.h"
+#include "kernels/reduce_layout.h"
 #include "ops/quant.h"
 #include "ops/workspace.h"
 #include "ops/shape.h"
@@ -547,33 +548,9 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
     std::unique_ptr<ops::OpKernel> check;  // validates axes, keep_dims, output dims
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  const ops::Param* axes = node.find_param("axes");
-  if (axes == nullptr || !axes->is_tensor || axes->data.size() % 4 != 0) return false;
-  std::vector<bool> reduced(x.dims.size(), false);
-  for (size_t i = 0; i < axes->data.size() / 4; ++i) {
-    uint32_t ax;
-    std::memcpy(&ax, axes->data.data() + 4 * i, 4);
-    if (ax >= x.dims.size()) return false;
-    reduced[ax] = true;
-  }
-  // [outer, reduced, inner]: the reduced axes (ignoring size-1 axes) must be
-  // one contiguous block.
-  size_t outer = 1, red = 1, inner = 1;
-  int phase = 0;  // 0: before the block, 1: in it, 2: after
-  for (size_t ax = 0; ax < x.dims.size(); ++ax) {
-    const size_t d = x.dims[ax];
-    if (d == 1) continue;
-    if (reduced[ax]) {
-      if (phase == 2) return false;
-      phase = 1;
-      red *= d;
-    } else {
-      if (phase == 1) phase = 2;
-      (phase == 0 ? outer : inner) *= d;
-    }
-  }
-  if (red > (size_t{1} << 40)) return false;
-  *kernel = std::make_unique<ReduceMeanKernel>(x, y, outer, red, inner, pool_of(node));
+  ReduceLayout l;
+  if (!contiguous_reduce_layout(node, &l)) return false;
+  *kernel = std::make_unique<ReduceMeanKernel>(x, y, l.outer, l.reduced, l.inner, pool_of(node));
   return true;
 }
 

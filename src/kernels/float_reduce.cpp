@@ -1,0 +1,105 @@
+#include "kernels/float_reduce.h"
+
+#include <pthreadpool.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels/reduce_layout.h"
+#include "kernels/xnnpack_runtime.h"
+
+namespace openhtp::kernels::f32 {
+
+namespace {
+
+// Work per pool task: summing is memory-bound (~1 ns per 4 floats), so a
+// task reads at least this many bytes or the split costs more than it saves.
+constexpr size_t kTaskBytes = size_t{256} << 10;
+
+class ReduceMeanKernel final : public ops::OpKernel {
+ public:
+  ReduceMeanKernel(const ReduceLayout& l, pthreadpool_t pool) : l_(l), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    x_ = static_cast<const float*>(in[0]);
+    y_ = static_cast<float*>(out[0]);
+    const float scale = 1.0f / static_cast<float>(l_.reduced);
+    const size_t bytes = l_.outer * l_.reduced * l_.inner * sizeof(float);
+    pthreadpool_t pool = bytes >= 2 * kTaskBytes ? pool_ : nullptr;
+    if (l_.inner == 1) {
+      // Rows of `reduced` contiguous values, one output each.
+      const size_t rows_per_task = std::max<size_t>(1, kTaskBytes / (l_.reduced * sizeof(float)));
+      auto body = [&](size_t start, size_t count) {
+        for (size_t o = start; o < start + count; ++o) {
+          const float* r = x_ + o * l_.reduced;
+          // Eight partial sums keep the loop vectorized and the error small.
+          float acc[8] = {};
+          size_t i = 0;
+          for (; i + 8 <= l_.reduced; i += 8) {
+            for (size_t k = 0; k < 8; ++k) acc[k] += r[i + k];
+          }
+          float s = 0.0f;
+          for (; i < l_.reduced; ++i) s += r[i];
+          for (float a : acc) s += a;
+          y_[o] = s * scale;
+        }
+      };
+      tiles(pool, l_.outer, rows_per_task, body);
+      return;
+    }
+    // [outer, reduced, inner]: inner columns accumulate row by row (a global
+    // average pool over H, W of NHWC). Split over (outer, column block).
+    const size_t block = std::max<size_t>(16, std::min(l_.inner, kTaskBytes / std::max<size_t>(1, l_.reduced * 4)));
+    const size_t blocks = (l_.inner + block - 1) / block;
+    auto body = [&](size_t start, size_t count) {
+      for (size_t t = start; t < start + count; ++t) {
+        const size_t o = t / blocks, c0 = (t % blocks) * block, c1 = std::min(l_.inner, c0 + block);
+        float* y = y_ + o * l_.inner;
+        const float* x = x_ + o * l_.reduced * l_.inner;
+        for (size_t c = c0; c < c1; ++c) y[c] = 0.0f;
+        for (size_t r = 0; r < l_.reduced; ++r) {
+          const float* row = x + r * l_.inner;
+          for (size_t c = c0; c < c1; ++c) y[c] += row[c];
+        }
+        for (size_t c = c0; c < c1; ++c) y[c] *= scale;
+      }
+    };
+    tiles(pool, l_.outer * blocks, 1, body);
+  }
+
+ private:
+  template <typename Body>
+  static void tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
+    if (pool == nullptr || n < 2 * tile) {
+      body(size_t{0}, n);
+      return;
+    }
+    pthreadpool_parallelize_1d_tile_1d(
+        pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
+        PTHREADPOOL_FLAG_YIELD_WORKERS);
+  }
+
+  ReduceLayout l_;
+  pthreadpool_t pool_;
+  const float* x_ = nullptr;
+  float* y_ = nullptr;
+};
+
+}  // namespace
+
+bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (x.dtype != ops::dtype::kFloat32 || y.dtype != ops::dtype::kFloat32 || x.static_data != nullptr) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // validates axes, keep_dims, output dims
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  ReduceLayout l;
+  if (!contiguous_reduce_layout(node, &l) || l.reduced == 0) return false;
+  *kernel = std::make_unique<ReduceMeanKernel>(l, xnn::pool_of(node));
+  return true;
+}
+
+}  // namespace openhtp::kernels::f32
