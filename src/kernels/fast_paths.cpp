@@ -90,6 +90,8 @@ std::span<const ops::FastPath> fast_paths() {
       {"ReduceMean", "int8", &q8::prepare_reduce_mean},
       // fp32 ReduceMean over one block of axes (float_reduce.h).
       {"ReduceMean", "vectorized", &f32::prepare_reduce_mean},
+      {"Softmax", "xnnpack", &xnn::prepare_softmax_f32},
+      {"ElementWisePower", "vectorized", &xnn::prepare_square_f32},
       {"Softmax", "int8", &q8::prepare_softmax},
       // fp32 activations and unary ops: exact loops, XNNPACK's unary
       // operators, or the reference on slices in parallel (xnnpack_unary.cpp).

@@ -394,7 +394,7 @@ bool prepare_minimum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* 
 bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::Param* p = node.find_param("operation");
   if (p == nullptr || p->is_tensor) return false;
-  constexpr int64_t kMaximum = 10, kMinimum = 11;
+  constexpr int64_t kMaximum = 10, kMinimum = 11, kPower = 16;
   switch (p->i) {
     case kMaximum: return prepare_min_max(node, true, kernel);
     case kMinimum: return prepare_min_max(node, false, kernel);
@@ -403,6 +403,7 @@ bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::
     case int64_t(Op::kMultiply):
     case int64_t(Op::kSquaredDifference):
     case int64_t(Op::kSubtract): return prepare_binary(node, static_cast<Op>(p->i), kernel);
+    case kPower: return prepare_square_f32(node, kernel);
     default: return false;
   }
 }

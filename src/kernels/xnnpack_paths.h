@@ -25,6 +25,12 @@ bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::
 // FLOAT_32 activations and unary ops (xnnpack_unary.cpp), any of the op
 // types fast_paths.cpp lists for it; declines the operations it lacks.
 bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// f32 Power with a static scalar exponent of 2 (a decomposed LayerNorm's
+// variance): x * x, the correctly rounded square — within an ulp of the
+// reference's powf, which is not always correctly rounded.
+bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// f32 Softmax along the last axis, beta 1 (xnnpack_softmax.cpp).
+bool prepare_softmax_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // Transpose of 1/2/4/8-byte elements without requantization
 // (xnnpack_transpose.cpp).
 bool prepare_transpose(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);

@@ -19,6 +19,7 @@
 // lookup_table.cpp; the rest: the type adapter around these f32 paths).
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <string_view>
 
@@ -333,6 +334,24 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
 }
 
 }  // namespace
+
+bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& e = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (x.dtype != dtype::kFloat32 || e.dtype != dtype::kFloat32 || y.dtype != dtype::kFloat32) return false;
+  if (x.static_data != nullptr || e.static_data == nullptr || e.num_elements() != 1 || x.dims != y.dims) return false;
+  float exponent;
+  std::memcpy(&exponent, e.static_data, sizeof exponent);
+  if (exponent != 2.0f) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // the reference validates the rest
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  *kernel = loop(node, [](float v) { return v * v; });
+  return true;
+}
 
 bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
