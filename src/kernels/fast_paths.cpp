@@ -93,6 +93,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"Softmax", "xnnpack", &xnn::prepare_softmax_f32},
       {"ElementWisePower", "vectorized", &xnn::prepare_square_f32},
       {"Softmax", "int8", &q8::prepare_softmax},
+      {"Quantize", "int8", &q8::prepare_quantize},
       // fp32 activations and unary ops: exact loops, XNNPACK's unary
       // operators, or the reference on slices in parallel (xnnpack_unary.cpp).
       {"Relu", "xnnpack", &xnn::prepare_unary_f32},

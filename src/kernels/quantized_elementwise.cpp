@@ -760,4 +760,47 @@ bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
   return true;
 }
 
+// ---------------------------------------------------------------------------
+// Quantize: FLOAT_32 -> 8-bit per-tensor, quantize_block (bit-exact with
+// quant.cpp) over tiles of the graph's pool. What a graph whose I/O stays
+// float (--preserve_io) does to each float input: an LLM's 2 MiB KV cache on
+// every decode step.
+
+namespace {
+
+constexpr size_t kQuantizeTile = size_t{256} << 10;  // elements per pool task
+
+class QuantizeKernel final : public ops::OpKernel {
+ public:
+  QuantizeKernel(const ops::TensorDesc& y, pthreadpool_t pool) : y_(y), n_(y.num_elements()), pool_(pool) {}
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    x_ = static_cast<const float*>(in[0]);
+    q_ = static_cast<uint8_t*>(out[0]);
+    auto body = [this](size_t start, size_t count) { quantize_block(x_ + start, count, y_, q_ + start); };
+    run_tiles(n_ >= 2 * kQuantizeTile ? pool_ : nullptr, n_, kQuantizeTile, body);
+  }
+
+ private:
+  ops::TensorDesc y_;
+  size_t n_;
+  pthreadpool_t pool_;
+  const float* x_ = nullptr;
+  uint8_t* q_ = nullptr;
+};
+
+}  // namespace
+
+bool prepare_quantize(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 1 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (x.dtype != dtype::kFloat32 || !is_8bit_per_tensor(y) || x.static_data != nullptr) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // the reference validates shapes and the encoding
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  *kernel = std::make_unique<QuantizeKernel>(y, pool_of(node));
+  return true;
+}
+
 }  // namespace openhtp::kernels::q8

@@ -307,3 +307,38 @@ TEST(Quantized8Binary, NearTieFallsBackToTheDivision) {
 
 }  // namespace
 }  // namespace kernelstest
+
+namespace kernelstest {
+namespace {
+
+// Quantize to 8-bit: bit-exact with the reference (ties, NaN, +-inf and
+// out-of-range values saturating), split over the pool when large.
+TEST(Quantized8Quantize, MatchesReferenceExactly) {
+  std::mt19937 rng(41);
+  for (int iter = 0; iter < 12; ++iter) {
+    const std::vector<uint32_t> dims = iter == 0 ? std::vector<uint32_t>{256, 4, 2, 4, 64}  // an LLM's KV cache
+                                                 : std::vector<uint32_t>{rand_int(rng, 1, 50), rand_int(rng, 1, 300)};
+    TensorDesc y = random_q8(rng, dims, 3.0f);
+    Node n{"Quantize", "q", {typed(dtype::kFloat32, dims)}, {y}, {}};
+    std::vector<float> x(count(dims));
+    for (auto& v : x) v = rand_float(rng, -5.0f, 5.0f);
+    // Exact ties of the encoding (k + 0.5 steps), and the special values.
+    for (size_t i = 0; i + 7 < x.size(); i += 97) {
+      x[i] = (static_cast<float>(rand_int(rng, 0, 200)) - 100.0f + 0.5f) * y.quant.scale;
+    }
+    if (x.size() > 4) {
+      x[1] = std::numeric_limits<float>::quiet_NaN();
+      x[2] = std::numeric_limits<float>::infinity();
+      x[3] = -std::numeric_limits<float>::infinity();
+      x[4] = 1e30f;
+    }
+    const std::vector<Bytes> data{to_bytes(x)};
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      EXPECT_EQ(run_case(n, data, true, threads, "int8"), want) << "iter " << iter << " threads " << threads;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kernelstest
