@@ -22,6 +22,11 @@
 //   ReduceL2           sqrt(ReduceSumSquare(x))
 //   ReduceLogSum       log(ReduceSum(x))
 //   ReduceLogSumExp    log(ReduceSum(exp(x - m))) + m, m = ReduceMax(x) (keepdims; no overflow)
+//   Det                x [..., n, n], n <= 3, split into its n^2 entries [B, 1]: ad - bc, or
+//                      the cofactor expansion along the first row
+//   MeanVarianceNormalization  d / (sqrt(ReduceMean(d * d)) + 1e-9), d = x - ReduceMean(x), over
+//                      `axes` (default [0, 2, 3]) in ONNX layout: ONNX's function computes
+//                      E[x^2] - E[x]^2, the same variance with less cancellation here
 #include <algorithm>
 #include <cmath>
 
@@ -290,6 +295,80 @@ void lower_composite_reduce(const onnx::NodeProto& node, LoweringContext& ctx) {
   }
 }
 
+void lower_mvn(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string x = ctx.as_is(node.input(0));
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const std::vector<uint32_t> xd = xt.dims;
+  std::vector<uint32_t> axes;
+  for (int64_t a : attr_ints(node, "axes", {0, 2, 3})) {
+    axes.push_back(static_cast<uint32_t>(normalize_axis(a, xd.size())));
+  }
+  std::sort(axes.begin(), axes.end());
+  std::vector<uint32_t> kept = xd;
+  for (uint32_t a : axes) {
+    if (a >= xd.size()) ctx.fail("axis " + std::to_string(a) + " is out of range for rank " + std::to_string(xd.size()));
+    kept[a] = 1;
+  }
+  auto mean = [&](const std::string& src) {
+    const std::string out = ctx.native(node.output(0) + "_mean", dt, kept);
+    ctx.add_node(QNN_OP_REDUCE_MEAN, {src}, {out},
+                 {param_u32_tensor(QNN_OP_REDUCE_MEAN_PARAM_AXES, {static_cast<uint32_t>(axes.size())}, axes),
+                  param_bool(QNN_OP_REDUCE_MEAN_PARAM_KEEP_DIMS, true)});
+    return out;
+  };
+  Chain full(ctx, node.output(0), dt, xd);
+  Chain small(ctx, node.output(0), dt, kept);
+  const std::string d = full.sub(x, mean(x));
+  const std::string sd = small.add(small.unary(kSqrt, mean(full.mul(d, d))), small.k(1e-9f));
+  full.div(d, sd, ctx.output(node.output(0)));
+}
+
+std::string check_det(const onnx::NodeProto& node, const Model& model) {
+  if (std::string why = check_float(node, model); !why.empty()) return why;
+  const ValueInfo* v = model.info(node.input(0));
+  if (v == nullptr || v->dims.size() < 2) return "input must be [..., n, n]";
+  const int64_t n = v->dims.back();
+  if (v->dims[v->dims.size() - 2] != n) return "input must be square in its last two axes";
+  if (n < 1 || n > 3) return "only 1x1, 2x2 and 3x3 matrices are supported (closed-form expansion)";
+  return "";
+}
+
+void lower_det(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string x = ctx.as_is(node.input(0));
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const std::vector<uint32_t> xd = xt.dims;
+  const uint32_t n = xd.back();
+  uint32_t batch = 1;
+  for (size_t i = 0; i + 2 < xd.size(); ++i) batch *= xd[i];
+  const std::string flat = ctx.reshape(x, {batch, n * n});
+  std::vector<std::string> e;
+  std::vector<uint32_t> starts;
+  for (uint32_t i = 0; i < n * n; ++i) {
+    if (i > 0) starts.push_back(i);
+    e.push_back(ctx.native(node.output(0) + "_e", dt, {batch, 1}));
+  }
+  if (n == 1) {
+    e[0] = flat;
+  } else {
+    ctx.add_node(QNN_OP_SPLIT, {flat}, e,
+                 {param_u32(QNN_OP_SPLIT_PARAM_AXIS, 1),
+                  param_u32_tensor(QNN_OP_SPLIT_PARAM_SPLIT_INDEX, {static_cast<uint32_t>(starts.size())}, starts)});
+  }
+  Chain c(ctx, node.output(0), dt, {batch, 1});
+  std::string det;
+  if (n == 1) {
+    det = e[0];
+  } else if (n == 2) {
+    det = c.sub(c.mul(e[0], e[3]), c.mul(e[1], e[2]));
+  } else {
+    auto minor = [&](int a, int b, int d, int f) { return c.sub(c.mul(e[a], e[b]), c.mul(e[d], e[f])); };
+    det = c.add(c.sub(c.mul(e[0], minor(4, 8, 5, 7)), c.mul(e[1], minor(3, 8, 5, 6))), c.mul(e[2], minor(3, 7, 4, 6)));
+  }
+  ctx.add_node(QNN_OP_RESHAPE, {det}, {ctx.output(node.output(0))});
+}
+
 }  // namespace
 
 std::vector<OpLowering> composite_lowerings() {
@@ -301,6 +380,8 @@ std::vector<OpLowering> composite_lowerings() {
                         "Acosh", "Atanh", "Acos"}) {
     v.push_back({t, check_float, lower_activation});
   }
+  v.push_back({"MeanVarianceNormalization", check_float, lower_mvn});
+  v.push_back({"Det", check_det, lower_det});
   for (const char* t : {"ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
     v.push_back({t, check_reduce, lower_composite_reduce});
   }

@@ -1,9 +1,11 @@
 // Convolutions and pools, lowered on channel-last activations: Conv
-// (Conv2d / DepthWiseConv2d), ConvTranspose (TransposeConv2d /
+// (Conv2d / DepthWiseConv2d / Conv3d; ConvInteger and QLinearConv in float
+// on Conv2d), ConvTranspose (TransposeConv2d /
 // TransposeConv3d), MaxPool / AveragePool (PoolMax2d / PoolAvg2d, PoolMax3d /
 // PoolAvg3d), GlobalAverage/MaxPool (reductions over the spatial axes).
-// Conv takes 2-D spatial (rank-4) tensors only; ConvTranspose and the pools
-// also 3-D spatial (rank-5, NCDHW -> NDHWC) ones. Weights are converted to QNN
+// Conv, ConvTranspose and the pools take 2-D spatial (rank-4) and 3-D
+// spatial (rank-5, NCDHW -> NDHWC; Conv3d, TransposeConv3d, PoolMax3d,
+// PoolAvg3d) tensors. Weights are converted to QNN
 // layouts here (constant) or by a Transpose node (weights given at run time).
 // A dilated 2-D ConvTranspose runs as TransposeConv2d on the dilated kernel
 // (zeros between the taps); MaxPool/AveragePool with dilation are refused.
@@ -79,19 +81,73 @@ std::vector<uint32_t> window_pads(const onnx::NodeProto& node, const std::vector
 }
 
 std::string check_conv(const onnx::NodeProto& node, const Model& model) {
-  if (std::string why = check_spatial_rank(node, model, false); !why.empty()) return why;
+  if (std::string why = check_spatial_rank(node, model, true); !why.empty()) return why;
   return "";
+}
+
+// Weight [Cout, Cin/group, kd, kh, kw] -> QNN Conv3d [kd, kh, kw, Cin/group, Cout].
+inline const std::vector<uint32_t> kConv3dWeightPerm = {2, 3, 4, 1, 0};
+
+// 3-D Conv (rank-5 NCDHW, channel-last NDHWC) -> Conv3d, groups included.
+void lower_conv3d(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string& xn = node.input(0);
+  const std::string& wn = node.input(1);
+  const std::vector<int64_t> xd = ctx.info(xn).dims, wd = ctx.info(wn).dims;
+  if (wd.size() != 5) ctx.fail("weight rank " + std::to_string(wd.size()) + " differs from input rank 5");
+  const int64_t group = attr_int(node, "group", 1);
+  const std::vector<int64_t> strides = per_axis(node, "strides", 3, 1, ctx);
+  const std::vector<int64_t> dil = per_axis(node, "dilations", 3, 1, ctx);
+  std::vector<int64_t> keff(3);
+  for (size_t i = 0; i < 3; ++i) keff[i] = (wd[2 + i] - 1) * dil[i] + 1;
+  const std::vector<uint32_t> pads = window_pads(node, {xd[2], xd[3], xd[4]}, keff, strides, ctx);
+  const std::string x = ctx.channel_last(xn);
+  std::string w;
+  if (const Tensor* c = ctx.constant(wn)) {
+    w = ctx.static_from(wn + "_dhwio", permute_tensor(*c, kConv3dWeightPerm));
+    ctx.set_source(w, wn, kConv3dWeightPerm);
+  } else {
+    w = ctx.transpose(ctx.as_is(wn), kConv3dWeightPerm);
+  }
+  std::vector<std::string> inputs = {x, w};
+  if (const std::string bn = input_name(node, 2); !bn.empty()) inputs.push_back(ctx.as_is(bn));
+  ctx.add_node(QNN_OP_CONV_3D, inputs, {ctx.output(node.output(0), Layout::kChannelLast)},
+               {param_u32_tensor(QNN_OP_CONV_3D_PARAM_STRIDE, {3}, u32(strides)),
+                param_u32_tensor(QNN_OP_CONV_3D_PARAM_PAD_AMOUNT, {3, 2}, pads),
+                param_u32_tensor(QNN_OP_CONV_3D_PARAM_DILATION, {3}, u32(dil)),
+                param_u32(QNN_OP_CONV_3D_PARAM_GROUP, static_cast<uint32_t>(group))});
+}
+
+// Conv2d / DepthWiseConv2d of channel-last `x` (ONNX dims `xd`) with QNN
+// weight `w` (HWIO, from ONNX dims `wd`) and optional `bias` into `out`,
+// with the node's strides, dilations, pads and group.
+void emit_conv2d(const onnx::NodeProto& node, LoweringContext& ctx, const std::string& x,
+                 const std::vector<int64_t>& xd, const std::string& w, const std::vector<int64_t>& wd,
+                 const std::string& bias, const std::string& out) {
+  const int64_t group = attr_int(node, "group", 1);
+  const std::vector<int64_t> strides = attr_ints(node, "strides", {1, 1});
+  const std::vector<int64_t> dil = attr_ints(node, "dilations", {1, 1});
+  const std::vector<int64_t> keff = {(wd[2] - 1) * dil[0] + 1, (wd[3] - 1) * dil[1] + 1};
+  const std::vector<uint32_t> pads = window_pads(node, {xd[2], xd[3]}, keff, strides, ctx);
+  std::vector<std::string> inputs = {x, w};
+  if (!bias.empty()) inputs.push_back(bias);
+  const bool depthwise = group > 1 && group == xd[1] && wd[1] == 1;
+  std::vector<QParam> params = {
+      param_u32_tensor(QNN_OP_CONV_2D_PARAM_STRIDE, {2}, u32(strides)),
+      param_u32_tensor(QNN_OP_CONV_2D_PARAM_PAD_AMOUNT, {2, 2}, pads),
+      param_u32_tensor(QNN_OP_CONV_2D_PARAM_DILATION, {2}, u32(dil)),
+  };
+  if (!depthwise) params.push_back(param_u32(QNN_OP_CONV_2D_PARAM_GROUP, static_cast<uint32_t>(group)));
+  ctx.add_node(depthwise ? QNN_OP_DEPTH_WISE_CONV_2D : QNN_OP_CONV_2D, inputs, {out}, params);
 }
 
 void lower_conv(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string& xn = node.input(0);
   const std::string& wn = node.input(1);
   const std::vector<int64_t> xd = ctx.info(xn).dims, wd = ctx.info(wn).dims;
-  const int64_t group = attr_int(node, "group", 1);
-  const std::vector<int64_t> strides = attr_ints(node, "strides", {1, 1});
-  const std::vector<int64_t> dil = attr_ints(node, "dilations", {1, 1});
-  const std::vector<int64_t> keff = {(wd[2] - 1) * dil[0] + 1, (wd[3] - 1) * dil[1] + 1};
-  const std::vector<uint32_t> pads = window_pads(node, {xd[2], xd[3]}, keff, strides, ctx);
+  if (xd.size() == 5) {
+    lower_conv3d(node, ctx);
+    return;
+  }
   const std::string x = ctx.channel_last(xn);
   std::string w;
   if (const Tensor* c = ctx.constant(wn)) {
@@ -100,17 +156,73 @@ void lower_conv(const onnx::NodeProto& node, LoweringContext& ctx) {
   } else {
     w = ctx.transpose(ctx.as_is(wn), kConvWeightPerm);
   }
-  std::vector<std::string> inputs = {x, w};
-  if (const std::string bn = input_name(node, 2); !bn.empty()) inputs.push_back(ctx.as_is(bn));
-  const bool depthwise = group > 1 && group == xd[1] && wd[1] == 1;
-  std::vector<QParam> params = {
-      param_u32_tensor(QNN_OP_CONV_2D_PARAM_STRIDE, {2}, u32(strides)),
-      param_u32_tensor(QNN_OP_CONV_2D_PARAM_PAD_AMOUNT, {2, 2}, pads),
-      param_u32_tensor(QNN_OP_CONV_2D_PARAM_DILATION, {2}, u32(dil)),
+  const std::string bn = input_name(node, 2);
+  emit_conv2d(node, ctx, x, xd, w, wd, bn.empty() ? "" : ctx.as_is(bn), ctx.output(node.output(0), Layout::kChannelLast));
+}
+
+// ConvInteger / QLinearConv (2-D), in float: (x - x_zp) and (w - w_zp) by
+// Cast and Subtract (w_zp per output channel as [M, 1, 1, 1]), Conv2d (zero
+// padding is then padding with the zero point, as ONNX), then ConvInteger:
+// Cast to INT_32; QLinearConv: + B, y = saturate(round(acc * x_s * w_s / y_s)
+// + y_zp) (w_s per channel broadcasts on the channel-last axis), Cast. Exact
+// while the accumulator is below 2^24.
+std::string check_conv_integer(const onnx::NodeProto& node, const Model& model) {
+  return check_spatial_rank(node, model, false);
+}
+
+void lower_conv_integer(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const bool qlinear = node.op_type() == "QLinearConv";
+  const std::string xn = node.input(0), wn = node.input(qlinear ? 3 : 1);
+  const std::string xzp = input_name(node, 2), wzp = input_name(node, qlinear ? 5 : 3);
+  const std::vector<int64_t> xd = ctx.info(xn).dims, wd = ctx.info(wn).dims;
+  const std::string hint = node.output(0);
+  auto to_float = [&](const std::string& q) {
+    const std::string out = ctx.native(hint + "_f", QNN_DATATYPE_FLOAT_32, ctx.qtensor(q).dims);
+    ctx.add_node(QNN_OP_CAST, {q}, {out});
+    return out;
   };
-  if (!depthwise) params.push_back(param_u32(QNN_OP_CONV_2D_PARAM_GROUP, static_cast<uint32_t>(group)));
-  ctx.add_node(depthwise ? QNN_OP_DEPTH_WISE_CONV_2D : QNN_OP_CONV_2D, inputs,
-               {ctx.output(node.output(0), Layout::kChannelLast)}, params);
+  auto binary = [&](const char* op, const std::string& a, const std::string& b) {
+    const std::string out = ctx.native(hint + "_t", QNN_DATATYPE_FLOAT_32, ctx.qtensor(a).dims);
+    ctx.add_node(op, {a, b}, {out});
+    return out;
+  };
+  std::string x = to_float(ctx.channel_last(xn));
+  if (!xzp.empty()) x = binary(QNN_OP_ELEMENT_WISE_SUBTRACT, x, ctx.reshape(to_float(ctx.as_is(xzp)), {1}));
+  std::string w = to_float(ctx.as_is(wn));
+  if (!wzp.empty()) {
+    std::string z = to_float(ctx.as_is(wzp));
+    const std::vector<uint32_t> zd = ctx.qtensor(z).dims;
+    z = ctx.reshape(z, zd.size() == 1 && zd[0] > 1 ? std::vector<uint32_t>{zd[0], 1, 1, 1} : std::vector<uint32_t>{1});
+    w = binary(QNN_OP_ELEMENT_WISE_SUBTRACT, w, z);
+  }
+  w = ctx.transpose(w, kConvWeightPerm);
+  std::string bias;
+  if (qlinear && !input_name(node, 8).empty()) bias = to_float(ctx.as_is(node.input(8)));
+  std::vector<uint32_t> yd = ctx.dims_u32(node.output(0));
+  const std::vector<uint32_t> acc_dims = permute_dims(yd, to_channel_last_perm(yd.size()));
+  const std::string acc = ctx.native(hint + "_acc", QNN_DATATYPE_FLOAT_32, acc_dims);
+  emit_conv2d(node, ctx, x, xd, w, wd, bias, acc);
+  const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
+  if (!qlinear) {
+    ctx.add_node(QNN_OP_CAST, {acc}, {y});
+    return;
+  }
+  auto scalar_or_vector = [&](int i) {
+    std::string t = to_float(ctx.as_is(node.input(i)));
+    return ctx.qtensor(t).dims.empty() ? ctx.reshape(t, {1}) : t;
+  };
+  const std::string scale = binary(QNN_OP_ELEMENT_WISE_DIVIDE,
+                                   binary(QNN_OP_ELEMENT_WISE_MULTIPLY, scalar_or_vector(4), scalar_or_vector(1)),
+                                   scalar_or_vector(6));
+  std::string q = binary(QNN_OP_ELEMENT_WISE_MULTIPLY, acc, scale);
+  const std::string r = ctx.native(hint + "_round", QNN_DATATYPE_FLOAT_32, acc_dims);
+  ctx.add_node(QNN_OP_ELEMENT_WISE_UNARY, {q}, {r},
+               {param_u32(QNN_OP_ELEMENT_WISE_UNARY_PARAM_OPERATION, QNN_OP_ELEMENT_WISE_UNARY_OPERATION_ROUND)});
+  q = binary(QNN_OP_ELEMENT_WISE_ADD, r, ctx.reshape(to_float(ctx.as_is(node.input(7))), {1}));
+  const bool is_signed = ctx.info(node.output(0)).elem_type == onnx_type::kInt8;
+  q = binary(QNN_OP_ELEMENT_WISE_MAXIMUM, q, ctx.static_f32(hint + "_lo", {1}, {is_signed ? -128.0f : 0.0f}));
+  q = binary(QNN_OP_ELEMENT_WISE_MINIMUM, q, ctx.static_f32(hint + "_hi", {1}, {is_signed ? 127.0f : 255.0f}));
+  ctx.add_node(QNN_OP_CAST, {q}, {y});
 }
 
 std::string check_conv_transpose(const onnx::NodeProto& node, const Model& model) {
@@ -394,6 +506,8 @@ std::vector<OpLowering> conv_pool_lowerings() {
   return {
       {"Conv", check_conv, lower_conv},
       {"ConvTranspose", check_conv_transpose, lower_conv_transpose},
+      {"ConvInteger", check_conv_integer, lower_conv_integer},
+      {"QLinearConv", check_conv_integer, lower_conv_integer},
       {"MaxPool", check_pool, lower_pool},
       {"AveragePool", check_pool, lower_pool},
       {"GlobalAveragePool", check_global_pool, lower_global_pool},

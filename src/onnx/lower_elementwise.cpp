@@ -284,6 +284,21 @@ std::string check_unary(const onnx::NodeProto& node, const Model&) {
 // PRelu. Legacy models (opset < 7, e.g. old PyTorch exports) give a [C]
 // slope meant for the channel axis 1; it is reshaped to [C, 1, .., 1] so
 // numpy broadcasting (and the channel-last permutation) applies.
+// QNN Prelu takes rank 1 to 4: rank 5 is Select(x < 0, x * slope, x), the
+// slope broadcast to x (ONNX's unidirectional broadcasting) by Multiply.
+void emit_prelu_select(const onnx::NodeProto& node, LoweringContext& ctx, const std::string& x,
+                       const std::string& slope, const std::string& y) {
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const std::vector<uint32_t> xd = xt.dims;
+  const std::string prod = ctx.native(node.output(0) + "_neg_part", dt, xd);
+  ctx.add_node(QNN_OP_ELEMENT_WISE_MULTIPLY, {x, slope}, {prod});
+  const std::string lt = ctx.native(node.output(0) + "_is_neg", QNN_DATATYPE_BOOL_8, xd);
+  ctx.add_node(QNN_OP_ELEMENT_WISE_BINARY, {x, ctx.static_f32(node.output(0) + "_zero", {1}, {0.0f})}, {lt},
+               {param_u32(QNN_OP_ELEMENT_WISE_BINARY_PARAM_OPERATION, QNN_OP_ELEMENT_WISE_BINARY_OPERATION_LESS)});
+  ctx.add_node(QNN_OP_ELEMENT_WISE_SELECT, {lt, prod, x}, {y});
+}
+
 void lower_prelu(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string& xn = node.input(0);
   const std::string& sn = node.input(1);
@@ -292,6 +307,10 @@ void lower_prelu(const onnx::NodeProto& node, LoweringContext& ctx) {
   const bool channel_slope = slope != nullptr && slope->dims.size() == 1 && xd.size() >= 3 &&
                              slope->dims[0] == xd[1] && (ctx.model().opset < 7 || xd.back() != xd[1]);
   if (!channel_slope) {
+    if (xd.size() >= 5) {
+      emit_prelu_select(node, ctx, ctx.as_is(xn), ctx.as_is(sn), ctx.output(node.output(0)));
+      return;
+    }
     emit_binary_chain(node, ctx, {QNN_OP_PRELU, -1}, {xn, sn}, node.output(0));
     return;
   }
@@ -302,7 +321,12 @@ void lower_prelu(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string x = cl ? ctx.channel_last(xn) : ctx.as_is(xn);
   const std::string st =
       cl ? ctx.static_from(sn + "_nhwc", permute_tensor(s, to_channel_last_perm(xd.size()))) : ctx.static_from(sn + "_c", s);
-  ctx.add_node(QNN_OP_PRELU, {x, st}, {ctx.output(node.output(0), cl ? Layout::kChannelLast : Layout::kOnnx)});
+  const std::string y = ctx.output(node.output(0), cl ? Layout::kChannelLast : Layout::kOnnx);
+  if (xd.size() >= 5) {
+    emit_prelu_select(node, ctx, x, st, y);
+    return;
+  }
+  ctx.add_node(QNN_OP_PRELU, {x, st}, {y});
 }
 
 // LeakyRelu(x) = PRelu(x, alpha).

@@ -18,6 +18,17 @@
 //                                2-D [prod dims < axis, prod dims >= axis] view (Reshapes)
 //   Trilu(x, k)               -> ElementWiseSelect(j - i >= k (upper) / <= k (lower), x, 0), with
 //                                j - i a static INT_32 [rows, cols] tensor; k constant or run time
+//   BitShift(x, y)            -> x * p or x / p (unsigned: truncation is the shift), p = Gather of a
+//                                static [1, 2, 4, .., 2^(bits-1)] table (x's type) at Cast(y) to INT_32
+//   Compress(x, c)            -> Gather(x, static indices of c's true entries, axis), x flattened
+//                                without axis; c must be constant (it decides the output's shape)
+//   ReverseSequence(x, lens)  -> GatherElements(x, static idx, time_axis), idx = lens[b] - 1 - t for
+//                                t < lens[b], else t; lens must be constant (the conformance runner
+//                                binds it)
+//   MaxUnpool(x, i, shape?)   -> ScatterElements(static zeros, i flattened, x flattened, axis 0)
+//                                over the default output shape ((in - 1) * stride - pads + kernel),
+//                                whose flat NCHW offsets MaxPool's indices are; a larger static
+//                                output shape (output_shape) is zero Pad at the end of each axis
 //
 // Layout: these ops' axes are ONNX axes, so they work in ONNX layout (as
 // Gather does): ctx.as_is() inserts the Transpose back when an input exists
@@ -317,6 +328,145 @@ std::string check_trilu(const onnx::NodeProto& node, const Model& model) {
   return "";
 }
 
+std::string check_bit_shift(const onnx::NodeProto& node, const Model& model) {
+  const ValueInfo* v = model.info(node.input(0));
+  if (v != nullptr && v->elem_type != onnx_type::kUint8 && v->elem_type != onnx_type::kUint16 &&
+      v->elem_type != onnx_type::kUint32 && v->elem_type != onnx_type::kUint64) {
+    return "only unsigned integer inputs are defined for BitShift";
+  }
+  const std::string d = attr_string(node, "direction", "");
+  if (d != "LEFT" && d != "RIGHT") return "direction must be LEFT or RIGHT, got '" + d + "'";
+  return "";
+}
+
+void lower_bit_shift(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::string x = ctx.as_is(node.input(0));
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const uint32_t bits = static_cast<uint32_t>(8 * qnn_element_size(dt));
+  // y as INT_32 indices into the table of powers of two.
+  const std::string y = ctx.as_is(node.input(1));
+  const std::vector<uint32_t> yd = ctx.qtensor(y).dims;
+  const std::string yi = ctx.native(node.output(0) + "_shift", QNN_DATATYPE_INT_32, yd);
+  ctx.add_node(QNN_OP_CAST, {y}, {yi});
+  Tensor table = Tensor::zeros(ctx.info(node.input(0)).elem_type, {static_cast<int64_t>(bits)});
+  for (uint32_t b = 0; b < bits; ++b) table.set(b, static_cast<double>(uint64_t{1} << b));
+  const std::string tq = ctx.static_tensor(node.output(0) + "_pow2", dt, {bits}, to_qnn_bytes(table, dt));
+  const std::string p = ctx.native(node.output(0) + "_pow", dt, yd);
+  ctx.add_node(QNN_OP_GATHER, {tq, yi}, {p}, {param_i32(QNN_OP_GATHER_PARAM_AXIS, 0)});
+  const bool left = attr_string(node, "direction", "") == "LEFT";
+  ctx.add_node(left ? QNN_OP_ELEMENT_WISE_MULTIPLY : QNN_OP_ELEMENT_WISE_DIVIDE, {x, p}, {ctx.output(node.output(0))});
+}
+
+std::string check_compress(const onnx::NodeProto& node, const Model& model) {
+  if (std::string why = check_constant_inputs(node, model, {1}); !why.empty()) {
+    return why + ": the condition decides the output's shape";
+  }
+  return "";
+}
+
+void lower_compress(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const Tensor* c = ctx.constant(node.input(1));
+  std::string x = ctx.as_is(node.input(0));
+  const std::vector<uint32_t> xd = ctx.qtensor(x).dims;
+  int64_t axis = 0;
+  if (has_attr(node, "axis")) {
+    axis = normalize_axis(attr_int(node, "axis", 0), xd.size());
+  } else {
+    uint32_t n = 1;
+    for (uint32_t d : xd) n *= d;
+    x = ctx.reshape(x, {n});
+  }
+  const uint32_t len = ctx.qtensor(x).dims[static_cast<size_t>(axis)];
+  std::vector<int64_t> idx;
+  for (size_t i = 0; i < c->count() && i < len; ++i) {
+    if (c->get(i) != 0) idx.push_back(static_cast<int64_t>(i));
+  }
+  if (idx.empty()) ctx.fail("the condition selects nothing: the output would be empty");
+  const Tensor it = Tensor::from_ints(onnx_type::kInt32, {static_cast<int64_t>(idx.size())}, idx);
+  const std::string indices = ctx.static_tensor(node.output(0) + "_indices", QNN_DATATYPE_INT_32,
+                                                {static_cast<uint32_t>(idx.size())}, to_qnn_bytes(it, QNN_DATATYPE_INT_32));
+  ctx.add_node(QNN_OP_GATHER, {x, indices}, {ctx.output(node.output(0))},
+               {param_i32(QNN_OP_GATHER_PARAM_AXIS, static_cast<int32_t>(axis))});
+}
+
+std::string check_reverse_sequence(const onnx::NodeProto& node, const Model& model) {
+  if (std::string why = check_constant_inputs(node, model, {1}); !why.empty()) return why;
+  const ValueInfo* v = model.info(node.input(0));
+  if (v != nullptr && v->dims.size() < 2) return "input must have rank >= 2";
+  return "";
+}
+
+void lower_reverse_sequence(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::vector<uint32_t> xd = ctx.dims_u32(node.input(0));
+  const size_t r = xd.size();
+  const int64_t ta = normalize_axis(attr_int(node, "time_axis", 0), r);
+  const int64_t ba = normalize_axis(attr_int(node, "batch_axis", 1), r);
+  const Tensor* lens = ctx.constant(node.input(1));
+  size_t n = 1;
+  for (uint32_t d : xd) n *= d;
+  std::vector<int64_t> idx(n);
+  std::vector<size_t> pos(r, 0);
+  for (size_t i = 0; i < n; ++i) {
+    size_t rem = i;
+    for (size_t a = r; a-- > 0;) {
+      pos[a] = rem % xd[a];
+      rem /= xd[a];
+    }
+    const int64_t t = static_cast<int64_t>(pos[static_cast<size_t>(ta)]);
+    const int64_t len = lens->get_int(pos[static_cast<size_t>(ba)]);
+    idx[i] = t < len ? len - 1 - t : t;
+  }
+  const Tensor it = Tensor::from_ints(onnx_type::kInt32, std::vector<int64_t>(xd.begin(), xd.end()), idx);
+  const std::string indices = ctx.static_tensor(node.output(0) + "_indices", QNN_DATATYPE_INT_32, xd,
+                                                to_qnn_bytes(it, QNN_DATATYPE_INT_32));
+  ctx.add_node(QNN_OP_GATHER_ELEMENTS, {ctx.as_is(node.input(0)), indices}, {ctx.output(node.output(0))},
+               {param_i32(QNN_OP_GATHER_ELEMENTS_PARAM_AXIS, static_cast<int32_t>(ta))});
+}
+
+void lower_max_unpool(const onnx::NodeProto& node, LoweringContext& ctx) {
+  const std::vector<uint32_t> yd = ctx.dims_u32(node.output(0));
+  const std::string x = ctx.as_is(node.input(0));
+  const QTensor& xt = ctx.qtensor(x);
+  const Qnn_DataType_t dt = xt.dtype;
+  const std::vector<uint32_t> xd = xt.dims;
+  // The default output shape (in - 1) * stride - pads + kernel: MaxPool's
+  // indices are flat offsets into it; a larger output_shape pads it at the end.
+  const size_t nsp = xd.size() - 2;
+  const std::vector<int64_t> k = attr_ints(node, "kernel_shape");
+  const std::vector<int64_t> st = attr_ints(node, "strides", std::vector<int64_t>(nsp, 1));
+  const std::vector<int64_t> pads = attr_ints(node, "pads", std::vector<int64_t>(2 * nsp, 0));
+  if (k.size() != nsp || st.size() != nsp || pads.size() != 2 * nsp) ctx.fail("kernel_shape/strides/pads do not match the rank");
+  std::vector<uint32_t> dd = {xd[0], xd[1]};
+  for (size_t i = 0; i < nsp; ++i) {
+    dd.push_back(static_cast<uint32_t>((xd[2 + i] - 1) * st[i] - pads[i] - pads[nsp + i] + k[i]));
+    if (dd.back() > yd[2 + i]) ctx.fail("output_shape is smaller than the default output shape");
+  }
+  uint32_t nd = 1, nx = 1;
+  for (uint32_t d : dd) nd *= d;
+  for (uint32_t d : xd) nx *= d;
+  const std::string zeros = ctx.static_tensor(node.output(0) + "_zeros", dt, {nd},
+                                              std::vector<uint8_t>(size_t{nd} * qnn_element_size(dt), 0));
+  const std::string flat = ctx.native(node.output(0) + "_flat", dt, {nd});
+  ctx.add_node(QNN_OP_SCATTER_ELEMENTS,
+               {zeros, ctx.reshape(index_tensor(ctx, node.input(1)), {nx}), ctx.reshape(x, {nx})}, {flat},
+               {param_i32(QNN_OP_SCATTER_ELEMENTS_PARAM_AXIS, 0), param_u32(QNN_OP_SCATTER_ELEMENTS_PARAM_REDUCTION, 0)});
+  if (dd == yd) {
+    ctx.add_node(QNN_OP_RESHAPE, {flat}, {ctx.output(node.output(0))});
+    return;
+  }
+  std::vector<uint32_t> amounts;
+  for (size_t a = 0; a < yd.size(); ++a) {
+    amounts.push_back(0);
+    amounts.push_back(yd[a] - dd[a]);
+  }
+  ctx.add_node(QNN_OP_PAD, {ctx.reshape(flat, dd)}, {ctx.output(node.output(0))},
+               {param_u32(QNN_OP_PAD_PARAM_SCHEME, QNN_OP_PAD_SCHEME_CONSTANT),
+                param_u32_tensor(QNN_OP_PAD_PARAM_PAD_AMOUNT, {static_cast<uint32_t>(yd.size()), 2}, amounts),
+                dt == QNN_DATATYPE_FLOAT_32 ? param_f32(QNN_OP_PAD_PARAM_PAD_CONSTANT_VALUE, 0.0f)
+                                            : param_i32(QNN_OP_PAD_PARAM_PAD_CONSTANT_VALUE, 0)});
+}
+
 }  // namespace
 
 std::vector<OpLowering> indexing_lowerings() {
@@ -334,6 +484,10 @@ std::vector<OpLowering> indexing_lowerings() {
       {"Scatter", check_any, lower_scatter_elements},
       {"Hardmax", check_hardmax, lower_hardmax},
       {"Trilu", check_trilu, lower_trilu},
+      {"BitShift", check_bit_shift, lower_bit_shift},
+      {"Compress", check_compress, lower_compress},
+      {"ReverseSequence", check_reverse_sequence, lower_reverse_sequence},
+      {"MaxUnpool", check_any, lower_max_unpool},
   };
 }
 

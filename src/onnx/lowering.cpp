@@ -15,7 +15,9 @@ const std::map<std::string, OpLowering>& table() {
   static const std::map<std::string, OpLowering> t = [] {
     std::map<std::string, OpLowering> m;
     for (auto family : {conv_pool_lowerings, norm_lowerings, resize_lowerings, elementwise_lowerings, shape_op_lowerings,
-                        misc_lowerings, indexing_lowerings, vision_lowerings, composite_lowerings}) {
+                        misc_lowerings, indexing_lowerings, vision_lowerings, composite_lowerings,
+                        loss_lowerings, static_lowerings, einsum_lowerings,
+                        rnn_lowerings, integer_lowerings, dft_lowerings}) {
       for (const OpLowering& l : family()) m[l.op_type] = l;
     }
     return m;

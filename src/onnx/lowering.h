@@ -2,7 +2,7 @@
 // has a check (can this node be lowered? answered from the model alone, no
 // backend needed) and a lower function writing QNN tensors and nodes through
 // the LoweringContext. The functions live in one file per op family:
-//   lower_conv_pool.cpp    Conv, ConvTranspose, pools
+//   lower_conv_pool.cpp    Conv, ConvTranspose, pools, ConvInteger, QLinearConv
 //   lower_norm.cpp         BatchNormalization, InstanceNormalization
 //   lower_resize.cpp       Resize, Upsample
 //   lower_elementwise.cpp  binary, unary, activations, Clip, PRelu
@@ -11,10 +11,18 @@
 //   lower_misc.cpp         Gemm, MatMul, Softmax/LogSoftmax, LayerNormalization,
 //                          reductions, ArgMax/ArgMin, TopK, Cast, Q/DQ, Identity
 //   lower_indexing.cpp     Where, GatherElements, GatherND, ScatterElements,
-//                          ScatterND, Tile, CumSum, OneHot, IsInf, IsNaN
+//                          ScatterND, Tile, CumSum, OneHot, IsInf, IsNaN,
+//                          BitShift, Compress, ReverseSequence, MaxUnpool
 //   lower_vision.cpp       DepthToSpace, SpaceToDepth, LRN, GridSample, RoiAlign
-//   lower_composite.cpp    Erf (and the GELU pattern), activations and
-//                          reductions composed of element-wise QNN ops
+//   lower_composite.cpp    Erf (and the GELU pattern), activations,
+//                          reductions, MeanVarianceNormalization and Det
+//                          composed of element-wise QNN ops
+//   lower_loss.cpp         NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
+//   lower_static.cpp       EyeLike, Hann/Hamming/BlackmanWindow (static outputs)
+//   lower_einsum.cpp       Einsum (Transpose, Reshape, Multiply, ReduceSum)
+//   lower_rnn.cpp          GRU, LSTM (QNN Gru, Lstm), RNN (unrolled)
+//   lower_integer.cpp      MatMulInteger, QLinearMatMul, DynamicQuantizeLinear (in float)
+//   lower_dft.cpp          DFT (MatMuls with static cosine / sine matrices)
 #pragma once
 
 #include <map>
@@ -46,6 +54,12 @@ std::vector<OpLowering> misc_lowerings();
 std::vector<OpLowering> indexing_lowerings();   // lower_indexing.cpp
 std::vector<OpLowering> vision_lowerings();     // lower_vision.cpp
 std::vector<OpLowering> composite_lowerings();  // lower_composite.cpp
+std::vector<OpLowering> loss_lowerings();       // lower_loss.cpp
+std::vector<OpLowering> static_lowerings();     // lower_static.cpp
+std::vector<OpLowering> einsum_lowerings();     // lower_einsum.cpp
+std::vector<OpLowering> rnn_lowerings();        // lower_rnn.cpp
+std::vector<OpLowering> integer_lowerings();    // lower_integer.cpp
+std::vector<OpLowering> dft_lowerings();        // lower_dft.cpp
 
 const OpLowering* find_lowering(const std::string& op_type);
 std::vector<std::string> supported_op_types();

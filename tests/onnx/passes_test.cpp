@@ -250,10 +250,12 @@ TEST(OnnxConstantFolding, ShapeOfADynamicDimensionNeedsDashDThenFolds) {
 
 TEST(OnnxUnsupported, EveryUnsupportedNodeIsReportedByNameAndType) {
   ModelBuilder b;
-  b.input("x", {1, 2, 3, 3, 3}).output("y", {1, 2, 3, 3, 3}).output("z", {1, 2, 3, 3, 3});
-  b.initializer("w", {2, 2, 1, 1, 1}, std::vector<float>(4, 0.5f));
+  // A 4-D spatial Conv (rank 6): refused for its form (3-D Conv is lowered).
+  b.input("x", {1, 2, 3, 3, 3}).input("x6", {1, 2, 1, 3, 3, 3});
+  b.output("y", {1, 2, 3, 3, 3}).output("z", {1, 2, 1, 3, 3, 3});
+  b.initializer("w", {2, 2, 1, 1, 1, 1}, std::vector<float>(4, 0.5f));
   b.node("Foo", "n1", {"x"}, {"y"});
-  b.node("Conv", "c3d", {"x", "w"}, {"z"});
+  b.node("Conv", "c3d", {"x6", "w"}, {"z"});
   PreparedModel p;
   std::string error;
   ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
@@ -264,7 +266,7 @@ TEST(OnnxUnsupported, EveryUnsupportedNodeIsReportedByNameAndType) {
   EXPECT_NE(bad[0].reason.find("op type Foo is not supported"), std::string::npos) << bad[0].reason;
   EXPECT_EQ(bad[1].name, "c3d");
   EXPECT_EQ(bad[1].op_type, "Conv");
-  EXPECT_NE(bad[1].reason.find("rank 5"), std::string::npos) << bad[1].reason;
+  EXPECT_NE(bad[1].reason.find("rank 6"), std::string::npos) << bad[1].reason;
   QnnGraphDesc g;
   ASSERT_FALSE(build_graph_desc(p, {}, &g, &error));
   EXPECT_NE(error.find("2 unsupported node(s)"), std::string::npos) << error;

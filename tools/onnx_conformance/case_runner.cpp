@@ -70,32 +70,79 @@ std::string compare(const std::string& name, const Tensor& want, const std::vect
 }
 
 // Op types whose inputs after the first are parameters in QNN (pads, axes,
-// starts/ends, scales/sizes, shapes, k, split sizes, ratio/training flag):
+// starts/ends, scales/sizes, shapes, k, split sizes, ratio/training flag;
+// Compress's condition, which decides the output shape):
 // QNN takes them as static op parameters, so a model that feeds them as
 // graph inputs cannot be lowered as is.
 const std::set<std::string> kParameterInputOps = {
     "Pad",       "Slice",      "Resize",     "Upsample",   "Reshape",    "Expand",    "Tile",
     "Split",     "Squeeze",    "Unsqueeze",  "TopK",       "ReduceMean", "ReduceSum", "ReduceMax",
-    "ReduceMin", "ReduceProd", "ReduceSumSquare", "Dropout", "Clip"};
+    "ReduceMin", "ReduceProd", "ReduceSumSquare", "Dropout", "Clip", "Compress",
+    "ReverseSequence"};
 
-// The graph inputs of `proto` that only feed parameter positions of
-// kParameterInputOps nodes.
+// Op types all of whose inputs only decide the output's shape or are folded
+// at import (QNN has no Range or ConstantOfShape op: the importer folds them
+// when their inputs are constant).
+const std::set<std::string> kAllParameterOps = {"Range", "ConstantOfShape", "HannWindow", "HammingWindow",
+                                                "BlackmanWindow"};
+
+// Single parameter positions: the recurrent ops' sequence_lens (input 4;
+// QNN's Gru/Lstm run every step, the importer accepts lengths equal to T).
+const std::map<std::string, std::set<int>> kParameterPositions = {{"RNN", {4}}, {"GRU", {4}}, {"LSTM", {4}}};
+
+// The graph inputs of `proto` every use of which is a parameter: a parameter
+// position of a kParameterInputOps node, any input of a kAllParameterOps
+// node, or (transitively) an input of a node all of whose outputs are only
+// used as parameters, e.g. a window size that goes through Cast and Sub into
+// Range. Such inputs decide shapes or static op parameters. So does any
+// input from which a kAllParameterOps input is computed (a window size that
+// is also a divisor elsewhere): the static output shape of Range depends on
+// it, so no QNN graph can take it at run time. Shape and Size stop that walk:
+// their outputs depend on a shape only, not on the values.
 std::vector<std::string> parameter_inputs(const onnx::ModelProto& proto) {
-  std::map<std::string, bool> only_parameters;  // input name -> every use is a parameter
   std::set<std::string> inputs;
   for (const auto& i : proto.graph().input()) inputs.insert(i.name());
   for (const auto& i : proto.graph().initializer()) inputs.erase(i.name());
-  for (const auto& n : proto.graph().node()) {
+  std::set<std::string> graph_outputs;
+  for (const auto& o : proto.graph().output()) graph_outputs.insert(o.name());
+  // value -> every use is a parameter (so far); values never used stay absent.
+  std::map<std::string, bool> only_parameters;
+  const auto& nodes = proto.graph().node();
+  // Nodes in reverse topological order: a node's outputs are settled before its inputs.
+  for (int ni = nodes.size() - 1; ni >= 0; --ni) {
+    const auto& n = nodes[ni];
+    // Shape and Size read a shape, not values: their input is no parameter.
+    bool outputs_are_parameters = n.output_size() > 0 && n.op_type() != "Shape" && n.op_type() != "Size";
+    for (const auto& o : n.output()) {
+      if (o.empty()) continue;
+      auto it = only_parameters.find(o);
+      if (graph_outputs.count(o) != 0 || it == only_parameters.end() || !it->second) outputs_are_parameters = false;
+    }
     for (int k = 0; k < n.input_size(); ++k) {
-      if (inputs.count(n.input(k)) == 0) continue;
-      const bool parameter = k >= 1 && kParameterInputOps.count(n.op_type()) != 0;
+      if (n.input(k).empty()) continue;
+      const bool parameter = kAllParameterOps.count(n.op_type()) != 0 ||
+                             (kParameterPositions.count(n.op_type()) != 0 &&
+                              kParameterPositions.at(n.op_type()).count(k) != 0) ||
+                             (k >= 1 && kParameterInputOps.count(n.op_type()) != 0) || outputs_are_parameters;
       auto [it, fresh] = only_parameters.emplace(n.input(k), parameter);
       if (!fresh) it->second = it->second && parameter;
     }
   }
+  std::set<std::string> shape_sources;  // values a kAllParameterOps input is computed from
+  for (int ni = nodes.size() - 1; ni >= 0; --ni) {
+    const auto& n = nodes[ni];
+    bool feeds = kAllParameterOps.count(n.op_type()) != 0;
+    for (const auto& o : n.output()) feeds = feeds || shape_sources.count(o) != 0;
+    if (!feeds || n.op_type() == "Shape" || n.op_type() == "Size") continue;
+    for (const auto& i : n.input()) {
+      if (!i.empty()) shape_sources.insert(i);
+    }
+  }
   std::vector<std::string> out;
-  for (const auto& [name, parameter] : only_parameters) {
-    if (parameter) out.push_back(name);
+  for (const std::string& name : inputs) {
+    if (graph_outputs.count(name) != 0) continue;
+    auto it = only_parameters.find(name);
+    if ((it != only_parameters.end() && it->second) || shape_sources.count(name) != 0) out.push_back(name);
   }
   return out;
 }
@@ -215,11 +262,12 @@ CaseResult run_case(BackendSession& session, const std::string& dir) {
     return 0;
   };
   int state = prepare();
-  if (state == 0) {
-    // Parameters fed as graph inputs: bind them to this case's values (the
-    // test data has one value per set) and try again.
-    const std::vector<std::string> params = parameter_inputs(proto);
-    if (params.empty()) return r;
+  const std::vector<std::string> params = state == 1 ? std::vector<std::string>{} : parameter_inputs(proto);
+  if (state == 0 && params.empty()) return r;
+  if (!params.empty()) {
+    // Parameters fed as graph inputs (refused, or an op with no lowering
+    // such as Range that folds once its inputs are constant): bind them to
+    // this case's values (the test data has one value per set) and try again.
     // One graph serves every data set, so a bound value must be the same in all.
     for (const std::string& name : params) {
       const size_t pos = static_cast<size_t>(std::find(original.begin(), original.end(), name) - original.begin());
@@ -235,6 +283,7 @@ CaseResult run_case(BackendSession& session, const std::string& dir) {
           return r;
         }
         if (other.dims != first.dims || other.data != first.data) {
+          if (state < 0) return skip(no_lowering);  // still an op with no lowering
           r.reason = "refused: parameter input '" + name + "' differs between " +
                      fs::path(sets.front()).filename().string() + " and " + fs::path(sets[k]).filename().string() +
                      " (QNN takes it as a static parameter)";

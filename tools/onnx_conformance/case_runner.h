@@ -6,7 +6,10 @@
 // attribute or shape the importer or QNN cannot express) counts as a
 // failure with its reason. Graph inputs that only feed what QNN takes as
 // static op parameters (Pad's pads, Slice's starts, Resize's scales, ...)
-// are bound to the case's own values when the model is refused otherwise.
+// are bound to the case's own values when the model is refused otherwise,
+// or when an op with no lowering (Range, ConstantOfShape) folds with them;
+// also inputs that reach such parameters only through other nodes (a
+// window size cast and fed to Range).
 #pragma once
 
 #include <set>
