@@ -25,7 +25,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <dlfcn.h>
@@ -71,12 +70,6 @@ constexpr double kFloatTolerance = 1e-4;
 // (errors of the order of the logits) fails it. The decisive check is top-1:
 // democnn's smallest top-1 margin on the test inputs is 5.5.
 constexpr double kQuantTolerance = 0.10;
-
-void log_to_stderr(const char* fmt, QnnLog_Level_t level, uint64_t, va_list args) {
-  std::fprintf(stderr, "  [backend %s] ", level == QNN_LOG_LEVEL_ERROR ? "error" : "warning");
-  std::vfprintf(stderr, fmt, args);
-  std::fputc('\n', stderr);
-}
 
 int fail(const char* step, const std::string& why) {
   std::printf("FAILED at %s: %s\n", step, why.c_str());
@@ -242,9 +235,7 @@ int main(int argc, char** argv) {
   QnnBackendLibrary qnn;
   if (!qnn.load("libQnnHtp.so", &error)) return fail("step 2", error);
   const QNN_INTERFACE_VER_TYPE& api = qnn.api;
-  Qnn_LogHandle_t log = nullptr;
-  Qnn_BackendHandle_t backend = nullptr;
-  Qnn_ContextHandle_t context = nullptr;
+  QnnSession session(api);
   struct Buffer {
     uint8_t* mem = nullptr;
     Qnn_MemHandle_t handle = nullptr;
@@ -255,30 +246,18 @@ int main(int argc, char** argv) {
       if (b->mem != nullptr) rpcmem.rpcmem_free(b->mem);
       *b = Buffer{};
     }
-    if (context != nullptr) api.contextFree(context, nullptr);
-    if (backend != nullptr) api.backendFree(backend);
-    if (log != nullptr) api.logFree(log);
-    context = nullptr, backend = nullptr, log = nullptr;
+    session.close();
   };
   auto give_up = [&](const char* step, const std::string& why) {
     release();
     return fail(step, why);
   };
-  if (Qnn_ErrorHandle_t e = api.logCreate(log_to_stderr, QNN_LOG_LEVEL_WARN, &log); e != QNN_SUCCESS) {
-    return give_up("step 2", "logCreate: " + describe_qnn_error(api, e));
-  }
-  if (Qnn_ErrorHandle_t e = api.backendCreate(log, nullptr, &backend); e != QNN_SUCCESS) {
-    return give_up("step 2", "backendCreate: " + describe_qnn_error(api, e));
-  }
-  if (Qnn_ErrorHandle_t e =
-          api.contextCreateFromBinary(backend, nullptr, nullptr, binary.data(), binary.size(), &context, nullptr);
-      e != QNN_SUCCESS) {
-    return give_up("step 2", "contextCreateFromBinary: " + describe_qnn_error(api, e));
-  }
   Qnn_GraphHandle_t graph = nullptr;
-  if (Qnn_ErrorHandle_t e = api.graphRetrieve(context, io.graph_name.c_str(), &graph); e != QNN_SUCCESS) {
-    return give_up("step 2", "graphRetrieve: " + describe_qnn_error(api, e));
+  if (!session.open_from_binary(binary, &error) || !session.retrieve(io.graph_name.c_str(), &graph, &error)) {
+    return give_up("step 2", error);
   }
+  const Qnn_ContextHandle_t context = session.context;
+  const Qnn_BackendHandle_t backend = session.backend;
   std::printf("step 2  %s: contextCreateFromBinary, graphRetrieve(\"%s\")\n", qnn.path.c_str(), io.graph_name.c_str());
 
   // Step 3: a registered rpcmem buffer per I/O tensor.

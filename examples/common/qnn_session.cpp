@@ -24,7 +24,7 @@ std::string describe_qnn_error(const QNN_INTERFACE_VER_TYPE& api, Qnn_ErrorHandl
   return code;
 }
 
-bool QnnSession::open(std::string* error) {
+bool QnnSession::open_backend(std::string* error) {
   Qnn_ErrorHandle_t e = api_.logCreate(log_to_stderr, QNN_LOG_LEVEL_WARN, &log);
   if (e != QNN_SUCCESS) {
     *error = "logCreate: " + describe_qnn_error(api_, e);
@@ -34,17 +34,44 @@ bool QnnSession::open(std::string* error) {
     *error = "backendCreate: " + describe_qnn_error(api_, e);
     return false;
   }
-  if ((e = api_.contextCreate(backend, nullptr, nullptr, &context)) != QNN_SUCCESS) {
+  return true;
+}
+
+bool QnnSession::open(std::string* error) {
+  if (!open_backend(error)) return false;
+  if (Qnn_ErrorHandle_t e = api_.contextCreate(backend, nullptr, nullptr, &context); e != QNN_SUCCESS) {
     *error = "contextCreate: " + describe_qnn_error(api_, e);
     return false;
   }
   return true;
 }
 
-QnnSession::~QnnSession() {
+bool QnnSession::open_from_binary(const std::vector<uint8_t>& binary, std::string* error) {
+  if (!open_backend(error)) return false;
+  if (Qnn_ErrorHandle_t e =
+          api_.contextCreateFromBinary(backend, nullptr, nullptr, binary.data(), binary.size(), &context, nullptr);
+      e != QNN_SUCCESS) {
+    *error = "contextCreateFromBinary: " + describe_qnn_error(api_, e);
+    return false;
+  }
+  return true;
+}
+
+bool QnnSession::retrieve(const char* name, Qnn_GraphHandle_t* graph, std::string* error) {
+  if (Qnn_ErrorHandle_t e = api_.graphRetrieve(context, name, graph); e != QNN_SUCCESS) {
+    *error = std::string("graphRetrieve(\"") + name + "\"): " + describe_qnn_error(api_, e);
+    return false;
+  }
+  return true;
+}
+
+void QnnSession::close() {
   if (context != nullptr) api_.contextFree(context, nullptr);
   if (backend != nullptr) api_.backendFree(backend);
   if (log != nullptr) api_.logFree(log);
+  context = nullptr, backend = nullptr, log = nullptr;
 }
+
+QnnSession::~QnnSession() { close(); }
 
 }  // namespace examples
