@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "binary/aligned_bytes.h"
 #include "binary/graph_tables.h"
 #include "context_generated.h"
 
@@ -137,6 +138,9 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
 std::vector<uint8_t> wrap_context_payload(const std::vector<uint8_t>& payload_bytes, ApiVersion format_version) {
   flatbuffers::FlatBufferBuilder eb(payload_bytes.size() + 256);
   const fb::Version format = to_fb(format_version);
+  // The payload is a FlatBuffer of its own, with 8-byte fields (Placement's
+  // offset): its bytes start 8-aligned so a reader can use them in place.
+  eb.ForceVectorAlignment(payload_bytes.size(), 1, 8);
   auto payload = eb.CreateVector(payload_bytes.data(), payload_bytes.size());
   auto env = fb::CreateContextEnvelope(eb, &format, payload, crc32_of(payload_bytes.data(), payload_bytes.size()));
   eb.Finish(env, fb::ContextEnvelopeIdentifier());
@@ -154,6 +158,8 @@ bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* pay
 }
 
 BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error) {
+  AlignedBytes whole;
+  if (data != nullptr) data = whole.get(data, size);
   if (data == nullptr || size < 8 || !fb::ContextEnvelopeBufferHasIdentifier(data)) {
     *error = "not an openhtp context binary (" + std::to_string(size) + " bytes, no OHTC identifier)";
     return BinaryError::kMalformed;
@@ -176,12 +182,14 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
     *error = "context binary payload fails its CRC-32 check (corrupted)";
     return BinaryError::kMalformed;
   }
-  flatbuffers::Verifier pv(payload->data(), payload->size());
+  AlignedBytes nested;
+  const uint8_t* payload_data = nested.get(payload->data(), payload->size());
+  flatbuffers::Verifier pv(payload_data, payload->size());
   if (!pv.VerifyBuffer<fb::ContextBinary>(nullptr)) {
     *error = "context binary payload failed verification";
     return BinaryError::kMalformed;
   }
-  const fb::ContextBinary* ctx = flatbuffers::GetRoot<fb::ContextBinary>(payload->data());
+  const fb::ContextBinary* ctx = flatbuffers::GetRoot<fb::ContextBinary>(payload_data);
   ContextImage out;
   out.build_id = ctx->build_id() ? ctx->build_id()->str() : std::string();
   out.core_api = from_fb(ctx->core_api());

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "binary/aligned_bytes.h"
 #include "binary/graph_tables.h"
 
 namespace openhtp::binary {
@@ -63,6 +64,8 @@ std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
 }
 
 bool decode_graph(const uint8_t* data, size_t size, htp::GraphSpec* graph, std::string* error) {
+  AlignedBytes aligned;
+  if (data != nullptr) data = aligned.get(data, size);
   flatbuffers::Verifier verifier(data, size);
   if (data == nullptr || !fb::VerifyGraphBuffer(verifier)) {
     *error = "graph blob failed FlatBuffers verification (" + std::to_string(size) + " bytes)";

@@ -246,6 +246,11 @@ TEST_F(WeightSharingApi, TheBackendExtensionKeyTurnsItOn) {
 // kernel packs a copy of its own).
 TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
   if (in_process_transport()) GTEST_SKIP() << "no DSP process in-process";
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // ASan's quarantine keeps freed chunks resident (the copies the pool
+  // replaces stay in RSS): the figure says nothing about sharing there.
+  GTEST_SKIP() << "RSS is not the program's own under a sanitizer";
+#endif
   auto rss_kb = [](int pid) {
     std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
     long v = -1;
