@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <unordered_map>
@@ -216,6 +217,13 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
       g.vtcm_bytes = r->vtcm_bytes();
       g.spill_fill_bytes = r->spill_fill_bytes();
       if (r->placements() != nullptr) {
+        // The verifier checks a vector's length word, not that its 8-byte
+        // structs are 8-aligned: a writer always aligns them, so a vector
+        // that is not was crafted or corrupted (reading it would be UB).
+        if (reinterpret_cast<uintptr_t>(r->placements()->Data()) % alignof(fb::Placement) != 0) {
+          *error = "context binary: graph '" + g.spec.name + "' has a misaligned placement table";
+          return BinaryError::kMalformed;
+        }
         for (const fb::Placement* p : *r->placements()) {
           if (p->region() > static_cast<uint8_t>(htp::Region::kSpillFill) || g.spec.find_tensor(p->tensor_id()) == nullptr) {
             *error = "context binary: graph '" + g.spec.name + "' stores a placement for tensor id " +
