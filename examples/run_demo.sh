@@ -2,7 +2,8 @@
 # Runs the shared-buffer examples in order, then the CNN demo: the checked-in
 # models/democnn converted by qnn-onnx-converter (float, and uint8 calibrated
 # on its calibration list) into <build-dir>/democnn/, each binary run by
-# example_cnn_classifier against PyTorch's logits.
+# example_cnn_classifier against PyTorch's logits; then LLM decoding with
+# models/tinylm (float and uint8) by example_llm_decode.
 #   examples/run_demo.sh <build-dir>    (the examples are in <build-dir>/bin)
 # Installed as <prefix>/bin/run_demo.sh it defaults to <prefix>; the CNN demo
 # needs the source tree's models/democnn (or DEMOCNN_DIR=<dir>).
@@ -114,6 +115,42 @@ else
     failed+=("net_run")
   fi
 fi
+
+# LLM decoding (docs/llm-decoding.md): models/tinylm's prefill and decode
+# graphs in ONE context binary with shared weights; the KV cache in one
+# rpcmem buffer, updated in place by every decode step (0 bytes copied).
+# Float first; its run writes the calibration lists for the uint8 binary.
+tinylm="${TINYLM_DIR:-$(cd "$(dirname "$0")/.." && pwd)/models/tinylm}"
+llm_out="$root/tinylm"
+decoder="$bin/example_llm_decode"
+for precision in float uint8; do
+  total=$((total + 1))
+  echo
+  echo "######## example_llm_decode ($precision): models/tinylm prefill + decode, KV cache in one shared buffer"
+  if [[ ! -f "$tinylm/prefill.onnx" || ! -x "$converter" || ! -x "$decoder" ]]; then
+    echo "missing $tinylm/prefill.onnx (set TINYLM_DIR), $converter or $decoder (build: ninja -C $root example_llm_decode)"
+    failed+=("llm_decode_$precision")
+    continue
+  fi
+  mkdir -p "$llm_out/calibration"
+  args=(-i "$tinylm/prefill.onnx" -i "$tinylm/decode.onnx" -o "$llm_out/tinylm_$precision.bin" --weight_sharing_enabled)
+  run=(--binary "$llm_out/tinylm_$precision.bin" --data "$tinylm")
+  if [[ $precision == float ]]; then
+    run+=(--precision float --dump_calibration "$llm_out/calibration")
+  else
+    args+=(--input_list prefill_list.txt --input_list decode_list.txt --use_per_channel_quantization
+           --preserve_io datatype)
+    run+=(--precision quantized)
+  fi
+  echo "qnn-onnx-converter ${args[*]}"
+  if ! (cd "$llm_out/calibration" && "$converter" "${args[@]}" 2> >(grep -v "%)$" >&2)); then
+    failed+=("llm_decode_$precision")
+    continue
+  fi
+  if ! "$decoder" "${run[@]}"; then
+    failed+=("llm_decode_$precision")
+  fi
+done
 
 echo
 if ((${#failed[@]})); then

@@ -12,7 +12,7 @@
 //     example's greedy decode over every prompt of DIR/prompts.txt:
 //       prefill the 16-token prompt -> first token (argmax) and cache rows 0..15;
 //       64 decode steps: token, position = 16 + step, mask (0 = attend,
-//       -30 = not) and the whole cache [256, L,2,H,D] in; the kv output copied
+//       -100 = not) and the whole cache [256, L,2,H,D] in; the kv output copied
 //       into cache row `position` and mask[position] set to 0 after the step;
 //       the next token = argmax(logits).
 //     The tokens are checked against DIR/expected.txt (PyTorch's). It prints
@@ -38,7 +38,7 @@ const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 
-const MASK_ON = 0.0, MASK_OFF = -30.0;  // as models/tinylm/make_tinylm.py
+const MASK_ON = 0.0, MASK_OFF = -100.0;  // as models/tinylm/make_tinylm.py
 
 function parseArgs(argv) {
   const o = {threads: 1, reps: 5, warmup: 1, serve: false};
