@@ -3,7 +3,8 @@
 # models/democnn converted by qnn-onnx-converter (float, and uint8 calibrated
 # on its calibration list) into <build-dir>/democnn/, each binary run by
 # example_cnn_classifier against PyTorch's logits; then LLM decoding with
-# models/tinylm (float and uint8) by example_llm_decode.
+# models/tinylm (float and uint8) by example_llm_decode; and last the CNN
+# through qnn-net-run --shared_buffer and qnn-profile-viewer.
 #   examples/run_demo.sh <build-dir>    (the examples are in <build-dir>/bin)
 # Installed as <prefix>/bin/run_demo.sh it defaults to <prefix>; the CNN demo
 # needs the source tree's models/democnn (or DEMOCNN_DIR=<dir>).
@@ -86,36 +87,6 @@ for precision in float uint8; do
   fi
 done
 
-# The same float binary through QNN's everyday tools: qnn-net-run with every
-# input and output in a registered rpcmem buffer (zero copy), profiled, then
-# qnn-profile-viewer on its log.
-total=$((total + 1))
-echo
-echo "######## qnn-net-run --shared_buffer + qnn-profile-viewer: the CNN's test inputs, outputs written as Result_N/*.raw"
-netrun="$bin/qnn-net-run"
-viewer="$bin/qnn-profile-viewer"
-backend="$root/lib/libQnnHtp.so"
-if [[ ! -x "$netrun" || ! -x "$viewer" || ! -f "$out/democnn_float.bin" ]]; then
-  echo "missing $netrun, $viewer or $out/democnn_float.bin (build: ninja -C $root qnn-net-run qnn-profile-viewer)"
-  failed+=("net_run")
-else
-  rm -rf "$out/net_run"
-  echo "qnn-net-run --backend $backend --retrieve_context $out/democnn_float.bin --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir $out/net_run"
-  if (cd "$democnn" && "$netrun" --backend "$backend" --retrieve_context "$out/democnn_float.bin" \
-        --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir "$out/net_run" \
-        | grep '^qnn-net-run:') &&
-     "$viewer" --input_log "$out/net_run/qnn-profiling-data_0.log" | sed -n '/Execute Stats (Average)/,/^$/p'; then
-    results=("$out"/net_run/Result_*)
-    echo "where the outputs went (${#results[@]} inferences):"
-    for i in 0 1 2; do
-      for f in "$out/net_run/Result_$i"/*.raw; do echo "  $f ($(stat -c %s "$f") bytes)"; done
-    done
-    echo "  ..."
-  else
-    failed+=("net_run")
-  fi
-fi
-
 # LLM decoding (docs/llm-decoding.md): models/tinylm's prefill and decode
 # graphs in ONE context binary with shared weights; the KV cache in one
 # rpcmem buffer, updated in place by every decode step (0 bytes copied).
@@ -151,6 +122,36 @@ for precision in float uint8; do
     failed+=("llm_decode_$precision")
   fi
 done
+
+# The same float binary through QNN's everyday tools: qnn-net-run with every
+# input and output in a registered rpcmem buffer (zero copy), profiled, then
+# qnn-profile-viewer on its log.
+total=$((total + 1))
+echo
+echo "######## qnn-net-run --shared_buffer + qnn-profile-viewer: the CNN's test inputs, outputs written as Result_N/*.raw"
+netrun="$bin/qnn-net-run"
+viewer="$bin/qnn-profile-viewer"
+backend="$root/lib/libQnnHtp.so"
+if [[ ! -x "$netrun" || ! -x "$viewer" || ! -f "$out/democnn_float.bin" ]]; then
+  echo "missing $netrun, $viewer or $out/democnn_float.bin (build: ninja -C $root qnn-net-run qnn-profile-viewer)"
+  failed+=("net_run")
+else
+  rm -rf "$out/net_run"
+  echo "qnn-net-run --backend $backend --retrieve_context $out/democnn_float.bin --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir $out/net_run"
+  if (cd "$democnn" && "$netrun" --backend "$backend" --retrieve_context "$out/democnn_float.bin" \
+        --input_list input_list.txt --shared_buffer --profiling_level detailed --output_dir "$out/net_run" \
+        | grep '^qnn-net-run:') &&
+     "$viewer" --input_log "$out/net_run/qnn-profiling-data_0.log" | sed -n '/Execute Stats (Average)/,/^$/p'; then
+    results=("$out"/net_run/Result_*)
+    echo "where the outputs went (${#results[@]} inferences):"
+    for i in 0 1 2; do
+      for f in "$out/net_run/Result_$i"/*.raw; do echo "  $f ($(stat -c %s "$f") bytes)"; done
+    done
+    echo "  ..."
+  else
+    failed+=("net_run")
+  fi
+fi
 
 echo
 if ((${#failed[@]})); then
