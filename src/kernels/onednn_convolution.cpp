@@ -4,6 +4,8 @@
 // explicit strides and reordered once, at prepare, into the layout the JIT
 // kernel wants. The kernel keeps no pointer to the node's weight or bias
 // buffers.
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -55,6 +57,12 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;
   if (g.has_bias && node.inputs[2].static_data == nullptr) return false;
+  // The work split is planned for the team size at creation (use_graph_threads).
+  // A small depthwise convolution is memory-bound: one thread (threads_for).
+  const uint64_t macs = uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g();
+  const bool depthwise = g.group > 1 && g.cin_g() == 1;
+  const int threads = depthwise ? threads_for(node, macs) : threads_of(node);
+  omp_set_num_threads(threads);
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, dt::f32, tag::nhwc);
   const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, dt::f32, tag::nhwc);
@@ -81,7 +89,7 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
     dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
     s.wait();
   }
-  Executor ex(conv(pd), pd.scratchpad_desc(), threads_of(node));
+  Executor ex(conv(pd), pd.scratchpad_desc(), threads);
   ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
   if (g.has_bias) {
     memory b(bias_md, engine());
