@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
 #include "kernels/xnnpack_runtime.h"
 
@@ -44,7 +45,7 @@ class ReduceMeanKernel final : public ops::OpKernel {
           y_[o] = s * scale;
         }
       };
-      tiles(pool, l_.outer, rows_per_task, body);
+      run_tiles(pool, l_.outer, rows_per_task, body);
       return;
     }
     // [outer, reduced, inner]: inner columns accumulate row by row (a global
@@ -64,21 +65,10 @@ class ReduceMeanKernel final : public ops::OpKernel {
         for (size_t c = c0; c < c1; ++c) y[c] *= scale;
       }
     };
-    tiles(pool, l_.outer * blocks, 1, body);
+    run_tiles(pool, l_.outer * blocks, 1, body);
   }
 
  private:
-  template <typename Body>
-  static void tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
-    if (pool == nullptr || n < 2 * tile) {
-      body(size_t{0}, n);
-      return;
-    }
-    pthreadpool_parallelize_1d_tile_1d(
-        pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
-        PTHREADPOOL_FLAG_YIELD_WORKERS);
-  }
-
   ReduceLayout l_;
   pthreadpool_t pool_;
   const float* x_ = nullptr;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/onednn_paths.h"
+#include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
 #include "ops/quant.h"
 #include "ops/workspace.h"
@@ -65,18 +66,6 @@ inline uint8_t quantize(float v, const ops::TensorDesc& t) {
   return static_cast<uint8_t>(q);  // two's complement byte for SFIXED_POINT_8
 }
 
-// body(start, count) over [0, n) in tiles of `tile` on the pool when n is at
-// least 2 tiles, else on the caller's thread.
-template <typename Body>
-void run_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
-  if (pool == nullptr || n < 2 * tile) {
-    body(size_t{0}, n);
-    return;
-  }
-  pthreadpool_parallelize_1d_tile_1d(
-      pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
-}
 
 // ---------------------------------------------------------------------------
 // Binary ops: one table lookup per output.

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstring>
 
+#include "kernels/parallel_tiles.h"
 #include "kernels/xnnpack_runtime.h"
 
 namespace openhtp::kernels::xnn {
@@ -43,18 +44,6 @@ inline pthreadpool_t elementwise_pool(const ops::NodeDesc& node, size_t n, size_
   return n >= min ? pool_of(node) : nullptr;
 }
 
-// body(start, count) over [0, n): on the pool in tiles of `tile` elements, or
-// in one call on the caller's thread when pool is null.
-template <typename Body>
-void parallel_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
-  if (pool == nullptr || n <= tile) {
-    body(size_t{0}, n);
-    return;
-  }
-  pthreadpool_parallelize_1d_tile_1d(
-      pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
-}
 
 // An XNNPACK element-wise operator over n dense elements of `elem` bytes
 // reads up to kReadSlack bytes past each input's end (xnnpack_runtime.h).

@@ -1,0 +1,33 @@
+// Splitting a fast path's work over the graph's pthreadpool: body(start,
+// count) over [0, n) in tiles, or in one call on the caller's thread. Each
+// fast path decides *whether* to split (a measured grain, next to its code);
+// this is only the how, in one place.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+
+namespace openhtp::kernels {
+
+// On the pool in tiles of `tile` when `pool` is set and n is more than one
+// tile; else one call.
+template <typename Body>
+void parallel_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
+  if (pool == nullptr || n <= tile) {
+    body(size_t{0}, n);
+    return;
+  }
+  pthreadpool_parallelize_1d_tile_1d(
+      pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
+      PTHREADPOOL_FLAG_YIELD_WORKERS);
+}
+
+// The same, split only from two tiles on (a lone partial tile is not worth
+// a worker's wake-up).
+template <typename Body>
+void run_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
+  parallel_tiles(n < 2 * tile ? nullptr : pool, n, tile, body);
+}
+
+}  // namespace openhtp::kernels
