@@ -165,6 +165,18 @@ class OnnxEndToEnd : public ::testing::Test {
     return std::system(cmd.c_str());
   }
 
+  // Calibration inputs 0..count-1 as raw files and inputs.txt listing them.
+  void write_input_list(int count) {
+    std::ofstream list(dir_ / "inputs.txt");
+    for (int k = 0; k < count; ++k) {
+      const std::vector<float> x = input(k);
+      const std::string name = "in" + std::to_string(k) + ".raw";
+      std::ofstream f(dir_ / name, std::ios::binary);
+      f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
+      list << "x:=" << (dir_ / name).string() << "\n";
+    }
+  }
+
   std::string log() const {
     std::ifstream f(dir_ / "log.txt");
     return {std::istreambuf_iterator<char>(f), {}};
@@ -255,15 +267,7 @@ TEST_F(OnnxEndToEnd, FloatModelMatchesNaiveNchw) {
 }
 
 TEST_F(OnnxEndToEnd, QuantizedModelMatchesWithinQuantizationError) {
-  std::ofstream list(dir_ / "inputs.txt");
-  for (int k = 0; k < 4; ++k) {
-    const std::vector<float> x = input(k);
-    const std::string name = "in" + std::to_string(k) + ".raw";
-    std::ofstream f(dir_ / name, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
-    list << "x:=" << (dir_ / name).string() << "\n";
-  }
-  list.close();
+  write_input_list(4);
   ASSERT_EQ(convert("--input_list " + (dir_ / "inputs.txt").string() + " --use_per_channel_quantization"), 0) << log();
   const std::vector<float> x = input(1);
   Qnn_Tensor_t in{}, out{};
@@ -286,15 +290,7 @@ TEST_F(OnnxEndToEnd, QuantizedModelMatchesWithinQuantizationError) {
 // --preserve_io datatype: the quantized graph takes and gives float32, with
 // the same quantization inside (so the same error bound as above, in float).
 TEST_F(OnnxEndToEnd, PreserveIoKeepsQuantizedGraphIoFloat) {
-  std::ofstream list(dir_ / "inputs.txt");
-  for (int k = 0; k < 4; ++k) {
-    const std::vector<float> x = input(k);
-    const std::string name = "in" + std::to_string(k) + ".raw";
-    std::ofstream f(dir_ / name, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
-    list << "x:=" << (dir_ / name).string() << "\n";
-  }
-  list.close();
+  write_input_list(4);
   ASSERT_EQ(convert("--input_list " + (dir_ / "inputs.txt").string() + " --preserve_io datatype"), 0) << log();
   const std::vector<float> x = input(1);
   std::vector<uint8_t> xb(x.size() * 4);
@@ -318,13 +314,7 @@ TEST_F(OnnxEndToEnd, PreserveIoKeepsQuantizedGraphIoFloat) {
 }
 
 TEST_F(OnnxEndToEnd, PreserveIoRefusesANameThatIsNotGraphIo) {
-  std::ofstream list(dir_ / "inputs.txt");
-  const std::vector<float> x = input(0);
-  std::ofstream f(dir_ / "in0.raw", std::ios::binary);
-  f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
-  f.close();
-  list << "x:=" << (dir_ / "in0.raw").string() << "\n";
-  list.close();
+  write_input_list(1);
   EXPECT_NE(convert("--input_list " + (dir_ / "inputs.txt").string() + " --preserve_io datatype nosuch"), 0);
   EXPECT_NE(log().find("'nosuch' is not a graph input or output"), std::string::npos) << log();
 }
@@ -333,15 +323,7 @@ TEST_F(OnnxEndToEnd, PreserveIoRefusesANameThatIsNotGraphIo) {
 // per tensor with zero point 128): the backend accepts them and the result
 // matches the naive conv with the dequantized weights.
 TEST_F(OnnxEndToEnd, QdqWeightsRunWithTheirOwnEncodings) {
-  std::ofstream list(dir_ / "inputs.txt");
-  for (int k = 0; k < 4; ++k) {
-    const std::vector<float> x = input(k);
-    const std::string name = "in" + std::to_string(k) + ".raw";
-    std::ofstream f(dir_ / name, std::ios::binary);
-    f.write(reinterpret_cast<const char*>(x.data()), static_cast<std::streamsize>(x.size() * 4));
-    list << "x:=" << (dir_ / name).string() << "\n";
-  }
-  list.close();
+  write_input_list(4);
   for (bool is_signed : {true, false}) {
     SCOPED_TRACE(is_signed ? "int8 per channel" : "uint8 per tensor");
     const QdqWeights qw = qdq_weights(is_signed);
