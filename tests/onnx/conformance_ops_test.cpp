@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "QnnInterface.h"
+#include "import_and_run.h"
 #include "model_builder.h"
 #include "onnx/backend_session.h"
 #include "onnx/importer.h"
@@ -18,6 +19,7 @@ namespace {
 
 using namespace openhtp::onnx_import;
 using onnx_test::ModelBuilder;
+using onnx_test::run_model;
 
 constexpr int32_t kI64 = 7;
 
@@ -42,29 +44,6 @@ void attr_s(onnx::NodeProto& n, const std::string& name, const std::string& v) {
   a->set_name(name);
   a->set_type(onnx::AttributeProto::STRING);
   a->set_s(v);
-}
-
-std::vector<std::vector<uint8_t>> run_model(const onnx::ModelProto& proto,
-                                            const std::vector<std::vector<uint8_t>>& inputs) {
-  ImportOptions options;
-  PreparedModel prepared;
-  std::string error;
-  EXPECT_TRUE(prepare_model(proto, options, &prepared, &error)) << error;
-  BackendSession session;
-  EXPECT_TRUE(session.open(QnnInterface_getProviders, &error, true)) << error;
-  Qnn_ContextHandle_t ctx = nullptr;
-  EXPECT_TRUE(session.create_context(&ctx, &error)) << error;
-  SubmittedGraph graph;
-  QnnGraphDesc d;
-  std::vector<std::vector<uint8_t>> outputs;
-  if (ctx == nullptr) return outputs;
-  if (import_model(prepared, options, session.api, session.backend, ctx, &graph, &d, &error)) {
-    EXPECT_TRUE(execute_graph(session.api, graph, inputs, &outputs, &error)) << error;
-  } else {
-    ADD_FAILURE() << error;
-  }
-  session.api.contextFree(ctx, nullptr);
-  return outputs;
 }
 
 // The refusal reasons of `proto` ("" when every node lowers).

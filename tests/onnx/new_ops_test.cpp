@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "QnnInterface.h"
+#include "import_and_run.h"
 #include "model_builder.h"
 #include "onnx/backend_session.h"
 #include "onnx/importer.h"
@@ -17,6 +18,7 @@ namespace {
 
 using namespace openhtp::onnx_import;
 using onnx_test::ModelBuilder;
+using onnx_test::run_model;
 
 constexpr int32_t kF = 1, kI64 = 7, kBool = 9;
 
@@ -34,32 +36,6 @@ std::vector<float> as_f32(const std::vector<uint8_t>& b) {
   std::vector<float> v(b.size() / 4);
   std::memcpy(v.data(), b.data(), b.size());
   return v;
-}
-
-// Imports `proto`, runs it once on `inputs` (bytes per graph input, in
-// order), returns the outputs' bytes; *desc gets the lowered graph.
-std::vector<std::vector<uint8_t>> run_model(const onnx::ModelProto& proto, const std::vector<std::vector<uint8_t>>& inputs,
-                                            QnnGraphDesc* desc = nullptr) {
-  ImportOptions options;
-  PreparedModel prepared;
-  std::string error;
-  EXPECT_TRUE(prepare_model(proto, options, &prepared, &error)) << error;
-  BackendSession session;
-  EXPECT_TRUE(session.open(QnnInterface_getProviders, &error, true)) << error;
-  Qnn_ContextHandle_t ctx = nullptr;
-  EXPECT_TRUE(session.create_context(&ctx, &error)) << error;
-  SubmittedGraph graph;
-  QnnGraphDesc d;
-  std::vector<std::vector<uint8_t>> outputs;
-  if (ctx == nullptr) return outputs;
-  if (import_model(prepared, options, session.api, session.backend, ctx, &graph, &d, &error)) {
-    EXPECT_TRUE(execute_graph(session.api, graph, inputs, &outputs, &error)) << error;
-  } else {
-    ADD_FAILURE() << error;
-  }
-  session.api.contextFree(ctx, nullptr);
-  if (desc != nullptr) *desc = d;
-  return outputs;
 }
 
 std::vector<float> ramp(size_t n, double a, double b) {
