@@ -1,5 +1,6 @@
 #include "binary/graph_codec.h"
 
+#include <cstdint>
 #include <set>
 
 #include "binary/aligned_bytes.h"
@@ -40,6 +41,10 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     if (t.quant.present && !t.quant.per_channel()) tb.add_quant(&q);
     if (t.quant.per_channel()) tb.add_axis_quant(axis_quant);
     if (with_data) tb.add_data(data);
+    if (t.sparse.is_sparse) {
+      tb.add_sparse_specified(t.sparse.specified);
+      tb.add_sparse_dims(t.sparse.sparse_dims);
+    }
     tensors.push_back(tb.Finish());
   }
   std::vector<flatbuffers::Offset<fb::Node>> nodes;
@@ -109,6 +114,22 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
         }
       }
       ts.static_data = to_vector(t->data());
+      if (t->sparse_specified() != 0 || t->sparse_dims() != 0) {
+        // Untrusted bytes: the layout must be one the QNN layer accepts
+        // (NATIVE, 1 <= S <= rank, 1 <= K <= the positions of the sparse
+        // dims) before any kernel sizes or indexes the storage by it.
+        const uint32_t k = t->sparse_specified(), s = t->sparse_dims();
+        uint64_t positions = 1;
+        for (uint32_t d = 0; d < s && d < ts.dims.size(); ++d) {
+          positions = ts.dims[d] != 0 && positions > UINT64_MAX / ts.dims[d] ? UINT64_MAX : positions * ts.dims[d];
+        }
+        if (ts.type != htp::tensor_type::kNative || s == 0 || s > ts.dims.size() || k == 0 || k > positions) {
+          *error = "graph blob: tensor '" + ts.name + "' has a sparse layout (" + std::to_string(k) +
+                   " specified elements, " + std::to_string(s) + " sparse dims) that does not fit it";
+          return false;
+        }
+        ts.sparse = {true, k, s};
+      }
       if (!ids.insert(ts.id).second) {
         *error = "graph blob: tensor id " + std::to_string(ts.id) + " appears twice";
         return false;

@@ -8,6 +8,7 @@ namespace openhtp::htp {
 size_t TensorSpec::num_bytes() const {
   // Saturating: a hostile shape's product must not wrap round to a small
   // size that passes every check (it is SIZE_MAX instead, which none does).
+  if (sparse.is_sparse) return ops::sparse_storage_bytes(sparse, dims, ops::dtype::element_size(dtype));
   size_t n = ops::dtype::element_size(dtype);
   for (uint32_t d : dims) {
     if (d != 0 && n > SIZE_MAX / d) return SIZE_MAX;

@@ -33,8 +33,14 @@ struct TensorSpec {
   std::vector<uint32_t> dims;
   ops::Quant quant;
   std::vector<uint8_t> static_data;  // STATIC only
+  // A sparse NATIVE tensor (QNN_TENSOR_DATA_FORMAT_SPARSE): its layout and
+  // private storage are described at ops::Sparsity; the QNN layer sets it only
+  // on NATIVE tensors, the graph codec carries it.
+  ops::Sparsity sparse{};
 
-  size_t num_bytes() const;  // SIZE_MAX when the shape's product does not fit
+  // Dense bytes, or a sparse tensor's storage bytes (ops::Sparsity);
+  // SIZE_MAX when the shape's product does not fit.
+  size_t num_bytes() const;
   bool is_graph_input() const { return type == tensor_type::kAppWrite || type == tensor_type::kAppReadWrite; }
   bool is_graph_output() const { return type == tensor_type::kAppRead || type == tensor_type::kAppReadWrite; }
 };

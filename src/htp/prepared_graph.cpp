@@ -22,6 +22,7 @@ ops::TensorDesc desc_of(const TensorSpec& t) {
   d.dtype = t.dtype;
   d.dims = t.dims;
   d.quant = t.quant;
+  d.sparse = t.sparse;
   d.static_data = t.type == tensor_type::kStatic ? t.static_data.data() : nullptr;
   // NATIVE tensors are planned, with the read slack their readers ask for.
   d.planned = t.type == tensor_type::kNative;

@@ -74,6 +74,35 @@ struct Quant {
   int32_t offset_at(size_t c) const { return per_channel() ? offsets[c] : offset; }
 };
 
+// A sparse tensor (QNN_TENSOR_DATA_FORMAT_SPARSE, layout HYBRID_COO): of
+// shape [d0..d(r-1)], its first S = sparse_dims dims are sparse and the rest
+// form a dense block of B = d(S)*...*d(r-1) elements (1 when S = r); K =
+// specified entries are stored. Only NATIVE tensors can be sparse (the QNN
+// layer refuses sparse graph inputs, outputs and static tensors), so their
+// memory layout is this emulator's own, never seen by a client:
+//   K*S INT_32 indices, entry k's index along sparse dim s at [k*S + s],
+//   then, right after them (no padding), K*B elements of the tensor's data
+//   type, entry k's block at [k*B .. k*B + B).
+// Kernels move the values with memcpy (they may be unaligned for 8-byte
+// types). Only the sparse ops (op_flags::kSparseTensors) see such tensors.
+struct Sparsity {
+  bool is_sparse = false;
+  uint32_t specified = 0;    // K, Qnn_SparseLayoutHybridCoo_t::numSpecifiedElements
+  uint32_t sparse_dims = 0;  // S, numSparseDimensions (1..rank)
+  bool operator==(const Sparsity&) const = default;
+};
+
+// Bytes of the storage above for `dims` and elements of elem_bytes;
+// saturates at SIZE_MAX instead of wrapping.
+inline size_t sparse_storage_bytes(const Sparsity& s, std::span<const uint32_t> dims, size_t elem_bytes) {
+  auto mul = [](size_t a, size_t b) -> size_t { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; };
+  size_t block = 1;
+  for (size_t i = s.sparse_dims; i < dims.size(); ++i) block = mul(block, dims[i]);
+  const size_t index_bytes = mul(mul(s.specified, s.sparse_dims), sizeof(int32_t));
+  const size_t value_bytes = mul(mul(s.specified, block), elem_bytes);
+  return index_bytes > SIZE_MAX - value_bytes ? SIZE_MAX : index_bytes + value_bytes;
+}
+
 // What a kernel knows about one tensor at prepare time.
 struct TensorDesc {
   bool present = true;          // false for an omitted optional input (QNN NULL tensor)
@@ -88,9 +117,15 @@ struct TensorDesc {
   // inputs and outputs (the client's buffers may end on a page end) and
   // static tensors.
   bool planned = false;
+  // Set for a sparse tensor (see Sparsity); num_elements() stays the dense
+  // count of dims, num_bytes() is the sparse storage size.
+  Sparsity sparse{};
 
   size_t num_elements() const;
-  size_t num_bytes() const { return num_elements() * dtype::element_size(dtype); }
+  size_t num_bytes() const {
+    return sparse.is_sparse ? sparse_storage_bytes(sparse, dims, dtype::element_size(dtype))
+                            : num_elements() * dtype::element_size(dtype);
+  }
 };
 
 // One node parameter: a scalar or a (static) tensor, as in Qnn_Param_t.
@@ -255,6 +290,10 @@ namespace op_flags {
 // their own encodings. Ops without this flag see every tensor's real type and
 // must check it themselves (data movement, Quantize/Dequantize/Cast, ...).
 inline constexpr uint32_t kAdaptTypes = 1u << 0;
+// The op reads or writes sparse tensors (TensorDesc::sparse) itself: the
+// sparse family. prepare_node() refuses a sparse input or output to every op
+// without this flag, naming the op, the node and the tensor.
+inline constexpr uint32_t kSparseTensors = 1u << 1;
 }  // namespace op_flags
 
 struct OpDef {

@@ -2,7 +2,8 @@
 //
 // Ops are grouped by family, each group listed in its own file under
 // reference/ (core_group.cpp, math_group.cpp, norm_group.cpp,
-// layout_group.cpp, indexing_group.cpp, sequence_group.cpp, detection_group.cpp, misc_group.cpp) so that a family's ops are added in one place.
+// layout_group.cpp, indexing_group.cpp, sequence_group.cpp, detection_group.cpp, misc_group.cpp,
+// proposal_group.cpp, sparse_group.cpp) so that a family's ops are added in one place.
 #pragma once
 
 #include <new>
@@ -22,6 +23,8 @@ std::vector<OpDef> indexing_group();  // index and shape ops: gather/scatter, ti
 std::vector<OpDef> sequence_group();  // recurrent ops: Lstm, Gru
 std::vector<OpDef> detection_group();  // boxes: non-max suppression, RoI pooling, box transforms
 std::vector<OpDef> misc_group();  // shape ops, NV12/NV21 to RGB, patches (Im2Col, Col2Im, ExtractPatches), Hadamard
+std::vector<OpDef> proposal_group();  // CombinedNms, CollectRpnProposals, DistributeFpnProposals, Correlation1D, ExtractGlimpse
+std::vector<OpDef> sparse_group();  // sparse tensors: CreateSparse, GetSparseIndices/Values, SparseToDense (listed last)
 
 OpDef elementwise_add_def();
 OpDef elementwise_multiply_def();

@@ -32,7 +32,8 @@ std::span<const OpDef> all_ops() {
   static const std::vector<OpDef> kOps = [] {
     std::vector<OpDef> ops;
     for (auto group : {detail::core_group, detail::math_group, detail::norm_group, detail::layout_group,
-                       detail::indexing_group, detail::sequence_group, detail::detection_group, detail::misc_group}) {
+                       detail::indexing_group, detail::sequence_group, detail::detection_group, detail::misc_group,
+                       detail::proposal_group, detail::sparse_group}) {
       for (OpDef& d : group()) ops.push_back(d);
     }
     return ops;
@@ -90,6 +91,26 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': op type '" +
                                std::string(node.type) + "' is not in this backend's op package " +
                                std::string(kPackageName));
+  }
+  // Sparse tensors (TensorDesc::sparse) reach only the ops that handle their
+  // storage; every other op would read it as a dense tensor.
+  if ((def->flags & op_flags::kSparseTensors) == 0) {
+    for (size_t pass = 0; pass < 2; ++pass) {
+      const std::span<const TensorDesc> ts = pass == 0 ? node.inputs : node.outputs;
+      for (size_t i = 0; i < ts.size(); ++i) {
+        if (!ts[i].present || !ts[i].sparse.is_sparse) continue;
+        return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) + "': " +
+                                   (pass == 0 ? "in[" : "out[") + std::to_string(i) +
+                                   "] is a sparse tensor (dataFormat SPARSE); op type '" + std::string(node.type) +
+                                   "' takes dense tensors only (sparse tensors are for CreateSparse, "
+                                   "GetSparseIndices, GetSparseValues and SparseToDense)");
+      }
+    }
+    // A fused residual (htp/fusion.h) is read densely by every epilogue.
+    if (node.epilogue != nullptr && node.epilogue->residual != nullptr && node.epilogue->residual->sparse.is_sparse) {
+      return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
+                                 "': the fused residual input is a sparse tensor (dataFormat SPARSE)");
+    }
   }
   const bool adapt = (def->flags & op_flags::kAdaptTypes) != 0 && detail::needs_type_adapter(node);
   // Validate first: the rules live in the reference prepare, whichever kernel

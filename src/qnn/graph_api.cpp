@@ -55,6 +55,15 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
     return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   }
   {
+    // dataFormat: DENSE, or SPARSE for NATIVE tensors (read_sparsity says
+    // which refusal is INVALID and which UNSUPPORTED).
+    std::string why;
+    if (Qnn_ErrorHandle_t e = read_sparsity(v, &spec->sparse, &why); e != QNN_SUCCESS) {
+      QNN_LOG_ERROR("create tensor %s: %s", nm.c_str(), why.c_str());
+      return e;
+    }
+  }
+  {
     const std::vector<uint32_t> dims(v.dims(), v.dims() + v.rank());
     std::string why;
     if (!convert_quant(v.quant(), dims, &spec->quant, &why)) {
@@ -416,6 +425,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_Op
     d.dtype = t->dtype;
     d.dims = t->dims;
     d.quant = t->quant;
+    d.sparse = t->sparse;
     d.static_data = t->type == htp::tensor_type::kStatic ? t->static_data.data() : nullptr;
     ins.push_back(std::move(d));
   }
@@ -442,6 +452,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_Op
     d.dtype = t->dtype;
     d.dims = t->dims;
     d.quant = t->quant;
+    d.sparse = t->sparse;
     outs.push_back(std::move(d));
   }
   ops::NodeDesc nd{node.name, node.type, ins, outs, node.params};

@@ -115,6 +115,10 @@ bool describe_tensor(const Qnn_Tensor_t& t, ops::TensorDesc* desc, std::string* 
     *why = "tensor " + v.display_name() + " has rank " + std::to_string(v.rank()) + " but no dimensions";
     return false;
   }
+  if (read_sparsity(v, &desc->sparse, why) != QNN_SUCCESS) {
+    *why = "tensor " + v.display_name() + ": " + *why;
+    return false;
+  }
   desc->quant = ops::Quant{};
   if (!convert_quant(v.quant(), desc->dims, &desc->quant, why)) {
     *why = "tensor " + v.display_name() + ": " + *why;

@@ -166,3 +166,53 @@ TEST(GraphCodec, RejectsPerChannelEncodingThatDoesNotFitTheTensor) {
   EXPECT_FALSE(binary::decode_graph(bytes.data(), bytes.size(), &back, &err));
   EXPECT_NE(err.find("per-channel encoding that does not match"), std::string::npos) << err;
 }
+
+// Sparse NATIVE tensors (ops::Sparsity) travel as two trailing Tensor fields
+// that default to 0, so a dense tensor (and a blob written before the fields
+// existed) reads back dense.
+TEST(GraphCodec, SparseLayoutRoundTripsAndDenseStaysDense) {
+  htp::GraphSpec g = sample();
+  htp::TensorSpec sp{4, "sp", htp::tensor_type::kNative, ops::dtype::kFloat32, {4, 3}, {}, {}};
+  sp.sparse = {true, 2, 1};
+  g.tensors.push_back(sp);
+  auto bytes = binary::encode_graph(g);
+  htp::GraphSpec back;
+  std::string err;
+  ASSERT_TRUE(binary::decode_graph(bytes.data(), bytes.size(), &back, &err)) << err;
+  ASSERT_EQ(back.tensors.size(), 4u);
+  EXPECT_EQ(back.tensors[3].sparse, (ops::Sparsity{true, 2, 1}));
+  EXPECT_EQ(back.tensors[3].num_bytes(), 2u * 1 * 4 + 2u * 3 * 4);  // K*S int32 indices, K blocks of 3 floats
+  for (size_t i = 0; i < 3; ++i) EXPECT_FALSE(back.tensors[i].sparse.is_sparse) << i;
+  // Through a context binary too.
+  binary::ContextImage image;
+  image.build_id = "test";
+  image.graphs.push_back({g, 4096, 4096, 0, {}});
+  bytes = binary::encode_context(image);
+  binary::ContextImage ctx;
+  ASSERT_EQ(binary::decode_context(bytes.data(), bytes.size(), &ctx, &err), binary::BinaryError::kNone) << err;
+  EXPECT_EQ(ctx.graphs[0].spec.tensors[3].sparse, (ops::Sparsity{true, 2, 1}));
+}
+
+TEST(GraphCodec, RejectsSparseLayoutThatDoesNotFitTheTensor) {
+  struct Bad {
+    uint32_t type;
+    ops::Sparsity sparse;
+  };
+  const Bad bad[] = {
+      {htp::tensor_type::kNative, {true, 2, 3}},    // S above the rank 2
+      {htp::tensor_type::kNative, {true, 5, 1}},    // K above the 4 rows
+      {htp::tensor_type::kNative, {true, 0, 1}},    // no entries
+      {htp::tensor_type::kAppWrite, {true, 2, 1}},  // only NATIVE tensors are sparse
+  };
+  for (const Bad& b : bad) {
+    htp::GraphSpec g = sample();
+    htp::TensorSpec sp{4, "sp", b.type, ops::dtype::kFloat32, {4, 3}, {}, {}};
+    sp.sparse = b.sparse;
+    g.tensors.push_back(sp);
+    auto bytes = binary::encode_graph(g);
+    htp::GraphSpec back;
+    std::string err;
+    EXPECT_FALSE(binary::decode_graph(bytes.data(), bytes.size(), &back, &err)) << b.sparse.specified;
+    EXPECT_NE(err.find("'sp' has a sparse layout"), std::string::npos) << err;
+  }
+}

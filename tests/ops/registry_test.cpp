@@ -42,6 +42,12 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       // The misc family (misc_group.cpp).
       "Shape", "ConstantOfShape", "NonZero", "Nv12ToRgb", "Nv21ToRgb", "Im2Col", "Col2Im", "ExtractPatches",
       "HadamardTransform", "Stft", "ImageProjectionTransform",
+      // Later additions to the detection family.
+      "BoxWithNmsLimit", "BboxTransform", "GenerateProposals", "HeatMapMaxKeyPoint",
+      // The proposal family (proposal_group.cpp).
+      "CombinedNms", "CollectRpnProposals", "DistributeFpnProposals", "Correlation1D", "ExtractGlimpse",
+      // The sparse family (sparse_group.cpp).
+      "CreateSparse", "GetSparseIndices", "GetSparseValues", "SparseToDense",
   };
   std::vector<std::string> got;
   std::set<std::string> unique;

@@ -265,4 +265,41 @@ TEST_F(Capabilities, TensorsMemoryErrorsSignalsProfileAndDevice) {
   EXPECT_EQ(run(graph_), QNN_SUCCESS);
 }
 
+// Sparse tensors: a NATIVE HYBRID_COO tensor between CreateSparse and
+// SparseToDense (tests/qnn/sparse_tensor_test.cpp has the rules).
+TEST_F(Capabilities, SparseTensors) {
+  ASSERT_TRUE(supported(QNN_PROPERTY_TENSOR_SUPPORT_SPARSITY));
+  std::vector<uint32_t> idx_dims{1, 1}, val_dims{1, 2}, dims{2, 2};
+  Qnn_Tensor_t idx = make_tensor("idx", QNN_TENSOR_TYPE_APP_WRITE, idx_dims, QNN_DATATYPE_INT_32);
+  Qnn_Tensor_t vals = make_tensor("vals", QNN_TENSOR_TYPE_APP_WRITE, val_dims);
+  Qnn_Tensor_t sp = QNN_TENSOR_INIT;
+  sp.version = QNN_TENSOR_VERSION_2;
+  Qnn_TensorV2_t v2 = QNN_TENSOR_V2_INIT;
+  v2.name = "sp";
+  v2.type = QNN_TENSOR_TYPE_NATIVE;
+  v2.dataFormat = QNN_TENSOR_DATA_FORMAT_SPARSE;
+  v2.dataType = QNN_DATATYPE_FLOAT_32;
+  v2.rank = 2;
+  v2.dimensions = dims.data();
+  v2.memType = QNN_TENSORMEMTYPE_RAW;
+  v2.sparseParams.type = QNN_SPARSE_LAYOUT_HYBRID_COO;
+  v2.sparseParams.hybridCoo = {1, 1};  // one row of two
+  sp.v2 = v2;
+  Qnn_Tensor_t dense = make_tensor("dense", QNN_TENSOR_TYPE_APP_READ, dims);
+  Qnn_GraphHandle_t g = nullptr;
+  ASSERT_EQ(api().graphCreate(context_, "sparse", nullptr, &g), QNN_SUCCESS);
+  for (Qnn_Tensor_t* t : {&idx, &vals, &sp, &dense}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+  Qnn_Tensor_t create_in[] = {idx, vals};
+  ASSERT_EQ(add_node(g, "create", QNN_OP_CREATE_SPARSE, create_in, 2, &sp), QNN_SUCCESS);
+  ASSERT_EQ(add_node(g, "to_dense", QNN_OP_SPARSE_TO_DENSE, &sp, 1, &dense), QNN_SUCCESS);
+  ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+  int32_t row = 1;
+  float v[2] = {5, 6}, out[4] = {-1, -1, -1, -1};
+  create_in[0].v1.clientBuf = {&row, 4};
+  create_in[1].v1.clientBuf = {v, 8};
+  dense.v1.clientBuf = {out, 16};
+  ASSERT_EQ(api().graphExecute(g, create_in, 2, &dense, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(std::vector<float>(out, out + 4), (std::vector<float>{0, 0, 5, 6}));  // row 1 = [5, 6]
+}
+
 }  // namespace

@@ -37,6 +37,11 @@ struct Tensor {
   int32_t axis = -1;
   std::vector<float> axis_scales = {};
   std::vector<int32_t> axis_offsets = {};
+  // A sparse tensor (dataFormat SPARSE, layout HYBRID_COO, a V2 tensor) when
+  // sparse_dims > 0: only as a chain's `link` (see Case), since no graph
+  // input or output can be sparse. numSpecifiedElements / numSparseDimensions.
+  uint32_t sparse_specified = 0;
+  uint32_t sparse_dims = 0;
 };
 
 // A parameter: a scalar when `dims` is empty, else a STATIC tensor param.
@@ -57,6 +62,13 @@ struct Case {
   // Non-empty: the walk skips this case with this reason (a `// KNOWN BUG:`
   // of openhtp's, kept so the case runs again once the kernel is fixed).
   std::string skip = {};
+  // A two-node chain, for op types whose input or output cannot be a graph
+  // tensor (a sparse tensor is NATIVE only): when `then_op` is set, `op`
+  // reads `inputs` (with `params`) and writes `link`, a NATIVE tensor
+  // (`values` unused), and `then_op` (no parameters) reads `link` and writes
+  // `outputs`. The case covers both op types.
+  std::string then_op = {};
+  Tensor link = {};
 };
 
 // Shorthands for the tables.

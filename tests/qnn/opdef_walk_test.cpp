@@ -246,7 +246,9 @@ std::string test_name(size_t index, const Case& c) {
   return s + "_" + std::to_string(index);
 }
 
-std::string describe(const Case& c) { return "op " + c.op + ", case '" + c.label + "'"; }
+std::string describe(const Case& c) {
+  return "op " + c.op + (c.then_op.empty() ? "" : " -> " + c.then_op) + ", case '" + c.label + "'";
+}
 
 // ---- the tests ---------------------------------------------------------
 
@@ -262,7 +264,10 @@ TEST_F(OpdefWalk, EveryListedOpTypeIsInQnnOpDef) {
 
 TEST_F(OpdefWalk, EveryListedOpTypeHasACase) {
   std::set<std::string> covered;
-  for (const Case& c : all_cases()) covered.insert(c.op);
+  for (const Case& c : all_cases()) {
+    covered.insert(c.op);
+    if (!c.then_op.empty()) covered.insert(c.then_op);
+  }
   std::vector<std::string> missing;
   for (const std::string& op : supported_ops(backend_)) {
     if (covered.count(op) == 0) missing.push_back(op);
@@ -277,7 +282,12 @@ TEST_F(OpdefWalk, EveryListedOpTypeHasACase) {
 TEST_F(OpdefWalk, EveryCaseNamesAListedOpType) {
   const std::vector<std::string> listed = supported_ops(backend_);
   const std::set<std::string> names(listed.begin(), listed.end());
-  for (const Case& c : all_cases()) EXPECT_EQ(names.count(c.op), 1u) << describe(c) << ": op type not listed";
+  for (const Case& c : all_cases()) {
+    EXPECT_EQ(names.count(c.op), 1u) << describe(c) << ": op type not listed";
+    if (!c.then_op.empty()) {
+      EXPECT_EQ(names.count(c.then_op), 1u) << describe(c) << ": then_op not listed";
+    }
+  }
 }
 
 class OpdefCase : public QnnFixture, public ::testing::WithParamInterface<size_t> {};
@@ -306,6 +316,23 @@ void describe_tensor(Built& b, Qnn_TensorType_t type, const Tensor& spec) {
     b.t.v1.quantizeParams.encodingDefinition = QNN_DEFINITION_DEFINED;
     b.t.v1.quantizeParams.quantizationEncoding = QNN_QUANTIZATION_ENCODING_SCALE_OFFSET;
     b.t.v1.quantizeParams.scaleOffsetEncoding = {spec.scale, spec.offset};
+  }
+  if (spec.sparse_dims > 0) {
+    // sparseParams exist in V2 only; V2 begins with V1's fields.
+    const Qnn_TensorV1_t v1 = b.t.v1;
+    Qnn_TensorV2_t v2 = QNN_TENSOR_V2_INIT;
+    v2.name = v1.name;
+    v2.type = v1.type;
+    v2.dataFormat = QNN_TENSOR_DATA_FORMAT_SPARSE;
+    v2.dataType = v1.dataType;
+    v2.quantizeParams = v1.quantizeParams;
+    v2.rank = v1.rank;
+    v2.dimensions = v1.dimensions;
+    v2.memType = v1.memType;
+    v2.sparseParams.type = QNN_SPARSE_LAYOUT_HYBRID_COO;
+    v2.sparseParams.hybridCoo = {spec.sparse_specified, spec.sparse_dims};
+    b.t.version = QNN_TENSOR_VERSION_2;
+    b.t.v2 = v2;
   }
 }
 
@@ -376,6 +403,17 @@ TEST_P(OpdefCase, MatchesItsFormula) {
     qparams.push_back(q);
   }
 
+  // A chain: `op` writes the NATIVE link, then_op reads it.
+  Built link;
+  std::vector<Qnn_Tensor_t> link_tensors;
+  if (!c.then_op.empty()) {
+    link.name = "link";
+    describe_tensor(link, QNN_TENSOR_TYPE_NATIVE, c.link);
+    ASSERT_EQ(api().tensorCreateGraphTensor(graph, &link.t), QNN_SUCCESS) << what << ": link";
+    link_tensors.push_back(link.t);
+  }
+  std::vector<Qnn_Tensor_t>& first_out = c.then_op.empty() ? out_tensors : link_tensors;
+
   Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
   op.v1.name = "node";
   op.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
@@ -384,14 +422,25 @@ TEST_P(OpdefCase, MatchesItsFormula) {
   op.v1.params = qparams.empty() ? nullptr : qparams.data();
   op.v1.numOfInputs = static_cast<uint32_t>(in_tensors.size());
   op.v1.inputTensors = in_tensors.data();
-  op.v1.numOfOutputs = static_cast<uint32_t>(out_tensors.size());
-  op.v1.outputTensors = out_tensors.data();
+  op.v1.numOfOutputs = static_cast<uint32_t>(first_out.size());
+  op.v1.outputTensors = first_out.data();
   auto log_lines = [] {
     std::string s;
     for (const std::string& l : LogCapture::instance().lines()) s += "\n  backend: " + l;
     return s;
   };
   ASSERT_EQ(api().graphAddNode(graph, op), QNN_SUCCESS) << what << ": graphAddNode" << log_lines();
+  if (!c.then_op.empty()) {
+    Qnn_OpConfig_t then = QNN_OPCONFIG_INIT;
+    then.v1.name = "then";
+    then.v1.packageName = QNN_OP_PACKAGE_NAME_QTI_AISW;
+    then.v1.typeName = c.then_op.c_str();
+    then.v1.numOfInputs = 1;
+    then.v1.inputTensors = link_tensors.data();
+    then.v1.numOfOutputs = static_cast<uint32_t>(out_tensors.size());
+    then.v1.outputTensors = out_tensors.data();
+    ASSERT_EQ(api().graphAddNode(graph, then), QNN_SUCCESS) << what << ": graphAddNode (then_op)" << log_lines();
+  }
   ASSERT_EQ(api().graphFinalize(graph, nullptr, nullptr), QNN_SUCCESS) << what << ": graphFinalize" << log_lines();
 
   // Execute: dynamic inputs with their data, outputs into pre-filled buffers.

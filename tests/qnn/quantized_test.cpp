@@ -151,8 +151,8 @@ TEST_F(Quantized, SupportedOperationsAreExactlyWhatValidateKnows) {
   Qnn_OpConfig_t op = QNN_OPCONFIG_INIT;
   op.v1.name = "probe";
   op.v1.packageName = "qti.aisw";
-  op.v1.typeName = "BboxTransform";  // a real qti.aisw op this backend does not implement
-  ASSERT_EQ(names.count("BboxTransform"), 0u);
+  op.v1.typeName = "If";  // a real qti.aisw op this backend refuses by decision (docs/ops.md)
+  ASSERT_EQ(names.count("If"), 0u);
   EXPECT_EQ(api().backendValidateOpConfig(backend_, op), QNN_BACKEND_ERROR_NOT_SUPPORTED);
-  EXPECT_TRUE(LogCapture::instance().has_line_with({"'BboxTransform'", "not supported"}));
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'If'", "not supported"}));
 }

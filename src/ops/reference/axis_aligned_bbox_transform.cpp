@@ -15,12 +15,15 @@
 //   w' = w * exp(dw/ww), h' = h * exp(dh/wh)
 //   out = centre' -+ (w'/2, h'/2), x clamped to [0, width], y to [0, height]
 // A run-time batch index outside the batch gives that roi's rows as 0.
+// The box formula and the weights rule are box_math.h's, shared with
+// BboxTransform and GenerateProposals.
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
+#include "ops/reference/box_math.h"
 #include "ops/reference/data_movement.h"
 #include "ops/validate.h"
 
@@ -52,45 +55,16 @@ class AxisAlignedBboxKernel final : public OpKernel {
         continue;
       }
       const double img_h = sizes[b * 2], img_w = sizes[b * 2 + 1];
-      const float* roi = rois + r * 4;
-      const double w = double{roi[2]} - roi[0], h = double{roi[3]} - roi[1];
-      const double cx = roi[0] + w / 2, cy = roi[1] + h / 2;
       for (size_t k = 0; k < K; ++k) {
-        const float* d = deltas + (r * K + k) * 4;
-        const double ncx = cx + d[0] / double{g_.weights[0]} * w;
-        const double ncy = cy + d[1] / double{g_.weights[1]} * h;
-        const double nw = w * std::exp(d[2] / double{g_.weights[2]});
-        const double nh = h * std::exp(d[3] / double{g_.weights[3]});
-        float* o = yr + k * 4;
-        o[0] = static_cast<float>(clamp(ncx - nw / 2, img_w));
-        o[1] = static_cast<float>(clamp(ncy - nh / 2, img_h));
-        o[2] = static_cast<float>(clamp(ncx + nw / 2, img_w));
-        o[3] = static_cast<float>(clamp(ncy + nh / 2, img_h));
+        transform_upright_box(rois + r * 4, deltas + (r * K + k) * 4, g_.weights, HUGE_VAL, img_h, img_w,
+                              yr + k * 4);
       }
     }
   }
 
  private:
-  static double clamp(double v, double hi) { return std::fmin(std::fmax(v, 0.0), hi); }
   BboxGeometry g_;
 };
-
-// weights: optional FLOAT_32 tensor [4], every element finite and > 0.
-Status read_weights(const NodeDesc& node, BboxGeometry* g) {
-  const Param* p = node.find_param("weights");
-  if (p == nullptr) return Status::Ok();
-  if (!p->is_tensor || p->dtype != dtype::kFloat32 || p->dims.size() != 1 || p->dims[0] != 4 ||
-      p->data.size() != 4 * sizeof(float)) {
-    return invalid(node, "parameter 'weights' must be a FLOAT_32 tensor of shape [4]");
-  }
-  std::memcpy(g->weights, p->data.data(), sizeof g->weights);
-  for (int i = 0; i < 4; ++i) {
-    if (!(g->weights[i] > 0.0f) || !std::isfinite(g->weights[i])) {
-      return invalid(node, "parameter 'weights' element ", i, " is ", g->weights[i], ", expected finite and > 0");
-    }
-  }
-  return Status::Ok();
-}
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   if (Status s = check_io_count(node, 4, 4, 1); !s.ok()) return s;
@@ -110,7 +84,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   ParamReader params(node);
   if (Status s = params.check_names({"weights"}); !s.ok()) return s;
   BboxGeometry g;
-  if (Status s = read_weights(node, &g); !s.ok()) return s;
+  if (Status s = read_box_weights(node, g.weights); !s.ok()) return s;
   if (Status s = check_rank(node, rois, in_label(0, "rois"), 2, 2, StatusCode::kInvalidArgument); !s.ok()) return s;
   if (Status s = check_rank(node, deltas, in_label(1, "deltas"), 2, 2, StatusCode::kInvalidArgument); !s.ok()) return s;
   if (Status s = check_rank(node, index, in_label(2, "batch_indices"), 1, 1, StatusCode::kInvalidArgument); !s.ok())

@@ -10,9 +10,14 @@ OpDef non_max_suppression_def();
 OpDef roi_pooling_def();
 OpDef axis_aligned_bbox_transform_def();
 OpDef multi_class_nms_def();
+OpDef box_with_nms_limit_def();
+OpDef bbox_transform_def();
+OpDef generate_proposals_def();
+OpDef heat_map_max_key_point_def();
 
 std::vector<OpDef> detection_group() {
-  return {non_max_suppression_def(), roi_pooling_def(), axis_aligned_bbox_transform_def(), multi_class_nms_def()};
+  return {non_max_suppression_def(), roi_pooling_def(), axis_aligned_bbox_transform_def(), multi_class_nms_def(),
+          box_with_nms_limit_def(), bbox_transform_def(), generate_proposals_def(), heat_map_max_key_point_def()};
 }
 
 }  // namespace openhtp::ops::detail

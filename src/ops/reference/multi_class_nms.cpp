@@ -18,16 +18,17 @@
 // iou_threshold (ONNX/TensorFlow's strict comparisons; no per-class limit,
 // QNN has no such parameter); all kept (box, class) pairs sorted by score
 // (ties: lower class, then lower box index), the first max_det written, the
-// rest of each output 0.
+// rest of each output 0. The selection is nms_core.h's, shared with
+// CombinedNms.
 #include <algorithm>
-#include <cmath>
+#include <cstdint>
 #include <cstring>
-#include <numeric>
 #include <vector>
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
 #include "ops/reference/data_movement.h"
+#include "ops/reference/nms_core.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
@@ -39,23 +40,9 @@ struct MultiNmsGeometry {
   std::vector<size_t> feature_bytes;  // bytes of one box's row, per feature input
 };
 
-double iou(const float* a, const float* b) {
-  const double ay0 = std::fmin(a[0], a[2]), ay1 = std::fmax(a[0], a[2]);
-  const double ax0 = std::fmin(a[1], a[3]), ax1 = std::fmax(a[1], a[3]);
-  const double by0 = std::fmin(b[0], b[2]), by1 = std::fmax(b[0], b[2]);
-  const double bx0 = std::fmin(b[1], b[3]), bx1 = std::fmax(b[1], b[3]);
-  const double ih = std::fmax(0.0, std::fmin(ay1, by1) - std::fmax(ay0, by0));
-  const double iw = std::fmax(0.0, std::fmin(ax1, bx1) - std::fmax(ax0, bx0));
-  const double inter = ih * iw;
-  const double uni = (ay1 - ay0) * (ax1 - ax0) + (by1 - by0) * (bx1 - bx0) - inter;
-  return uni > 0.0 ? inter / uni : 0.0;
-}
-
 class MultiClassNmsKernel final : public OpKernel {
  public:
-  explicit MultiClassNmsKernel(MultiNmsGeometry g) : g_(std::move(g)), order_(g_.boxes), kept_(g_.boxes) {
-    picks_.reserve(g_.boxes * g_.classes);
-  }
+  explicit MultiClassNmsKernel(MultiNmsGeometry g) : g_(std::move(g)), nms_(g_.boxes, g_.classes) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* boxes = static_cast<const float*>(in[0]);
@@ -72,27 +59,13 @@ class MultiClassNmsKernel final : public OpKernel {
     for (size_t b = 0; b < g_.batch; ++b) {
       const float* bb = boxes + b * B * 4;
       const float* sb = scores + b * B * K;
-      picks_.clear();
-      for (size_t c = 0; c < K; ++c) {
-        std::iota(order_.begin(), order_.end(), size_t{0});
-        std::stable_sort(order_.begin(), order_.end(), [&](size_t p, size_t q) { return sb[p * K + c] > sb[q * K + c]; });
-        size_t n_kept = 0;
-        for (size_t idx : order_) {
-          if (!(sb[idx * K + c] > g_.score_threshold)) break;  // sorted: the rest are lower
-          bool keep = true;
-          for (size_t k = 0; k < n_kept && keep; ++k) keep = !(iou(bb + idx * 4, bb + kept_[k] * 4) > g_.iou_threshold);
-          if (!keep) continue;
-          kept_[n_kept++] = idx;
-          picks_.push_back({sb[idx * K + c], c, idx});
-        }
-      }
-      // Picks were added class by class in score order: a stable sort by
-      // score leaves ties by class, then box index.
-      std::stable_sort(picks_.begin(), picks_.end(), [](const Pick& p, const Pick& q) { return p.score > q.score; });
-      const size_t n = std::min(picks_.size(), M);
+      // One box per box index for every class; no per-class limit.
+      const std::span<const NmsPick> picks =
+          nms_.run(bb, 4, 0, sb, g_.iou_threshold, g_.score_threshold, SIZE_MAX);
+      const size_t n = std::min(picks.size(), M);
       for (size_t i = 0; i < n; ++i) {
-        const Pick& p = picks_[i];
-        std::memcpy(out_boxes + (b * M + i) * 4, bb + p.box * 4, 4 * sizeof(float));
+        const NmsPick& p = picks[i];
+        std::memcpy(out_boxes + (b * M + i) * 4, bb + size_t{p.box} * 4, 4 * sizeof(float));
         out_scores[b * M + i] = p.score;
         out_classes[b * M + i] = static_cast<int32_t>(p.cls);
         for (size_t f = 0; f < g_.feature_bytes.size(); ++f) {
@@ -106,13 +79,8 @@ class MultiClassNmsKernel final : public OpKernel {
   }
 
  private:
-  struct Pick {
-    float score;
-    size_t cls, box;
-  };
   MultiNmsGeometry g_;
-  std::vector<size_t> order_, kept_;
-  std::vector<Pick> picks_;
+  PerClassNms nms_;  // the per-class selection and merge (nms_core.h)
 };
 
 Status check_int_output(const NodeDesc& node, size_t i, bool allow_unsigned) {
