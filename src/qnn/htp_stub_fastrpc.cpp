@@ -181,12 +181,13 @@ class FastRpcStub final : public HtpStub {
                     : rc == AEE_ENOMEMORY ? "out of memory"
                     : rc == AEE_EBADPARM  ? "libcdsprpc refused the call's arguments"
                     : rc == AEE_EBADSTATE ? "a buffer it used was freed while it ran"
+                    : rc == AEE_EMMAP     ? "the DSP could not map a buffer of the call"
                                           : "the call did not complete");
       // Only a lost DSP process is 1007, the code clients answer with a
       // restart: a refused argument (a closed fd, say) is the caller's.
       if (lost) return QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
       if (rc == AEE_ENOMEMORY) return QNN_COMMON_ERROR_MEM_ALLOC;
-      if (rc == AEE_EBADPARM || rc == AEE_EBADSTATE) return QNN_COMMON_ERROR_INVALID_ARGUMENT;
+      if (rc == AEE_EBADPARM || rc == AEE_EBADSTATE || rc == AEE_EMMAP) return QNN_COMMON_ERROR_INVALID_ARGUMENT;
       return QNN_COMMON_ERROR_GENERAL;
     }
     if (st->error != QNN_SUCCESS) log_error_message(st->id);
