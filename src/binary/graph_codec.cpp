@@ -25,7 +25,8 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     auto name = b.CreateString(t.name);
     auto dims = b.CreateVector(t.dims);
     const bool with_data = !t.static_data.empty() && (omit_data == nullptr || omit_data->count(t.id) == 0);
-    auto data = with_data ? b.CreateVector(t.static_data) : flatbuffers::Offset<flatbuffers::Vector<uint8_t>>();
+    auto data = with_data ? b.CreateVector(t.static_data.data(), t.static_data.size())
+                          : flatbuffers::Offset<flatbuffers::Vector<uint8_t>>();
     fb::ScaleOffset q(t.quant.scale, t.quant.offset);
     flatbuffers::Offset<fb::AxisQuant> axis_quant;
     if (t.quant.per_channel()) {
@@ -57,9 +58,9 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
                          graph.vtcm_budget_bytes, graph.num_hvx_threads);
 }
 
-std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
+std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph, const std::set<uint32_t>* omit_data) {
   flatbuffers::FlatBufferBuilder b(1024);
-  b.Finish(build_graph(b, graph), fb::GraphIdentifier());
+  b.Finish(build_graph(b, graph, omit_data), fb::GraphIdentifier());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
@@ -108,7 +109,7 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
           return false;
         }
       }
-      ts.static_data = to_vector(t->data());
+      if (t->data() != nullptr) ts.static_data = htp::StaticBytes::copy_of({t->data()->data(), t->data()->size()});
       if (!ids.insert(ts.id).second) {
         *error = "graph blob: tensor id " + std::to_string(ts.id) + " appears twice";
         return false;

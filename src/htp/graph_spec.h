@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "htp/static_bytes.h"
 #include "ops/op.h"
 
 namespace openhtp::htp {
@@ -32,7 +33,7 @@ struct TensorSpec {
   uint32_t dtype = 0;
   std::vector<uint32_t> dims;
   ops::Quant quant;
-  std::vector<uint8_t> static_data;  // STATIC only
+  StaticBytes static_data;  // STATIC only (shared, never copied: static_bytes.h)
 
   size_t num_bytes() const;  // SIZE_MAX when the shape's product does not fit
   bool is_graph_input() const { return type == tensor_type::kAppWrite || type == tensor_type::kAppReadWrite; }
