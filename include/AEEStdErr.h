@@ -13,5 +13,8 @@
 #define AEE_ENOSUCH 39
 #define AEE_EBADHANDLE 44
 #define AEE_EINTERRUPTED 46
+/* The Hexagon SDK's "mmap failed" (its AEE_EOFFSET + 0x65; the offset is 0 on
+ * the application processor): the DSP could not map a buffer of the call. */
+#define AEE_EMMAP 101
 
 #endif /* AEESTDERR_H */

@@ -100,7 +100,7 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
       if (group.size() < 2) continue;
       const auto& bytes = image.graphs[group.front().g].spec.tensors[group.front().t].static_data;
       const auto blob = static_cast<uint32_t>(blobs.size());
-      blobs.push_back(fb::CreateWeightBlob(pb, pb.CreateVector(bytes)));
+      blobs.push_back(fb::CreateWeightBlob(pb, pb.CreateVector(bytes.data(), bytes.size())));
       for (const StaticRef& r : group) {
         const uint32_t id = image.graphs[r.g].spec.tensors[r.t].id;
         omit[r.g].insert(id);
@@ -269,7 +269,7 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
                      std::to_string(s->blob()) + " holds " + std::to_string(have);
             return BinaryError::kMalformed;
           }
-          if (have > 0) t->static_data.assign(d->data(), d->data() + have);
+          if (have > 0) t->static_data = htp::StaticBytes::copy_of({d->data(), have});
           ++out.shared_tensors;
         }
       }

@@ -26,7 +26,8 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
     auto name = b.CreateString(t.name);
     auto dims = b.CreateVector(t.dims);
     const bool with_data = !t.static_data.empty() && (omit_data == nullptr || omit_data->count(t.id) == 0);
-    auto data = with_data ? b.CreateVector(t.static_data) : flatbuffers::Offset<flatbuffers::Vector<uint8_t>>();
+    auto data = with_data ? b.CreateVector(t.static_data.data(), t.static_data.size())
+                          : flatbuffers::Offset<flatbuffers::Vector<uint8_t>>();
     fb::ScaleOffset q(t.quant.scale, t.quant.offset);
     flatbuffers::Offset<fb::AxisQuant> axis_quant;
     if (t.quant.per_channel()) {
@@ -62,9 +63,9 @@ flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, co
                          graph.vtcm_budget_bytes, graph.num_hvx_threads);
 }
 
-std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph) {
+std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph, const std::set<uint32_t>* omit_data) {
   flatbuffers::FlatBufferBuilder b(1024);
-  b.Finish(build_graph(b, graph), fb::GraphIdentifier());
+  b.Finish(build_graph(b, graph, omit_data), fb::GraphIdentifier());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
@@ -113,7 +114,7 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
           return false;
         }
       }
-      ts.static_data = to_vector(t->data());
+      if (t->data() != nullptr) ts.static_data = htp::StaticBytes::copy_of({t->data()->data(), t->data()->size()});
       if (t->sparse_specified() != 0 || t->sparse_dims() != 0) {
         // Untrusted bytes: the layout must be one the QNN layer accepts
         // (NATIVE, 1 <= S <= rank, 1 <= K <= the positions of the sparse

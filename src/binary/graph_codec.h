@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -11,7 +12,9 @@
 
 namespace openhtp::binary {
 
-std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph);
+// `omit_data` (may be null): ids of STATIC tensors written without their
+// bytes, which travel another way (a finalize's upload, ipc/static_upload.h).
+std::vector<uint8_t> encode_graph(const htp::GraphSpec& graph, const std::set<uint32_t>* omit_data = nullptr);
 
 // Returns false and sets *error when the bytes are not a valid graph.
 bool decode_graph(const uint8_t* data, size_t size, htp::GraphSpec* graph, std::string* error);

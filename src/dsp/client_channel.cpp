@@ -157,9 +157,15 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
       case ipc::ArgKind::kRef: {
         if (d.fd_index != ipc::kNoFd) {
           if (d.fd_index >= fds.size() || fds[d.fd_index] < 0) return AEE_EBADPARM;
-          bool ok = mappings_.add(d.key, fds[d.fd_index]);
+          std::string why;
+          const bool ok = mappings_.add(d.key, fds[d.fd_index], &why);
           fds[d.fd_index] = -1;
-          if (!ok) return AEE_EFAILED;
+          if (!ok) {
+            // A buffer the DSP cannot map fails this call as what it is;
+            // the session goes on (docs/design.md §5).
+            log(LogLevel::kError, "cdsp", "by-reference argument %u: cannot map the buffer: %s", i, why.c_str());
+            return AEE_EMMAP;
+          }
         }
         std::shared_ptr<ipc::FdMapping> m = mappings_.lookup(d.key);
         if (!m || !m->contains(d.offset, d.len)) {

@@ -7,7 +7,7 @@
 
 namespace openhtp::dsp {
 
-bool MappingTable::add(const ipc::BufferKey& key, int fd) {
+bool MappingTable::add(const ipc::BufferKey& key, int fd, std::string* why) {
   {
     std::shared_lock lock(mu_);
     if (maps_.count(key) != 0) {
@@ -16,9 +16,9 @@ bool MappingTable::add(const ipc::BufferKey& key, int fd) {
     }
   }
   ipc::BufferKey actual;
-  std::string why;
   std::shared_ptr<ipc::FdMapping> m;
-  if (ipc::buffer_key_of(fd, &actual) && actual == key) m = ipc::FdMapping::map(fd, &why);
+  if (!ipc::buffer_key_of(fd, &actual) || actual != key) *why = "the fd is not the buffer the call names";
+  else m = ipc::FdMapping::map(fd, why);
   close(fd);  // the mapping keeps the buffer alive
   if (!m) return false;
   std::unique_lock lock(mu_);

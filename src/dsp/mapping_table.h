@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <shared_mutex>
+#include <string>
 
 #include "ipc/call_protocol.h"
 #include "ipc/fd_mapping.h"
@@ -18,8 +19,8 @@ namespace openhtp::dsp {
 class MappingTable {
  public:
   // Maps `fd` under `key` unless already mapped; always consumes `fd`.
-  // Returns false if the fd cannot be mapped.
-  bool add(const ipc::BufferKey& key, int fd);
+  // Returns false if the fd cannot be mapped, with the reason in `why`.
+  bool add(const ipc::BufferKey& key, int fd, std::string* why);
   // The mapping of `key`, or null if unknown. Holding it keeps the pages
   // mapped after release().
   std::shared_ptr<ipc::FdMapping> lookup(const ipc::BufferKey& key) const;

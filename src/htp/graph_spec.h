@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "htp/static_bytes.h"
 #include "ops/op.h"
 
 namespace openhtp::htp {
@@ -32,7 +33,7 @@ struct TensorSpec {
   uint32_t dtype = 0;
   std::vector<uint32_t> dims;
   ops::Quant quant;
-  std::vector<uint8_t> static_data;  // STATIC only
+  StaticBytes static_data;  // STATIC only (shared, never copied: static_bytes.h)
   // A sparse NATIVE tensor (QNN_TENSOR_DATA_FORMAT_SPARSE): its layout and
   // private storage are described at ops::Sparsity; the QNN layer sets it only
   // on NATIVE tensors, the graph codec carries it.

@@ -478,11 +478,11 @@ bool PreparedGraph::relocate_static(uint32_t tensor_id, uint8_t* data) {
   if (it == slot_of_id_.end() || spec_.tensors[it->second].type != tensor_type::kStatic || data == nullptr) return false;
   std::lock_guard lock(run_mu_);
   pointers_[it->second] = data;
-  std::vector<uint8_t>().swap(spec_.tensors[it->second].static_data);
+  spec_.tensors[it->second].static_data.reset();
   return true;
 }
 
-bool PreparedGraph::release_static(uint32_t tensor_id, std::vector<uint8_t>* bytes) {
+bool PreparedGraph::release_static(uint32_t tensor_id, StaticBytes* bytes) {
   auto it = slot_of_id_.find(tensor_id);
   if (it == slot_of_id_.end()) return false;
   TensorSpec& t = spec_.tensors[it->second];
@@ -490,8 +490,8 @@ bool PreparedGraph::release_static(uint32_t tensor_id, std::vector<uint8_t>* byt
     return false;
   }
   std::lock_guard lock(run_mu_);
-  *bytes = std::move(t.static_data);  // a move keeps the buffer: pointers_ stays valid
-  t.static_data.clear();
+  *bytes = std::move(t.static_data);  // the same bytes, another owner: pointers_ stays valid
+  t.static_data.reset();
   return true;
 }
 

@@ -154,7 +154,7 @@ class PreparedGraph {
   // weight pool): the graph keeps reading the same memory, which the caller
   // must keep alive as long as the graph. False (nothing moved) when the
   // tensor is not STATIC or its bytes were already relocated or released.
-  bool release_static(uint32_t tensor_id, std::vector<uint8_t>* bytes);
+  bool release_static(uint32_t tensor_id, StaticBytes* bytes);
   // Where the graph reads STATIC tensor `tensor_id` from (null: not STATIC).
   const uint8_t* static_at(uint32_t tensor_id) const;
   // STATIC bytes the graph still holds itself (not relocated or released).

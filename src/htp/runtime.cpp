@@ -75,7 +75,7 @@ struct ContextMemory {
 struct SharedWeight {
   TensorSpec meta;  // dtype, dims, encoding (no name, no data)
   uint64_t hash = 0;
-  std::vector<uint8_t> storage;               // the runtime's copy (empty when in a weights buffer)
+  StaticBytes storage;                        // the runtime's copy (empty when in a weights buffer)
   std::shared_ptr<const MappedRange> buffer;  // the external weights buffer holding it, kept mapped
   uint8_t* data = nullptr;                    // where graphs read it
   size_t size = 0;
@@ -408,7 +408,7 @@ Status RuntimeImpl::share_weights(WeightPool& pool, ContextMemory& memory, Prepa
         dropped = true;
       } else {
         graph.release_static(u.tensor_id, &sw.storage);
-        sw.data = sw.storage.data();
+        sw.data = const_cast<uint8_t*>(sw.storage.data());  // kernels only read static tensors
       }
       pool.by_hash.emplace(sw.hash, u.weight);
     } else {
@@ -436,18 +436,27 @@ uint64_t RuntimeImpl::budget_of(const RuntimeOptions& options) {
 Status RuntimeImpl::do_prepare_graph(uint64_t context_id, GraphSpec spec, const StoredPlan* stored, GraphInfo* info,
                                      const CallControl* control) {
   // The memory the graph's tensors could take, before anything is
-  // allocated for them (saturating: a hostile shape is SIZE_MAX).
-  uint64_t tensor_bytes = 0;
+  // allocated for them (saturating: a hostile shape is SIZE_MAX), and what
+  // its kernels may add at prepare: a fast kernel's packed weights, or the
+  // type adapter's FLOAT_32 copy of fixed-point or FLOAT_16 weights, is at
+  // most one FLOAT_32 value per STATIC element, so each STATIC tensor is
+  // counted as its bytes plus 4 per element (docs/design.md §3).
+  auto add = [](uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; };
+  uint64_t tensor_bytes = 0, kernel_bytes = 0;
   for (const TensorSpec& t : spec.tensors) {
     if (t.type != tensor_type::kNative && t.type != tensor_type::kStatic) continue;
-    const uint64_t b = t.num_bytes();
-    tensor_bytes = b > UINT64_MAX - tensor_bytes ? UINT64_MAX : tensor_bytes + b;
+    tensor_bytes = add(tensor_bytes, t.num_bytes());
+    if (t.type == tensor_type::kStatic) {
+      const size_t elements = t.num_bytes() / std::max<size_t>(1, ops::dtype::element_size(t.dtype));
+      kernel_bytes = add(kernel_bytes, elements > UINT64_MAX / 4 ? UINT64_MAX : uint64_t{4} * elements);
+    }
   }
-  if (tensor_bytes > budget_) {
+  if (add(tensor_bytes, kernel_bytes) > budget_) {
     return error(QNN_COMMON_ERROR_MEM_ALLOC,
-                 "graph '%s': its STATIC and NATIVE tensors need %llu bytes, over the DSP memory budget of %llu bytes "
-                 "(OPENHTP_DSP_MEMORY_BUDGET_MB)",
-                 spec.name.c_str(), static_cast<ull>(tensor_bytes), static_cast<ull>(budget_));
+                 "graph '%s': its STATIC and NATIVE tensors need %llu bytes and its kernels' packed weights up to %llu "
+                 "more, over the DSP memory budget of %llu bytes (OPENHTP_DSP_MEMORY_BUDGET_MB)",
+                 spec.name.c_str(), static_cast<ull>(tensor_bytes), static_cast<ull>(kernel_bytes),
+                 static_cast<ull>(budget_));
   }
   std::shared_ptr<ContextMemory> memory;
   std::shared_ptr<WeightPool> weight_pool;

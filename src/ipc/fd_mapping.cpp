@@ -15,7 +15,11 @@ bool buffer_key_of(int fd, BufferKey* key) {
   return true;
 }
 
-std::shared_ptr<FdMapping> FdMapping::map(int fd, std::string* why) {
+std::shared_ptr<FdMapping> FdMapping::map(int fd, std::string* why) { return map_with(fd, PROT_READ | PROT_WRITE, why); }
+
+std::shared_ptr<FdMapping> FdMapping::map_read_only(int fd, std::string* why) { return map_with(fd, PROT_READ, why); }
+
+std::shared_ptr<FdMapping> FdMapping::map_with(int fd, int prot, std::string* why) {
   struct stat sb {};
   if (fstat(fd, &sb) != 0) {
     *why = std::string("fstat of fd ") + std::to_string(fd) + " failed: " + std::strerror(errno);
@@ -25,7 +29,7 @@ std::shared_ptr<FdMapping> FdMapping::map(int fd, std::string* why) {
     *why = "fd " + std::to_string(fd) + " has no size";
     return nullptr;
   }
-  void* p = mmap(nullptr, static_cast<size_t>(sb.st_size), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  void* p = mmap(nullptr, static_cast<size_t>(sb.st_size), prot, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
     *why = std::string("mmap of fd ") + std::to_string(fd) + " failed: " + std::strerror(errno);
     return nullptr;

@@ -23,10 +23,15 @@ class FdMapping final : public htp::MappedRange {
   // Maps all of `fd` read-write, shared. The fd may be closed afterwards.
   // nullptr and *why on failure (not a mappable fd, empty, mmap refused).
   static std::shared_ptr<FdMapping> map(int fd, std::string* why);
+  // Maps all of `fd` read-only, shared: memory the DSP only reads, such as
+  // a finalize's static-data upload (which its client seals against writes).
+  // Never put in the cache below: a registration needs a writable mapping.
+  static std::shared_ptr<FdMapping> map_read_only(int fd, std::string* why);
   ~FdMapping() override;
   const BufferKey& key() const { return key_; }
 
  private:
+  static std::shared_ptr<FdMapping> map_with(int fd, int prot, std::string* why);
   FdMapping(uint8_t* base, size_t size, BufferKey key) : MappedRange(base, size), key_(key) {}
   BufferKey key_;
 };

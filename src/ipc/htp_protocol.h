@@ -22,6 +22,7 @@
 
 #include "htp/runtime.h"
 #include "ipc/control_wire.h"
+#include "ipc/static_upload.h"
 #include "remote.h"
 
 namespace openhtp::ipc::htp_wire {
@@ -39,7 +40,8 @@ inline constexpr remote_handle64 kSkelHandle = 0x48545001;  // "HTP" + 1: one ru
 enum Method : uint32_t {
   kContextCreate = 0,      // in: ContextCreateReq               out: status(id = context)
   kContextFree = 1,        // in: IdReq(context)                 out: status
-  kGraphPrepare = 2,       // in: IdReq(context), graph blob     out: GraphInfoWire, status(id = graph)
+  kGraphPrepare = 2,       // in: IdReq(context), graph blob, StaticRefWire[n]; in-handle: upload fd if n > 0
+                           //                                    out: GraphInfoWire, status(id = graph)
   kGraphFree = 3,          // in: IdReq(graph)                   out: status
   kMemRegister = 4,        // in: MemRegisterReq; in-handle: fd  out: status(id = mem)
   kMemDeregister = 5,      // in: IdReq(mem)                     out: status
@@ -216,24 +218,37 @@ bool decode_fixed(uint32_t sc, const remote_arg* pra, Req* req) {
 }
 
 // ---- GraphPrepare: the graph table, serialized (src/binary/graph_codec.h) ---
+// Static tensors' bytes may travel beside it, in an upload memfd
+// (ipc/static_upload.h): `refs` says which tensor is where, `upload_fd` is
+// the call's in-handle. No refs, no handle.
 
-inline uint32_t encode_graph_prepare(const IdReq& ctx, std::span<const uint8_t> blob, GraphInfoWire* info,
-                                     WireStatus* st, remote_arg (&a)[4]) {
+inline uint32_t encode_graph_prepare(const IdReq& ctx, std::span<const uint8_t> blob,
+                                     std::span<const StaticRefWire> refs, int upload_fd, GraphInfoWire* info,
+                                     WireStatus* st, remote_arg (&a)[6]) {
   a[0].buf = {const_cast<IdReq*>(&ctx), sizeof ctx};
   a[1].buf = {const_cast<uint8_t*>(blob.data()), blob.size()};
-  a[2].buf = {info, sizeof *info};
-  a[3].buf = {st, sizeof *st};
-  return REMOTE_SCALARS_MAKEX(0, kGraphPrepare, 2, 2, 0, 0);
+  a[2].buf = {const_cast<StaticRefWire*>(refs.data()), refs.size_bytes()};
+  a[3].buf = {info, sizeof *info};
+  a[4].buf = {st, sizeof *st};
+  a[5].dma = {upload_fd, 0};
+  return REMOTE_SCALARS_MAKEX(0, kGraphPrepare, 3, 2, refs.empty() ? 0 : 1, 0);
 }
-uint32_t encode_graph_prepare(const IdReq&&, std::span<const uint8_t>, GraphInfoWire*, WireStatus*,
-                              remote_arg (&)[4]) = delete;
+uint32_t encode_graph_prepare(const IdReq&&, std::span<const uint8_t>, std::span<const StaticRefWire>, int,
+                              GraphInfoWire*, WireStatus*, remote_arg (&)[6]) = delete;
+// `refs` is copied out of the call (its buffer need not be aligned);
+// *upload_fd is -1 when the call has none.
 inline bool decode_graph_prepare(uint32_t sc, const remote_arg* pra, IdReq* ctx, std::span<const uint8_t>* blob,
-                                 GraphInfoWire** info) {
-  if (!has_shape(sc, 2, 2, 0)) return false;
-  if (pra[0].buf.nLen != sizeof(IdReq) || pra[2].buf.nLen != sizeof(GraphInfoWire)) return false;
+                                 std::vector<StaticRefWire>* refs, int* upload_fd, GraphInfoWire** info) {
+  const bool with_upload = has_shape(sc, 3, 2, 1);
+  if (!with_upload && !has_shape(sc, 3, 2, 0)) return false;
+  if (pra[0].buf.nLen != sizeof(IdReq) || pra[3].buf.nLen != sizeof(GraphInfoWire)) return false;
+  if (pra[2].buf.nLen % sizeof(StaticRefWire) != 0 || (pra[2].buf.nLen > 0) != with_upload) return false;
   std::memcpy(ctx, pra[0].buf.pv, sizeof *ctx);
   *blob = {static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
-  *info = static_cast<GraphInfoWire*>(pra[2].buf.pv);
+  refs->resize(pra[2].buf.nLen / sizeof(StaticRefWire));
+  if (!refs->empty()) std::memcpy(refs->data(), pra[2].buf.pv, pra[2].buf.nLen);
+  *upload_fd = with_upload ? pra[5].dma.fd : -1;
+  *info = static_cast<GraphInfoWire*>(pra[3].buf.pv);
   return true;
 }
 

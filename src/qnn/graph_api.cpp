@@ -89,7 +89,7 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
       return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
     }
     const auto* d = static_cast<const uint8_t*>(v.client_buf().data);
-    spec->static_data.assign(d, d + v.num_bytes());
+    spec->static_data = htp::StaticBytes::copy_of({d, v.num_bytes()});
   } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW && v.client_buf().data != nullptr) {
     // Data for non-static tensors is given at execute; QNN refuses it here.
     QNN_LOG_ERROR("create tensor %s: clientBuf must be empty for a non-STATIC tensor (data is given at execute)",

@@ -2,6 +2,8 @@
 // and sent to the skel in the DSP process through libcdsprpc.
 #include <cstring>
 #include <mutex>
+#include <set>
+#include <string>
 
 #include "AEEStdErr.h"
 #include "QnnContext.h"
@@ -39,12 +41,21 @@ class FastRpcStub final : public HtpStub {
 
   Qnn_ErrorHandle_t graph_prepare(uint64_t context_id, const htp::GraphSpec& spec, htp::GraphInfo* info,
                                   wire::ControlWire* control) override {
-    const std::vector<uint8_t> blob = binary::encode_graph(spec);
+    // The static bytes go in a sealed memfd beside the blob (ipc/static_upload.h):
+    // neither process then holds a transient copy of them. Where no memfd
+    // can be made they go inside the blob, as they always may.
+    ipc::StaticUpload upload;
+    std::string why;
+    if (!upload.fill(spec, &why)) QNN_LOG_WARN("graphFinalize: %s; the static data goes inside the graph blob", why.c_str());
+    std::set<uint32_t> uploaded;
+    for (const ipc::StaticRefWire& r : upload.refs()) uploaded.insert(r.tensor_id);
+    const std::vector<uint8_t> blob = binary::encode_graph(spec, &uploaded);
     const wire::IdReq req{context_id};
     wire::GraphInfoWire out;
     wire::WireStatus st;
-    remote_arg a[4];
-    Qnn_ErrorHandle_t e = bounded_call(wire::encode_graph_prepare(req, blob, &out, &st, a), a, &st, control);
+    remote_arg a[6];
+    Qnn_ErrorHandle_t e = bounded_call(wire::encode_graph_prepare(req, blob, upload.refs(), upload.fd(), &out, &st, a),
+                                       a, &st, control);
     *info = {out.graph_id, out.arena_bytes, out.vtcm_bytes, out.spill_fill_bytes};
     return e;
   }
@@ -181,12 +192,13 @@ class FastRpcStub final : public HtpStub {
                     : rc == AEE_ENOMEMORY ? "out of memory"
                     : rc == AEE_EBADPARM  ? "libcdsprpc refused the call's arguments"
                     : rc == AEE_EBADSTATE ? "a buffer it used was freed while it ran"
+                    : rc == AEE_EMMAP     ? "the DSP could not map a buffer of the call"
                                           : "the call did not complete");
       // Only a lost DSP process is 1007, the code clients answer with a
       // restart: a refused argument (a closed fd, say) is the caller's.
       if (lost) return QNN_COMMON_ERROR_SYSTEM_COMMUNICATION;
       if (rc == AEE_ENOMEMORY) return QNN_COMMON_ERROR_MEM_ALLOC;
-      if (rc == AEE_EBADPARM || rc == AEE_EBADSTATE) return QNN_COMMON_ERROR_INVALID_ARGUMENT;
+      if (rc == AEE_EBADPARM || rc == AEE_EBADSTATE || rc == AEE_EMMAP) return QNN_COMMON_ERROR_INVALID_ARGUMENT;
       return QNN_COMMON_ERROR_GENERAL;
     }
     if (st->error != QNN_SUCCESS) log_error_message(st->id);

@@ -8,8 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+
 #include <chrono>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -426,6 +429,35 @@ TEST(Remote, KilledClientLeavesNoDspProcessBehind) {
   waitpid(client, &st, 0);
   EXPECT_TRUE(process_exited_within(dsp_pid, std::chrono::seconds(5)));
   prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
+// A buffer the client may map but the DSP cannot (a read-only descriptor of
+// sealed memory: the DSP maps by-reference buffers read-write) fails the call
+// that uses it with AEE_EMMAP, "mmap failed", not as a lost DSP: the same
+// session serves the next call.
+TEST(Remote, ABufferTheDspCannotMapFailsOnlyThatCall) {
+  remote_handle64 h = open_test_skel();
+  const int rw = memfd_create("read-only-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ASSERT_EQ(ftruncate(rw, 8192), 0);
+  ASSERT_EQ(fcntl(rw, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+  const std::string path = "/proc/self/fd/" + std::to_string(rw);
+  const int ro = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(ro, 0);
+  auto* p = static_cast<uint8_t*>(mmap(nullptr, 8192, PROT_READ, MAP_SHARED, ro, 0));
+  ASSERT_NE(p, MAP_FAILED);
+  ASSERT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, ro, p, 0, 8192, FASTRPC_MAP_FD), 0);
+  std::vector<uint8_t> out(1024, 0);
+  TestEchoInfo info{};
+  EXPECT_EQ(echo(h, p, out.data(), 1024, &info), AEE_EMMAP);
+  // The session is alive and the same handle works for buffers it can map.
+  std::vector<uint8_t> in(1024, 7);
+  ASSERT_EQ(echo(h, in.data(), out.data(), 1024, &info), 0);
+  EXPECT_EQ(out[1023], 7);
+  ASSERT_EQ(fastrpc_munmap(CDSP_DOMAIN_ID, ro, p, 8192), 0);
+  munmap(p, 8192);
+  close(ro);
+  close(rw);
+  remote_handle64_close(h);
 }
 
 TEST(Remote, FastrpcMmapOfRpcmemMemoryIsRecordedNotDuplicated) {

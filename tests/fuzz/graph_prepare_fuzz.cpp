@@ -84,7 +84,7 @@ std::vector<std::vector<uint8_t>> seeds() {
     g.name = "add";
     g.tensors = {t(1, "x", htp::tensor_type::kAppWrite, {1, 8}), t(2, "w", htp::tensor_type::kStatic, {1, 8}),
                  t(3, "a", htp::tensor_type::kNative, {1, 8}), t(4, "y", htp::tensor_type::kAppRead, {1, 8})};
-    g.tensors[1].static_data.assign(32, 1);
+    g.tensors[1].static_data = std::vector<uint8_t>(32, 1);
     g.nodes.push_back({"add", "qti.aisw", "ElementWiseAdd", {}, {1, 2}, {3}});
     g.nodes.push_back({"relu", "qti.aisw", "Relu", {}, {3}, {4}});
     g.num_hvx_threads = 1;
@@ -95,8 +95,8 @@ std::vector<std::vector<uint8_t>> seeds() {
     g.name = "conv";
     g.tensors = {t(1, "x", htp::tensor_type::kAppWrite, {1, 6, 6, 2}), t(2, "w", htp::tensor_type::kStatic, {3, 3, 2, 4}),
                  t(3, "b", htp::tensor_type::kStatic, {4}), t(4, "y", htp::tensor_type::kAppRead, {1, 4, 4, 4})};
-    g.tensors[1].static_data.assign(3 * 3 * 2 * 4 * 4, 0);
-    g.tensors[2].static_data.assign(16, 0);
+    g.tensors[1].static_data = std::vector<uint8_t>(3 * 3 * 2 * 4 * 4, 0);
+    g.tensors[2].static_data = std::vector<uint8_t>(16, 0);
     g.nodes.push_back({"conv", "qti.aisw", "Conv2d", {}, {1, 2, 3}, {4}});
     g.num_hvx_threads = 1;
     out.push_back(binary::encode_graph(g));
@@ -135,7 +135,8 @@ bool mutate_structure(std::vector<uint8_t>* input, uint64_t random) {
     case 2: t.dtype = dtypes[pick(std::size(dtypes))]; break;
     case 3: t.type = static_cast<uint32_t>(rng() % 8); break;
     case 4:  // static data of another size
-      t.static_data.resize(rng() % 2 == 0 ? t.static_data.size() / 2 : t.static_data.size() + 1 + rng() % 64);
+      t.static_data = std::vector<uint8_t>(rng() % 2 == 0 ? t.static_data.size() / 2
+                                                          : t.static_data.size() + 1 + rng() % 64);
       break;
     case 5: {  // a node's connection
       if (g.nodes.empty()) break;

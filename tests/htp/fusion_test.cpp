@@ -74,22 +74,24 @@ struct Builder {
     htp::TensorSpec& bs = g.tensors[b - 1];
     if (act_dt == kF32) {
       std::uniform_real_distribution<float> d(-0.5f, 0.5f);
-      ws.static_data.resize(ws.num_bytes());
-      for (size_t i = 0; i < ws.static_data.size(); i += 4) {
+      std::vector<uint8_t> wv(ws.num_bytes()), bv(bs.num_bytes());
+      for (size_t i = 0; i < wv.size(); i += 4) {
         const float v = d(rng);
-        std::memcpy(&ws.static_data[i], &v, 4);
+        std::memcpy(&wv[i], &v, 4);
       }
-      bs.static_data.resize(bs.num_bytes());
-      for (size_t i = 0; i < bs.static_data.size(); i += 4) {
+      for (size_t i = 0; i < bv.size(); i += 4) {
         const float v = d(rng);
-        std::memcpy(&bs.static_data[i], &v, 4);
+        std::memcpy(&bv[i], &v, 4);
       }
+      ws.static_data = std::move(wv);
+      bs.static_data = std::move(bv);
     } else {
       ws.quant = ops::Quant::per_tensor(0.01f, 0);
-      ws.static_data.resize(ws.num_bytes());
-      for (auto& x : ws.static_data) x = static_cast<uint8_t>(int(rng() % 255) - 127);
+      std::vector<uint8_t> wv(ws.num_bytes());
+      for (auto& x : wv) x = static_cast<uint8_t>(int(rng() % 255) - 127);
+      ws.static_data = std::move(wv);
       bs.quant = ops::Quant::per_tensor(0.0f, 0);  // in_scale * w_scale
-      bs.static_data.assign(bs.num_bytes(), 0);
+      bs.static_data = std::vector<uint8_t>(bs.num_bytes(), 0);
     }
     return {w, b};
   }

@@ -66,18 +66,40 @@ TEST(HtpProtocol, GraphPrepareLoadBinaryAndPlanRoundTrip) {
   {
     const std::vector<uint8_t> blob = {1, 2, 3, 4, 5};
     wire::GraphInfoWire info;
-    remote_arg a[4];
+    remote_arg a[6];
     const wire::IdReq five{5};
-    const uint32_t sc = wire::encode_graph_prepare(five, blob, &info, &st, a);
     wire::IdReq ctx;
     std::span<const uint8_t> got;
+    std::vector<ipc::StaticRefWire> got_refs;
+    int fd = 0;
     wire::GraphInfoWire* out = nullptr;
-    ASSERT_TRUE(wire::decode_graph_prepare(sc, a, &ctx, &got, &out));
+    // Without an upload: no refs, no handle.
+    uint32_t sc = wire::encode_graph_prepare(five, blob, {}, -1, &info, &st, a);
+    ASSERT_TRUE(wire::decode_graph_prepare(sc, a, &ctx, &got, &got_refs, &fd, &out));
     EXPECT_EQ(ctx.id, 5u);
     EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), blob);
+    EXPECT_TRUE(got_refs.empty());
+    EXPECT_EQ(fd, -1);
     EXPECT_EQ(out, &info);
-    a[2].buf.nLen = 3;
-    EXPECT_FALSE(wire::decode_graph_prepare(sc, a, &ctx, &got, &out));
+    a[3].buf.nLen = 3;
+    EXPECT_FALSE(wire::decode_graph_prepare(sc, a, &ctx, &got, &got_refs, &fd, &out));
+    // With one: the refs come back as sent and the handle is the fd.
+    const std::vector<ipc::StaticRefWire> refs = {{2, 0, 0, 64}, {7, 0, 64, 12}};
+    sc = wire::encode_graph_prepare(five, blob, refs, 42, &info, &st, a);
+    ASSERT_TRUE(wire::decode_graph_prepare(sc, a, &ctx, &got, &got_refs, &fd, &out));
+    ASSERT_EQ(got_refs.size(), 2u);
+    EXPECT_EQ(got_refs[1].tensor_id, 7u);
+    EXPECT_EQ(got_refs[1].offset, 64u);
+    EXPECT_EQ(got_refs[1].size, 12u);
+    EXPECT_EQ(fd, 42);
+    // Malformed: a partial ref, refs without the handle, a handle without refs.
+    a[2].buf.nLen = sizeof(ipc::StaticRefWire) + 5;
+    EXPECT_FALSE(wire::decode_graph_prepare(sc, a, &ctx, &got, &got_refs, &fd, &out));
+    a[2].buf.nLen = 2 * sizeof(ipc::StaticRefWire);
+    EXPECT_FALSE(wire::decode_graph_prepare(REMOTE_SCALARS_MAKEX(0, wire::kGraphPrepare, 3, 2, 0, 0), a, &ctx, &got,
+                                            &got_refs, &fd, &out));
+    a[2].buf.nLen = 0;
+    EXPECT_FALSE(wire::decode_graph_prepare(sc, a, &ctx, &got, &got_refs, &fd, &out));
   }
   {
     const std::vector<uint8_t> binary(100, 7);

@@ -45,9 +45,10 @@ htp::TensorSpec tensor(uint32_t id, const char* name, uint32_t type) {
 
 htp::TensorSpec weights(uint32_t id, const char* name, float base) {
   htp::TensorSpec t = tensor(id, name, htp::tensor_type::kStatic);
-  t.static_data.resize(kBytes);
-  float* f = reinterpret_cast<float*>(t.static_data.data());
+  std::vector<uint8_t> bytes(kBytes);
+  float* f = reinterpret_cast<float*>(bytes.data());
   for (uint32_t i = 0; i < kN; ++i) f[i] = base + static_cast<float>(i);
+  t.static_data = std::move(bytes);
   return t;
 }
 
@@ -398,6 +399,36 @@ TEST(RuntimeBudget, AGraphOverTheMemoryBudgetIsRefusedBeforeItIsPrepared) {
   s = rt->prepare_graph(ctx, graph_of({1, 1u << 16}), nullptr, &info);
   EXPECT_TRUE(s.ok()) << s.message;
   EXPECT_EQ(rt->stats().graphs, 1u);  // the refused ones left nothing behind
+}
+
+// Weights count with what the kernels may make of them at prepare (a packed
+// or FLOAT_32 copy, 4 bytes per element): 160 KiB of uint8 weights fit a
+// 1 MiB budget as bytes (and 640 KiB more as a FLOAT_32 copy), 256 KiB of
+// them do not (256 KiB + 1 MiB) — refused before any kernel is built.
+TEST(RuntimeBudget, KernelsPackedWeightsCountAgainstTheBudget) {
+  htp::RuntimeOptions o;
+  o.memory_budget_bytes = uint64_t{1} << 20;
+  auto rt = htp::make_runtime(o);
+  uint64_t ctx = 0;
+  ASSERT_TRUE(rt->create_context({}, &ctx).ok());
+  auto graph_of = [](uint32_t n) {
+    htp::GraphSpec g;
+    g.name = "weights";
+    const ops::Quant q = ops::Quant::per_tensor(0.5f, 0);
+    g.tensors = {{1, "x", htp::tensor_type::kAppWrite, ops::dtype::kUfixed8, {1, n}, q, {}},
+                 {2, "w", htp::tensor_type::kStatic, ops::dtype::kUfixed8, {1, n}, q, std::vector<uint8_t>(n, 3)},
+                 {3, "y", htp::tensor_type::kAppRead, ops::dtype::kUfixed8, {1, n}, q, {}}};
+    g.nodes.push_back({"add", "", "ElementWiseAdd", {}, {1, 2}, {3}});
+    g.num_hvx_threads = 1;
+    return g;
+  };
+  htp::GraphInfo info;
+  htp::Status s = rt->prepare_graph(ctx, graph_of(256u << 10), nullptr, &info);
+  EXPECT_EQ(s.code, QNN_COMMON_ERROR_MEM_ALLOC);
+  EXPECT_NE(s.message.find("need 262144 bytes and its kernels' packed weights up to 1048576 more"), std::string::npos)
+      << s.message;
+  s = rt->prepare_graph(ctx, graph_of(160u << 10), nullptr, &info);
+  EXPECT_TRUE(s.ok()) << s.message;
 }
 
 TEST(RuntimeBudget, TensorBytesSaturateInsteadOfWrapping) {

@@ -47,9 +47,10 @@ htp::TensorSpec tensor(uint32_t id, const char* name, uint32_t type) {
 
 htp::TensorSpec weights(uint32_t id, const char* name, float base) {
   htp::TensorSpec t = tensor(id, name, htp::tensor_type::kStatic);
-  t.static_data.resize(kBytes);
-  float* f = reinterpret_cast<float*>(t.static_data.data());
+  std::vector<uint8_t> bytes(kBytes);
+  float* f = reinterpret_cast<float*>(bytes.data());
   for (uint32_t i = 0; i < kN; ++i) f[i] = base + 0.5f * static_cast<float>(i);
+  t.static_data = std::move(bytes);
   return t;
 }
 
@@ -212,7 +213,9 @@ TEST(WeightSharingKey, DtypeDimsAndPerAxisEncodingArePartOfTheContent) {
   e.quant.offsets[0] = 1;
   EXPECT_FALSE(htp::same_static_meta(a, e));
   htp::TensorSpec f = b;
-  f.static_data[7] = 8;
+  std::vector<uint8_t> changed(b.static_data.begin(), b.static_data.end());
+  changed[7] = 8;
+  f.static_data = std::move(changed);
   EXPECT_NE(htp::static_content_hash(a, a.static_data), htp::static_content_hash(f, f.static_data));
 }
 

@@ -309,10 +309,11 @@ TEST_F(GraphRules, GarbageTensorsAreRefusedWithoutReadingTheirNames) {
   EXPECT_FLOAT_EQ(out[0], 3.0f);
 }
 
-// Finalize sends a graph's static data to the DSP once. The FastRPC buffer
-// that carried it grew for that one call; afterwards the DSP process holds
-// the data once (its prepared graph), not once more in a transport that stays
-// resident for the session's life (which doubled it in both processes).
+// Finalize sends a graph's static data to the DSP once, in a sealed memfd
+// (ipc/static_upload.h) the DSP maps and keeps: once the graph has run (its
+// kernel read the weights in place), the DSP process holds the data once, not
+// once more in a transport or a private copy, and the client's finalize made
+// no transient copy of it.
 TEST_F(GraphRules, FinalizeLeavesStaticDataOnceInTheDsp) {
   if (in_process_transport()) GTEST_SKIP() << "no DSP process in-process";
   auto rss_kb = [](int pid, const char* key) {
@@ -339,10 +340,24 @@ TEST_F(GraphRules, FinalizeLeavesStaticDataOnceInTheDsp) {
   ASSERT_EQ(add_node(graph_, "add", QNN_OP_ELEMENT_WISE_ADD, in, 2, &out), QNN_SUCCESS);
   const int dsp = openhtp_fastrpc_dsp_pid();
   ASSERT_GT(dsp, 0);
+  std::vector<float> x(n, 1.0f), y(n, 0.0f);
   const long before = rss_kb(dsp, "VmRSS:");
+  const long client_before = rss_kb(getpid(), "VmRSS:");
+  {
+    // The client's peak during finalize (VmHWM, reset first where /proc allows).
+    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+    if (f != nullptr) std::fputs("5", f), std::fclose(f);
+  }
   ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  const long client_peak = rss_kb(getpid(), "VmHWM:") - client_before;
+  a.v1.clientBuf = {x.data(), n * 4};
+  out.v1.clientBuf = {y.data(), n * 4};
+  ASSERT_EQ(api().graphExecute(graph_, &a, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(y[n - 1], 1.5f);
   const long grew = rss_kb(dsp, "VmRSS:") - before;
   const long data_kb = static_cast<long>(n) * 4 / 1024;
+  EXPECT_LT(client_peak, data_kb / 4 + 8 * 1024) << "the client's finalize peaked " << client_peak << " KB above its "
+                                                 << "RSS for " << data_kb << " KB of static data it already holds";
   EXPECT_GT(grew, data_kb * 9 / 10) << "the DSP must hold the static data";
   EXPECT_LT(grew, data_kb * 13 / 10 + 20 * 1024) << "DSP RSS grew " << grew << " KB for " << data_kb
                                                   << " KB of static data (RssShmem now "

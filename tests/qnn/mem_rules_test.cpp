@@ -5,7 +5,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "openhtp/qnn_ext.h"
 #include "qnn_test_util.h"
@@ -111,6 +113,58 @@ TEST_F(MemRules, ForeignMemfdIsSealedOrRefused) {
   EXPECT_TRUE(LogCapture::instance().has_line_with({"could shrink under the DSP", "MFD_ALLOW_SEALING"}));
   EXPECT_EQ(ftruncate(unsealable, 32), 0);  // still the client's to resize: nothing was registered
   close(unsealable);
+}
+
+// Issue 11 item 8: a buffer the client may pass but the DSP cannot map is
+// reported as a mapping failure (QNN_MEM_ERROR_MAPPING, with the reason), not
+// as a lost DSP, and the session goes on. A read-only descriptor of sealed
+// shared memory is such a buffer: the client checks that it is shareable and
+// cannot shrink (both true), the DSP maps every registered buffer read-write
+// and the kernel refuses that (EACCES). The DSP's own mmap is the one that fails.
+TEST_F(MemRules, BufferTheDspCannotMapIsAMappingErrorAndTheSessionGoesOn) {
+  const uint32_t n = 16;
+  build_add_relu(n);
+  int rw = memfd_create("read-only-view", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  ASSERT_GE(rw, 0);
+  ASSERT_EQ(ftruncate(rw, n * 4), 0);
+  ASSERT_EQ(fcntl(rw, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+  const std::string path = "/proc/self/fd/" + std::to_string(rw);
+  int ro = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  ASSERT_GE(ro, 0);
+  std::vector<uint32_t> dims{n};
+  auto d = ion(ro, dims);
+  Qnn_MemHandle_t h = reinterpret_cast<Qnn_MemHandle_t>(0x1234);
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_MAPPING);
+  EXPECT_EQ(h, nullptr);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"memRegister", "cannot map the buffer", "Permission denied"}));
+  EXPECT_FALSE(LogCapture::instance().has_line_with({"DSP process"})) << "a failed mapping is not a lost DSP";
+  close(ro);
+
+  // Nothing was lost: buffers the DSP can map register and execute as before.
+  float* ptrs[3];
+  int fds[3];
+  Qnn_MemHandle_t hs[3];
+  for (int i = 0; i < 3; ++i) {
+    fds[i] = memfd_create("client", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    ASSERT_EQ(ftruncate(fds[i], n * 4), 0);
+    ptrs[i] = static_cast<float*>(mmap(nullptr, n * 4, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0));
+    ASSERT_NE(ptrs[i], MAP_FAILED);
+    auto di = ion(fds[i], dims);
+    ASSERT_EQ(api().memRegister(context_, &di, 1, &hs[i]), QNN_SUCCESS);
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    ptrs[0][i] = static_cast<float>(i);
+    ptrs[1][i] = -3.0f;
+  }
+  ASSERT_EQ(run(hs[0], hs[1], hs[2]), QNN_SUCCESS);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_FLOAT_EQ(ptrs[2][i], std::max(0.0f, static_cast<float>(i) - 3.0f)) << i;
+  EXPECT_EQ(api().memDeRegister(hs, 3), QNN_SUCCESS);
+  for (int i = 0; i < 3; ++i) {
+    munmap(ptrs[i], n * 4);
+    close(fds[i]);
+  }
+  close(rw);
 }
 
 TEST_F(MemRules, IonShapeLargerThanTheBufferIsRefused) {

@@ -241,9 +241,10 @@ TEST_F(WeightSharingApi, TheBackendExtensionKeyTurnsItOn) {
 }
 
 // Across the process boundary: the DSP process's memory after two graphs
-// with one 48 MiB weight in common are finalized grows by one copy with the
-// option and by two without (ElementWiseAdd reads its weight in place, no
-// kernel packs a copy of its own).
+// with one 48 MiB weight in common are finalized and run grows by one copy
+// with the option and by two without (ElementWiseAdd reads its weight in
+// place, no kernel packs a copy of its own; the run makes the DSP touch the
+// uploaded pages it maps).
 TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
   if (in_process_transport()) GTEST_SKIP() << "no DSP process in-process";
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -283,11 +284,16 @@ TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
       Qnn_Tensor_t in[] = {a, w};
       ASSERT_EQ(add_node(g, "add", QNN_OP_ELEMENT_WISE_ADD, in, 2, &out), QNN_SUCCESS);
       ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+      std::vector<float> x(n, 1.0f), y(n, 0.0f);
+      a.v1.clientBuf = {x.data(), n * 4};
+      out.v1.clientBuf = {y.data(), n * 4};
+      ASSERT_EQ(api().graphExecute(g, &a, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
+      EXPECT_FLOAT_EQ(y[n - 1], 1.25f);
     }
     grew[sharing] = rss_kb(dsp) - before;
     api().contextFree(ctx, nullptr);
   }
-  std::printf("DSP process RSS after two finalizes: +%ld KB without weight sharing, +%ld KB with (weight %ld KB)\n",
+  std::printf("DSP process RSS after two finalizes and runs: +%ld KB without weight sharing, +%ld KB with (weight %ld KB)\n",
               grew[0], grew[1], data_kb);
   EXPECT_GT(grew[0], data_kb * 18 / 10) << "without sharing each graph holds its copy";
   EXPECT_GT(grew[1], data_kb * 9 / 10);

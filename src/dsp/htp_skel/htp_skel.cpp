@@ -79,11 +79,14 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
     case wire::kGraphPrepare: {
       wire::IdReq ctx;
       std::span<const uint8_t> blob;
+      std::vector<ipc::StaticRefWire> refs;
+      int upload_fd = -1;
       wire::GraphInfoWire* out = nullptr;
-      if (!wire::decode_graph_prepare(sc, pra, &ctx, &blob, &out)) return malformed("graphPrepare");
+      if (!wire::decode_graph_prepare(sc, pra, &ctx, &blob, &refs, &upload_fd, &out)) return malformed("graphPrepare");
       htp::GraphSpec spec;
       std::string why;
-      if (!binary::decode_graph(blob.data(), blob.size(), &spec, &why)) {
+      if (!binary::decode_graph(blob.data(), blob.size(), &spec, &why) ||
+          !ipc::attach_static_upload(refs, upload_fd, &spec, &why)) {
         return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphPrepare: " + why);
       }
       htp::GraphInfo info;
