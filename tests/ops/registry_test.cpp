@@ -44,6 +44,7 @@ TEST(Registry, ListsEveryOpOnceInStableOrder) {
       "HadamardTransform", "Stft", "ImageProjectionTransform",
       // Later additions to the detection family.
       "BoxWithNmsLimit", "BboxTransform", "GenerateProposals", "HeatMapMaxKeyPoint",
+      "DetectionOutput",
       // The proposal family (proposal_group.cpp).
       "CombinedNms", "CollectRpnProposals", "DistributeFpnProposals", "Correlation1D", "ExtractGlimpse",
       // The sparse family (sparse_group.cpp).

@@ -14,10 +14,12 @@ OpDef box_with_nms_limit_def();
 OpDef bbox_transform_def();
 OpDef generate_proposals_def();
 OpDef heat_map_max_key_point_def();
+OpDef detection_output_def();  // helper D
 
 std::vector<OpDef> detection_group() {
   return {non_max_suppression_def(), roi_pooling_def(), axis_aligned_bbox_transform_def(), multi_class_nms_def(),
-          box_with_nms_limit_def(), bbox_transform_def(), generate_proposals_def(), heat_map_max_key_point_def()};
+          box_with_nms_limit_def(), bbox_transform_def(), generate_proposals_def(), heat_map_max_key_point_def(),
+          detection_output_def()};
 }
 
 }  // namespace openhtp::ops::detail

@@ -4,19 +4,9 @@
 #include <algorithm>
 #include <cmath>
 
-namespace openhtp::ops::detail {
+#include "ops/reference/box_math.h"
 
-double corner_box_iou(const float* a, const float* b) {
-  const double ay0 = std::fmin(a[0], a[2]), ay1 = std::fmax(a[0], a[2]);
-  const double ax0 = std::fmin(a[1], a[3]), ax1 = std::fmax(a[1], a[3]);
-  const double by0 = std::fmin(b[0], b[2]), by1 = std::fmax(b[0], b[2]);
-  const double bx0 = std::fmin(b[1], b[3]), bx1 = std::fmax(b[1], b[3]);
-  const double ih = std::fmax(0.0, std::fmin(ay1, by1) - std::fmax(ay0, by0));
-  const double iw = std::fmax(0.0, std::fmin(ax1, bx1) - std::fmax(ax0, bx0));
-  const double inter = ih * iw;
-  const double uni = (ay1 - ay0) * (ax1 - ax0) + (by1 - by0) * (bx1 - bx0) - inter;
-  return uni > 0.0 ? inter / uni : 0.0;
-}
+namespace openhtp::ops::detail {
 
 PerClassNms::PerClassNms(size_t num_boxes, size_t num_classes)
     : boxes_(num_boxes), classes_(num_classes), order_(num_boxes), kept_(num_boxes) {
@@ -45,7 +35,7 @@ std::span<const NmsPick> PerClassNms::run(const float* boxes, size_t box_stride,
       const float* box = boxes + idx * box_stride + c * class_stride;
       bool keep = true;
       for (size_t k = 0; k < n_kept && keep; ++k) {
-        keep = !(corner_box_iou(box, boxes + kept_[k] * box_stride + c * class_stride) > iou_threshold);
+        keep = !(box_iou(box, boxes + kept_[k] * box_stride + c * class_stride) > iou_threshold);
       }
       if (!keep) continue;
       kept_[n_kept++] = idx;

@@ -17,10 +17,6 @@
 
 namespace openhtp::ops::detail {
 
-// IoU of two corner boxes (y1, x1, y2, x2), each given by any diagonal pair
-// of corners; 0 when the union is empty.
-double corner_box_iou(const float* a, const float* b);
-
 struct NmsPick {
   float score;
   uint32_t cls;

@@ -27,6 +27,7 @@
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
+#include "ops/reference/box_math.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
@@ -62,7 +63,7 @@ class NmsKernel final : public OpKernel {
           if (n_kept == g_.max_per_class) break;
           if (!(sc[idx] > g_.score_threshold)) break;  // sorted: the rest are lower (NaN scores stop too)
           bool keep = true;
-          for (size_t k = 0; k < n_kept && keep; ++k) keep = !(iou(bb + idx * 4, bb + kept_[k] * 4) > g_.iou_threshold);
+          for (size_t k = 0; k < n_kept && keep; ++k) keep = !(box_iou(bb + idx * 4, bb + kept_[k] * 4) > g_.iou_threshold);
           if (!keep) continue;
           kept_[n_kept++] = idx;
           int32_t* row = rows + n_rows++ * 3;
@@ -77,18 +78,6 @@ class NmsKernel final : public OpKernel {
   }
 
  private:
-  static double iou(const float* a, const float* b) {
-    const double ay0 = std::fmin(a[0], a[2]), ay1 = std::fmax(a[0], a[2]);
-    const double ax0 = std::fmin(a[1], a[3]), ax1 = std::fmax(a[1], a[3]);
-    const double by0 = std::fmin(b[0], b[2]), by1 = std::fmax(b[0], b[2]);
-    const double bx0 = std::fmin(b[1], b[3]), bx1 = std::fmax(b[1], b[3]);
-    const double ih = std::fmax(0.0, std::fmin(ay1, by1) - std::fmax(ay0, by0));
-    const double iw = std::fmax(0.0, std::fmin(ax1, bx1) - std::fmax(ax0, bx0));
-    const double inter = ih * iw;
-    const double uni = (ay1 - ay0) * (ax1 - ax0) + (by1 - by0) * (bx1 - bx0) - inter;
-    return uni > 0.0 ? inter / uni : 0.0;
-  }
-
   NmsGeometry g_;
   std::vector<size_t> order_, kept_;
 };
