@@ -158,9 +158,14 @@ bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* pay
   return true;
 }
 
-BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error) {
+BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error,
+                           std::shared_ptr<const void> in_place) {
   AlignedBytes whole;
-  if (data != nullptr) data = whole.get(data, size);
+  if (data != nullptr) {
+    const uint8_t* given = data;
+    data = whole.get(data, size);
+    if (data != given) in_place.reset();  // read from a copy: views would outlive it
+  }
   if (data == nullptr || size < 8 || !fb::ContextEnvelopeBufferHasIdentifier(data)) {
     *error = "not an openhtp context binary (" + std::to_string(size) + " bytes, no OHTC identifier)";
     return BinaryError::kMalformed;
@@ -185,6 +190,7 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
   }
   AlignedBytes nested;
   const uint8_t* payload_data = nested.get(payload->data(), payload->size());
+  if (payload_data != payload->data()) in_place.reset();
   flatbuffers::Verifier pv(payload_data, payload->size());
   if (!pv.VerifyBuffer<fb::ContextBinary>(nullptr)) {
     *error = "context binary payload failed verification";
@@ -209,7 +215,7 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
   if (ctx->graphs() != nullptr) {
     for (const fb::GraphRecord* r : *ctx->graphs()) {
       GraphImage g;
-      if (!read_graph(r->graph(), &g.spec, error)) {
+      if (!read_graph(r->graph(), &g.spec, error, in_place)) {
         *error = "context binary: " + *error;
         return BinaryError::kMalformed;
       }
@@ -269,7 +275,10 @@ BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image
                      std::to_string(s->blob()) + " holds " + std::to_string(have);
             return BinaryError::kMalformed;
           }
-          if (have > 0) t->static_data = htp::StaticBytes::copy_of({d->data(), have});
+          if (have > 0) {
+            const std::span<const uint8_t> bytes(d->data(), have);
+            t->static_data = in_place ? htp::StaticBytes::view(in_place, bytes) : htp::StaticBytes::copy_of(bytes);
+          }
           ++out.shared_tensors;
         }
       }

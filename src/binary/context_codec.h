@@ -67,7 +67,11 @@ enum class BinaryError {
 std::vector<uint8_t> encode_context(const ContextImage& image);
 // Writes the envelope with another format version (tests of version handling).
 std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion format);
-BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error);
+// With `in_place` (the owner of `data`, which then stays valid and unchanged
+// while it lives: the DSP's read-only mapping of an upload), static tensors
+// view their bytes in `data` instead of copying them.
+BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error,
+                           std::shared_ptr<const void> in_place = nullptr);
 
 // The envelope on its own: the payload of a binary whose envelope verifies
 // (false otherwise; its CRC is not checked), and a binary made of any payload

@@ -80,7 +80,8 @@ bool decode_graph(const uint8_t* data, size_t size, htp::GraphSpec* graph, std::
   return read_graph(fb::GetGraph(data), graph, error);
 }
 
-bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
+bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error,
+                const std::shared_ptr<const void>& in_place) {
   if (g == nullptr) {
     *error = "missing graph table";
     return false;
@@ -114,7 +115,10 @@ bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error) {
           return false;
         }
       }
-      if (t->data() != nullptr) ts.static_data = htp::StaticBytes::copy_of({t->data()->data(), t->data()->size()});
+      if (t->data() != nullptr) {
+        const std::span<const uint8_t> bytes(t->data()->data(), t->data()->size());
+        ts.static_data = in_place ? htp::StaticBytes::view(in_place, bytes) : htp::StaticBytes::copy_of(bytes);
+      }
       if (t->sparse_specified() != 0 || t->sparse_dims() != 0) {
         // Untrusted bytes: the layout must be one the QNN layer accepts
         // (NATIVE, 1 <= S <= rank, 1 <= K <= the positions of the sparse

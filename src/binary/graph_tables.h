@@ -7,6 +7,8 @@
 #include <string>
 
 #include "graph_generated.h"
+#include <memory>
+
 #include "htp/graph_spec.h"
 
 namespace openhtp::binary {
@@ -16,6 +18,10 @@ namespace openhtp::binary {
 flatbuffers::Offset<fb::Graph> build_graph(flatbuffers::FlatBufferBuilder& b, const htp::GraphSpec& graph,
                                            const std::set<uint32_t>* omit_data = nullptr);
 // `g` must come from a verified buffer. Checks cross-references (tensor ids).
-bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error);
+// With `in_place` (the owner of the buffer `g` lies in, e.g. a read-only
+// mapping of an upload) static tensors view their bytes there instead of
+// copying them (htp::StaticBytes).
+bool read_graph(const fb::Graph* g, htp::GraphSpec* graph, std::string* error,
+                const std::shared_ptr<const void>& in_place = nullptr);
 
 }  // namespace openhtp::binary

@@ -254,23 +254,31 @@ inline bool decode_graph_prepare(uint32_t sc, const remote_arg* pra, IdReq* ctx,
 
 // ---- ContextLoadBinary: a whole context binary, decoded once on the DSP ----
 
-inline uint32_t encode_load_binary(const LoadBinaryReq& req, std::span<const uint8_t> binary,
-                                   std::span<GraphInfoWire> infos, WireStatus* st, remote_arg (&a)[4]) {
+// The binary travels in-band, or (`upload_fd` >= 0, `binary` empty) as a
+// sealed upload memfd the DSP maps read-only and decodes in place
+// (ipc/static_upload.h): then neither process holds a transient copy of it.
+inline uint32_t encode_load_binary(const LoadBinaryReq& req, std::span<const uint8_t> binary, int upload_fd,
+                                   std::span<GraphInfoWire> infos, WireStatus* st, remote_arg (&a)[5]) {
   a[0].buf = {const_cast<LoadBinaryReq*>(&req), sizeof req};
-  a[1].buf = {const_cast<uint8_t*>(binary.data()), binary.size()};
+  a[1].buf = {const_cast<uint8_t*>(binary.data()), upload_fd >= 0 ? 0 : binary.size()};
   a[2].buf = {infos.data(), infos.size_bytes()};
   a[3].buf = {st, sizeof *st};
-  return REMOTE_SCALARS_MAKEX(0, kContextLoadBinary, 2, 2, 0, 0);
+  a[4].dma = {upload_fd, 0};
+  return REMOTE_SCALARS_MAKEX(0, kContextLoadBinary, 2, 2, upload_fd >= 0 ? 1 : 0, 0);
 }
-uint32_t encode_load_binary(const LoadBinaryReq&&, std::span<const uint8_t>, std::span<GraphInfoWire>, WireStatus*,
-                            remote_arg (&)[4]) = delete;
+uint32_t encode_load_binary(const LoadBinaryReq&&, std::span<const uint8_t>, int, std::span<GraphInfoWire>,
+                            WireStatus*, remote_arg (&)[5]) = delete;
+// *upload_fd is -1 for an in-band binary; with an upload the in-band one is empty.
 inline bool decode_load_binary(uint32_t sc, const remote_arg* pra, LoadBinaryReq* req,
-                               std::span<const uint8_t>* binary, std::span<GraphInfoWire>* infos) {
-  if (!has_shape(sc, 2, 2, 0)) return false;
+                               std::span<const uint8_t>* binary, int* upload_fd, std::span<GraphInfoWire>* infos) {
+  const bool with_upload = has_shape(sc, 2, 2, 1);
+  if (!with_upload && !has_shape(sc, 2, 2, 0)) return false;
   if (pra[0].buf.nLen != sizeof(LoadBinaryReq)) return false;
+  if (with_upload && pra[1].buf.nLen != 0) return false;
   std::memcpy(req, pra[0].buf.pv, sizeof *req);
   if (pra[2].buf.nLen != uint64_t{req->num_graphs} * sizeof(GraphInfoWire)) return false;
   *binary = {static_cast<const uint8_t*>(pra[1].buf.pv), pra[1].buf.nLen};
+  *upload_fd = with_upload ? pra[4].dma.fd : -1;
   *infos = {static_cast<GraphInfoWire*>(pra[2].buf.pv), req->num_graphs};
   return true;
 }

@@ -1,4 +1,5 @@
-// How a FastRPC finalize moves a graph's static data to the DSP: not inside
+// How a FastRPC finalize (and a context-binary load) moves a graph's static
+// data to the DSP: not inside
 // the graph blob (which the call copies into its transport, and the DSP then
 // copied again into its own vectors: two transient copies in each process),
 // but once, in a memfd the client fills with pwrite — page-cache pages no
@@ -16,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,6 +54,19 @@ class StaticUpload {
   int fd_ = -1;
   std::vector<StaticRefWire> refs_;
 };
+
+// The pieces both uploads use. A client-side memfd of `size` bytes holding
+// `pieces` (offset, bytes) written with pwrite, then sealed against shrink,
+// grow and write: -1 and *why on failure.
+struct UploadPiece {
+  uint64_t offset;
+  std::span<const uint8_t> bytes;
+};
+int sealed_memfd_of(uint64_t size, std::span<const UploadPiece> pieces, std::string* why);
+class FdMapping;
+// The DSP side: a read-only mapping of an upload `fd`, refused unless the fd
+// is a memfd sealed against shrinking.
+std::shared_ptr<FdMapping> map_sealed_upload(int fd, std::string* why);
 
 // The DSP's half: maps `fd` read-only and gives each referenced tensor of
 // `graph` its bytes as a view of that mapping. False, with the rule broken

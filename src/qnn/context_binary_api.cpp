@@ -257,7 +257,13 @@ Qnn_ErrorHandle_t finalize_deferred_context(const std::shared_ptr<Context>& ctx,
     if (e == QNN_GRAPH_ERROR_TIMED_OUT) return QNN_CONTEXT_ERROR_TIMED_OUT;
     return e;
   }
-  for (size_t i = 0; i < image->graphs.size(); ++i) add_prepared_graph(ctx, std::move(image->graphs[i].spec), infos[i]);
+  for (size_t i = 0; i < image->graphs.size(); ++i) {
+    // A loaded context never serializes itself again, so its graph records
+    // need no weights: drop this side's reference (the in-process runtime
+    // keeps its own; over FastRPC the DSP reads its mapping).
+    for (htp::TensorSpec& t : image->graphs[i].spec.tensors) t.static_data.reset();
+    add_prepared_graph(ctx, std::move(image->graphs[i].spec), infos[i]);
+  }
   return QNN_SUCCESS;
 }
 

@@ -1,5 +1,7 @@
 // The FastRPC door: every runtime call is encoded with src/ipc/htp_protocol.h
 // and sent to the skel in the DSP process through libcdsprpc.
+#include <unistd.h>
+
 #include <cstring>
 #include <mutex>
 #include <set>
@@ -65,8 +67,15 @@ class FastRpcStub final : public HtpStub {
     const wire::LoadBinaryReq req{context_id, static_cast<uint32_t>(image.graphs.size()), 0};
     std::vector<wire::GraphInfoWire> out(image.graphs.size());
     wire::WireStatus st;
-    remote_arg a[4];
-    Qnn_ErrorHandle_t e = bounded_call(wire::encode_load_binary(req, bytes, out, &st, a), a, &st, control);
+    remote_arg a[5];
+    // As graphFinalize's static data: the binary goes in a sealed memfd the
+    // DSP decodes in place, in-band only where none can be made.
+    std::string why;
+    const ipc::UploadPiece whole{0, bytes};
+    const int fd = bytes.empty() ? -1 : ipc::sealed_memfd_of(bytes.size(), {&whole, 1}, &why);
+    if (!bytes.empty() && fd < 0) QNN_LOG_WARN("contextCreateFromBinary: %s; the binary goes in-band", why.c_str());
+    Qnn_ErrorHandle_t e = bounded_call(wire::encode_load_binary(req, bytes, fd, out, &st, a), a, &st, control);
+    if (fd >= 0) close(fd);
     infos->clear();
     for (const auto& g : out) infos->push_back({g.graph_id, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes});
     return e;

@@ -104,20 +104,29 @@ TEST(HtpProtocol, GraphPrepareLoadBinaryAndPlanRoundTrip) {
   {
     const std::vector<uint8_t> binary(100, 7);
     std::vector<wire::GraphInfoWire> infos(3);
-    remote_arg a[4];
+    remote_arg a[5];
     const wire::LoadBinaryReq load{8, 3, 0};
-    const uint32_t sc = wire::encode_load_binary(load, binary, infos, &st, a);
+    uint32_t sc = wire::encode_load_binary(load, binary, -1, infos, &st, a);
     wire::LoadBinaryReq req;
     std::span<const uint8_t> got;
     std::span<wire::GraphInfoWire> out;
-    ASSERT_TRUE(wire::decode_load_binary(sc, a, &req, &got, &out));
+    int fd = 0;
+    ASSERT_TRUE(wire::decode_load_binary(sc, a, &req, &got, &fd, &out));
     EXPECT_EQ(req.context_id, 8u);
     EXPECT_EQ(out.size(), 3u);
     EXPECT_EQ(got.size(), 100u);
+    EXPECT_EQ(fd, -1);
     // A graph count the output buffer does not match.
     wire::LoadBinaryReq lie{8, 4, 0};
     a[0].buf = {&lie, sizeof lie};
-    EXPECT_FALSE(wire::decode_load_binary(sc, a, &req, &got, &out));
+    EXPECT_FALSE(wire::decode_load_binary(sc, a, &req, &got, &fd, &out));
+    // In an upload: no in-band bytes, the fd is the handle; both at once is malformed.
+    sc = wire::encode_load_binary(load, binary, 42, infos, &st, a);
+    ASSERT_TRUE(wire::decode_load_binary(sc, a, &req, &got, &fd, &out));
+    EXPECT_EQ(fd, 42);
+    EXPECT_TRUE(got.empty());
+    a[1].buf.nLen = 100;
+    EXPECT_FALSE(wire::decode_load_binary(sc, a, &req, &got, &fd, &out));
   }
   {
     std::vector<wire::PlacementWire> room(4);

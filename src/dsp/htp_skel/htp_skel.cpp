@@ -99,10 +99,17 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       wire::LoadBinaryReq req;
       std::span<const uint8_t> bytes;
       std::span<wire::GraphInfoWire> out;
-      if (!wire::decode_load_binary(sc, pra, &req, &bytes, &out)) return malformed("contextLoadBinary");
+      int upload_fd = -1;
+      if (!wire::decode_load_binary(sc, pra, &req, &bytes, &upload_fd, &out)) return malformed("contextLoadBinary");
       binary::ContextImage image;
       std::string why;
-      if (binary::decode_context(bytes.data(), bytes.size(), &image, &why) != binary::BinaryError::kNone) {
+      std::shared_ptr<ipc::FdMapping> upload;
+      if (upload_fd >= 0) {
+        upload = ipc::map_sealed_upload(upload_fd, &why);
+        if (!upload) return htp::Status::Error(QNN_CONTEXT_ERROR_CREATE_FROM_BINARY, "contextCreateFromBinary: " + why);
+        bytes = {upload->base(), upload->size()};
+      }
+      if (binary::decode_context(bytes.data(), bytes.size(), &image, &why, upload) != binary::BinaryError::kNone) {
         return htp::Status::Error(QNN_CONTEXT_ERROR_CREATE_FROM_BINARY, "contextCreateFromBinary: " + why);
       }
       if (image.graphs.size() != req.num_graphs) {
