@@ -1,0 +1,107 @@
+#!/usr/bin/python3
+"""ViT-B/16 and ConvNeXt-T through openhtp, float and quantized, against PyTorch (issue 15 item 3).
+
+    /usr/bin/python3 bench/models/check_vision_transformers.py <build-dir> <work-dir>   (~3 min)
+
+For each model: export from torchvision with random weights (fixed seed; nothing can be downloaded
+here; ViT's classification head, zero-initialised by torchvision, gets random weights so that its
+output is not all zeros), write NUM_INPUTS random inputs and PyTorch's outputs for them, convert with
+qnn-onnx-converter to a float binary and to quantized ones (8-bit activations with min/max, percentile
+and MSE calibration, and 16-bit activations; 8-bit per-channel weights in all), run each binary with
+qnn-net-run on the same inputs, and print max |openhtp - PyTorch| / max |PyTorch| per input and
+whether the top-1 class agrees. The calibration inputs are the evaluation inputs (a best case for the
+quantizer). Needs Debian's python3-torch, python3-torchvision and python3-onnx (only
+/usr/bin/python3 sees them); exits 2 with a message when they are missing. A measurement, not a
+test: the figures go to docs/onnx-import.md.
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+NUM_INPUTS = 4
+SEED = 1234
+# (name, converter flags) of each binary made per model.
+KINDS = [
+    ("float", []),
+    ("a8 minmax", ["--act_bitwidth", "8"]),
+    ("a8 percentile", ["--act_bitwidth", "8", "--act_quantizer_calibration", "percentile"]),
+    ("a8 mse", ["--act_bitwidth", "8", "--act_quantizer_calibration", "mse"]),
+    ("a16 minmax", ["--act_bitwidth", "16"]),
+]
+
+
+def export(name, work):
+    import torch
+    import torchvision
+
+    torch.manual_seed(SEED)
+    model = getattr(torchvision.models, name)(weights=None).eval()
+    if name == "vit_b_16":
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+        torch.nn.init.normal_(model.heads.head.bias, std=0.02)
+    x = torch.randn(1, 3, 224, 224)
+    onnx_path = os.path.join(work, name + ".onnx")
+    torch.onnx.export(model, x, onnx_path, opset_version=14, input_names=["input"], output_names=["output"])
+    inputs, refs = [], []
+    for i in range(NUM_INPUTS):
+        xi = torch.randn(1, 3, 224, 224)
+        path = os.path.join(work, f"{name}_in{i}.raw")
+        xi.numpy().astype(np.float32).tofile(path)
+        inputs.append(path)
+        with torch.no_grad():
+            refs.append(model(xi).numpy().astype(np.float32).ravel())
+    input_list = os.path.join(work, name + "_inputs.txt")
+    with open(input_list, "w") as f:
+        f.write("\n".join(inputs) + "\n")
+    return onnx_path, input_list, refs
+
+
+def main():
+    if len(sys.argv) != 3:
+        print(__doc__)
+        return 2
+    build, work = sys.argv[1], sys.argv[2]
+    try:
+        import onnx  # noqa: F401
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: {e} (apt install python3-torch python3-torchvision python3-onnx)")
+        return 2
+    os.makedirs(work, exist_ok=True)
+    converter = os.path.join(build, "bin", "qnn-onnx-converter")
+    net_run = os.path.join(build, "bin", "qnn-net-run")
+    backend = os.path.join(build, "lib", "libQnnHtp.so")
+    print("| model | binary | max error / max output, per input | top-1 as PyTorch |")
+    print("|---|---|---|---|")
+    for name in ["vit_b_16", "convnext_tiny"]:
+        onnx_path, input_list, refs = export(name, work)
+        for kind, flags in KINDS:
+            tag = kind.replace(" ", "_")
+            binary = os.path.join(work, f"{name}_{tag}.bin")
+            args = [converter, "-i", onnx_path, "-o", binary]
+            if flags:
+                args += ["--input_list", input_list, "--use_per_channel_quantization"] + flags
+            conv = subprocess.run(args, capture_output=True, text=True)
+            if conv.returncode != 0:
+                print(f"| {name} | {kind} | conversion failed: {conv.stdout.strip().splitlines()[-1:]} | |")
+                continue
+            out_dir = os.path.join(work, f"out_{name}_{tag}")
+            run = subprocess.run([net_run, "--backend", backend, "--retrieve_context", binary, "--input_list",
+                                  input_list, "--output_dir", out_dir], capture_output=True, text=True)
+            if run.returncode != 0:
+                print(f"| {name} | {kind} | qnn-net-run failed: {run.stderr.strip().splitlines()[-1:]} | |")
+                continue
+            errors, agree = [], 0
+            for i, ref in enumerate(refs):
+                got = np.fromfile(os.path.join(out_dir, f"Result_{i}", "output.raw"), dtype=np.float32)
+                errors.append(float(np.abs(got - ref).max() / np.abs(ref).max()))
+                agree += int(got.argmax() == ref.argmax())
+            print(f"| {name} | {kind} | {', '.join(f'{e:.2e}' for e in errors)} | {agree}/{len(refs)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
