@@ -6,6 +6,7 @@
 #include <set>
 
 #include "onnx/attributes.h"
+#include "onnx/layer_norm_fusion.h"
 
 namespace openhtp::onnx_import {
 
@@ -258,7 +259,7 @@ bool lower_model(const Model& model, const LoweringOptions& options, QnnGraphDes
   }
   LoweringContext ctx(model, graph, options.channel_last_inputs);
   size_t done = 0;
-  const std::vector<onnx::NodeProto> nodes = fuse_gelu(model);
+  const std::vector<onnx::NodeProto> nodes = fuse_layer_norm(model, fuse_gelu(model));
   for (const auto& n : nodes) {
     ctx.set_current_node(&n);
     try {

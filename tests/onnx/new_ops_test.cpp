@@ -332,6 +332,60 @@ TEST(OnnxNewOps, GeluPatternBecomesQnnGelu) {
   }
 }
 
+// The nine-node LayerNorm exporters write below opset 17 becomes one QNN
+// LayerNorm (src/onnx/layer_norm_fusion.h): with Pow or Mul(d, d) as the
+// square, with and without beta, gamma/beta on either side; the values match
+// the formula written here. An intermediate that is also a graph output
+// keeps the pattern as it is (and still computes the same).
+TEST(OnnxNewOps, DecomposedLayerNormBecomesQnnLayerNorm) {
+  const int64_t rows = 3, c = 8;
+  const std::vector<float> x = ramp(rows * c, -1.3, 0.37);
+  std::vector<float> gamma(c), beta(c);
+  for (int64_t k = 0; k < c; ++k) gamma[k] = 0.5f + 0.1f * k, beta[k] = -0.2f + 0.05f * k;
+  const float eps = 1e-5f;
+  auto reference = [&](bool with_beta) {
+    std::vector<double> y;
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t k = 0; k < c; ++k) mean += x[r * c + k];
+      mean /= c;
+      for (int64_t k = 0; k < c; ++k) var += (x[r * c + k] - mean) * (x[r * c + k] - mean);
+      var /= c;
+      for (int64_t k = 0; k < c; ++k) {
+        y.push_back((x[r * c + k] - mean) / std::sqrt(var + eps) * gamma[k] + (with_beta ? beta[k] : 0.0));
+      }
+    }
+    return y;
+  };
+  for (int variant = 0; variant < 4; ++variant) {
+    SCOPED_TRACE(variant);
+    const bool with_beta = variant != 2, mul_square = variant == 1, exposed = variant == 3;
+    ModelBuilder b;
+    b.input("x", {rows, c}).output("y", {rows, c});
+    if (exposed) b.output("d", {rows, c});
+    b.initializer("two", {}, {2.0f}).initializer("eps", {}, {eps});
+    b.initializer("gamma", {c}, gamma).initializer("beta", {c}, beta);
+    ModelBuilder::ints(b.node("ReduceMean", "m", {"x"}, {"m"}), "axes", {-1});
+    b.node("Sub", "sub", {"x", "m"}, {"d"});
+    if (mul_square) b.node("Mul", "sq", {"d", "d"}, {"p"});
+    else b.node("Pow", "sq", {"d", "two"}, {"p"});
+    ModelBuilder::ints(b.node("ReduceMean", "v", {"p"}, {"v"}), "axes", {1});
+    b.node("Add", "ve", {"eps", "v"}, {"ve"});
+    b.node("Sqrt", "s", {"ve"}, {"s"});
+    b.node("Div", "n", {"d", "s"}, {"n"});
+    b.node("Mul", "g", {"gamma", "n"}, {with_beta ? "g" : "y"});
+    if (with_beta) b.node("Add", "bias", {"g", "beta"}, {"y"});
+    QnnGraphDesc desc;
+    const auto out = run_model(b.model(), {f32_bytes(x)}, &desc);
+    ASSERT_GE(out.size(), 1u);
+    size_t layer_norms = 0;
+    for (const auto& n : desc.nodes) layer_norms += n.type == "LayerNorm";
+    EXPECT_EQ(layer_norms, exposed ? 0u : 1u);
+    if (!exposed) EXPECT_EQ(desc.nodes.size(), 1u);
+    expect_close(as_f32(out[0]), reference(with_beta), 1e-5);
+  }
+}
+
 TEST(OnnxNewOps, ComposedActivationsMatchTheirFormulas) {
   struct Case {
     const char* op;
