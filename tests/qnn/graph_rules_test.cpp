@@ -316,16 +316,7 @@ TEST_F(GraphRules, GarbageTensorsAreRefusedWithoutReadingTheirNames) {
 // no transient copy of it.
 TEST_F(GraphRules, FinalizeLeavesStaticDataOnceInTheDsp) {
   if (in_process_transport()) GTEST_SKIP() << "no DSP process in-process";
-  auto rss_kb = [](int pid, const char* key) {
-    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
-    long v = -1;
-    char line[256];
-    while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) {
-      if (std::strncmp(line, key, std::strlen(key)) == 0) v = std::atol(line + std::strlen(key));
-    }
-    if (f != nullptr) std::fclose(f);
-    return v;
-  };
+
   const uint32_t n = 12u << 20;  // 48 MiB of floats
   std::vector<uint32_t> dims = {n};
   Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
@@ -341,29 +332,25 @@ TEST_F(GraphRules, FinalizeLeavesStaticDataOnceInTheDsp) {
   const int dsp = openhtp_fastrpc_dsp_pid();
   ASSERT_GT(dsp, 0);
   std::vector<float> x(n, 1.0f), y(n, 0.0f);
-  const long before = rss_kb(dsp, "VmRSS:");
-  const long client_before = rss_kb(getpid(), "VmRSS:");
-  {
-    // The client's peak during finalize (VmHWM, reset first where /proc allows).
-    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
-    if (f != nullptr) std::fputs("5", f), std::fclose(f);
-  }
+  const long before = status_kb(dsp, "VmRSS:");
+  const long client_before = status_kb(getpid(), "VmRSS:");
+  reset_peak_rss();  // the client's peak during finalize
   ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
-  [[maybe_unused]] const long client_peak = rss_kb(getpid(), "VmHWM:") - client_before;
+  const long client_peak = status_kb(getpid(), "VmHWM:") - client_before;
   a.v1.clientBuf = {x.data(), n * 4};
   out.v1.clientBuf = {y.data(), n * 4};
   ASSERT_EQ(api().graphExecute(graph_, &a, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
   EXPECT_FLOAT_EQ(y[n - 1], 1.5f);
-  const long grew = rss_kb(dsp, "VmRSS:") - before;
+  const long grew = status_kb(dsp, "VmRSS:") - before;
   const long data_kb = static_cast<long>(n) * 4 / 1024;
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // their allocators' own memory is in RSS
-  EXPECT_LT(client_peak, data_kb / 4 + 8 * 1024) << "the client's finalize peaked " << client_peak << " KB above its "
+  if (kRssIsTheProgramsOwn) {
+    EXPECT_LT(client_peak, data_kb / 4 + 8 * 1024) << "the client's finalize peaked " << client_peak << " KB above its "
                                                  << "RSS for " << data_kb << " KB of static data it already holds";
-#endif
+  }
   EXPECT_GT(grew, data_kb * 9 / 10) << "the DSP must hold the static data";
   EXPECT_LT(grew, data_kb * 13 / 10 + 20 * 1024) << "DSP RSS grew " << grew << " KB for " << data_kb
                                                   << " KB of static data (RssShmem now "
-                                                  << rss_kb(dsp, "RssShmem:") << " KB)";
+                                                  << status_kb(dsp, "RssShmem:") << " KB)";
 }
 
 TEST_F(GraphRules, AnAllocationTheRuntimeCannotMakeIsAnErrorNotACrash) {

@@ -7,6 +7,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -26,6 +27,31 @@ inline bool in_process_transport() {
 }
 
 namespace qnntest {
+
+// A process's memory figure from /proc/<pid>/status ("VmRSS:", "VmHWM:",
+// "RssShmem:"), in KB; -1 if unreadable.
+inline long status_kb(int pid, const char* key) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
+  long v = -1;
+  char line[256];
+  while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) {
+    if (std::strncmp(line, key, std::strlen(key)) == 0) v = std::atol(line + std::strlen(key));
+  }
+  if (f != nullptr) std::fclose(f);
+  return v;
+}
+// Resets this process's VmHWM to its VmRSS, so the next VmHWM is the peak of
+// what runs in between.
+inline void reset_peak_rss() {
+  if (std::FILE* f = std::fopen("/proc/self/clear_refs", "w"); f != nullptr) std::fputs("5", f), std::fclose(f);
+}
+// Whether RSS is the program's own: ASan's quarantine and TSan's shadow keep
+// memory resident that the program freed, so RSS bounds hold only without them.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+inline constexpr bool kRssIsTheProgramsOwn = false;
+#else
+inline constexpr bool kRssIsTheProgramsOwn = true;
+#endif
 
 // The HTP provider's table, obtained the way clients do.
 inline const QNN_INTERFACE_VER_TYPE& api() {

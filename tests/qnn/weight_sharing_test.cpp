@@ -252,16 +252,7 @@ TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
   // replaces stay in RSS): the figure says nothing about sharing there.
   GTEST_SKIP() << "RSS is not the program's own under a sanitizer";
 #endif
-  auto rss_kb = [](int pid) {
-    std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/status").c_str(), "r");
-    long v = -1;
-    char line[256];
-    while (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) {
-      if (std::strncmp(line, "VmRSS:", 6) == 0) v = std::atol(line + 6);
-    }
-    if (f != nullptr) std::fclose(f);
-    return v;
-  };
+
   const uint32_t n = 12u << 20;  // 48 MiB of floats
   const long data_kb = static_cast<long>(n) * 4 / 1024;
   std::vector<float> weights(n, 0.25f);
@@ -271,7 +262,7 @@ TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
     Qnn_ContextHandle_t ctx = make_context(sharing);
     const int dsp = openhtp_fastrpc_dsp_pid();
     ASSERT_GT(dsp, 0);
-    const long before = rss_kb(dsp);
+    const long before = status_kb(dsp, "VmRSS:");
     for (const char* name : {"prefill", "decode"}) {
       Qnn_GraphHandle_t g = nullptr;
       ASSERT_EQ(api().graphCreate(ctx, name, nullptr, &g), QNN_SUCCESS);
@@ -290,7 +281,7 @@ TEST_F(WeightSharingApi, TheDspProcessHoldsTheSharedWeightOnce) {
       ASSERT_EQ(api().graphExecute(g, &a, 1, &out, 1, nullptr, nullptr), QNN_SUCCESS);
       EXPECT_FLOAT_EQ(y[n - 1], 1.25f);
     }
-    grew[sharing] = rss_kb(dsp) - before;
+    grew[sharing] = status_kb(dsp, "VmRSS:") - before;
     api().contextFree(ctx, nullptr);
   }
   std::printf("DSP process RSS after two finalizes and runs: +%ld KB without weight sharing, +%ld KB with (weight %ld KB)\n",
