@@ -47,8 +47,7 @@ class AxisAlignedBboxKernel final : public OpKernel {
     float* y = static_cast<float*>(out[0]);
     const size_t K = g_.classes;
     for (size_t r = 0; r < g_.rois; ++r) {
-      const int64_t b = g_.signed_index ? int64_t{static_cast<const int32_t*>(in[2])[r]}
-                                        : int64_t{static_cast<const uint32_t*>(in[2])[r]};
+      const int64_t b = index_at(in[2], g_.signed_index, r);
       float* yr = y + r * K * 4;
       if (b < 0 || static_cast<uint64_t>(b) >= g_.batch) {
         std::memset(yr, 0, K * 4 * sizeof(float));
@@ -107,8 +106,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
   g.signed_index = index.dtype == dtype::kInt32;
   if (index.static_data != nullptr) {
     for (size_t r = 0; r < g.rois; ++r) {
-      const int64_t v = g.signed_index ? int64_t{static_cast<const int32_t*>(index.static_data)[r]}
-                                       : int64_t{static_cast<const uint32_t*>(index.static_data)[r]};
+      const int64_t v = index_at(index.static_data, g.signed_index, r);
       if (v < 0 || static_cast<uint64_t>(v) >= g.batch) {
         return invalid(node, "in[2] (batch_indices) element ", r, " is ", v, ", expected 0 to batch-1 = ",
                        g.batch - 1);
