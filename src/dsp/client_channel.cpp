@@ -7,6 +7,7 @@
 
 #include "common/log.h"
 #include "ipc/fd_socket.h"
+#include "ipc/short_frame.h"
 #include "remote.h"
 
 namespace openhtp::dsp {
@@ -72,29 +73,50 @@ void ClientChannel::slot_loop(int index) {
     uint32_t v = ipc::futex_wait_change(ctl.request, seen, spins, 0);
     if (v == seen) continue;
     seen = v;
-    // The rest of the client's lines, fetched together rather than as the
-    // decode reaches them (call_protocol.h, SlotControl).
-    __builtin_prefetch(reinterpret_cast<const uint8_t*>(&ctl) + 64);
-    __builtin_prefetch(reinterpret_cast<const uint8_t*>(&ctl) + 128);
-    ctl.result = serve_call(slot, ctl);
+    // The rest of the client's lines, if the frame spills into them, fetched
+    // together rather than as the decode reaches them (call_protocol.h,
+    // SlotControl).
+    if (ctl.call.frame_bytes > ipc::kFirstLineFrameBytes) {
+      __builtin_prefetch(reinterpret_cast<const uint8_t*>(&ctl) + 64);
+      __builtin_prefetch(reinterpret_cast<const uint8_t*>(&ctl) + 128);
+    }
+    const int result =
+        ctl.call.frame_kind == ipc::FrameKind::kShort ? serve_short_call(slot, ctl) : serve_call(slot, ctl);
+    // The response line in one burst: the client spins reading it
+    // (call_protocol.h, SlotRequest).
+    std::memcpy(ctl.inline_out, slot.inline_out, sizeof ctl.inline_out);
+    ctl.result = result;
     ipc::futex_publish(ctl.response, seen);
   }
+}
+
+int ClientChannel::serve_short_call(Slot& slot, ipc::SlotControl& ctl) {
+  // No fds come with a short frame (the client sends none), so nothing here
+  // needs closing or pinning, and the arguments live on the stack.
+  if (ctl.call.num_fds != 0 || ctl.call.transport_fd_index != ipc::kNoFd16) return AEE_EBADPARM;
+  ipc::ShortCall call;
+  const bool has_transport = slot.transport.valid();
+  const int rc = ipc::decode_short_frame(ctl.call.frame, ctl.call.frame_bytes,
+                                         has_transport ? slot.transport.data() : nullptr,
+                                         has_transport ? slot.transport.size() : 0, slot.inline_out, &call);
+  if (rc != AEE_SUCCESS) return rc;
+  return modules_.invoke(call.handle, call.scalars, call.args, &slot.invoke_memo);
 }
 
 int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
   std::vector<int>& fds = slot.fds;
   std::vector<remote_arg>& args = slot.args;
   fds.clear();
-  if (ctl.num_fds > 0) {
+  if (ctl.call.num_fds > 0) {
     // As many messages as the client needed (ipc::kMaxFdsPerMessage each).
-    while (fds.size() < ctl.num_fds) {
+    while (fds.size() < ctl.call.num_fds) {
       char tag;
       const long n = ipc::recv_with_fds(slot.sock, &tag, 1, &fds);
       if (n <= 0) break;
     }
-    if (fds.size() != ctl.num_fds) {
+    if (fds.size() != ctl.call.num_fds) {
       for (int fd : fds) close(fd);
-      log(LogLevel::kError, "cdsp", "expected %u fds with the call, got %zu", ctl.num_fds, fds.size());
+      log(LogLevel::kError, "cdsp", "expected %u fds with the call, got %zu", ctl.call.num_fds, fds.size());
       return AEE_EFAILED;
     }
   }
@@ -113,19 +135,19 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
     ~PinGuard() { pinned.clear(); }
   } pins{slot.pinned};
 
-  if (ctl.transport_fd_index != ipc::kNoFd) {
-    if (ctl.transport_fd_index >= fds.size() || slot.transport.adopt(fds[ctl.transport_fd_index]) != 0) {
-      fds[ctl.transport_fd_index < fds.size() ? ctl.transport_fd_index : 0] = -1;
+  if (ctl.call.transport_fd_index != ipc::kNoFd16) {
+    if (ctl.call.transport_fd_index >= fds.size() || slot.transport.adopt(fds[ctl.call.transport_fd_index]) != 0) {
+      fds[ctl.call.transport_fd_index < fds.size() ? ctl.call.transport_fd_index : 0] = -1;
       return AEE_EFAILED;
     }
-    fds[ctl.transport_fd_index] = -1;
+    fds[ctl.call.transport_fd_index] = -1;
   }
   // The frame: in the slot's own lines, or at the start of the transport.
   uint8_t* const t = slot.transport.valid() ? slot.transport.data() : nullptr;
   const size_t tsize = slot.transport.valid() ? slot.transport.size() : 0;
-  const uint32_t in_slot_bytes = ctl.frame_bytes;
+  const uint32_t in_slot_bytes = ctl.call.frame_bytes;
   if (in_slot_bytes > ipc::kSlotFrameBytes) return AEE_EBADPARM;
-  uint8_t* const frame = in_slot_bytes > 0 ? ctl.frame : t;
+  uint8_t* const frame = in_slot_bytes > 0 ? ctl.call.frame : t;
   const size_t frame_size = in_slot_bytes > 0 ? in_slot_bytes : tsize;
   if (frame == nullptr || frame_size < sizeof(ipc::CallHeader)) return AEE_EFAILED;
   const ipc::CallHeader hdr = *reinterpret_cast<const ipc::CallHeader*>(frame);
@@ -179,7 +201,7 @@ int ClientChannel::serve_call(Slot& slot, ipc::SlotControl& ctl) {
       }
       case ipc::ArgKind::kInlineOut:
         if (d.len > ipc::kInlineOutBytes) return AEE_EBADPARM;
-        args[i].buf.pv = ctl.inline_out;
+        args[i].buf.pv = slot.inline_out;
         args[i].buf.nLen = d.len;
         break;
       case ipc::ArgKind::kDma:

@@ -32,10 +32,14 @@ class ClientChannel {
     // mapping to be released) while a call still reads or writes it.
     std::vector<std::shared_ptr<ipc::FdMapping>> pinned;
     ModuleTable::InvokeMemo invoke_memo;
+    // A call's inline output, staged here and copied into the response line
+    // with the result, just before the response word.
+    alignas(8) uint8_t inline_out[ipc::kInlineOutBytes] = {};
   };
   int handshake();
   void slot_loop(int index);
   int serve_call(Slot& slot, ipc::SlotControl& ctl);
+  int serve_short_call(Slot& slot, ipc::SlotControl& ctl);  // a FrameKind::kShort frame
 
   int control_fd_;
   ipc::SharedRegion doorbell_;

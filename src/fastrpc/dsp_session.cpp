@@ -22,6 +22,7 @@
 #include "fastrpc/parallel_copy.h"
 #include "ipc/fd_socket.h"
 #include "ipc/shareable_fd.h"
+#include "ipc/short_frame.h"
 
 extern char** environ;
 
@@ -442,26 +443,51 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     }
   }
 
-  // Pass 2: the frame goes in the slot's own lines when it fits (inputs
-  // packed at 8 bytes, outputs in the transport from offset 0), else in the
-  // transport (everything 64-byte aligned after the header).
-  const uint64_t descs_end = sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc);
-  const bool in_slot = ipc::align_up(descs_end, 8) + copied_in_bytes <= ipc::kSlotFrameBytes;
-  uint64_t in_cursor = in_slot ? ipc::align_up(descs_end, 8) : ipc::align_up(descs_end, 64);
-  uint64_t out_cursor = in_slot ? 0 : in_cursor;
-  for (uint32_t i = 0; i < n_in + n_out; ++i) {
-    ipc::ArgDesc& d = descs[i];
-    if (d.kind != ipc::ArgKind::kCopy) continue;
-    uint64_t& cursor = in_slot ? (i < n_in ? in_cursor : out_cursor) : in_cursor;
-    d.offset = cursor;
-    cursor = ipc::align_up(cursor + d.len, in_slot && i < n_in ? 8 : 64);
-  }
-  const uint64_t transport_bytes = in_slot ? out_cursor : in_cursor;
+  // Pass 2: the frame's form and layout. A short frame when the call allows
+  // one (call_protocol.h, ShortCallHeader), else the long one in the slot's
+  // own lines when it fits (inputs packed at 8 bytes, outputs in the transport
+  // from offset 0), else in the transport (everything 64-byte aligned after
+  // the header).
+  enum class Form { kShort, kLongInSlot, kLongInTransport };
+  bool short_ok = op == ipc::CallOp::kInvoke && handle <= UINT32_MAX && n_hin == 0 && n_args <= ipc::kMaxShortArgs &&
+                  fds.empty();
+  for (uint32_t i = 0; i < n_args && short_ok; ++i) short_ok = ipc::fits_short_frame(descs[i]);
+  const uint64_t short_head = ipc::short_frame_head_bytes(n_args);
+  const uint64_t long_head = sizeof(ipc::CallHeader) + n_args * sizeof(ipc::ArgDesc);
+  const Form long_form =
+      ipc::align_up(long_head, 8) + copied_in_bytes <= ipc::kSlotFrameBytes ? Form::kLongInSlot : Form::kLongInTransport;
+  uint64_t frame_end = 0;  // bytes of an in-slot frame
+  // Sets each copied argument's offset; returns the transport bytes the call uses.
+  auto lay_out = [&](Form form) {
+    const bool in_slot = form != Form::kLongInTransport;
+    uint64_t in_cursor = form == Form::kShort ? short_head
+                         : in_slot            ? ipc::align_up(long_head, 8)
+                                              : ipc::align_up(long_head, 64);
+    uint64_t out_cursor = in_slot ? 0 : in_cursor;
+    for (uint32_t i = 0; i < n_in + n_out; ++i) {
+      ipc::ArgDesc& d = descs[i];
+      if (d.kind != ipc::ArgKind::kCopy) continue;
+      uint64_t& cursor = in_slot ? (i < n_in ? in_cursor : out_cursor) : in_cursor;
+      d.offset = cursor;
+      cursor = ipc::align_up(cursor + d.len, in_slot && i < n_in ? 8 : 64);
+    }
+    frame_end = in_slot ? in_cursor : 0;
+    return in_slot ? out_cursor : in_cursor;
+  };
+  Form form = short_ok && short_head + copied_in_bytes <= ipc::kSlotFrameBytes ? Form::kShort : long_form;
+  uint64_t transport_bytes = lay_out(form);
 
   const int si = acquire_slot();
   if (si < 0) return AEE_EBADSTATE;  // the DSP process died while this call waited for a slot
   Slot& slot = slots_[si];
   ipc::SlotControl& ctl = page_->slots[si];
+  // A short frame sends no fd: it cannot bring the DSP a new transport.
+  if (form == Form::kShort && transport_bytes > 0 &&
+      (slot.transport.size() < transport_bytes || !slot.transport_sent)) {
+    form = long_form;
+    transport_bytes = lay_out(form);
+  }
+  const bool in_slot = form != Form::kLongInTransport;
   uint32_t transport_index = ipc::kNoFd;
   if (slot.transport.size() < transport_bytes) {
     size_t want = std::max<size_t>(transport_bytes, std::max<size_t>(64 * 1024, slot.transport.size() * 2));
@@ -479,11 +505,16 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   }
 
   uint8_t* const t = slot.transport.data();
-  uint8_t* const frame = in_slot ? ctl.frame : t;
-  auto* hdr = reinterpret_cast<ipc::CallHeader*>(frame);
-  *hdr = ipc::CallHeader{op, scalars, handle, n_args, 0};
-  auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(frame + sizeof(ipc::CallHeader));
-  for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
+  ipc::SlotRequest staged;  // copied into the slot just before the request (call_protocol.h)
+  uint8_t* const frame = in_slot ? staged.frame : t;
+  if (form == Form::kShort) {
+    ipc::write_short_frame_head(frame, scalars, static_cast<uint32_t>(handle), descs.data(), n_args);
+  } else {
+    auto* hdr = reinterpret_cast<ipc::CallHeader*>(frame);
+    *hdr = ipc::CallHeader{op, scalars, handle, n_args, 0};
+    auto* wire_args = reinterpret_cast<ipc::ArgDesc*>(frame + sizeof(ipc::CallHeader));
+    for (uint32_t i = 0; i < n_args; ++i) wire_args[i] = descs[i];
+  }
   const int64_t copy_in_start = !in_slot && stats ? monotonic_ns() : 0;
   for (uint32_t i = 0; i < n_in; ++i) {
     if (descs[i].kind == ipc::ArgKind::kCopy && descs[i].len > 0) {
@@ -538,9 +569,11 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       session->calls_with_refs_.fetch_sub(1, std::memory_order_release);
     }
   } refs_done{this, &slot, with_refs};
-  ctl.num_fds = static_cast<uint32_t>(fds.size());
-  ctl.transport_fd_index = transport_index;
-  ctl.frame_bytes = in_slot ? static_cast<uint32_t>(in_cursor) : 0;
+  staged.num_fds = static_cast<uint16_t>(fds.size());
+  staged.transport_fd_index = transport_index == ipc::kNoFd ? ipc::kNoFd16 : static_cast<uint16_t>(transport_index);
+  staged.frame_bytes = static_cast<uint16_t>(frame_end);
+  staged.frame_kind = form == Form::kShort ? ipc::FrameKind::kShort : ipc::FrameKind::kLong;
+  std::memcpy(&ctl.call, &staged, offsetof(ipc::SlotRequest, frame) + frame_end);
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 

@@ -21,13 +21,13 @@ CallControl::Verdict HtpScheduler::acquire(Ticket& t, const CallControl* control
   update_queue_state();
   if ((before & kBusy) == 0) grant_next();  // freed between our CAS and the lock
   if (control == nullptr || !control->bounded()) {
-    t.cv.wait(lock, [&] { return t.granted; });
+    cv_of(t).wait(lock, [&] { return t.granted; });
     return CallControl::Verdict::kGoOn;
   }
   // The abort word may be set from another process: look at it every
   // millisecond while waiting.
   for (;;) {
-    if (t.cv.wait_for(lock, std::chrono::milliseconds(1), [&] { return t.granted; })) {
+    if (cv_of(t).wait_for(lock, std::chrono::milliseconds(1), [&] { return t.granted; })) {
       return CallControl::Verdict::kGoOn;
     }
     if (const CallControl::Verdict v = control->check(); v != CallControl::Verdict::kGoOn) {
@@ -49,7 +49,7 @@ void HtpScheduler::acquire_exclusive(Ticket& t) {
   const uint32_t before = state_.fetch_or(kQueued, std::memory_order_acq_rel);
   update_queue_state();
   if ((before & kBusy) == 0) grant_next();
-  t.cv.wait(lock, [&] { return t.granted; });
+  cv_of(t).wait(lock, [&] { return t.granted; });
 }
 
 void HtpScheduler::release(Ticket& t) {
@@ -71,7 +71,7 @@ void HtpScheduler::yield(Ticket& running) {
   state_.fetch_and(~kBusy, std::memory_order_acq_rel);
   update_queue_state();
   grant_next();
-  running.cv.wait(lock, [&] { return running.granted; });
+  cv_of(running).wait(lock, [&] { return running.granted; });
 }
 
 bool HtpScheduler::conflicts_with_paused(const Ticket& t) const {
@@ -115,7 +115,7 @@ void HtpScheduler::grant_next() {
   state_.fetch_or(kBusy, std::memory_order_acq_rel);
   update_queue_state();
   next->granted = true;
-  next->cv.notify_one();
+  if (next->cv) next->cv->notify_one();  // else it has not begun to wait: it will see `granted`
 }
 
 void HtpScheduler::update_queue_state() {

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <optional>
 #include <cstdint>
 #include <mutex>
 #include <vector>
@@ -46,7 +47,9 @@ class HtpScheduler {
     bool granted = false;
     bool paused = false;  // yielded, waiting to resume
     bool admin = false;   // an exclusive() holder
-    std::condition_variable cv;
+    // Made only when the ticket waits: an uncontended execute, the common
+    // case, never does, and need not pay to make and destroy one.
+    std::optional<std::condition_variable> cv;
   };
 
   HtpScheduler() = default;
@@ -95,6 +98,10 @@ class HtpScheduler {
   static constexpr uint32_t kQueued = 2;  // someone waits: releases take the slow path
 
   void acquire_exclusive(Ticket& t);
+  static std::condition_variable& cv_of(Ticket& t) {  // under mu_
+    if (!t.cv) t.cv.emplace();
+    return *t.cv;
+  }
   bool preempt_wanted_slow(const Ticket& running) const;
   // The ticket to run next, or nullptr; mu_ held.
   Ticket* pick_next() const;

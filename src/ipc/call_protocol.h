@@ -26,9 +26,10 @@
 namespace openhtp::ipc {
 
 inline constexpr uint32_t kProtocolMagic = 0x4f485450;  // "OHTP"
-inline constexpr uint32_t kProtocolVersion = 4;
+inline constexpr uint32_t kProtocolVersion = 5;
 inline constexpr uint32_t kNumSlots = 8;
 inline constexpr uint32_t kNoFd = 0xffffffffu;
+inline constexpr uint16_t kNoFd16 = 0xffffu;  // SlotControl::transport_fd_index: none
 inline constexpr int kDspControlFd = 3;  // where the DSP process finds its socket
 
 // Identity of a shareable buffer that both processes can compute from their
@@ -65,36 +66,54 @@ struct ReleaseMsg {  // the client freed these buffers; drop the DSP's mappings
 };
 
 inline constexpr size_t kInlineOutBytes = 40;
-inline constexpr size_t kSlotFrameBytes = 168;
+inline constexpr size_t kSlotFrameBytes = 176;
+// The part of the frame that shares the request word's line.
+inline constexpr size_t kFirstLineFrameBytes = 48;
+
+// How SlotControl::frame is laid out.
+enum class FrameKind : uint16_t {
+  kLong = 0,   // CallHeader + ArgDescs + copied input bytes (any call)
+  kShort = 1,  // ShortCallHeader + ArgWords + copied input bytes (see below)
+};
 
 // One call slot in the doorbell page. Each side writes its own lines and
 // reads the other's, and everything a signal needs travels in or beside the
 // line that carries it:
-// - client → DSP: the request word shares its line with the call's frame
-//   (CallHeader + ArgDescs + copied input bytes) whenever the frame fits in
-//   kSlotFrameBytes, which every HTP call except a large graph or binary does.
-//   The DSP then reads three lines the client wrote, all at addresses it knows
-//   before it wakes, so it fetches them at once instead of one after another
-//   (header → descs → request block was three dependent misses). A larger
-//   frame goes in the transport buffer.
+// - client → DSP: the request word shares its line with the start of the
+//   call's frame whenever the frame fits in kSlotFrameBytes, which every HTP
+//   call except a large graph or binary does. A short frame (below) of at most
+//   kFirstLineFrameBytes — a tiny execute with memory handles, most small
+//   calls — is wholly in that one line: the DSP's wake-up read fetches the
+//   call, and the client's publish waits for one line, not three. A longer
+//   frame spills into the next two lines, which the DSP prefetches together
+//   the moment it wakes; a still larger one goes in the transport buffer.
 // - DSP → client: the result, an open's handle and a small output buffer (the
 //   HTP skel's status block) share the response word's line.
 // Copied OUTPUT bytes always live in the transport buffer.
+// What the client writes beside the request word. It stages a call's copy in
+// its own memory and writes it into the slot in one burst just before the
+// request: the DSP spins reading this line, and every store that found the
+// line shared would have to take it back from that reader.
+struct SlotRequest {
+  uint16_t num_fds;                 // fds sent on the slot socket for this call
+  uint16_t transport_fd_index;      // which of them replaces the transport buffer (kNoFd16: none)
+  uint16_t frame_bytes;             // > 0: the frame is `frame`; 0: it is in the transport
+  FrameKind frame_kind;
+  alignas(8) uint8_t frame[kSlotFrameBytes];
+};
+
 struct SlotControl {
   // Written by the client.
   alignas(64) FutexWord request;         // bumped to post a call
-  uint32_t num_fds = 0;                  // fds sent on the slot socket for this call
-  uint32_t transport_fd_index = kNoFd;   // which of them replaces the transport buffer
-  uint32_t frame_bytes = 0;              // > 0: the frame is `frame`; 0: it is in the transport
-  uint32_t reserved_client = 0;
-  alignas(8) uint8_t frame[kSlotFrameBytes];
-  // Written by the DSP.
+  SlotRequest call;
+  // Written by the DSP, in one burst before the response word (as above).
   alignas(64) FutexWord response;        // set to the request's value when done
   int32_t result = 0;                    // AEE status of the call
   uint32_t reserved = 0;
   uint64_t out_handle = 0;               // result of an open
   uint8_t inline_out[kInlineOutBytes];   // an ArgKind::kInlineOut buffer
 };
+static_assert(offsetof(SlotControl, call) + offsetof(SlotRequest, frame) == 64 - kFirstLineFrameBytes);
 static_assert(offsetof(SlotControl, response) == 192 && sizeof(SlotControl) == 256);
 
 // How often the DSP process's watchdog thread bumps DoorbellPage::heartbeat.
@@ -136,6 +155,23 @@ struct CallHeader {
   uint32_t reserved;
   // ArgDesc args[num_args] follow, then copied data.
 };
+
+// The short frame: an invoke whose every argument is a copied input in the
+// frame, a copied output in the transport buffer or the one inline output,
+// with no file descriptor to send and a handle below 2^32. Per argument it
+// carries a 16-bit word instead of a 40-byte ArgDesc, since such arguments
+// need only a length: the offsets follow from the lengths by the same rule on
+// both sides (inputs packed at 8 bytes after the words, outputs at 64 in the
+// transport from 0).
+struct ShortCallHeader {
+  uint32_t scalars;
+  uint32_t handle;
+  // uint16_t arg_words[REMOTE_SCALARS_LENGTH(scalars)] follow, then (8-byte
+  // aligned) the copied input bytes.
+};
+inline constexpr uint16_t kShortInlineOut = 0x8000;  // arg word: returned in SlotControl::inline_out
+inline constexpr uint16_t kShortLenMask = 0x7fff;
+inline constexpr uint32_t kMaxShortArgs = 16;
 
 inline constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 

@@ -30,8 +30,33 @@ bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
       }
     }
   }
-  const uint32_t in_args = pack_in ? 1 : raw_in, out_args = pack_out ? 1 : raw_out;
   const size_t n_bind = inputs.size() + outputs.size();
+  bool compact = raw_in == 0 && raw_out == 0 && graph_id <= UINT32_MAX && inputs.size() <= UINT16_MAX &&
+                 outputs.size() <= UINT16_MAX;
+  for (const auto& b : inputs) compact = compact && b.mem_id <= UINT32_MAX;
+  for (const auto& b : outputs) compact = compact && b.mem_id <= UINT32_MAX;
+  if (compact) {
+    enc->request.resize(sizeof(CompactExecRequest) + n_bind * sizeof(CompactBinding));
+    const CompactExecRequest hdr{static_cast<uint32_t>(graph_id), static_cast<uint16_t>(inputs.size()),
+                                 static_cast<uint16_t>(outputs.size())};
+    std::memcpy(enc->request.data(), &hdr, sizeof hdr);
+    uint8_t* wire = enc->request.data() + sizeof hdr;
+    for (auto bindings : {inputs, outputs}) {
+      for (const auto& b : bindings) {
+        const CompactBinding w{b.tensor_id, static_cast<uint32_t>(b.mem_id)};
+        std::memcpy(wire, &w, sizeof w);
+        wire += sizeof w;
+      }
+    }
+    enc->args.resize(2);
+    enc->args[0].buf = {enc->request.data(), enc->request.size()};
+    enc->args[1].buf = {st, sizeof *st};
+    enc->scatter.clear();
+    enc->raw_inputs = enc->raw_outputs = 0;
+    enc->sc = REMOTE_SCALARS_MAKEX(kAttrCompactExec, kGraphExecute, 1, 1, 0, 0);
+    return true;
+  }
+  const uint32_t in_args = pack_in ? 1 : raw_in, out_args = pack_out ? 1 : raw_out;
   enc->request.resize(sizeof(ExecRequest) + n_bind * sizeof(WireBinding));
   const ExecRequest hdr{graph_id, static_cast<uint32_t>(inputs.size()), static_cast<uint32_t>(outputs.size())};
   std::memcpy(enc->request.data(), &hdr, sizeof hdr);
@@ -97,6 +122,37 @@ bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::
       pra[0].buf.pv == nullptr) {
     *why = "execute request: malformed call";
     return false;
+  }
+  if ((REMOTE_SCALARS_METHOD_ATTR(sc) & kAttrCompactExec) != 0) {
+    CompactExecRequest req;
+    if (n_in != 1 || n_out != 1 || pra[0].buf.nLen < sizeof req) {
+      *why = "compact execute request: malformed call";
+      return false;
+    }
+    std::memcpy(&req, pra[0].buf.pv, sizeof req);
+    const uint64_t n_bind = uint64_t{req.num_inputs} + req.num_outputs;
+    if (pra[0].buf.nLen != sizeof req + n_bind * sizeof(CompactBinding)) {
+      *why = "compact execute request: " + std::to_string(pra[0].buf.nLen) + " bytes for " +
+             std::to_string(req.num_inputs) + " inputs and " + std::to_string(req.num_outputs) + " outputs";
+      return false;
+    }
+    dec->graph_id = req.graph_id;
+    dec->inputs.resize(req.num_inputs);
+    dec->outputs.resize(req.num_outputs);
+    const auto* wire = static_cast<const uint8_t*>(pra[0].buf.pv) + sizeof req;
+    for (uint64_t i = 0; i < n_bind; ++i) {
+      CompactBinding w;
+      std::memcpy(&w, wire + i * sizeof w, sizeof w);
+      if (w.mem_id == 0) {
+        *why = "tensor id " + std::to_string(w.tensor_id) + ": memory handle id 0";
+        return false;
+      }
+      htp::ExecBinding& b = i < req.num_inputs ? dec->inputs[i] : dec->outputs[i - req.num_inputs];
+      b = htp::ExecBinding{};
+      b.tensor_id = w.tensor_id;
+      b.mem_id = w.mem_id;
+    }
+    return true;
   }
   ExecRequest req;
   std::memcpy(&req, pra[0].buf.pv, sizeof req);

@@ -27,6 +27,7 @@ struct Seed {
   std::vector<uint8_t> request;
   std::vector<size_t> arg_sizes;  // of args 1..n-1 (arg 0 is the request, the last the status)
   uint32_t n_in = 0, n_out = 0;
+  uint32_t attrs = 0;  // the call's method attributes (kAttrCompactExec for an all-memory-handle seed)
 };
 
 Seed seed(uint32_t raw_in, uint32_t mem_in, uint32_t raw_out, uint32_t mem_out) {
@@ -48,13 +49,14 @@ Seed seed(uint32_t raw_in, uint32_t mem_in, uint32_t raw_out, uint32_t mem_out) 
   s.request = enc.request;
   s.n_in = REMOTE_SCALARS_INBUFS(enc.sc);
   s.n_out = REMOTE_SCALARS_OUTBUFS(enc.sc);
+  s.attrs = REMOTE_SCALARS_METHOD_ATTR(enc.sc);
   for (uint32_t a = 1; a + 1 < s.n_in + s.n_out; ++a) s.arg_sizes.push_back(enc.args[a].buf.nLen);
   return s;
 }
 
 // Decodes one call; returns false when the oracle fails.
-bool check(const std::vector<uint8_t>& request, uint32_t n_in, uint32_t n_out, const std::vector<size_t>& sizes,
-           wire::ExecDecoding* dec, bool* decoded) {
+bool check(const std::vector<uint8_t>& request, uint32_t n_in, uint32_t n_out, uint32_t attrs,
+           const std::vector<size_t>& sizes, wire::ExecDecoding* dec, bool* decoded) {
   *decoded = false;
   std::vector<std::vector<uint8_t>> bufs;
   std::vector<remote_arg> args(n_in + n_out);
@@ -65,7 +67,7 @@ bool check(const std::vector<uint8_t>& request, uint32_t n_in, uint32_t n_out, c
   }
   wire::WireStatus st;
   args.back().buf = {&st, sizeof st};
-  const uint32_t sc = REMOTE_SCALARS_MAKEX(0, wire::kGraphExecute, n_in, n_out, 0, 0);
+  const uint32_t sc = REMOTE_SCALARS_MAKEX(attrs, wire::kGraphExecute, n_in, n_out, 0, 0);
   std::string why;
   if (!wire::decode_execute(sc, args.data(), dec, &why)) return !why.empty();
   *decoded = true;
@@ -95,10 +97,14 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
   std::mt19937_64 rng(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1);
   const std::vector<Seed> seeds = {seed(2, 1, 1, 0), seed(0, 3, 0, 2), seed(5, 2, 4, 3), seed(300, 4, 260, 5)};
+  if (seeds[1].attrs != wire::kAttrCompactExec || seeds[0].attrs != 0) {
+    std::fprintf(stderr, "the seeds do not cover both request forms\n");
+    return 1;
+  }
   wire::ExecDecoding dec;
   bool decoded = false;
   for (const auto& s : seeds) {
-    if (!check(s.request, s.n_in, s.n_out, s.arg_sizes, &dec, &decoded) || !decoded) {
+    if (!check(s.request, s.n_in, s.n_out, s.attrs, s.arg_sizes, &dec, &decoded) || !decoded) {
       std::fprintf(stderr, "a seed fails the oracle\n");
       return 1;
     }
@@ -109,10 +115,10 @@ int main(int argc, char** argv) {
     const Seed& s = seeds[rng() % seeds.size()];
     std::vector<uint8_t> req = s.request;
     std::vector<size_t> sizes = s.arg_sizes;
-    uint32_t n_in = s.n_in, n_out = s.n_out;
+    uint32_t n_in = s.n_in, n_out = s.n_out, attrs = s.attrs;
     const int edits = 1 + static_cast<int>(rng() % 6);
     for (int e = 0; e < edits; ++e) {
-      switch (rng() % 7) {
+      switch (rng() % 8) {
         case 0: if (!req.empty()) req[rng() % req.size()] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
         case 1: if (!req.empty()) req[rng() % req.size()] = static_cast<uint8_t>(rng()); break;
         case 2: if (!req.empty()) req.resize(rng() % req.size()); break;
@@ -126,10 +132,11 @@ int main(int argc, char** argv) {
         case 4: n_in = 1 + static_cast<uint32_t>(rng() % 6); break;
         case 5: n_out = 1 + static_cast<uint32_t>(rng() % 6); break;
         case 6: if (!sizes.empty()) sizes[rng() % sizes.size()] = rng() % 64; break;
+        case 7: attrs ^= wire::kAttrCompactExec; break;  // one form's bytes read as the other's
       }
     }
     if (n_in + n_out > kMaxArgs) continue;
-    if (!check(req, n_in, n_out, sizes, &dec, &decoded)) {
+    if (!check(req, n_in, n_out, attrs, sizes, &dec, &decoded)) {
       std::fprintf(stderr, "oracle failed after %llu runs (seed %llu)\n", static_cast<unsigned long long>(runs),
                    static_cast<unsigned long long>(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1));
       return 1;

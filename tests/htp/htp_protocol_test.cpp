@@ -212,6 +212,93 @@ TEST(HtpProtocol, ExecuteRoundTripsMixedBindings) {
   EXPECT_EQ(dec.outputs[2].bytes, sizeof z);
 }
 
+// An execute of memory handles only travels in the compact form, 8 bytes a
+// tensor, so that a tiny execute fits in one cache line of the call slot;
+// anything else keeps the full form.
+TEST(HtpProtocol, ExecuteOfMemoryHandlesOnlyTravelsCompact) {
+  const std::vector<htp::ExecBinding> in = {{10, 5, nullptr, 0}, {11, 9, nullptr, 0}};
+  const std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}};
+  wire::WireStatus st;
+  wire::ExecEncoding enc;
+  std::string why;
+  ASSERT_TRUE(wire::encode_execute(77, in, out, &st, &enc, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(enc.sc), wire::kAttrCompactExec);
+  EXPECT_EQ(enc.request.size(), sizeof(wire::CompactExecRequest) + 3 * sizeof(wire::CompactBinding));
+  EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 1u);
+  EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 1u);
+  wire::ExecDecoding dec;
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  EXPECT_EQ(dec.graph_id, 77u);
+  ASSERT_EQ(dec.inputs.size(), 2u);
+  ASSERT_EQ(dec.outputs.size(), 1u);
+  EXPECT_EQ(dec.inputs[0].tensor_id, 10u);
+  EXPECT_EQ(dec.inputs[0].mem_id, 5u);
+  EXPECT_EQ(dec.inputs[1].tensor_id, 11u);
+  EXPECT_EQ(dec.inputs[1].mem_id, 9u);
+  EXPECT_EQ(dec.outputs[0].tensor_id, 12u);
+  EXPECT_EQ(dec.outputs[0].mem_id, 6u);
+  EXPECT_EQ(dec.outputs[0].data, nullptr);
+
+  // Ids beyond 32 bits, or one client buffer, and the full form is used.
+  for (uint64_t graph : {uint64_t{1} << 32, uint64_t{77}}) {
+    std::vector<htp::ExecBinding> big = in;
+    if (graph == 77) big[1].mem_id = uint64_t{1} << 33;
+    wire::ExecEncoding full;
+    ASSERT_TRUE(wire::encode_execute(graph, big, out, &st, &full, &why)) << why;
+    EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(full.sc), 0u);
+    ASSERT_TRUE(wire::decode_execute(full.sc, full.args.data(), &dec, &why)) << why;
+    EXPECT_EQ(dec.graph_id, graph);
+    EXPECT_EQ(dec.inputs[1].mem_id, big[1].mem_id);
+  }
+  float x[2];
+  wire::ExecEncoding mixed;
+  ASSERT_TRUE(wire::encode_execute(77, {{{10, 0, x, sizeof x}}}, out, &st, &mixed, &why)) << why;
+  EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(mixed.sc), 0u);
+}
+
+TEST(HtpProtocol, ForgedCompactExecuteRequestsAreRefused) {
+  const std::vector<htp::ExecBinding> in = {{10, 5, nullptr, 0}};
+  const std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}};
+  wire::WireStatus st;
+  std::string why;
+  wire::ExecDecoding dec;
+  auto fresh = [&] {
+    wire::ExecEncoding e;
+    EXPECT_TRUE(wire::encode_execute(3, in, out, &st, &e, &why));
+    return e;
+  };
+  {  // a count that does not match the bytes
+    wire::ExecEncoding e = fresh();
+    e.request[4] = 2;  // num_inputs
+    why.clear();
+    EXPECT_FALSE(wire::decode_execute(e.sc, e.args.data(), &dec, &why));
+    EXPECT_NE(why.find("compact execute request"), std::string::npos) << why;
+  }
+  {  // memory handle id 0
+    wire::ExecEncoding e = fresh();
+    std::memset(e.request.data() + sizeof(wire::CompactExecRequest) + 4, 0, 4);
+    why.clear();
+    EXPECT_FALSE(wire::decode_execute(e.sc, e.args.data(), &dec, &why));
+    EXPECT_NE(why.find("memory handle id 0"), std::string::npos) << why;
+  }
+  {  // a compact request with a client buffer argument beside it
+    wire::ExecEncoding e = fresh();
+    float x[2];
+    remote_arg a[3] = {e.args[0], {}, e.args[1]};
+    a[1].buf = {x, sizeof x};
+    const uint32_t sc = REMOTE_SCALARS_MAKEX(wire::kAttrCompactExec, wire::kGraphExecute, 2, 1, 0, 0);
+    why.clear();
+    EXPECT_FALSE(wire::decode_execute(sc, a, &dec, &why));
+    EXPECT_NE(why.find("malformed"), std::string::npos) << why;
+  }
+  {  // a request shorter than its header
+    wire::ExecEncoding e = fresh();
+    e.args[0].buf.nLen = 3;
+    why.clear();
+    EXPECT_FALSE(wire::decode_execute(e.sc, e.args.data(), &dec, &why));
+  }
+}
+
 // Rewrites binding `k` of an encoded execute request.
 void forge(wire::ExecEncoding* enc, size_t k, void (*edit)(wire::WireBinding*)) {
   wire::WireBinding b;
