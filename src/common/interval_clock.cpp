@@ -40,8 +40,8 @@ uint64_t interval_ns(uint64_t ticks) {
 #if defined(__x86_64__)
   static const bool tsc = interval_clock_detail::use_tsc();
   if (tsc) {
-    static const double ticks_per_ns = interval_clock_detail::measure_ticks_per_ns();
-    return static_cast<uint64_t>(static_cast<double>(ticks) / ticks_per_ns);
+    static const double ns_per_tick = 1.0 / interval_clock_detail::measure_ticks_per_ns();  // a multiply per call
+    return static_cast<uint64_t>(static_cast<double>(ticks) * ns_per_tick);
   }
 #endif
   return ticks;

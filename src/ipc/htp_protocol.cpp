@@ -11,30 +11,12 @@ uint64_t pack_align(uint64_t v) { return (v + kPackAlign - 1) / kPackAlign * kPa
 
 bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
                     std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why) {
-  uint32_t raw_in = 0, raw_out = 0;
-  uint64_t in_bytes = 0, out_bytes = 0;
-  for (const auto& b : inputs) {
-    if (b.mem_id == 0) ++raw_in, in_bytes = pack_align(in_bytes) + b.bytes;
-  }
-  for (const auto& b : outputs) {
-    if (b.mem_id == 0) ++raw_out, out_bytes = pack_align(out_bytes) + b.bytes;
-  }
-  const bool pack_in = raw_in > kMaxRawBuffers, pack_out = raw_out > kMaxRawBuffers;
-  for (auto [bindings, packed] : {std::pair{inputs, pack_in}, std::pair{outputs, pack_out}}) {
-    for (const auto& b : bindings) {
-      if (packed && b.mem_id == 0 && b.bytes > UINT32_MAX) {
-        *why = "tensor id " + std::to_string(b.tensor_id) + ": a client buffer of " + std::to_string(b.bytes) +
-               " bytes in a call with more than " + std::to_string(kMaxRawBuffers) +
-               " client buffers (register it as a memory handle)";
-        return false;
-      }
-    }
-  }
   const size_t n_bind = inputs.size() + outputs.size();
-  bool compact = raw_in == 0 && raw_out == 0 && graph_id <= UINT32_MAX && inputs.size() <= UINT16_MAX &&
-                 outputs.size() <= UINT16_MAX;
-  for (const auto& b : inputs) compact = compact && b.mem_id <= UINT32_MAX;
-  for (const auto& b : outputs) compact = compact && b.mem_id <= UINT32_MAX;
+  // Memory handles only (the common case, and the one whose cost is the
+  // call itself): checked first, in one pass.
+  bool compact = graph_id <= UINT32_MAX && inputs.size() <= UINT16_MAX && outputs.size() <= UINT16_MAX;
+  for (const auto& b : inputs) compact = compact && b.mem_id != 0 && b.mem_id <= UINT32_MAX;
+  for (const auto& b : outputs) compact = compact && b.mem_id != 0 && b.mem_id <= UINT32_MAX;
   if (compact) {
     enc->request.resize(sizeof(CompactExecRequest) + n_bind * sizeof(CompactBinding));
     const CompactExecRequest hdr{static_cast<uint32_t>(graph_id), static_cast<uint16_t>(inputs.size()),
@@ -55,6 +37,25 @@ bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
     enc->raw_inputs = enc->raw_outputs = 0;
     enc->sc = REMOTE_SCALARS_MAKEX(kAttrCompactExec, kGraphExecute, 1, 1, 0, 0);
     return true;
+  }
+  uint32_t raw_in = 0, raw_out = 0;
+  uint64_t in_bytes = 0, out_bytes = 0;
+  for (const auto& b : inputs) {
+    if (b.mem_id == 0) ++raw_in, in_bytes = pack_align(in_bytes) + b.bytes;
+  }
+  for (const auto& b : outputs) {
+    if (b.mem_id == 0) ++raw_out, out_bytes = pack_align(out_bytes) + b.bytes;
+  }
+  const bool pack_in = raw_in > kMaxRawBuffers, pack_out = raw_out > kMaxRawBuffers;
+  for (auto [bindings, packed] : {std::pair{inputs, pack_in}, std::pair{outputs, pack_out}}) {
+    for (const auto& b : bindings) {
+      if (packed && b.mem_id == 0 && b.bytes > UINT32_MAX) {
+        *why = "tensor id " + std::to_string(b.tensor_id) + ": a client buffer of " + std::to_string(b.bytes) +
+               " bytes in a call with more than " + std::to_string(kMaxRawBuffers) +
+               " client buffers (register it as a memory handle)";
+        return false;
+      }
+    }
   }
   const uint32_t in_args = pack_in ? 1 : raw_in, out_args = pack_out ? 1 : raw_out;
   enc->request.resize(sizeof(ExecRequest) + n_bind * sizeof(WireBinding));
