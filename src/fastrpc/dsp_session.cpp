@@ -458,21 +458,24 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
       ipc::align_up(long_head, 8) + copied_in_bytes <= ipc::kSlotFrameBytes ? Form::kLongInSlot : Form::kLongInTransport;
   uint64_t frame_end = 0;  // bytes of an in-slot frame
   // Sets each copied argument's offset; returns the transport bytes the call uses.
-  auto lay_out = [&](Form form) {
-    const bool in_slot = form != Form::kLongInTransport;
-    uint64_t in_cursor = form == Form::kShort ? short_head
-                         : in_slot            ? ipc::align_up(long_head, 8)
-                                              : ipc::align_up(long_head, 64);
-    uint64_t out_cursor = in_slot ? 0 : in_cursor;
+  auto lay_out = [&](Form form) -> uint64_t {
+    if (form == Form::kLongInTransport) {
+      uint64_t cursor = ipc::align_up(long_head, 64);
+      for (uint32_t i = 0; i < n_in + n_out; ++i) {
+        if (descs[i].kind != ipc::ArgKind::kCopy) continue;
+        descs[i].offset = cursor;
+        cursor = ipc::align_up(cursor + descs[i].len, 64);
+      }
+      frame_end = 0;
+      return cursor;
+    }
+    ipc::InSlotLayout layout{form == Form::kShort ? short_head : ipc::align_up(long_head, 8)};
     for (uint32_t i = 0; i < n_in + n_out; ++i) {
       ipc::ArgDesc& d = descs[i];
-      if (d.kind != ipc::ArgKind::kCopy) continue;
-      uint64_t& cursor = in_slot ? (i < n_in ? in_cursor : out_cursor) : in_cursor;
-      d.offset = cursor;
-      cursor = ipc::align_up(cursor + d.len, in_slot && i < n_in ? 8 : 64);
+      if (d.kind == ipc::ArgKind::kCopy) d.offset = i < n_in ? layout.place_input(d.len) : layout.place_output(d.len);
     }
-    frame_end = in_slot ? in_cursor : 0;
-    return in_slot ? out_cursor : in_cursor;
+    frame_end = layout.in_cursor;
+    return layout.out_cursor;
   };
   Form form = short_ok && short_head + copied_in_bytes <= ipc::kSlotFrameBytes ? Form::kShort : long_form;
   uint64_t transport_bytes = lay_out(form);

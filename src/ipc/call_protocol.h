@@ -5,10 +5,11 @@
 // and one socket per call slot. Nobody else can reach the DSP process: there
 // is no path in the file system, only the inherited socket.
 //
-// A call: the client takes a free slot, writes its frame (a CallHeader +
-// ArgDescs + the bytes of copied input buffers) into the slot's control lines
-// when it fits, else into the slot's transport buffer (a memfd both sides
-// map), sends any file descriptors the call needs over the slot's socket in
+// A call: the client takes a free slot, writes its frame (a short header and
+// a length word per argument when every argument is copied, else a CallHeader
+// + ArgDescs; then the bytes of copied input buffers) into the slot's control
+// lines when it fits, else into the slot's transport buffer (a memfd both
+// sides map), sends any file descriptors the call needs over the slot's socket in
 // one message, then bumps slot.request. The DSP's slot thread wakes, picks
 // up the fds, runs the call and bumps slot.response. The control path is
 // shared memory + futex; sockets carry only fds.
@@ -160,8 +161,8 @@ struct CallHeader {
 // frame, a copied output in the transport buffer or the one inline output,
 // with no file descriptor to send and a handle below 2^32. Per argument it
 // carries a 16-bit word instead of a 40-byte ArgDesc, since such arguments
-// need only a length: the offsets follow from the lengths by the same rule on
-// both sides (inputs packed at 8 bytes after the words, outputs at 64 in the
+// need only a length: the offsets follow from the lengths by one rule on
+// both sides (InSlotLayout: inputs packed at 8 bytes after the words, outputs at 64 in the
 // transport from 0).
 struct ShortCallHeader {
   uint32_t scalars;
@@ -174,5 +175,24 @@ inline constexpr uint16_t kShortLenMask = 0x7fff;
 inline constexpr uint32_t kMaxShortArgs = 16;
 
 inline constexpr uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Where the copied arguments of a frame in the slot go, in argument order:
+// inputs packed at 8 bytes in the frame from the end of its header, outputs
+// at 64 in the transport from 0. The client lays both frame forms out with
+// it; the DSP re-derives a short frame's offsets with it.
+struct InSlotLayout {
+  uint64_t in_cursor;   // next input's offset in the frame
+  uint64_t out_cursor = 0;  // next output's offset in the transport
+  uint64_t place_input(uint64_t len) {
+    const uint64_t at = in_cursor;
+    in_cursor = align_up(in_cursor + len, 8);
+    return at;
+  }
+  uint64_t place_output(uint64_t len) {
+    const uint64_t at = out_cursor;
+    out_cursor = align_up(out_cursor + len, 64);
+    return at;
+  }
+};
 
 }  // namespace openhtp::ipc

@@ -27,11 +27,10 @@ int decode_short_frame(uint8_t* frame, size_t frame_bytes, uint8_t* transport, s
       REMOTE_SCALARS_OUTHANDLES(hdr.scalars) != 0) {
     return AEE_EBADPARM;
   }
-  uint64_t in_cursor = short_frame_head_bytes(n_args);
-  if (in_cursor > frame_bytes) return AEE_EBADPARM;
+  InSlotLayout layout{short_frame_head_bytes(n_args)};
+  if (layout.in_cursor > frame_bytes) return AEE_EBADPARM;
   call->scalars = hdr.scalars;
   call->handle = hdr.handle;
-  uint64_t out_cursor = 0;
   bool inline_used = false;
   for (uint32_t i = 0; i < n_args; ++i) {
     uint16_t word;
@@ -43,15 +42,12 @@ int decode_short_frame(uint8_t* frame, size_t frame_bytes, uint8_t* transport, s
       inline_used = true;
       b = {inline_out, len};
     } else if (i < n_in) {
-      if (in_cursor > frame_bytes || len > frame_bytes - in_cursor) return AEE_EBADPARM;
-      b = {frame + in_cursor, len};
-      in_cursor = align_up(in_cursor + len, 8);
+      if (layout.in_cursor > frame_bytes || len > frame_bytes - layout.in_cursor) return AEE_EBADPARM;
+      b = {frame + layout.place_input(len), len};
     } else {
-      if (len > 0 && (transport == nullptr || out_cursor > transport_bytes || len > transport_bytes - out_cursor)) {
-        return AEE_EBADPARM;
-      }
-      b = {transport != nullptr ? transport + out_cursor : nullptr, len};
-      out_cursor = align_up(out_cursor + len, 64);
+      const uint64_t at = layout.out_cursor;
+      if (len > 0 && (transport == nullptr || at > transport_bytes || len > transport_bytes - at)) return AEE_EBADPARM;
+      b = {transport != nullptr ? transport + layout.place_output(len) : nullptr, len};
     }
   }
   return AEE_SUCCESS;
