@@ -109,12 +109,20 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
   gp.priority = QNN_PRIORITY_CRITICAL;
   const QnnGraph_Config_t* gcfg[] = {&gp, nullptr};
   ASSERT_EQ(api().graphSetConfig(low, gcfg), QNN_SUCCESS);
+  // The two must overlap for one to wait: started as the loop above starts
+  // them (the long graph may take only a few hundred microseconds), until
+  // one attempt overlaps.
   bool queued = false;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  for (int attempt = 0; attempt < 30 && !queued; ++attempt) {
     std::map<std::string, uint64_t> low_events, high_events;
     bool low_ok = false, high_ok = false;
-    std::thread t([&] { low_events = run(low, &low_ok); });
-    std::this_thread::sleep_for(std::chrono::microseconds(300));
+    std::atomic<bool> low_started{false};
+    std::thread t([&] {
+      low_started = true;
+      low_events = run(low, &low_ok);
+    });
+    while (!low_started) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::microseconds(50 * (attempt % 10)));
     high_events = run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok && high_ok);
@@ -128,7 +136,7 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
     ASSERT_EQ(low_events.count("queue wait time"), 1u);
     queued = queued || high_events["queue wait time"] > 0 || low_events["queue wait time"] > 0;
   }
-  EXPECT_TRUE(queued) << "in 5 attempts neither execute ever waited for the other";
+  EXPECT_TRUE(queued) << "in 30 attempts neither execute ever waited for the other";
   gp.priority = static_cast<Qnn_Priority_t>(501);
   EXPECT_EQ(api().graphSetConfig(low, gcfg), QNN_GRAPH_ERROR_INVALID_ARGUMENT);
   api().contextFree(low_ctx, nullptr);
