@@ -44,10 +44,8 @@ std::optional<ClientBuffer> BufferRegistry::remove(const void* base) {
 }
 
 std::optional<ClientBuffer> BufferRegistry::find_containing(const void* p, size_t len) const {
+  if (!may_hold(p)) return std::nullopt;
   const uintptr_t a = reinterpret_cast<uintptr_t>(p);
-  if (a < span_lo_.load(std::memory_order_acquire) || a > span_hi_.load(std::memory_order_acquire)) {
-    return std::nullopt;
-  }
   std::shared_lock lock(mu_);
   auto it = by_base_.upper_bound(a);
   if (it == by_base_.begin()) return std::nullopt;

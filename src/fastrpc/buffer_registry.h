@@ -37,6 +37,12 @@ class BufferRegistry {
   std::optional<ClientBuffer> remove(const void* base);
   // The region that contains [p, p + len), if any.
   std::optional<ClientBuffer> find_containing(const void* p, size_t len) const;
+  // False when no region can hold `p` (outside the span of them all): the
+  // answer without the lock that most copied arguments get.
+  bool may_hold(const void* p) const {
+    const uintptr_t a = reinterpret_cast<uintptr_t>(p);
+    return a >= span_lo_.load(std::memory_order_acquire) && a <= span_hi_.load(std::memory_order_acquire);
+  }
   // The fastrpc_mmap region of `fd` (by identity), if any.
   std::optional<ClientBuffer> find_mapped_fd(const ipc::BufferKey& key) const;
   // Marks (or unmarks) the rpcmem region starting at `base` as fastrpc_mmap'ed;

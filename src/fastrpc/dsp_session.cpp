@@ -351,6 +351,115 @@ void DspSession::release_mappings(std::span<const ipc::BufferKey> keys) {
   }
 }
 
+bool DspSession::try_short_call(uint32_t scalars, uint32_t handle, remote_arg* args, CallStats* stats, int* rc) {
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(scalars);
+  const uint32_t n_args = n_in + REMOTE_SCALARS_OUTBUFS(scalars);
+  const BufferRegistry& registry = BufferRegistry::instance();
+  // The request is staged here as it is classified. An argument that may be
+  // shared memory (passed by reference), one the frame cannot describe, or a
+  // malformed one sends the call down the general path, which decides.
+  ipc::SlotRequest staged;
+  const ipc::ShortCallHeader hdr{scalars, handle};
+  std::memcpy(staged.frame, &hdr, sizeof hdr);
+  ipc::InSlotLayout layout{ipc::short_frame_head_bytes(n_args)};
+  uint64_t out_at[ipc::kMaxShortArgs];
+  uint32_t inline_index = UINT32_MAX;
+  uint64_t copied_in = 0, copied_out = 0;
+  for (uint32_t i = 0; i < n_args; ++i) {
+    const remote_buf& b = args[i].buf;
+    if (b.nLen > ipc::kShortLenMask || (b.nLen > 0 && (b.pv == nullptr || registry.may_hold(b.pv)))) return false;
+    bool inline_out = false;
+    if (i < n_in) {
+      if (layout.in_cursor + b.nLen > ipc::kSlotFrameBytes) return false;
+      const uint64_t at = layout.place_input(b.nLen);
+      if (b.nLen > 0) std::memcpy(staged.frame + at, b.pv, b.nLen);
+      copied_in += b.nLen;
+    } else {
+      // The first small output comes back in the line that signals completion.
+      inline_out = inline_index == UINT32_MAX && b.nLen > 0 && b.nLen <= ipc::kInlineOutBytes;
+      if (inline_out) {
+        inline_index = i;
+      } else {
+        out_at[i] = layout.place_output(b.nLen);
+      }
+      copied_out += b.nLen;
+    }
+    const uint16_t word = ipc::short_arg_word(b.nLen, inline_out);
+    std::memcpy(staged.frame + sizeof hdr + i * sizeof word, &word, sizeof word);
+  }
+  if (layout.in_cursor > ipc::kSlotFrameBytes) return false;  // the words alone overflow (no input reached the check)
+
+  const int si = acquire_slot();
+  if (si < 0) {
+    *rc = AEE_EBADSTATE;  // the DSP process died while this call waited for a slot
+    return true;
+  }
+  Slot& slot = slots_[si];
+  // Copied outputs go to the transport the DSP already holds: a short frame
+  // sends no fd, so it cannot bring a new one.
+  if (layout.out_cursor > 0 && (slot.transport.size() < layout.out_cursor || !slot.transport_sent)) {
+    release_slot(si);
+    return false;
+  }
+  ipc::SlotControl& ctl = page_->slots[si];
+  staged.num_fds = 0;
+  staged.transport_fd_index = ipc::kNoFd16;
+  staged.frame_bytes = static_cast<uint16_t>(layout.in_cursor);
+  staged.frame_kind = ipc::FrameKind::kShort;
+  std::memcpy(&ctl.call, &staged, offsetof(ipc::SlotRequest, frame) + layout.in_cursor);
+  const uint32_t seq = ++slot.seq;
+  ipc::futex_publish(ctl.request, seq);
+  if (stats) {
+    stats->bytes_copied_in += copied_in;
+    stats->bytes_copied_out += copied_out;
+  }
+  if (const int e = await_response(ctl, seq); e != AEE_SUCCESS) {
+    *rc = e;
+    return true;
+  }
+  *rc = ctl.result;
+  if (*rc == AEE_SUCCESS) {
+    const uint8_t* const t = slot.transport.data();
+    for (uint32_t i = n_in; i < n_args; ++i) {
+      const remote_buf& b = args[i].buf;
+      if (b.nLen == 0) continue;
+      std::memcpy(b.pv, i == inline_index ? ctl.inline_out : t + out_at[i], b.nLen);
+    }
+  }
+  release_slot(si);
+  return true;
+}
+
+int DspSession::await_response(ipc::SlotControl& ctl, uint32_t seq) {
+  const int64_t spins = call_spin_ns();
+  int64_t started = 0, last_beat_at = 0;
+  uint64_t last_beat = 0;
+  for (;;) {
+    uint32_t v = ipc::futex_wait_change(ctl.response, seq - 1, spins, kLivenessCheckNs);
+    if (v == seq) return AEE_SUCCESS;
+    // A slow call: every kLivenessCheckNs, is the DSP process still there,
+    // still running, and within the call deadline? A failed check leaves the
+    // slot out of the pool: its state is unknown.
+    if (!alive()) return AEE_EFAILED;
+    const int64_t now = monotonic_ns();
+    const uint64_t beat = page_->heartbeat.load(std::memory_order_relaxed);
+    if (started == 0 || beat != last_beat) {
+      if (started == 0) started = now - kLivenessCheckNs;
+      last_beat = beat;
+      last_beat_at = now;
+    }
+    const bool stalled = now - last_beat_at >= heartbeat_deadline_ns_;
+    if (stalled || now - started >= call_deadline_ns_) {
+      log(LogLevel::kError, "fastrpc",
+          stalled ? "DSP process %d has not run for %lld ms (stopped or wedged; OPENHTP_DSP_HEARTBEAT_MS): ending it"
+                  : "a call to DSP process %d has run for %lld ms (OPENHTP_CALL_DEADLINE_MS): ending the process",
+          static_cast<int>(pid_), static_cast<long long>((stalled ? now - last_beat_at : now - started) / 1'000'000));
+      kill_and_reap();
+      return AEE_EFAILED;
+    }
+  }
+}
+
 int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_arg* args, uint64_t* out_handle,
                      CallStats* stats) {
   const uint32_t n_in = REMOTE_SCALARS_INBUFS(scalars);
@@ -363,6 +472,10 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   const uint32_t n_args = n_in + n_out + n_hin;
   if (n_args > 0 && args == nullptr) return AEE_EBADPARM;
   if (lost_.load(std::memory_order_relaxed)) return AEE_EBADSTATE;  // the DSP process is gone
+  if (op == ipc::CallOp::kInvoke && n_hin == 0 && n_args <= ipc::kMaxShortArgs && handle <= UINT32_MAX) {
+    int rc = AEE_SUCCESS;
+    if (try_short_call(scalars, static_cast<uint32_t>(handle), args, stats, &rc)) return rc;
+  }
 
   // Decide, per argument, copy or reference, and which fds must travel.
   // Scratch is per thread and reused: no allocation on the call path.
@@ -580,33 +693,7 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
   const uint32_t seq = ++slot.seq;
   ipc::futex_publish(ctl.request, seq);
 
-  const int64_t spins = call_spin_ns();
-  int64_t started = 0, last_beat_at = 0;
-  uint64_t last_beat = 0;
-  for (;;) {
-    uint32_t v = ipc::futex_wait_change(ctl.response, seq - 1, spins, kLivenessCheckNs);
-    if (v == seq) break;
-    // A slow call: every kLivenessCheckNs, is the DSP process still there,
-    // still running, and within the call deadline? A failed check leaves the
-    // slot out of the pool: its state is unknown.
-    if (!alive()) return AEE_EFAILED;
-    const int64_t now = monotonic_ns();
-    const uint64_t beat = page_->heartbeat.load(std::memory_order_relaxed);
-    if (started == 0 || beat != last_beat) {
-      if (started == 0) started = now - kLivenessCheckNs;
-      last_beat = beat;
-      last_beat_at = now;
-    }
-    const bool stalled = now - last_beat_at >= heartbeat_deadline_ns_;
-    if (stalled || now - started >= call_deadline_ns_) {
-      log(LogLevel::kError, "fastrpc",
-          stalled ? "DSP process %d has not run for %lld ms (stopped or wedged; OPENHTP_DSP_HEARTBEAT_MS): ending it"
-                  : "a call to DSP process %d has run for %lld ms (OPENHTP_CALL_DEADLINE_MS): ending the process",
-          static_cast<int>(pid_), static_cast<long long>((stalled ? now - last_beat_at : now - started) / 1'000'000));
-      kill_and_reap();
-      return AEE_EFAILED;
-    }
-  }
+  if (const int e = await_response(ctl, seq); e != AEE_SUCCESS) return e;
   int result = ctl.result;
   if (with_refs && result == AEE_SUCCESS) {
     std::lock_guard lock(refs_mu_);

@@ -87,6 +87,17 @@ class DspSession {
 
   DspSession() = default;
   int start();
+  // call()'s fast path, for an invoke whose every argument is a copy that a
+  // short frame can carry (ipc/short_frame.h) with nothing to send beside it:
+  // one pass over the arguments, straight into the staged request. False when
+  // the call needs the general path (nothing was sent then); true with *rc set
+  // otherwise.
+  bool try_short_call(uint32_t scalars, uint32_t handle, remote_arg* args, CallStats* stats, int* rc);
+  // Waits for the slot's answer to call `seq`, checking that the DSP process
+  // still runs and keeps its deadlines: AEE_SUCCESS, or AEE_EFAILED when it
+  // died or was ended (the slot then stays out of the pool: its state is
+  // unknown).
+  int await_response(ipc::SlotControl& ctl, uint32_t seq);
   int acquire_slot();
   void release_slot(int index);
   void kill_and_reap();

@@ -898,7 +898,7 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   const uint64_t t0 = interval_ticks();
   const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
   result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
-  result->preempted_ns = interval_ns(preemption.paused_ticks());
+  if (preemption.paused_ticks() != 0) result->preempted_ns = interval_ns(preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());
   if (e == GraphError::kAborted) return Status::Error(QNN_GRAPH_ERROR_ABORTED, "graphExecute: " + message);
   if (e == GraphError::kTimedOut) return Status::Error(QNN_GRAPH_ERROR_TIMED_OUT, "graphExecute: " + message);

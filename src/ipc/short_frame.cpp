@@ -10,8 +10,7 @@ void write_short_frame_head(uint8_t* frame, uint32_t scalars, uint32_t handle, c
   const ShortCallHeader hdr{scalars, handle};
   std::memcpy(frame, &hdr, sizeof hdr);
   for (uint32_t i = 0; i < n_args; ++i) {
-    const uint16_t word = static_cast<uint16_t>(descs[i].len) |
-                          (descs[i].kind == ArgKind::kInlineOut ? kShortInlineOut : uint16_t{0});
+    const uint16_t word = short_arg_word(descs[i].len, descs[i].kind == ArgKind::kInlineOut);
     std::memcpy(frame + sizeof hdr + i * sizeof word, &word, sizeof word);
   }
 }

@@ -21,6 +21,12 @@ inline bool fits_short_frame(const ArgDesc& d) {
   return (d.kind == ArgKind::kCopy || d.kind == ArgKind::kInlineOut) && d.len <= kShortLenMask;
 }
 
+// The argument word of a short frame: the length, and whether the output
+// comes back inline.
+inline uint16_t short_arg_word(uint64_t len, bool inline_out) {
+  return static_cast<uint16_t>(len) | (inline_out ? kShortInlineOut : uint16_t{0});
+}
+
 // Writes the header and the argument words; the caller copies the inputs to
 // the offsets in `descs`, laid out by the rule above.
 void write_short_frame_head(uint8_t* frame, uint32_t scalars, uint32_t handle, const ArgDesc* descs, uint32_t n_args);

@@ -564,8 +564,10 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   // FastRPC door copies it, or passes it by reference when it is rpcmem).
   auto& in_binds = memo.inputs;
   auto& out_binds = memo.outputs;
-  in_binds.clear();
-  out_binds.clear();
+  // One entry per tensor, written by index (bind() below): the same sizes as
+  // the last execute's cost nothing to set up.
+  in_binds.resize(numInputs);
+  out_binds.resize(numOutputs);
   uint64_t memhandle_bytes = 0;
   bool inputs_in_order = true, outputs_in_order = true;
   auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
@@ -594,8 +596,8 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                       v.display_name().c_str(), dir);
         return QNN_GRAPH_ERROR_INVALID_TENSOR;
       }
-      for (const htp::ExecBinding& other : binds) {
-        if (other.tensor_id == spec->id) {
+      for (uint32_t k = 0; k < index; ++k) {
+        if (binds[k].tensor_id == spec->id) {
           QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
           return QNN_GRAPH_ERROR_INVALID_TENSOR;
         }
@@ -639,7 +641,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
                     spec->name.c_str(), static_cast<int>(v.mem_type()));
       return QNN_GRAPH_ERROR_INVALID_TENSOR;
     }
-    binds.push_back(b);
+    binds[index] = b;
     return QNN_SUCCESS;
   };
   for (uint32_t i = 0; i < numInputs; ++i) {

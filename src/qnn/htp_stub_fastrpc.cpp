@@ -24,11 +24,11 @@ namespace wire = ipc::htp_wire;
 
 class FastRpcStub final : public HtpStub {
  public:
-  explicit FastRpcStub(remote_handle64 h) : handle_(h) {}
-  ~FastRpcStub() override { cdsprpc().remote_handle64_close(handle_); }
+  explicit FastRpcStub(remote_handle64 h) : handle_(h), api_(cdsprpc()) {}
+  ~FastRpcStub() override { api_.remote_handle64_close(handle_); }
 
   bool in_process() const override { return false; }
-  bool lost() const override { return cdsprpc().handle_lost(handle_) != 0; }
+  bool lost() const override { return api_.handle_lost(handle_) != 0; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
     const wire::ContextCreateReq req{o.priority, o.weight_sharing ? wire::kContextWeightSharing : 0u,
@@ -157,13 +157,17 @@ class FastRpcStub final : public HtpStub {
     }
     const Qnn_ErrorHandle_t e = bounded_call(enc.sc, enc.args.data(), &st, control);
     if (e == QNN_SUCCESS) wire::finish_execute(enc);
-    openhtp_fastrpc_call_stats fs{};
-    cdsprpc().last_call_stats(&fs);
-    // The request block and the status are call overhead, not tensor data.
-    report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
-    report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
-    report->bytes_by_reference = fs.bytesByReference;
-    cdsprpc().last_call_copy_ns(&report->copy_in_ns, &report->copy_out_ns);
+    // The request block and the status are call overhead, not tensor data:
+    // an execute of memory handles alone copies nothing else, so there is
+    // nothing to ask libcdsprpc (its figures would count only those two).
+    if (enc.raw_inputs != 0 || enc.raw_outputs != 0 || control != nullptr) {
+      openhtp_fastrpc_call_stats fs{};
+      api_.last_call_stats(&fs);
+      report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
+      report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
+      report->bytes_by_reference = fs.bytesByReference;
+      api_.last_call_copy_ns(&report->copy_in_ns, &report->copy_out_ns);
+    }
     report->exec_ns = st.exec_ns;
     report->threads = st.exec_threads;
     report->yields = st.yields;
@@ -190,7 +194,7 @@ class FastRpcStub final : public HtpStub {
     return call(wire::encode_fixed(m, req, &st, a), a, &st);
   }
   Qnn_ErrorHandle_t call(uint32_t sc, remote_arg* args, wire::WireStatus* st) {
-    const int rc = cdsprpc().remote_handle64_invoke(handle_, sc, args);
+    const int rc = api_.remote_handle64_invoke(handle_, sc, args);
     if (rc != 0) {
       // Say what failed: a lost DSP process is what clients recover from
       // (1007); running out of memory or a refused argument is not that.
@@ -229,12 +233,13 @@ class FastRpcStub final : public HtpStub {
     char message[wire::kErrorMessageBytes] = {};
     wire::WireStatus st;
     remote_arg a[3];
-    const int rc = cdsprpc().remote_handle64_invoke(handle_, wire::encode_error_message(req, message, &st, a), a);
+    const int rc = api_.remote_handle64_invoke(handle_, wire::encode_error_message(req, message, &st, a), a);
     message[sizeof message - 1] = '\0';
     if (rc == 0 && message[0] != '\0') QNN_LOG_ERROR("%s", message);
   }
 
   remote_handle64 handle_;
+  const CdsprpcApi& api_;  // libcdsprpc, found once (cdsprpc_link.h)
 };
 
 }  // namespace

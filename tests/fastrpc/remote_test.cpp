@@ -10,6 +10,7 @@
 
 #include <fcntl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -137,6 +138,39 @@ TEST(Remote, CallsOnEitherSideOfTheSlotFrameLimitCarryEveryByte) {
     EXPECT_EQ(info.dsp_pid, openhtp_fastrpc_dsp_pid());
     EXPECT_EQ(last_stats().bytesCopiedIn, len);
   }
+  remote_handle64_close(h);
+}
+
+// Plain memory that lies between two rpcmem buffers is still plain memory:
+// libcdsprpc's quick "cannot be shared" answer (outside the span of all
+// rpcmem regions) does not hold there, and the call must take the full
+// lookup and copy it, not pass it by reference or fail.
+TEST(Remote, PlainMemoryAmongRpcmemBuffersIsCopied) {
+  remote_handle64 h = open_test_skel();
+  const size_t page = 4096;
+  auto* a = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, page));
+  void* plain_map = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  auto* b = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, page));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  ASSERT_NE(plain_map, MAP_FAILED);
+  auto* plain = static_cast<uint8_t*>(plain_map);
+  const uint8_t* lo = std::min(a, b);
+  const uint8_t* hi = std::max(a, b);
+  if (plain < lo || plain > hi) GTEST_SKIP() << "the kernel did not place the plain page between the rpcmem ones";
+  for (size_t len : {size_t{8}, size_t{24}, size_t{100}}) {
+    for (size_t i = 0; i < len; ++i) plain[i] = static_cast<uint8_t>(i * 13 + len);
+    std::vector<uint8_t> out(len, 0);
+    TestEchoInfo info{};
+    ASSERT_EQ(echo(h, plain, out.data(), len, &info), 0) << len;
+    EXPECT_EQ(std::memcmp(out.data(), plain, len), 0) << len;
+    const auto s = last_stats();
+    EXPECT_EQ(s.bytesCopiedIn, len);
+    EXPECT_EQ(s.bytesByReference, 0u);
+  }
+  munmap(plain_map, page);
+  rpcmem_free(a);
+  rpcmem_free(b);
   remote_handle64_close(h);
 }
 
