@@ -213,13 +213,36 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     *error = "--bias_bitwidth " + std::to_string(options.bias_bitwidth) + " is not supported (32)";
     return false;
   }
+  for (const auto& [name, o] : options.activation_overrides) {
+    if (o.bitwidth != 8 && o.bitwidth != 16) {
+      *error = "quantization override of '" + name + "': bitwidth " + std::to_string(o.bitwidth) +
+               " is not supported (8 or 16)";
+      return false;
+    }
+    if (o.has_range && !(std::isfinite(o.min) && std::isfinite(o.max) && o.min <= o.max)) {
+      *error = "quantization override of '" + name + "': range [" + std::to_string(o.min) + ", " +
+               std::to_string(o.max) + "] is not a finite min <= max";
+      return false;
+    }
+  }
   const Qnn_DataType_t act_dt = options.act_bitwidth == 16 ? QNN_DATATYPE_UFIXED_POINT_16 : QNN_DATATYPE_UFIXED_POINT_8;
+  // A tensor the layout pass made channel-last is the ONNX tensor of that
+  // name without the suffix.
+  auto onnx_name = [](const std::string& name) {
+    return name.size() > 5 && name.compare(name.size() - 5, 5, "_nhwc") == 0 ? name.substr(0, name.size() - 5) : name;
+  };
   auto find_override = [&](const std::string& name) -> const Encoding* {
     auto it = overrides.find(name);
-    if (it == overrides.end() && name.size() > 5 && name.compare(name.size() - 5, 5, "_nhwc") == 0) {
-      it = overrides.find(name.substr(0, name.size() - 5));
-    }
+    if (it == overrides.end()) it = overrides.find(onnx_name(name));
     return it == overrides.end() ? nullptr : &it->second;
+  };
+  std::set<std::string> overrides_used;
+  auto find_activation_override = [&](const std::string& name) -> const ActivationOverride* {
+    auto it = options.activation_overrides.find(name);
+    if (it == options.activation_overrides.end()) it = options.activation_overrides.find(onnx_name(name));
+    if (it == options.activation_overrides.end()) return nullptr;
+    overrides_used.insert(it->first);
+    return &it->second;
   };
   std::set<std::string> weights, biases;
   for (const QNode& n : graph->nodes) {
@@ -232,6 +255,10 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
     if (t.dtype != QNN_DATATYPE_FLOAT_32 || t.type == QNN_TENSOR_TYPE_STATIC) return true;
     if (const Encoding* o = find_override(t.name)) {
       t.encoding = *o;
+      if (find_activation_override(t.name) != nullptr && notes != nullptr) {
+        notes->push_back("tensor '" + t.name + "': the model's QuantizeLinear/DequantizeLinear encoding wins over "
+                         "its quantization override");
+      }
     } else {
       auto it = ranges.find(t.name);
       if (it == ranges.end()) {
@@ -239,6 +266,11 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
         return false;
       }
       const TensorRange& r = it->second;
+      if (const ActivationOverride* o = find_activation_override(t.name)) {
+        t.encoding = asymmetric_encoding(o->has_range ? o->min : r.min, o->has_range ? o->max : r.max, o->bitwidth);
+        t.dtype = o->bitwidth == 16 ? QNN_DATATYPE_UFIXED_POINT_16 : QNN_DATATYPE_UFIXED_POINT_8;
+        return true;
+      }
       t.encoding = asymmetric_encoding(r.min, r.max, options.act_bitwidth);
       if ((r.neg_inf || r.pos_inf) && notes != nullptr) {
         notes->push_back("tensor '" + t.name + "': calibration saw " +
@@ -259,13 +291,25 @@ bool quantize_graph(QnnGraphDesc* graph, const std::map<std::string, TensorRange
       if (t.dtype != QNN_DATATYPE_FLOAT_32) continue;
       const QTensor* src = n.inputs.empty() ? nullptr : graph->find(n.inputs[0]);
       if (is_data_movement(n.type) && src != nullptr && src->type != QNN_TENSOR_TYPE_STATIC &&
-          src->encoding.kind == Encoding::Kind::kPerTensor && find_override(o) == nullptr) {
+          src->encoding.kind == Encoding::Kind::kPerTensor && find_override(o) == nullptr &&
+          options.activation_overrides.count(onnx_name(o)) == 0 && options.activation_overrides.count(o) == 0) {
         t.dtype = src->dtype;
         t.encoding = src->encoding;
         continue;
       }
       if (!quantize_activation(t)) return false;
     }
+  }
+  for (const auto& [name, o] : options.activation_overrides) {
+    if (overrides_used.count(name) != 0) continue;
+    const std::string why = "quantization override of '" + name +
+                            "': no such activation in the converted graph (a misspelt name, a constant, or a tensor "
+                            "folded or fused away, such as the inside of a fused LayerNorm)";
+    if (options.every_override_here) {
+      *error = why;
+      return false;
+    }
+    if (notes != nullptr) notes->push_back(why);
   }
   // 2. Weights, then biases (which need the weights' and inputs' scales).
   for (const QNode& n : graph->nodes) {

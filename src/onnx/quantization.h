@@ -28,6 +28,9 @@
 //    PoolMax2d, Concat inputs excluded) give their output the input's encoding, so no
 //    requantization happens where none is needed;
 //  * `overrides` (from QDQ pairs in the model) win over calibration;
+//  * options.activation_overrides set a tensor's bit width (and range) in
+//    place of act_bitwidth (and the calibrated range); a data-movement op's
+//    output that has one does not inherit its input's encoding;
 //  * weights that were DequantizeLinear(int8/uint8 constant) in the model
 //    (`qdq_weights`, keyed by the DequantizeLinear output) keep those
 //    integers and that encoding (SFIXED/UFIXED_POINT_8, offset = -zero
@@ -65,11 +68,30 @@ struct QdqWeight {
   std::vector<int32_t> zero_points;  // same count as scales
 };
 
+// A user's choice for one activation (qnn-onnx-converter
+// --quantization_overrides, an AIMET-style "activation_encodings" entry):
+// its bit width and, optionally, its range in place of the calibrated one.
+// The usual use is mixed precision: a few sensitive tensors of an 8-bit
+// graph (a transformer's LayerNorm inputs) at 16 bits.
+struct ActivationOverride {
+  int bitwidth = 8;     // 8 or 16
+  bool has_range = false;
+  float min = 0.0f, max = 0.0f;  // when has_range (min <= max)
+};
+
 struct QuantOptions {
   int act_bitwidth = 8;       // 8 or 16
   int weights_bitwidth = 8;   // 8 only
   int bias_bitwidth = 32;     // 32 only
   bool per_channel = false;
+  // By ONNX tensor name. Each must name an activation of the converted graph
+  // (not folded or fused away): an override that matches nothing is refused,
+  // so a misspelt name is not silently ignored. An encoding from the model's
+  // own QDQ pairs wins over it.
+  std::map<std::string, ActivationOverride> activation_overrides;
+  // False when the overrides serve several graphs (one name may belong to
+  // one of them): an override this graph lacks is then a note, not an error.
+  bool every_override_here = true;
 };
 
 // Asymmetric encoding for [min, max] with `bitwidth` unsigned steps.

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include "QnnInterface.h"
 #include "QnnOpDef.h"
@@ -219,10 +220,12 @@ std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
 // `x` (quantized here with the graph input's encoding); returns the
 // dequantized output.
 std::vector<float> run_quantized(const onnx::ModelProto& proto, const std::vector<std::vector<float>>& calibration,
-                                 const std::vector<float>& x, bool per_channel, QnnGraphDesc* desc) {
+                                 const std::vector<float>& x, bool per_channel, QnnGraphDesc* desc,
+                                 const std::map<std::string, ActivationOverride>& overrides = {}) {
   ImportOptions options;
   options.quantize = true;
   options.quant.per_channel = per_channel;
+  options.quant.activation_overrides = overrides;
   for (const auto& c : calibration) options.calibration.push_back({f32_bytes(c)});
   PreparedModel prepared;
   std::string error;
@@ -324,6 +327,48 @@ TEST(OnnxQuantQuality, PerChannelMatMulRunsEndToEnd) {
       EXPECT_NEAR(y[i * kN + n], want, bound + ye.scale) << "y[" << i << "," << n << "]";
     }
   }
+}
+
+// Mixed precision end to end: s = x + c with a constant c of wide range, then
+// y = s - c (= x). At 8 bits the wide sum's step (~200 / 255) swamps x; the
+// same graph with s overridden to 16 bits gives x back to within y's own
+// step, so the 16-bit operand really travels through both kernels.
+TEST(OnnxQuantQuality, A16BitActivationInAn8BitGraphRunsEndToEnd) {
+  constexpr int kN = 16;
+  std::vector<float> c(kN, 0.0f);
+  c[3] = 98.0f;
+  c[11] = -98.0f;
+  ModelBuilder b;
+  b.input("x", {1, kN}).output("y", {1, kN}).initializer("c", {1, kN}, c);
+  b.node("Add", "add", {"x", "c"}, {"s"});
+  b.node("Sub", "sub", {"s", "c"}, {"y"});
+  std::vector<std::vector<float>> calibration;
+  for (int k = 0; k < 4; ++k) calibration.push_back(wave(kN, 0.7, 0.3 * k));
+  const std::vector<float> x = wave(kN, 0.7, 0.45);
+  auto max_error = [&](const std::vector<float>& y) {
+    double m = 0.0;
+    for (int i = 0; i < kN; ++i) m = std::max(m, std::fabs(static_cast<double>(y[i]) - x[i]));
+    return m;
+  };
+  QnnGraphDesc plain;
+  const std::vector<float> y8 = run_quantized(b.model(), calibration, x, false, &plain);
+  ASSERT_EQ(y8.size(), static_cast<size_t>(kN));
+  EXPECT_EQ(plain.find("s")->dtype, QNN_DATATYPE_UFIXED_POINT_8);
+  const float s8_step = plain.find("s")->encoding.scale;
+  QnnGraphDesc mixed;
+  const std::vector<float> y16 =
+      run_quantized(b.model(), calibration, x, false, &mixed, {{"s", ActivationOverride{16, false, 0.0f, 0.0f}}});
+  ASSERT_EQ(y16.size(), static_cast<size_t>(kN));
+  EXPECT_EQ(mixed.find("s")->dtype, QNN_DATATYPE_UFIXED_POINT_16);
+  EXPECT_EQ(mixed.find("x")->dtype, QNN_DATATYPE_UFIXED_POINT_8);
+  EXPECT_EQ(mixed.find("y")->dtype, QNN_DATATYPE_UFIXED_POINT_8);
+  const Encoding& ye = mixed.find("y")->encoding;
+  const Encoding& xe = mixed.find("x")->encoding;
+  const float s16_step = mixed.find("s")->encoding.scale;
+  // 8-bit: somewhere the sum's rounding shows (its step is ~50 x x's range / 255).
+  EXPECT_GT(max_error(y8), 4.0 * ye.scale) << "s step " << s8_step;
+  // 16-bit s: x's, s's and y's rounding, half a step each, and no more.
+  EXPECT_LE(max_error(y16), 0.5 * xe.scale + 0.5 * s16_step + 0.5 * ye.scale + 1e-6);
 }
 
 }  // namespace

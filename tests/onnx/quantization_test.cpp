@@ -152,6 +152,52 @@ TEST(OnnxQuantization, OverridesWinAndRulesAreEnforced) {
   EXPECT_NE(error.find("--act_bitwidth 4"), std::string::npos) << error;
 }
 
+// --quantization_overrides (mixed precision): an overridden activation gets
+// its own bit width, on the calibrated range or the one given; everything
+// else keeps act_bitwidth; an override that matches nothing is refused.
+TEST(OnnxQuantization, ActivationOverridesSetBitWidthAndRange) {
+  QnnGraphDesc g = fc_graph();
+  QuantOptions o;
+  o.activation_overrides["x"] = ActivationOverride{16, false, 0.0f, 0.0f};
+  o.activation_overrides["y"] = ActivationOverride{8, true, -4.0f, 4.0f};
+  std::string error;
+  ASSERT_TRUE(quantize_graph(&g, {{"x", {-1.0f, 3.0f}}, {"y", {-2.0f, 2.0f}}}, {}, o, &error)) << error;
+  const QTensor& x = *g.find("x");
+  EXPECT_EQ(x.dtype, QNN_DATATYPE_UFIXED_POINT_16);
+  EXPECT_FLOAT_EQ(x.encoding.scale, 4.0f / 65535.0f);  // the calibrated [-1, 3] at 16 bits
+  EXPECT_EQ(x.encoding.offset, -16384);                 // round(1 / (4 / 65535)) = round(16383.75)
+  const QTensor& y = *g.find("y");
+  EXPECT_EQ(y.dtype, QNN_DATATYPE_UFIXED_POINT_8);
+  EXPECT_FLOAT_EQ(y.encoding.scale, 8.0f / 255.0f);  // the given [-4, 4], not the calibrated [-2, 2]
+  EXPECT_EQ(y.encoding.offset, -128);                 // round(127.5) to even = 128
+  // The bias scale follows the input's (16-bit) scale.
+  EXPECT_FLOAT_EQ(g.find("b")->encoding.scale, (4.0f / 65535.0f) * (2.0f / 127.0f));
+
+  // A name the graph does not have is an error naming it; a note instead
+  // when the overrides serve several graphs.
+  QnnGraphDesc h = fc_graph();
+  QuantOptions bad;
+  bad.activation_overrides["/layers.0/Add_output_0"] = ActivationOverride{16, false, 0.0f, 0.0f};
+  EXPECT_FALSE(quantize_graph(&h, {{"x", {-1.0f, 3.0f}}, {"y", {-2.0f, 2.0f}}}, {}, bad, &error));
+  EXPECT_NE(error.find("'/layers.0/Add_output_0'"), std::string::npos) << error;
+  QnnGraphDesc k = fc_graph();
+  bad.every_override_here = false;
+  std::vector<std::string> notes;
+  ASSERT_TRUE(quantize_graph(&k, {{"x", {-1.0f, 3.0f}}, {"y", {-2.0f, 2.0f}}}, {}, bad, &error, {}, &notes)) << error;
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("no such activation"), std::string::npos) << notes[0];
+  // Bit widths and ranges a kernel cannot take are refused.
+  QnnGraphDesc m = fc_graph();
+  QuantOptions four;
+  four.activation_overrides["x"] = ActivationOverride{4, false, 0.0f, 0.0f};
+  EXPECT_FALSE(quantize_graph(&m, {{"x", {-1.0f, 3.0f}}, {"y", {-2.0f, 2.0f}}}, {}, four, &error));
+  EXPECT_NE(error.find("bitwidth 4"), std::string::npos) << error;
+  QuantOptions inverted;
+  inverted.activation_overrides["x"] = ActivationOverride{8, true, 3.0f, -1.0f};
+  EXPECT_FALSE(quantize_graph(&m, {{"x", {-1.0f, 3.0f}}, {"y", {-2.0f, 2.0f}}}, {}, inverted, &error));
+  EXPECT_NE(error.find("min <= max"), std::string::npos) << error;
+}
+
 TEST(OnnxInputList, NamedAndPositionalLines) {
   std::vector<InputListEntry> entries;
   std::string error;

@@ -18,6 +18,7 @@
 #include "onnx/importer.h"
 #include "onnx/input_list.h"
 #include "options.h"
+#include "quantization_overrides.h"
 
 namespace {
 
@@ -120,6 +121,12 @@ int main(int argc, char** argv) {
   io.quant.weights_bitwidth = opt.weights_bitwidth;
   io.quant.bias_bitwidth = opt.bias_bitwidth;
   io.quant.per_channel = opt.per_channel;
+  if (!opt.quantization_overrides.empty() &&
+      !openhtp::onnx_converter::read_quantization_overrides(opt.quantization_overrides,
+                                                           &io.quant.activation_overrides, &error)) {
+    return fail(error);
+  }
+  io.quant.every_override_here = opt.input_networks.size() == 1;
   parse_calibration_method(opt.act_calibration, &io.calibration_options.method);
   io.calibration_options.percentile = opt.percentile_value;
   io.progress = progress_printer();

@@ -59,7 +59,8 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
   openhtp::tools::CommandLine cl;
   std::set<std::string> value_options = {"--input_network", "--output_path", "--input_list", "--act_bitwidth", "--num_hvx_threads",
                                          "--weights_bitwidth", "--bias_bitwidth", "--preserve_io",
-                                         "--act_quantizer_calibration", "--percentile_calibration_value"};
+                                         "--act_quantizer_calibration", "--percentile_calibration_value",
+                                         "--quantization_overrides"};
   value_options.insert(kFlags.begin(), kFlags.end());
   value_options.insert(kPairs.begin(), kPairs.end());
   if (!openhtp::tools::scan_command_line(static_cast<int>(av.size()), av.data(), value_options, &cl, error)) {
@@ -109,6 +110,7 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
       out->percentile_value = v;
     }
     else if (opt == "--keep_quant_nodes") out->keep_quant_nodes = true;
+    else if (opt == "--quantization_overrides") out->quantization_overrides = value;
     else if (opt == "--disable_batchnorm_folding") out->disable_batchnorm_folding = true;
     else if (opt == "--num_hvx_threads") {
       int v = 0;
@@ -161,6 +163,10 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     *error = "missing required option --input_network (-i)";
     return false;
   }
+  if (!out->quantization_overrides.empty() && out->input_lists.empty()) {
+    *error = "--quantization_overrides needs --input_list: the overrides adjust a calibrated quantization";
+    return false;
+  }
   if (out->input_lists.size() > 1 && out->input_lists.size() != out->input_networks.size()) {
     *error = std::to_string(out->input_lists.size()) + " --input_list options for " +
              std::to_string(out->input_networks.size()) + " models (give one for all, or one per -i in order)";
@@ -205,6 +211,12 @@ const char* usage_text() {
          "                                   (histogram per tensor, inputs run twice)\n"
          "  --percentile_calibration_value <p>\n"
          "                                   p for percentile, in (50, 100] (default 99.99)\n"
+         "  --quantization_overrides <json>  per-activation bit width (8|16) and optionally\n"
+         "                                   range, AIMET's encodings format\n"
+         "                                   (\"activation_encodings\"): mixed precision, e.g.\n"
+         "                                   a transformer's LayerNorm inputs at 16 bits in\n"
+         "                                   an 8-bit graph; every name must be an activation\n"
+         "                                   of the converted graph\n"
          "  --preserve_io [layout|datatype] [names..]\n"
          "                                   datatype: the named graph inputs/outputs (all\n"
          "                                   when none are named) stay float32, with a\n"

@@ -24,6 +24,7 @@ struct Options {
   std::string act_calibration = "min-max";               // --act_quantizer_calibration min-max|percentile|mse
   double percentile_value = 99.99;                        // --percentile_calibration_value
   bool keep_quant_nodes = false;
+  std::string quantization_overrides;                     // --quantization_overrides <json> (quantization_overrides.h)
   // --preserve_io [layout|datatype] [names...]: quantized graph I/O stays float
   // (datatype; all I/O when no names follow). Layout is always preserved here.
   bool preserve_io_datatype = false;
