@@ -25,7 +25,9 @@ std::span<const ops::FastPath> fast_paths() {
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
       {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},
       {"MatMul", "onednn", &onednn::prepare_matmul},
+      {"MatMul", "onednn-int8", &onednn::prepare_matmul_int8},  // 8-bit, int32 sums (VNNI)
       {"MatMul", "onednn-q8", &q8::prepare_matmul},  // 8-bit: dequantize, fp32 oneDNN, quantize
+      {"LayerNorm", "int8", &q8::prepare_layer_norm},
       {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
       {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},
       {"PoolAvg2d", "xnnpack", &xnn::prepare_pool_avg2d},

@@ -88,62 +88,22 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   return true;
 }
 
-// A stored [..., r, c] operand seen as logical [..., rows, cols] padded to
-// `rank` dims, transposed (rows = c, cols = r) when `transpose`.
-memory::desc operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose) {
-  memory::dims dims(rank, 1), strides(rank, 0);
-  const size_t r = stored.size(), lead = rank - r;
-  memory::dim stride = 1;
-  std::vector<memory::dim> stored_strides(r);
-  for (size_t i = r; i-- > 0;) {
-    stored_strides[i] = stride;
-    stride *= stored[i];
-  }
-  for (size_t i = 0; i < lead; ++i) strides[i] = stride;  // broadcast leading dims: any valid stride
-  for (size_t i = 0; i < r; ++i) {
-    dims[lead + i] = stored[i];
-    strides[lead + i] = stored_strides[i];
-  }
-  if (transpose) {
-    std::swap(dims[rank - 1], dims[rank - 2]);
-    std::swap(strides[rank - 1], strides[rank - 2]);
-  }
-  return memory::desc(dims, dt::f32, strides);
-}
-
 bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
-  const ops::TensorDesc& a = node.inputs[0];
   const ops::TensorDesc& b = node.inputs[1];
   const ops::TensorDesc& y = node.outputs[0];
-  bool ta = false, tb = false;
-  if (const ops::Param* p = node.find_param("transpose_in0")) ta = p->i != 0;
-  if (const ops::Param* p = node.find_param("transpose_in1")) tb = p->i != 0;
-  size_t rank = y.dims.size();
-  if (rank < 2 || a.dims.size() > rank || b.dims.size() > rank) return false;
+  MatMulLayout l;
+  if (!matmul_layout(node, &l)) return false;
   const bool has_bias = node.inputs.size() > 2 && node.inputs[2].present;
   if (has_bias && node.inputs[2].static_data == nullptr) return false;
+  const size_t rank = l.rank;
+  const bool ta = l.ta, tb = l.tb;
+  const std::vector<uint32_t>& a_dims = l.a_dims;
+  const std::vector<uint32_t>& y_dims = l.y_dims;
 
-  // [..., M, K] x [K, N] (a 2-D in[1], in[0] not transposed): the batch of
-  // GEMMs is one GEMM of batch * M rows, since in[0] and the output are
-  // row-major. PyTorch's attention exports its input projection as
-  // [128, 1, 256] x [256, 768]: 128 GEMVs against the same weights, which
-  // oneDNN ran as a batched matmul ~3x slower than the one GEMM.
-  std::vector<uint32_t> a_dims = a.dims, y_dims = y.dims;
-  if (b.dims.size() == 2 && !ta && a.dims.size() == rank && rank > 2) {
-    uint64_t rows = 1;
-    for (size_t i = 0; i + 1 < rank; ++i) rows *= a.dims[i];
-    if (rows <= UINT32_MAX) {
-      a_dims = {static_cast<uint32_t>(rows), a.dims.back()};
-      y_dims = {static_cast<uint32_t>(rows), y.dims.back()};
-      rank = 2;
-    }
-  }
-
-  const memory::desc src = operand(a_dims, rank, ta);
-  const memory::desc wei = operand(b.dims, rank, tb);
+  const memory::desc src = matmul_operand(a_dims, rank, ta, dt::f32);
+  const memory::desc wei = matmul_operand(b.dims, rank, tb, dt::f32);
   const memory::desc dst(memory::dims(y_dims.begin(), y_dims.end()), dt::f32,
                          rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
-  if (rank > 4) return false;
   memory::dims bias_dims(rank, 1);
   bias_dims.back() = y.dims.back();
   const memory::desc bias_md(bias_dims, dt::f32, rank == 2 ? tag::ab : rank == 3 ? tag::abc : tag::abcd);
@@ -177,6 +137,61 @@ bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true, r, residual_input(node));
   return true;
 }
+
+}  // namespace
+
+memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose, memory::data_type type) {
+  memory::dims dims(rank, 1), strides(rank, 0);
+  const size_t r = stored.size(), lead = rank - r;
+  memory::dim stride = 1;
+  std::vector<memory::dim> stored_strides(r);
+  for (size_t i = r; i-- > 0;) {
+    stored_strides[i] = stride;
+    stride *= stored[i];
+  }
+  for (size_t i = 0; i < lead; ++i) strides[i] = stride;  // broadcast leading dims: any valid stride
+  for (size_t i = 0; i < r; ++i) {
+    dims[lead + i] = stored[i];
+    strides[lead + i] = stored_strides[i];
+  }
+  if (transpose) {
+    std::swap(dims[rank - 1], dims[rank - 2]);
+    std::swap(strides[rank - 1], strides[rank - 2]);
+  }
+  return memory::desc(dims, type, strides);
+}
+
+bool matmul_layout(const ops::NodeDesc& node, MatMulLayout* out) {
+  const ops::TensorDesc& a = node.inputs[0];
+  const ops::TensorDesc& b = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  MatMulLayout l;
+  if (const ops::Param* p = node.find_param("transpose_in0")) l.ta = p->i != 0;
+  if (const ops::Param* p = node.find_param("transpose_in1")) l.tb = p->i != 0;
+  l.rank = y.dims.size();
+  if (l.rank < 2 || a.dims.size() > l.rank || b.dims.size() > l.rank) return false;
+  l.a_dims = a.dims;
+  l.y_dims = y.dims;
+  // [..., M, K] x [K, N] (a 2-D in[1], in[0] not transposed): the batch of
+  // GEMMs is one GEMM of batch * M rows, since in[0] and the output are
+  // row-major. PyTorch's attention exports its input projection as
+  // [128, 1, 256] x [256, 768]: 128 GEMVs against the same weights, which
+  // oneDNN ran as a batched matmul ~3x slower than the one GEMM.
+  if (b.dims.size() == 2 && !l.ta && a.dims.size() == l.rank && l.rank > 2) {
+    uint64_t rows = 1;
+    for (size_t i = 0; i + 1 < l.rank; ++i) rows *= a.dims[i];
+    if (rows <= UINT32_MAX) {
+      l.a_dims = {static_cast<uint32_t>(rows), a.dims.back()};
+      l.y_dims = {static_cast<uint32_t>(rows), y.dims.back()};
+      l.rank = 2;
+    }
+  }
+  if (l.rank > 4) return false;
+  *out = std::move(l);
+  return true;
+}
+
+namespace {
 
 bool all_f32(const ops::NodeDesc& node) {
   for (const ops::TensorDesc& t : node.inputs) {

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "ops/op.h"
 
@@ -18,6 +19,23 @@ bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// MatMul with 8-bit per-tensor operands (u8/s8, any zero points): int32 sums
+// in oneDNN's int8 matmul, where the CPU makes them exact (as the int8 convs).
+bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+
+// A MatMul as oneDNN's matmul sees it: every operand at `rank` dims (leading
+// 1s added), and [..., M, K] x a 2-D in[1] collapsed into one GEMM of
+// batch * M rows. False when oneDNN cannot take it (rank < 2 or > 4).
+struct MatMulLayout {
+  size_t rank = 0;
+  std::vector<uint32_t> a_dims, y_dims;  // in[0] and out[0] as the GEMM sees them
+  bool ta = false, tb = false;           // transpose_in0 / transpose_in1
+};
+bool matmul_layout(const ops::NodeDesc& node, MatMulLayout* out);
+// A stored row-major [..., r, c] operand seen as logical [..., rows, cols]
+// padded to `rank` dims, transposed (rows = c, cols = r) when `transpose`.
+dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose,
+                                  dnnl::memory::data_type type);
 
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as

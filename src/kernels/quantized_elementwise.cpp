@@ -750,6 +750,108 @@ bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 }
 
 // ---------------------------------------------------------------------------
+// LayerNorm: 8-bit per-tensor in and out over a block of trailing axes. The
+// reference's arithmetic (layer_norm.cpp: two passes in double, then
+// (x - mean) * inv * gamma + beta) on the codes' float values from a
+// 256-entry table, one exact quantize per row; gamma and beta converted to
+// float once at prepare as the type adapter would on every run. Bit-exact
+// with the reference behind the type adapter, and split over the pool by rows.
+
+namespace {
+
+constexpr size_t kLayerNormTaskElems = size_t{32} << 10;
+
+class LayerNormKernel final : public ops::OpKernel {
+ public:
+  LayerNormKernel(const ops::TensorDesc& x, const ops::TensorDesc& y, size_t rows, size_t cols, double epsilon,
+                  std::vector<float> gamma, std::vector<float> beta, pthreadpool_t pool)
+      : y_desc_(y), rows_(rows), cols_(cols), epsilon_(epsilon), deq_(dequant_table(x)), gamma_(std::move(gamma)),
+        beta_(std::move(beta)), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    x_ = static_cast<const uint8_t*>(in[0]);
+    y_ = static_cast<uint8_t*>(out[0]);
+    const size_t rows_per_task = std::max<size_t>(1, kLayerNormTaskElems / std::max<size_t>(1, cols_));
+    auto body = [this](size_t start, size_t count) {
+      for (size_t r = start; r < start + count; ++r) row(r);
+    };
+    run_tiles(rows_ * cols_ >= 2 * kLayerNormTaskElems ? pool_ : nullptr, rows_, rows_per_task, body);
+  }
+
+ private:
+  void row(size_t r) const {
+    const uint8_t* x = x_ + r * cols_;
+    uint8_t* y = y_ + r * cols_;
+    const double n = static_cast<double>(cols_);
+    double sum = 0.0;
+    for (size_t c = 0; c < cols_; ++c) sum += deq_[x[c]];
+    const double center = sum / n;
+    double sq = 0.0;
+    for (size_t c = 0; c < cols_; ++c) sq += (deq_[x[c]] - center) * (deq_[x[c]] - center);
+    const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
+    float buf[256];
+    for (size_t c0 = 0; c0 < cols_; c0 += 256) {
+      const size_t m = std::min<size_t>(256, cols_ - c0);
+      for (size_t c = 0; c < m; ++c) {
+        double v = (deq_[x[c0 + c]] - center) * inv;
+        if (!gamma_.empty()) v *= gamma_[c0 + c];
+        if (!beta_.empty()) v += beta_[c0 + c];
+        buf[c] = static_cast<float>(v);
+      }
+      quantize_block(buf, m, y_desc_, y + c0);
+    }
+  }
+
+  ops::TensorDesc y_desc_;
+  size_t rows_, cols_;
+  double epsilon_;
+  std::array<float, 256> deq_;
+  std::vector<float> gamma_, beta_;  // empty: absent
+  pthreadpool_t pool_;
+  const uint8_t* x_ = nullptr;
+  uint8_t* y_ = nullptr;
+};
+
+}  // namespace
+
+bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.empty() || node.inputs.size() > 3 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (!is_8bit_per_tensor(x) || !is_8bit_per_tensor(y) || x.static_data != nullptr || x.dims.empty()) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // validates axes, epsilon, gamma/beta dims and types
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  // gamma and beta: static (the converter's are), as floats once.
+  std::vector<float> affine[2];
+  for (size_t i = 1; i < node.inputs.size() && i < 3; ++i) {
+    const ops::TensorDesc& t = node.inputs[i];
+    if (!t.present) continue;
+    if (t.static_data == nullptr) return false;
+    affine[i - 1].resize(t.num_elements());
+    ops::quant::to_float(t, t.static_data, affine[i - 1].data());
+  }
+  // The reference takes a block of trailing axes (validated above): its
+  // size is the product of the last M dims, M = the length of `axes`.
+  const ops::Param* axes = node.find_param("axes");
+  const size_t m = axes != nullptr && axes->is_tensor && axes->dims.size() == 1 ? axes->dims[0] : 1;
+  if (m == 0 || m > x.dims.size()) return false;
+  size_t cols = 1;
+  for (size_t i = x.dims.size() - m; i < x.dims.size(); ++i) cols *= x.dims[i];
+  if (cols == 0) return false;
+  for (const auto& a : affine) {
+    if (!a.empty() && a.size() != cols) return false;
+  }
+  const ops::Param* eps = node.find_param("epsilon");
+  const double epsilon = eps != nullptr ? static_cast<double>(static_cast<float>(eps->f)) : double{0.001f};
+  const size_t rows = x.num_elements() / cols;
+  *kernel = std::make_unique<LayerNormKernel>(x, y, rows, cols, epsilon, std::move(affine[0]), std::move(affine[1]),
+                                              pool_of(node));
+  return true;
+}
+
+// ---------------------------------------------------------------------------
 // Quantize: FLOAT_32 -> 8-bit per-tensor, quantize_block (bit-exact with
 // quant.cpp) over tiles of the graph's pool. What a graph whose I/O stays
 // float (--preserve_io) does to each float input: an LLM's 2 MiB KV cache on

@@ -24,6 +24,10 @@
 //               differences from a 256-entry table per node (the row's
 //               exponents are beta*scale*(q - q_max)), sum in double, one
 //               quantize per output. Within one step of the reference.
+//   LayerNorm   8-bit per-tensor in and out, any block of trailing axes:
+//               the reference's double-precision two-pass arithmetic on the
+//               codes' table values, gamma/beta as floats from prepare;
+//               bit-exact, rows split over the pool.
 //   Quantize    FLOAT_32 to 8-bit per-tensor: the reference's arithmetic
 //               vectorized (quantize_block), split over the pool.
 //   MatMul      8-bit per-tensor in and out, no bias: what the type adapter
@@ -48,6 +52,7 @@ bool prepare_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_softmax(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // Quantize FLOAT_32 -> 8-bit per-tensor, bit-exact, on the graph's pool.
 bool prepare_quantize(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 

@@ -1,0 +1,188 @@
+// MatMul with 8-bit activations through oneDNN's int8 matmul: a and out[0]
+// UFIXED_POINT_8 or SFIXED_POINT_8 per tensor (any zero point), in[1] the
+// same, static (a layer's weights) or not (attention's Q.K^T and P.V); no
+// bias, no fused epilogue (those go to the paths after this one).
+//
+// Why: the 8-bit MatMul path before this one (q8, quantized_elementwise.cpp)
+// dequantizes both operands, runs the fp32 GEMM and quantizes the result, so
+// an 8-bit transformer ran slower than its fp32 twin (its MatMuls are ~70 % of
+// the graph). With VNNI the int8 GEMM does four times the multiply-adds per
+// instruction and reads a quarter of the bytes.
+//
+// Arithmetic, as the int8 convolutions (onednn_int8_convolution.cpp): acc =
+// sum (a - a_zp)(b - b_zp) in int32, exact; y = round(acc * a_scale * b_scale /
+// y_scale) + y_zp, saturated. The reference computes the same in float, so a
+// rounding tie can put the two 1 LSB apart; the tests allow that. Exactness
+// needs VNNI: prepare declines unless onednn::int8_convolution_exact() holds.
+//
+// oneDNN takes s8 weights only, so a UFIXED_POINT_8 in[1] is moved to s8 by
+// subtracting 128 from its codes and from its zero point (the same reals):
+// once at prepare for static weights (packed into oneDNN's layout when 2-D),
+// on every run for a dynamic one, into the kernel's workspace.
+#include <cstring>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "kernels/onednn_paths.h"
+#include "kernels/onednn_runtime.h"
+#include "kernels/quant_params.h"
+
+namespace openhtp::kernels::onednn {
+namespace {
+
+using dnnl::memory;
+using dt = memory::data_type;
+using tag = memory::format_tag;
+
+// An 8-bit per-tensor operand in oneDNN's terms.
+struct Operand {
+  dt type;
+  int32_t zero_point;
+  float scale;
+};
+std::optional<Operand> operand_of(const ops::TensorDesc& t) {
+  if (auto zp = u8_zero_point(t)) return Operand{dt::u8, *zp, t.quant.scale};
+  if (auto zp = s8_zero_point(t)) return Operand{dt::s8, *zp, t.quant.scale};
+  return std::nullopt;
+}
+
+memory zero_point_memory(int32_t zp) {
+  memory m({{1}, dt::s32, tag::x}, engine());
+  *static_cast<int32_t*>(m.get_data_handle()) = zp;
+  return m;
+}
+
+// u8 codes as s8 codes of the same reals (zero point also moved by 128).
+void u8_to_s8(const uint8_t* in, size_t n, int8_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(static_cast<int>(in[i]) - 128);
+}
+
+class Int8MatMulKernel final : public ops::OpKernel {
+ public:
+  // flip_bytes > 0: in[1] is u8 and dynamic; it is moved to s8 into the
+  // workspace (after oneDNN's scratchpad) on every run.
+  Int8MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights, size_t flip_bytes)
+      : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights),
+        flip_at_(ops::align_workspace(ex_.workspace_bytes())), flip_bytes_(flip_bytes),
+        ws_(flip_bytes > 0 ? flip_at_ + flip_bytes : ex_.workspace_bytes()) {}
+  size_t workspace_bytes() const override { return ws_.bytes(); }
+  void set_workspace(void* memory) override { ws_.bind(memory); }
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    uint8_t* const ws = ws_.data();
+    if (ex_.workspace_bytes() > 0) ex_.set_workspace(ws);
+    ex_.bind(src_, in[0]);
+    if (bind_weights_) {
+      if (flip_bytes_ > 0) {
+        auto* s8 = reinterpret_cast<int8_t*>(ws + flip_at_);
+        u8_to_s8(static_cast<const uint8_t*>(in[1]), flip_bytes_, s8);
+        ex_.bind(weights_, s8);
+      } else {
+        ex_.bind(weights_, in[1]);
+      }
+    }
+    ex_.bind(dst_, out[0]);
+    ex_.execute();
+  }
+
+ private:
+  Executor ex_;
+  size_t src_, weights_, dst_;
+  bool bind_weights_;
+  size_t flip_at_, flip_bytes_;
+  ops::Workspace ws_;
+};
+
+bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& a = node.inputs[0];
+  const ops::TensorDesc& b = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (a.static_data != nullptr) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // the reference validates dims and transpose parameters
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  const auto xa = operand_of(a), xb = operand_of(b), xy = operand_of(y);
+  if (!xa || !xb || !xy) return false;
+  MatMulLayout l;
+  if (!matmul_layout(node, &l)) return false;
+
+  // in[1] as s8 codes and zero point.
+  const bool b_u8 = xb->type == dt::u8;
+  const int32_t b_zp = b_u8 ? xb->zero_point - 128 : xb->zero_point;
+  std::vector<int8_t> b_static;
+  if (b.static_data != nullptr) {
+    b_static.resize(b.num_elements());
+    if (b_u8) {
+      u8_to_s8(static_cast<const uint8_t*>(b.static_data), b_static.size(), b_static.data());
+    } else {
+      std::memcpy(b_static.data(), b.static_data, b_static.size());
+    }
+  }
+
+  dnnl::primitive_attr attr = default_attr();
+  attr.set_output_scales(0, {static_cast<float>(double{xa->scale} * xb->scale / xy->scale)});
+  // Zero points only when non-zero: the kernels skip the compensation then.
+  if (xa->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (b_zp != 0) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
+  if (xy->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+
+  const memory::desc src = matmul_operand(l.a_dims, l.rank, l.ta, xa->type);
+  const memory::desc wei = matmul_operand(b.dims, l.rank, l.tb, dt::s8);
+  const memory::desc dst(memory::dims(l.y_dims.begin(), l.y_dims.end()), xy->type,
+                         l.rank == 2 ? tag::ab : l.rank == 3 ? tag::abc : tag::abcd);
+  // Static 2-D weights are packed once into the layout oneDNN picks.
+  const bool pack = !b_static.empty() && l.rank == 2;
+  const memory::desc wei_md = pack ? memory::desc(wei.dims(), dt::s8, tag::any) : wei;
+  uint64_t macs = 1;
+  for (uint32_t d : l.y_dims) macs *= d;
+  macs *= l.ta ? l.a_dims[l.a_dims.size() - 2] : l.a_dims.back();
+  use_graph_threads(node);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei_md, dst), attr, engine());
+  // oneDNN's reference implementation is exact but slower than the
+  // dequantizing path after this one: leave those cases to it.
+  if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
+
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, macs));
+  if (xa->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(xa->zero_point));
+  if (b_zp != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, zero_point_memory(b_zp));
+  if (xy->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(xy->zero_point));
+  const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
+  size_t w = 0;
+  bool bind_weights = false;
+  size_t flip_bytes = 0;
+  if (pack) {
+    memory w_packed(pd.weights_desc(), engine());
+    memory w_src(wei, engine(), b_static.data());
+    dnnl::stream st(engine());
+    dnnl::reorder(w_src, w_packed).execute(st, w_src, w_packed);
+    st.wait();
+    ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  } else if (!b_static.empty()) {
+    // Static but batched: kept as stored, in a memory of the kernel's own.
+    memory w_mem(wei, engine());
+    std::memcpy(w_mem.get_data_handle(), b_static.data(), b_static.size());
+    ex.add_fixed(DNNL_ARG_WEIGHTS, w_mem);
+  } else {
+    w = ex.add_bound(DNNL_ARG_WEIGHTS, wei);
+    bind_weights = true;
+    if (b_u8) flip_bytes = b.num_elements();
+  }
+  const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
+  *kernel = std::make_unique<Int8MatMulKernel>(std::move(ex), s, w, o, bind_weights, flip_bytes);
+  return true;
+}
+
+}  // namespace
+
+bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  if (!int8_convolution_exact()) return false;  // the same VNNI condition as the int8 convolutions
+  try {
+    return prepare(node, kernel);
+  } catch (const dnnl::error&) {
+    return false;  // oneDNN has no implementation for this case: next path
+  }
+}
+
+}  // namespace openhtp::kernels::onednn
