@@ -23,6 +23,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"DepthWiseConv2d", "onednn-int8", &onednn::prepare_conv2d_int8},
       {"DepthWiseConv2d", "xnnpack", &xnn::prepare_conv2d},
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
+      {"FullyConnected", "onednn-int8", &onednn::prepare_fully_connected_int8},
       {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},
       {"MatMul", "onednn", &onednn::prepare_matmul},
       {"MatMul", "onednn-int8", &onednn::prepare_matmul_int8},  // 8-bit, int32 sums (VNNI)

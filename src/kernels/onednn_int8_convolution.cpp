@@ -109,22 +109,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   // Zero points only when non-zero: the kernels skip the compensation then.
   if (x->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   if (y->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
-  // A fused clamp (ops::Epilogue) on the output's codes: oneDNN applies
-  // post-ops to the scaled accumulator before the dst zero point is added,
-  // so the bounds are codes minus the zero point. Only whole-code bounds
-  // (as XNNPACK's output min/max), so rounding then clamping is exact.
-  if (node.has_epilogue()) {
-    if (node.epilogue->residual != nullptr) return false;
-    const int32_t qmin = y->type == dt::u8 ? 0 : -128, qmax = y->type == dt::u8 ? 255 : 127;
-    int32_t lo, hi;
-    if (!xnn::output_clamp(node, qmin, qmax, &lo, &hi)) return false;
-    if (lo > qmin || hi < qmax) {
-      dnnl::post_ops po;
-      po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(lo - y->zero_point),
-                        static_cast<float>(hi - y->zero_point));
-      attr.set_post_ops(po);
-    }
-  }
+  if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) return false;
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, x->type, tag::nhwc);
   const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, y->type, tag::nhwc);
@@ -165,6 +150,25 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
 }
 
 }  // namespace
+
+bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr) {
+  if (!node.has_epilogue()) return true;
+  if (node.epilogue->residual != nullptr) return false;
+  // oneDNN applies post-ops to the scaled accumulator before the dst zero
+  // point is added, so the bounds are codes minus the zero point. Only
+  // whole-code bounds (as XNNPACK's output min/max), so rounding then
+  // clamping is exact.
+  const int32_t qmin = y_u8 ? 0 : -128, qmax = y_u8 ? 255 : 127;
+  int32_t lo, hi;
+  if (!xnn::output_clamp(node, qmin, qmax, &lo, &hi)) return false;
+  if (lo > qmin || hi < qmax) {
+    dnnl::post_ops po;
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(lo - y_zero_point),
+                      static_cast<float>(hi - y_zero_point));
+    attr->set_post_ops(po);
+  }
+  return true;
+}
 
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);

@@ -1,4 +1,5 @@
-// MatMul with 8-bit activations through oneDNN's int8 matmul: a and out[0]
+// MatMul and FullyConnected with 8-bit activations through oneDNN's int8
+// matmul. MatMul: a and out[0]
 // UFIXED_POINT_8 or SFIXED_POINT_8 per tensor (any zero point), in[1] the
 // same, static (a layer's weights) or not (attention's Q.K^T and P.V); no
 // bias, no fused epilogue (those go to the paths after this one).
@@ -173,7 +174,81 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
   return true;
 }
 
+// FullyConnected: x [batch, n] (any dims of batch * n elements), weights
+// [m, n] symmetric s8 (per tensor or per output channel), int32 bias in units
+// of x_scale * w_scale[c] (int32_bias), output [batch, m].
+bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  const ops::TensorDesc& x = node.inputs[0];
+  const ops::TensorDesc& w = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (x.static_data != nullptr || w.static_data == nullptr || w.dims.size() != 2 || y.dims.size() != 2) return false;
+  {
+    std::unique_ptr<ops::OpKernel> check;  // the reference validates dims, bias and keep_dims
+    if (!ops::prepare_reference(node, &check).ok() || !check) return false;
+  }
+  const auto xa = operand_of(x), xy = operand_of(y);
+  if (!xa || !xy) return false;
+  const memory::dim m = w.dims[0], n = w.dims[1], batch = y.dims[0];
+  if (x.num_elements() != static_cast<size_t>(batch * n) || y.dims[1] != static_cast<uint32_t>(m)) return false;
+  const auto w_scales = symmetric_s8_scales(w, 0, static_cast<size_t>(m));
+  if (!w_scales) return false;
+  std::vector<int32_t> bias;
+  if (!int32_bias(node, xa->scale, *w_scales, xy->scale, &bias)) return false;
+
+  std::vector<float> out_scales(static_cast<size_t>(m));
+  bool per_channel = false;
+  for (size_t c = 0; c < out_scales.size(); ++c) {
+    out_scales[c] = static_cast<float>(double{xa->scale} * (*w_scales)[c] / xy->scale);
+    per_channel |= out_scales[c] != out_scales[0];
+  }
+  if (!per_channel) out_scales.resize(1);
+  dnnl::primitive_attr attr = default_attr();
+  attr.set_output_scales(per_channel ? 1 << 1 : 0, out_scales);  // dst {batch, m}: m is dim 1
+  if (xa->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
+  if (xy->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) return false;
+
+  const memory::desc src({batch, n}, xa->type, tag::ab);
+  const memory::desc dst({batch, m}, xy->type, tag::ab);
+  // Weights [m][n] are B^T: B = {n, m} with strides {1, n}.
+  const memory::desc w_user({n, m}, dt::s8, memory::dims{1, n});
+  const memory::desc w_any({n, m}, dt::s8, tag::any);
+  const memory::desc bias_md({1, m}, dt::s32, tag::ab);
+  use_graph_threads(node);
+  const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, w_any, bias_md, dst), attr, engine());
+  if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
+  memory w_packed(pd.weights_desc(), engine());
+  {
+    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
+    dnnl::stream st(engine());
+    dnnl::reorder(w_src, w_packed).execute(st, w_src, w_packed);
+    st.wait();
+  }
+  memory b(bias_md, engine());
+  std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(int32_t));
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, static_cast<uint64_t>(batch * n * m)));
+  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  ex.add_fixed(DNNL_ARG_BIAS, b);
+  if (xa->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(xa->zero_point));
+  if (xy->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(xy->zero_point));
+  const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
+  const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
+  *kernel = std::make_unique<Int8MatMulKernel>(std::move(ex), s, 0, o, false, 0);
+  return true;
+}
+
 }  // namespace
+
+bool prepare_fully_connected_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 3 || node.outputs.size() != 1) return false;
+  if (node.inputs[1].dtype != ops::dtype::kSfixed8) return false;
+  if (!int8_convolution_exact()) return false;
+  try {
+    return prepare_fc(node, kernel);
+  } catch (const dnnl::error&) {
+    return false;
+  }
+}
 
 bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.has_epilogue()) return false;

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernel_check.h"
+#include "kernels/onednn_runtime.h"
 
 namespace kernelstest {
 namespace {
@@ -51,10 +52,9 @@ TEST(FullyConnected, F32OneDnnMatchesReference) {
 // weights (axis 0) with uint8 activations; 2: the same with int8 activations.
 class FcQuant : public ::testing::TestWithParam<int> {};
 
-TEST_P(FcQuant, XnnpackWithin1Lsb) {
-  const int kind = GetParam();
+void check_fc_quant(int kind, const char* library) {
   std::mt19937 rng(40 + kind);
-  const FastPath& fp = fast_path("FullyConnected", "xnnpack");
+  const FastPath& fp = fast_path("FullyConnected", library);
   ThreadEnv one(1), two(2);
   for (int iter = 0; iter < 20; ++iter) {
     const uint32_t batch = rand_int(rng, 1, 6), n = rand_int(rng, 1, 200), m = rand_int(rng, 1, 100);
@@ -85,8 +85,18 @@ TEST_P(FcQuant, XnnpackWithin1Lsb) {
     }
     c.bind_static();
     const Bytes ref = run_reference(c);
-    for (const ThreadEnv* env : {&one, &two}) expect_within_1_lsb(run_fast(c, fp, env->env()), ref, s8_act, "fc");
+    for (const ThreadEnv* env : {&one, &two}) expect_within_1_lsb(run_fast(c, fp, env->env()), ref, s8_act, std::string("fc ") + library);
   }
+}
+
+TEST_P(FcQuant, XnnpackWithin1Lsb) { check_fc_quant(GetParam(), "xnnpack"); }
+
+// oneDNN's int8 matmul takes symmetric int8 weights only (kinds 1 and 2)
+// and only where the CPU makes its sums exact.
+TEST_P(FcQuant, OneDnnInt8Within1Lsb) {
+  if (GetParam() == 0) GTEST_SKIP() << "uint8 weights are XNNPACK's";
+  if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact int8 sums on this CPU";
+  check_fc_quant(GetParam(), "onednn-int8");
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FcQuant, ::testing::Values(0, 1, 2));
