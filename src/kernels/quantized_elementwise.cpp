@@ -11,6 +11,7 @@
 #include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
+#include "ops/lane_sum.h"
 #include "ops/quant.h"
 #include "ops/workspace.h"
 #include "ops/shape.h"
@@ -759,7 +760,7 @@ bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 
 namespace {
 
-constexpr size_t kLayerNormTaskElems = size_t{32} << 10;
+constexpr size_t kLayerNormTaskElems = size_t{16} << 10;
 
 class LayerNormKernel final : public ops::OpKernel {
  public:
@@ -779,26 +780,29 @@ class LayerNormKernel final : public ops::OpKernel {
   }
 
  private:
+  // The reference's arithmetic (its eight-lane double sums, ops/lane_sum.h)
+  // on the codes' float values.
   void row(size_t r) const {
     const uint8_t* x = x_ + r * cols_;
     uint8_t* y = y_ + r * cols_;
     const double n = static_cast<double>(cols_);
-    double sum = 0.0;
-    for (size_t c = 0; c < cols_; ++c) sum += deq_[x[c]];
-    const double center = sum / n;
-    double sq = 0.0;
-    for (size_t c = 0; c < cols_; ++c) sq += (deq_[x[c]] - center) * (deq_[x[c]] - center);
+    const float* deq = deq_.data();
+    const double center = ops::lane_sum(cols_, [&](size_t c) { return double{deq[x[c]]}; }) / n;
+    const double sq = ops::lane_sum(cols_, [&](size_t c) {
+      const double d = deq[x[c]] - center;
+      return d * d;
+    });
     const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
-    float buf[256];
+    float out[256];
     for (size_t c0 = 0; c0 < cols_; c0 += 256) {
       const size_t m = std::min<size_t>(256, cols_ - c0);
       for (size_t c = 0; c < m; ++c) {
-        double v = (deq_[x[c0 + c]] - center) * inv;
-        if (!gamma_.empty()) v *= gamma_[c0 + c];
-        if (!beta_.empty()) v += beta_[c0 + c];
-        buf[c] = static_cast<float>(v);
+        double t = (deq_[x[c0 + c]] - center) * inv;
+        if (!gamma_.empty()) t *= gamma_[c0 + c];
+        if (!beta_.empty()) t += beta_[c0 + c];
+        out[c] = static_cast<float>(t);
       }
-      quantize_block(buf, m, y_desc_, y + c0);
+      quantize_block(out, m, y_desc_, y + c0);
     }
   }
 

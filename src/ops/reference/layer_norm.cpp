@@ -13,6 +13,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/lane_sum.h"
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
 #include "ops/shape.h"
@@ -39,15 +40,11 @@ class TrailingNormKernel final : public OpKernel {
     const double n = static_cast<double>(cols_);
     for (size_t r = 0; r < rows_; ++r, x += cols_, y += cols_) {
       // Statistics in double, two passes (mean first, then squared
-      // deviations): no cancellation when |mean| >> std.
+      // deviations): no cancellation when |mean| >> std. Summed over eight
+      // lanes (ops/lane_sum.h), as the 8-bit fast path does.
       double center = 0.0;
-      if (kind_ == Kind::kLayerNorm) {
-        double sum = 0.0;
-        for (size_t c = 0; c < cols_; ++c) sum += x[c];
-        center = sum / n;
-      }
-      double sq = 0.0;
-      for (size_t c = 0; c < cols_; ++c) sq += (x[c] - center) * (x[c] - center);
+      if (kind_ == Kind::kLayerNorm) center = lane_sum(cols_, [&](size_t c) { return double{x[c]}; }) / n;
+      const double sq = lane_sum(cols_, [&](size_t c) { return (x[c] - center) * (x[c] - center); });
       const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
       for (size_t c = 0; c < cols_; ++c) {
         double v = (x[c] - center) * inv;
