@@ -14,9 +14,14 @@ PACKAGES=(cmake ninja-build g++ ccache python3 zlib1g-dev libgtest-dev libgmock-
           libpthreadpool-dev libcpuinfo-dev libxnnpack-dev libdnnl-dev
           libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata chromium)
 
+# What only the benchmarks use, installed by `bench` alone: the peers they
+# compare against (OpenCV DNN; ONNX Runtime comes from npm, for the benchmark
+# only) and Debian's PyTorch, which makes their models.
+BENCH_PACKAGES=(libopencv-dnn-dev python3-torch python3-torchvision python3-onnx nodejs npm)
+
 install_packages() {
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "${PACKAGES[@]}" "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -84,7 +89,7 @@ case "${1:-}" in
       ctest --test-dir build-tsan --output-on-failure -j2 -R '^(fastrpc|qnn|qnn_inproc)\.|^htp\.Preemption\.'
     ;;
   bench)
-    install_packages
+    install_packages "${BENCH_PACKAGES[@]}"
     build build
     bench/run_bench.sh build
     ;;

@@ -1,8 +1,8 @@
 // MatMul and FullyConnected with 8-bit activations through oneDNN's int8
-// matmul. MatMul: a and out[0]
-// UFIXED_POINT_8 or SFIXED_POINT_8 per tensor (any zero point), in[1] the
-// same, static (a layer's weights) or not (attention's Q.K^T and P.V); no
-// bias, no fused epilogue (those go to the paths after this one).
+// matmul. MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
+// (any zero point), in[1] the same, static (a layer's weights) or not
+// (attention's Q.K^T and P.V), or static symmetric SFIXED_POINT_8 per output
+// column; no bias, no fused epilogue (those go to the paths after this one).
 //
 // Why: the 8-bit MatMul path before this one (q8, quantized_elementwise.cpp)
 // dequantizes both operands, runs the fp32 GEMM and quantizes the result, so
@@ -103,14 +103,31 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     std::unique_ptr<ops::OpKernel> check;  // the reference validates dims and transpose parameters
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  const auto xa = operand_of(a), xb = operand_of(b), xy = operand_of(y);
-  if (!xa || !xb || !xy) return false;
+  const auto xa = operand_of(a), xy = operand_of(y);
+  if (!xa || !xy) return false;
   MatMulLayout l;
   if (!matmul_layout(node, &l)) return false;
+  const size_t n_cols = y.dims.back();
 
-  // in[1] as s8 codes and zero point.
-  const bool b_u8 = xb->type == dt::u8;
-  const int32_t b_zp = b_u8 ? xb->zero_point - 128 : xb->zero_point;
+  // in[1] as s8 codes, its zero point and its scale: per tensor (any 8-bit
+  // encoding), or, for static weights, symmetric s8 per output column (the
+  // converter's --use_per_channel_quantization: axis rank-1, rank-2 when
+  // transposed).
+  std::vector<float> b_scales;
+  bool b_u8 = false;
+  int32_t b_zp = 0;
+  if (b.quant.per_channel()) {
+    if (b.static_data == nullptr || b.dims.size() < 2) return false;
+    const auto s = symmetric_s8_scales(b, b.dims.size() - (l.tb ? 2 : 1), n_cols);
+    if (!s) return false;
+    b_scales = *s;
+  } else {
+    const auto xb = operand_of(b);
+    if (!xb) return false;
+    b_u8 = xb->type == dt::u8;
+    b_zp = b_u8 ? xb->zero_point - 128 : xb->zero_point;
+    b_scales.assign(1, xb->scale);
+  }
   std::vector<int8_t> b_static;
   if (b.static_data != nullptr) {
     b_static.resize(b.num_elements());
@@ -121,8 +138,15 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     }
   }
 
+  std::vector<float> out_scales(b_scales.size());
+  bool per_column = false;
+  for (size_t c = 0; c < b_scales.size(); ++c) {
+    out_scales[c] = static_cast<float>(double{xa->scale} * b_scales[c] / xy->scale);
+    per_column |= out_scales[c] != out_scales[0];
+  }
+  if (!per_column) out_scales.resize(1);
   dnnl::primitive_attr attr = default_attr();
-  attr.set_output_scales(0, {static_cast<float>(double{xa->scale} * xb->scale / xy->scale)});
+  attr.set_output_scales(per_column ? 1 << (l.rank - 1) : 0, out_scales);  // dst's last dim: the columns
   // Zero points only when non-zero: the kernels skip the compensation then.
   if (xa->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
   if (b_zp != 0) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});

@@ -549,7 +549,7 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
 
 namespace {
 
-constexpr size_t kSoftmaxTaskElems = size_t{64} << 10;
+constexpr size_t kSoftmaxTaskElems = size_t{16} << 10;
 
 class SoftmaxKernel final : public ops::OpKernel {
  public:

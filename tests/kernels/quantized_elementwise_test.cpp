@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernel_check.h"
+#include "kernels/onednn_runtime.h"
 #include "ops/shape.h"
 
 namespace kernelstest {
@@ -300,6 +301,37 @@ TEST(Quantized8MatMul, WithinOneStepOverRandomShapes) { check_q8_matmul("onednn-
 // The int8 path (int32 sums, onednn_int8_matmul.cpp), where the CPU makes
 // them exact; skipped with the reason elsewhere.
 TEST(Int8MatMul, WithinOneStepOverRandomShapes) { check_q8_matmul("onednn-int8", true); }
+
+// The int8 path with the converter's per-channel MatMul weights: static
+// symmetric s8, one scale per output column (axis rank-1, rank-2 when
+// transposed), against the reference behind the type adapter.
+TEST(Int8MatMul, PerColumnWeightsWithinOneStep) {
+  if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact int8 sums on this CPU";
+  std::mt19937 rng(47);
+  for (int iter = 0; iter < 20; ++iter) {
+    const uint32_t batch = rand_int(rng, 1, 3), m = rand_int(rng, 1, 40), k = rand_int(rng, 1, 70),
+                   nn = rand_int(rng, 1, 50);
+    const bool tb = iter % 2 == 1;
+    const std::vector<uint32_t> da{batch, m, k}, dy{batch, m, nn};
+    const std::vector<uint32_t> db = tb ? std::vector<uint32_t>{nn, k} : std::vector<uint32_t>{k, nn};
+    std::vector<float> ws(nn);
+    for (float& v : ws) v = rand_float(rng, 0.002f, 0.02f) * (rand_int(rng, 0, 3) == 0 ? 8.0f : 1.0f);
+    const uint32_t act = pick_type(rng);
+    const int32_t a_off = (act == dtype::kUfixed8 ? -128 : 0) + static_cast<int32_t>(rand_int(rng, 0, 10)) - 5;
+    const float a_scale = 2.0f / 255.0f;
+    const float y_range = 0.8f * std::sqrt(float(k)) * 127.0f * 0.02f;
+    TensorDesc y = q8(act, dy, 2.0f * y_range / 255.0f, act == dtype::kUfixed8 ? -128 : 0);
+    Node n{"MatMul", "mm", {q8(act, da, a_scale, a_off), quantized(dtype::kSfixed8, db, per_channel(tb ? 0 : 1, ws))},
+           {y}, {bool_param("transpose_in0", false), bool_param("transpose_in1", tb)}};
+    std::vector<Bytes> data{random_bytes(rng, count(da)), random_bytes(rng, count(db))};
+    n.inputs[1].static_data = data[1].data();
+    const Bytes want = run_case(n, data, false, 1, nullptr);
+    for (size_t threads : {1, 2}) {
+      expect_close_and_varied(run_case(n, data, true, threads, "onednn-int8"), want, act == dtype::kSfixed8,
+                              "MatMul per column " + dims_str(da) + " x " + dims_str(db));
+    }
+  }
+}
 
 // The unary table's AVX-512 VBMI loop (lookup_table.cpp) works in blocks of
 // 64 with a masked tail: lengths that are not multiples of 64, below one
