@@ -1,5 +1,6 @@
 // FullyConnected and MatMul fast paths against the reference kernel.
 #include <cmath>
+#include <string_view>
 
 #include "kernel_check.h"
 #include "kernels/onednn_runtime.h"
@@ -57,7 +58,10 @@ void check_fc_quant(int kind, const char* library) {
   const FastPath& fp = fast_path("FullyConnected", library);
   ThreadEnv one(1), two(2);
   for (int iter = 0; iter < 20; ++iter) {
-    const uint32_t batch = rand_int(rng, 1, 6), n = rand_int(rng, 1, 200), m = rand_int(rng, 1, 100);
+    // oneDNN's int8 FC takes 8 rows and more (fewer are XNNPACK's GEMVs).
+    const bool onednn = std::string_view(library) == "onednn-int8";
+    const uint32_t batch = onednn ? rand_int(rng, 8, 40) : rand_int(rng, 1, 6), n = rand_int(rng, 1, 200),
+                   m = rand_int(rng, 1, 100);
     const bool bias = rand_int(rng, 0, 2) != 0;
     const bool s8_act = kind == 2;
     const uint32_t act = s8_act ? dtype::kSfixed8 : dtype::kUfixed8;
@@ -97,6 +101,23 @@ TEST_P(FcQuant, OneDnnInt8Within1Lsb) {
   if (GetParam() == 0) GTEST_SKIP() << "uint8 weights are XNNPACK's";
   if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact int8 sums on this CPU";
   check_fc_quant(GetParam(), "onednn-int8");
+}
+
+// A batch-1 FullyConnected (a CNN's classifier) is a matrix-vector product:
+// the int8 path leaves it to XNNPACK, which is faster there.
+TEST(FcQuantInt8, LeavesFewRowsToXnnpack) {
+  Case c;
+  c.node.type = "FullyConnected";
+  c.node.inputs = {quantized(dtype::kUfixed8, {1, 64}, per_tensor(0.02f, -128)),
+                   quantized(dtype::kSfixed8, {16, 64}, per_tensor(0.01f, 0))};
+  c.node.outputs = {quantized(dtype::kUfixed8, {1, 16}, per_tensor(0.1f, -128))};
+  std::mt19937 rng(3);
+  c.data = {random_bytes(rng, 64), random_bytes(rng, 16 * 64)};
+  c.is_static = {false, true};
+  c.bind_static();
+  std::unique_ptr<OpKernel> k;
+  EXPECT_FALSE(fast_path("FullyConnected", "onednn-int8").prepare(c.node.desc(), &k));
+  EXPECT_TRUE(fast_path("FullyConnected", "xnnpack").prepare(c.node.desc(), &k));
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, FcQuant, ::testing::Values(0, 1, 2));
