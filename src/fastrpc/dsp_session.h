@@ -83,6 +83,10 @@ class DspSession {
     // freed while it ran (both under refs_mu_; empty between calls).
     std::vector<ipc::BufferKey> ref_keys;
     bool ref_freed = false;
+    // What settle_transport() knows: the last call's transport bytes, and
+    // how far the transport may still be resident.
+    uint64_t last_transport_bytes = 0;
+    uint64_t kept_transport_bytes = 0;
   };
 
   DspSession() = default;
@@ -98,6 +102,9 @@ class DspSession {
   // died or was ended (the slot then stays out of the pool: its state is
   // unknown).
   int await_response(ipc::SlotControl& ctl, uint32_t seq);
+  // After a call that used `bytes` of the slot's transport: gives back the
+  // pages beyond kTransportResidentBytes unless calls of this size repeat.
+  void settle_transport(Slot& slot, uint64_t bytes);
   int acquire_slot();
   void release_slot(int index);
   void kill_and_reap();

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <thread>
@@ -171,6 +172,49 @@ TEST(Remote, PlainMemoryAmongRpcmemBuffersIsCopied) {
   munmap(plain_map, page);
   rpcmem_free(a);
   rpcmem_free(b);
+  remote_handle64_close(h);
+}
+
+// The transport of a slot keeps what a run of same-size large calls uses
+// (an execute loop with big copied client buffers would otherwise fault every
+// page in again on each call), and gives back what one large call grew it by
+// once a smaller call follows. Counted as the DSP process's minor faults.
+TEST(Remote, ARunOfLargeCallsKeepsItsTransportPagesAOneOffGivesThemBack) {
+  auto dsp_minor_faults = [] {
+    const std::string path = "/proc/" + std::to_string(openhtp_fastrpc_dsp_pid()) + "/stat";
+    FILE* f = std::fopen(path.c_str(), "r");
+    if (f == nullptr) return -1L;
+    char buf[1024] = {};
+    const size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+    std::fclose(f);
+    const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+    if (n == 0 || p == nullptr) return -1L;
+    long v = -1;
+    // after ") ": state ppid pgrp session tty_nr tpgid flags minflt
+    if (std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %ld", &v) != 1) return -1L;
+    return v;
+  };
+  remote_handle64 h = open_test_skel();
+  const size_t len = size_t{20} << 20;  // 20 MiB in + 20 MiB out: beyond the 16 MiB kept anyway
+  std::vector<uint8_t> in(len, 0x3c), out(len, 0);
+  TestEchoInfo info{};
+  ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0);
+  ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0);
+  const long before = dsp_minor_faults();
+  ASSERT_GE(before, 0);
+  ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0);
+  const long repeat = dsp_minor_faults() - before;
+  EXPECT_EQ(out, in);
+  // 40 MiB are 10240 pages; a kept transport faults almost none of them.
+  EXPECT_LT(repeat, 1024) << "the third same-size call faulted " << repeat << " pages in the DSP process";
+  // A small call after the run gives the pages beyond 16 MiB back, so the
+  // next large call faults them in again (at least the 24 MiB beyond).
+  uint8_t small_in[8] = {1, 2, 3, 4, 5, 6, 7, 8}, small_out[8] = {};
+  ASSERT_EQ(echo(h, small_in, small_out, sizeof small_in, &info), 0);
+  const long before_again = dsp_minor_faults();
+  ASSERT_EQ(echo(h, in.data(), out.data(), len, &info), 0);
+  const long again = dsp_minor_faults() - before_again;
+  EXPECT_GE(again, 4096) << "after a small call the large one faulted only " << again << " pages";
   remote_handle64_close(h);
 }
 
