@@ -22,10 +22,10 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 #include "kernels/quant_params.h"
-#include "kernels/xnnpack_convolution.h"  // output_clamp
 #include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -35,34 +35,6 @@ using dnnl::memory;
 using dt = memory::data_type;
 using tag = memory::format_tag;
 using ops::ConvGeometry;
-
-class Int8ConvKernel final : public ops::OpKernel {
- public:
-  Int8ConvKernel(Executor ex, size_t src, size_t dst) : ex_(std::move(ex)), src_(src), dst_(dst) {}
-  size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
-  void set_workspace(void* memory) override { ex_.set_workspace(memory); }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    ex_.bind(src_, in[0]);
-    ex_.bind(dst_, out[0]);
-    ex_.execute();
-  }
-
- private:
-  Executor ex_;
-  size_t src_, dst_;
-};
-
-// An 8-bit per-tensor activation encoding in oneDNN's terms.
-struct Act {
-  dt type;
-  int32_t zero_point;
-  float scale;
-};
-std::optional<Act> activation(const ops::TensorDesc& t) {
-  if (auto zp = u8_zero_point(t)) return Act{dt::u8, *zp, t.quant.scale};
-  if (auto zp = s8_zero_point(t)) return Act{dt::s8, *zp, t.quant.scale};
-  return std::nullopt;
-}
 
 // The QNN filter [kh][kw][Cin/g][Cout] as s8 oneDNN weights (as in
 // onednn_convolution.cpp): {Cout, Cin, KH, KW} without groups,
@@ -76,19 +48,11 @@ memory::desc user_weights(const ConvGeometry& g) {
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
 
-// A one-element s32 memory holding a zero point (oneDNN reads runtime zero
-// points from memory arguments).
-memory zero_point_memory(int32_t zp) {
-  memory m({{1}, dt::s32, tag::x}, engine());
-  *static_cast<int32_t*>(m.get_data_handle()) = zp;
-  return m;
-}
-
 bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;  // weights are reordered once; dynamic ones are not
-  const auto x = activation(node.inputs[0]);
-  const auto y = activation(node.outputs[0]);
+  const auto x = int8_operand(node.inputs[0]);
+  const auto y = int8_operand(node.outputs[0]);
   if (!x || !y) return false;
   const auto w_scales = symmetric_s8_scales(w, 3, g.Cout);
   if (!w_scales) return false;
@@ -106,9 +70,10 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
 
   dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_channel ? 1 << 1 : 0, out_scales);  // dst dims {N, C, H, W}: C is dim 1
-  // Zero points only when non-zero: the kernels skip the compensation then.
-  if (x->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (y->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  ZeroPoints zero_points;
+  zero_points.add(DNNL_ARG_SRC, x->zero_point);
+  zero_points.add(DNNL_ARG_DST, y->zero_point);
+  zero_points.declare(&attr);
   if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) return false;
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, x->type, tag::nhwc);
@@ -141,34 +106,14 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   Executor ex(conv(pd), pd.scratchpad_desc(), threads_of(node));
   ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
   ex.add_fixed(DNNL_ARG_BIAS, b);
-  if (x->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(x->zero_point));
-  if (y->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(y->zero_point));
+  zero_points.bind(&ex);
   const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8ConvKernel>(std::move(ex), src_slot, dst_slot);
+  *kernel = std::make_unique<Int8Kernel>(std::move(ex), src_slot, dst_slot);
   return true;
 }
 
 }  // namespace
-
-bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr) {
-  if (!node.has_epilogue()) return true;
-  if (node.epilogue->residual != nullptr) return false;
-  // oneDNN applies post-ops to the scaled accumulator before the dst zero
-  // point is added, so the bounds are codes minus the zero point. Only
-  // whole-code bounds (as XNNPACK's output min/max), so rounding then
-  // clamping is exact.
-  const int32_t qmin = y_u8 ? 0 : -128, qmax = y_u8 ? 255 : 127;
-  int32_t lo, hi;
-  if (!xnn::output_clamp(node, qmin, qmax, &lo, &hi)) return false;
-  if (lo > qmin || hi < qmax) {
-    dnnl::post_ops po;
-    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(lo - y_zero_point),
-                      static_cast<float>(hi - y_zero_point));
-    attr->set_post_ops(po);
-  }
-  return true;
-}
 
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 #include "kernels/quant_params.h"
@@ -36,64 +37,6 @@ using dnnl::memory;
 using dt = memory::data_type;
 using tag = memory::format_tag;
 
-// An 8-bit per-tensor operand in oneDNN's terms.
-struct Operand {
-  dt type;
-  int32_t zero_point;
-  float scale;
-};
-std::optional<Operand> operand_of(const ops::TensorDesc& t) {
-  if (auto zp = u8_zero_point(t)) return Operand{dt::u8, *zp, t.quant.scale};
-  if (auto zp = s8_zero_point(t)) return Operand{dt::s8, *zp, t.quant.scale};
-  return std::nullopt;
-}
-
-memory zero_point_memory(int32_t zp) {
-  memory m({{1}, dt::s32, tag::x}, engine());
-  *static_cast<int32_t*>(m.get_data_handle()) = zp;
-  return m;
-}
-
-// u8 codes as s8 codes of the same reals (zero point also moved by 128).
-void u8_to_s8(const uint8_t* in, size_t n, int8_t* out) {
-  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(static_cast<int>(in[i]) - 128);
-}
-
-class Int8MatMulKernel final : public ops::OpKernel {
- public:
-  // flip_bytes > 0: in[1] is u8 and dynamic; it is moved to s8 into the
-  // workspace (after oneDNN's scratchpad) on every run.
-  Int8MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights, size_t flip_bytes)
-      : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights),
-        flip_at_(ops::align_workspace(ex_.workspace_bytes())), flip_bytes_(flip_bytes),
-        ws_(flip_bytes > 0 ? flip_at_ + flip_bytes : ex_.workspace_bytes()) {}
-  size_t workspace_bytes() const override { return ws_.bytes(); }
-  void set_workspace(void* memory) override { ws_.bind(memory); }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    uint8_t* const ws = ws_.data();
-    if (ex_.workspace_bytes() > 0) ex_.set_workspace(ws);
-    ex_.bind(src_, in[0]);
-    if (bind_weights_) {
-      if (flip_bytes_ > 0) {
-        auto* s8 = reinterpret_cast<int8_t*>(ws + flip_at_);
-        u8_to_s8(static_cast<const uint8_t*>(in[1]), flip_bytes_, s8);
-        ex_.bind(weights_, s8);
-      } else {
-        ex_.bind(weights_, in[1]);
-      }
-    }
-    ex_.bind(dst_, out[0]);
-    ex_.execute();
-  }
-
- private:
-  Executor ex_;
-  size_t src_, weights_, dst_;
-  bool bind_weights_;
-  size_t flip_at_, flip_bytes_;
-  ops::Workspace ws_;
-};
-
 bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& a = node.inputs[0];
   const ops::TensorDesc& b = node.inputs[1];
@@ -103,7 +46,7 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     std::unique_ptr<ops::OpKernel> check;  // the reference validates dims and transpose parameters
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  const auto xa = operand_of(a), xy = operand_of(y);
+  const auto xa = int8_operand(a), xy = int8_operand(y);
   if (!xa || !xy) return false;
   MatMulLayout l;
   if (!matmul_layout(node, &l)) return false;
@@ -122,7 +65,7 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     if (!s) return false;
     b_scales = *s;
   } else {
-    const auto xb = operand_of(b);
+    const auto xb = int8_operand(b);
     if (!xb) return false;
     b_u8 = xb->type == dt::u8;
     b_zp = b_u8 ? xb->zero_point - 128 : xb->zero_point;
@@ -147,10 +90,11 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
   if (!per_column) out_scales.resize(1);
   dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_column ? 1 << (l.rank - 1) : 0, out_scales);  // dst's last dim: the columns
-  // Zero points only when non-zero: the kernels skip the compensation then.
-  if (xa->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (b_zp != 0) attr.set_zero_points(DNNL_ARG_WEIGHTS, 0, {DNNL_RUNTIME_S32_VAL});
-  if (xy->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  ZeroPoints zero_points;
+  zero_points.add(DNNL_ARG_SRC, xa->zero_point);
+  zero_points.add(DNNL_ARG_WEIGHTS, b_zp);
+  zero_points.add(DNNL_ARG_DST, xy->zero_point);
+  zero_points.declare(&attr);
 
   const memory::desc src = matmul_operand(l.a_dims, l.rank, l.ta, xa->type);
   const memory::desc wei = matmul_operand(b.dims, l.rank, l.tb, dt::s8);
@@ -169,9 +113,7 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
   if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
 
   Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, macs));
-  if (xa->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(xa->zero_point));
-  if (b_zp != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_WEIGHTS, zero_point_memory(b_zp));
-  if (xy->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(xy->zero_point));
+  zero_points.bind(&ex);
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   size_t w = 0;
   bool bind_weights = false;
@@ -194,7 +136,7 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     if (b_u8) flip_bytes = b.num_elements();
   }
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8MatMulKernel>(std::move(ex), s, w, o, bind_weights, flip_bytes);
+  *kernel = std::make_unique<Int8Kernel>(std::move(ex), s, o, w, bind_weights, flip_bytes);
   return true;
 }
 
@@ -212,7 +154,7 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
     std::unique_ptr<ops::OpKernel> check;  // the reference validates dims, bias and keep_dims
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  const auto xa = operand_of(x), xy = operand_of(y);
+  const auto xa = int8_operand(x), xy = int8_operand(y);
   if (!xa || !xy) return false;
   const memory::dim m = w.dims[0], n = w.dims[1], batch = y.dims[0];
   if (x.num_elements() != static_cast<size_t>(batch * n) || y.dims[1] != static_cast<uint32_t>(m)) return false;
@@ -235,8 +177,10 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   if (!per_channel) out_scales.resize(1);
   dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_channel ? 1 << 1 : 0, out_scales);  // dst {batch, m}: m is dim 1
-  if (xa->zero_point != 0) attr.set_zero_points(DNNL_ARG_SRC, 0, {DNNL_RUNTIME_S32_VAL});
-  if (xy->zero_point != 0) attr.set_zero_points(DNNL_ARG_DST, 0, {DNNL_RUNTIME_S32_VAL});
+  ZeroPoints zero_points;
+  zero_points.add(DNNL_ARG_SRC, xa->zero_point);
+  zero_points.add(DNNL_ARG_DST, xy->zero_point);
+  zero_points.declare(&attr);
   if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) return false;
 
   const memory::desc src({batch, n}, xa->type, tag::ab);
@@ -260,11 +204,10 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, static_cast<uint64_t>(batch * n * m)));
   ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
   ex.add_fixed(DNNL_ARG_BIAS, b);
-  if (xa->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_SRC, zero_point_memory(xa->zero_point));
-  if (xy->zero_point != 0) ex.add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | DNNL_ARG_DST, zero_point_memory(xy->zero_point));
+  zero_points.bind(&ex);
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8MatMulKernel>(std::move(ex), s, 0, o, false, 0);
+  *kernel = std::make_unique<Int8Kernel>(std::move(ex), s, o);
   return true;
 }
 

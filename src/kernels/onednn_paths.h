@@ -25,10 +25,6 @@ bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
 // FullyConnected the same way: u8/s8 activations, symmetric s8 weights (per
 // tensor or per output channel), SFIXED_POINT_32 bias, a fused clamp.
 bool prepare_fully_connected_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
-// A node's fused clamp (ops::Epilogue, no residual) as a clip post-op on an
-// 8-bit output's codes; false when it cannot be one (a residual, bounds
-// between codes). No epilogue: true, attr unchanged.
-bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr);
 
 // A MatMul as oneDNN's matmul sees it: every operand at `rank` dims (leading
 // 1s added), and [..., M, K] x a 2-D in[1] collapsed into one GEMM of

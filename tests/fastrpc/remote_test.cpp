@@ -149,16 +149,22 @@ TEST(Remote, CallsOnEitherSideOfTheSlotFrameLimitCarryEveryByte) {
 TEST(Remote, PlainMemoryAmongRpcmemBuffersIsCopied) {
   remote_handle64 h = open_test_skel();
   const size_t page = 4096;
-  auto* a = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, page));
-  void* plain_map = mmap(nullptr, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  auto* b = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, page));
-  ASSERT_NE(a, nullptr);
-  ASSERT_NE(b, nullptr);
-  ASSERT_NE(plain_map, MAP_FAILED);
-  auto* plain = static_cast<uint8_t*>(plain_map);
-  const uint8_t* lo = std::min(a, b);
-  const uint8_t* hi = std::max(a, b);
-  if (plain < lo || plain > hi) GTEST_SKIP() << "the kernel did not place the plain page between the rpcmem ones";
+  // Three pages in a row: the outer two a registered shared buffer each
+  // (fastrpc_mmap of a memfd, at an address chosen here), the middle one
+  // plain anonymous memory, so it lies inside the span of registered regions.
+  void* region = mmap(nullptr, 3 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(region, MAP_FAILED);
+  auto* base = static_cast<uint8_t*>(region);
+  int fds[2];
+  for (int k = 0; k < 2; ++k) {
+    fds[k] = memfd_create("outer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    ASSERT_GE(fds[k], 0);
+    ASSERT_EQ(ftruncate(fds[k], page), 0);
+    uint8_t* at = base + (k == 0 ? 0 : 2 * page);
+    ASSERT_EQ(mmap(at, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fds[k], 0), at);
+    ASSERT_EQ(fastrpc_mmap(CDSP_DOMAIN_ID, fds[k], at, 0, page, FASTRPC_MAP_FD), 0);
+  }
+  uint8_t* plain = base + page;
   for (size_t len : {size_t{8}, size_t{24}, size_t{100}}) {
     for (size_t i = 0; i < len; ++i) plain[i] = static_cast<uint8_t>(i * 13 + len);
     std::vector<uint8_t> out(len, 0);
@@ -169,9 +175,18 @@ TEST(Remote, PlainMemoryAmongRpcmemBuffersIsCopied) {
     EXPECT_EQ(s.bytesCopiedIn, len);
     EXPECT_EQ(s.bytesByReference, 0u);
   }
-  munmap(plain_map, page);
-  rpcmem_free(a);
-  rpcmem_free(b);
+  // The registered neighbours themselves still go by reference.
+  std::memset(base, 7, 64);
+  std::vector<uint8_t> out(64, 0);
+  TestEchoInfo info{};
+  ASSERT_EQ(echo(h, base, out.data(), 64, &info), 0);
+  EXPECT_EQ(out[63], 7);
+  EXPECT_EQ(last_stats().bytesByReference, 64u);
+  for (int k = 0; k < 2; ++k) {
+    EXPECT_EQ(fastrpc_munmap(CDSP_DOMAIN_ID, fds[k], base + (k == 0 ? 0 : 2 * page), page), 0);
+    close(fds[k]);
+  }
+  munmap(region, 3 * page);
   remote_handle64_close(h);
 }
 

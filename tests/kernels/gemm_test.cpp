@@ -95,12 +95,26 @@ void check_fc_quant(int kind, const char* library) {
 
 TEST_P(FcQuant, XnnpackWithin1Lsb) { check_fc_quant(GetParam(), "xnnpack"); }
 
-// oneDNN's int8 matmul takes symmetric int8 weights only (kinds 1 and 2)
-// and only where the CPU makes its sums exact.
-TEST_P(FcQuant, OneDnnInt8Within1Lsb) {
-  if (GetParam() == 0) GTEST_SKIP() << "uint8 weights are XNNPACK's";
+// oneDNN's int8 matmul takes symmetric int8 weights (kinds 1 and 2), where
+// the CPU makes its sums exact; uint8 weights (kind 0) it leaves to XNNPACK.
+TEST_P(FcQuant, OneDnnInt8Within1LsbOrDeclinesUint8Weights) {
   if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact int8 sums on this CPU";
-  check_fc_quant(GetParam(), "onednn-int8");
+  if (GetParam() != 0) {
+    check_fc_quant(GetParam(), "onednn-int8");
+    return;
+  }
+  Case c;
+  c.node.type = "FullyConnected";
+  c.node.inputs = {quantized(dtype::kUfixed8, {16, 64}, per_tensor(0.02f, -128)),
+                   quantized(dtype::kUfixed8, {16, 64}, per_tensor(0.01f, -120))};
+  c.node.outputs = {quantized(dtype::kUfixed8, {16, 16}, per_tensor(0.1f, -128))};
+  std::mt19937 rng(5);
+  c.data = {random_bytes(rng, 16 * 64), random_bytes(rng, 16 * 64)};
+  c.is_static = {false, true};
+  c.bind_static();
+  std::unique_ptr<OpKernel> k;
+  EXPECT_FALSE(fast_path("FullyConnected", "onednn-int8").prepare(c.node.desc(), &k));
+  EXPECT_TRUE(fast_path("FullyConnected", "xnnpack").prepare(c.node.desc(), &k));
 }
 
 // A batch-1 FullyConnected (a CNN's classifier) is a matrix-vector product:

@@ -1,0 +1,74 @@
+#include "kernels/onednn_int8.h"
+
+#include "kernels/quant_params.h"
+#include "kernels/xnnpack_convolution.h"  // output_clamp
+
+namespace openhtp::kernels::onednn {
+
+using dnnl::memory;
+using dt = memory::data_type;
+
+std::optional<Int8Operand> int8_operand(const ops::TensorDesc& t) {
+  if (auto zp = u8_zero_point(t)) return Int8Operand{dt::u8, *zp, t.quant.scale};
+  if (auto zp = s8_zero_point(t)) return Int8Operand{dt::s8, *zp, t.quant.scale};
+  return std::nullopt;
+}
+
+void ZeroPoints::declare(dnnl::primitive_attr* attr) const {
+  for (const auto& [arg, zp] : args_) attr->set_zero_points(arg, 0, {DNNL_RUNTIME_S32_VAL});
+}
+
+void ZeroPoints::bind(Executor* ex) const {
+  for (const auto& [arg, zp] : args_) {
+    memory m({{1}, dt::s32, memory::format_tag::x}, engine());
+    *static_cast<int32_t*>(m.get_data_handle()) = zp;
+    ex->add_fixed(DNNL_ARG_ATTR_ZERO_POINTS | arg, m);
+  }
+}
+
+bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr) {
+  if (!node.has_epilogue()) return true;
+  if (node.epilogue->residual != nullptr) return false;
+  // oneDNN applies post-ops to the scaled accumulator before the dst zero
+  // point is added, so the bounds are codes minus the zero point. Only
+  // whole-code bounds (as XNNPACK's output min/max), so rounding then
+  // clamping is exact.
+  const int32_t qmin = y_u8 ? 0 : -128, qmax = y_u8 ? 255 : 127;
+  int32_t lo, hi;
+  if (!xnn::output_clamp(node, qmin, qmax, &lo, &hi)) return false;
+  if (lo > qmin || hi < qmax) {
+    dnnl::post_ops po;
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(lo - y_zero_point),
+                      static_cast<float>(hi - y_zero_point));
+    attr->set_post_ops(po);
+  }
+  return true;
+}
+
+Int8Kernel::Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights, bool bind_weights, size_t flip_bytes)
+    : ex_(std::move(ex)), src_(src), dst_(dst), weights_(weights), bind_weights_(bind_weights),
+      flip_at_(ops::align_workspace(ex_.workspace_bytes())), flip_bytes_(flip_bytes),
+      ws_(flip_bytes > 0 ? flip_at_ + flip_bytes : ex_.workspace_bytes()) {}
+
+void Int8Kernel::run(std::span<const void* const> in, std::span<void* const> out) {
+  uint8_t* const ws = ws_.data();
+  if (ex_.workspace_bytes() > 0) ex_.set_workspace(ws);
+  ex_.bind(src_, in[0]);
+  if (bind_weights_) {
+    if (flip_bytes_ > 0) {
+      auto* s8 = reinterpret_cast<int8_t*>(ws + flip_at_);
+      u8_to_s8(static_cast<const uint8_t*>(in[1]), flip_bytes_, s8);
+      ex_.bind(weights_, s8);
+    } else {
+      ex_.bind(weights_, in[1]);
+    }
+  }
+  ex_.bind(dst_, out[0]);
+  ex_.execute();
+}
+
+void u8_to_s8(const uint8_t* in, size_t n, int8_t* out) {
+  for (size_t i = 0; i < n; ++i) out[i] = static_cast<int8_t>(static_cast<int>(in[i]) - 128);
+}
+
+}  // namespace openhtp::kernels::onednn

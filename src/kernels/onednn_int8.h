@@ -1,0 +1,73 @@
+// What the oneDNN int8 paths (onednn_int8_convolution.cpp,
+// onednn_int8_matmul.cpp) share: a QNN 8-bit encoding in oneDNN's terms, the
+// runtime zero points of a primitive, a fused clamp as a clip post-op, and
+// the kernel that runs such a primitive.
+#pragma once
+
+#include <dnnl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "kernels/onednn_runtime.h"
+#include "ops/op.h"
+#include "ops/workspace.h"
+
+namespace openhtp::kernels::onednn {
+
+// An 8-bit per-tensor operand: UFIXED_POINT_8 as u8, SFIXED_POINT_8 as s8,
+// zero point = -offset.
+struct Int8Operand {
+  dnnl::memory::data_type type;
+  int32_t zero_point;
+  float scale;
+};
+std::optional<Int8Operand> int8_operand(const ops::TensorDesc& t);
+
+// A primitive's non-zero zero points (a zero one is left out: the kernels
+// skip the compensation then), declared on its attribute before it is made
+// and bound to its executor after (oneDNN reads runtime zero points from
+// one-element s32 memories).
+class ZeroPoints {
+ public:
+  void add(int arg, int32_t zero_point) {
+    if (zero_point != 0) args_.emplace_back(arg, zero_point);
+  }
+  void declare(dnnl::primitive_attr* attr) const;
+  void bind(Executor* ex) const;
+
+ private:
+  std::vector<std::pair<int, int32_t>> args_;
+};
+
+// A node's fused clamp (ops::Epilogue, no residual) as a clip post-op on an
+// 8-bit output's codes; false when it cannot be one (a residual, bounds
+// between codes). No epilogue: true, attr unchanged.
+bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr);
+
+// Runs an int8 primitive: in[0] as src, out[0] as dst, and optionally in[1]
+// as its weights. flip_bytes > 0: in[1] is u8 and oneDNN takes s8 weights
+// only, so its codes are moved to s8 (-128, as its zero point was) into the
+// workspace, after oneDNN's scratchpad, on every run.
+class Int8Kernel final : public ops::OpKernel {
+ public:
+  Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights = 0, bool bind_weights = false, size_t flip_bytes = 0);
+  size_t workspace_bytes() const override { return ws_.bytes(); }
+  void set_workspace(void* memory) override { ws_.bind(memory); }
+  void run(std::span<const void* const> in, std::span<void* const> out) override;
+
+ private:
+  Executor ex_;
+  size_t src_, dst_, weights_;
+  bool bind_weights_;
+  size_t flip_at_, flip_bytes_;
+  ops::Workspace ws_;
+};
+
+// u8 codes as s8 codes of the same reals (the zero point moves by 128 too).
+void u8_to_s8(const uint8_t* in, size_t n, int8_t* out);
+
+}  // namespace openhtp::kernels::onednn
