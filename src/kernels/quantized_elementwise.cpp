@@ -446,13 +446,32 @@ namespace {
 // this many input bytes (a byte add is well under a nanosecond).
 constexpr size_t kReduceTaskBytes = size_t{1} << 20;
 
+// Columns per accumulator block of the [reduced, inner] column sums: 256
+// int32 sums stay in registers / L1 while every row streams past once.
+constexpr size_t kColumnBlock = 256;
+
+// acc[i] += x[r * stride + i] for r < rows, i < n (n <= kColumnBlock).
+#define OPENHTP_SUM_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+OPENHTP_SUM_CLONES void sum_columns_u8(const uint8_t* x, size_t rows, size_t stride, size_t n, int32_t* acc) {
+  for (size_t r = 0; r < rows; ++r) {
+    const uint8_t* row = x + r * stride;
+    for (size_t i = 0; i < n; ++i) acc[i] += row[i];
+  }
+}
+OPENHTP_SUM_CLONES void sum_columns_s8(const int8_t* x, size_t rows, size_t stride, size_t n, int32_t* acc) {
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* row = x + r * stride;
+    for (size_t i = 0; i < n; ++i) acc[i] += row[i];
+  }
+}
+#undef OPENHTP_SUM_CLONES
+
 class ReduceMeanKernel final : public ops::OpKernel {
  public:
   // Input viewed as [outer, reduced, inner]; output [outer, inner].
   ReduceMeanKernel(const ops::TensorDesc& x, const ops::TensorDesc& y, size_t outer, size_t reduced, size_t inner,
                    pthreadpool_t pool)
-      : x_desc_(x), y_desc_(y), outer_(outer), reduced_(reduced), inner_(inner), pool_(pool),
-        acc_(inner > 1 ? inner : 0) {}
+      : x_desc_(x), y_desc_(y), outer_(outer), reduced_(reduced), inner_(inner), pool_(pool) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     x_ = static_cast<const uint8_t*>(in[0]);
@@ -468,24 +487,33 @@ class ReduceMeanKernel final : public ops::OpKernel {
       return;
     }
     // [outer, reduced, inner] with inner > 1 (global average pool over H, W
-    // of NHWC): per outer slice, inner accumulators; split over outer
-    // slices (batch) only. A single slice runs on the caller's thread.
+    // of NHWC): per outer slice, column sums of `reduced` rows of `inner`
+    // codes into int32 accumulators (exact: reduced < 2^23 is checked at
+    // prepare), a loop the compiler widens to 16 lanes. Split over blocks of
+    // columns when the slice is large, each task with its own accumulators.
+    const size_t cols_per_task = std::max<size_t>(
+        kColumnBlock, (kReduceTaskBytes / std::max<size_t>(1, reduced_)) / kColumnBlock * kColumnBlock);
     for (size_t o = 0; o < outer_; ++o) {
-      std::fill(acc_.begin(), acc_.end(), 0);
-      const uint8_t* x = x_ + o * reduced_ * inner_;
-      if (x_desc_.dtype == dtype::kSfixed8) {
-        for (size_t r = 0; r < reduced_; ++r) {
-          const int8_t* row = reinterpret_cast<const int8_t*>(x + r * inner_);
-          for (size_t i = 0; i < inner_; ++i) acc_[i] += row[i];
-        }
-      } else {
-        for (size_t r = 0; r < reduced_; ++r) {
-          const uint8_t* row = x + r * inner_;
-          for (size_t i = 0; i < inner_; ++i) acc_[i] += row[i];
-        }
-      }
-      for (size_t i = 0; i < inner_; ++i) y_[o * inner_ + i] = finish(acc_[i]);
+      slice_ = o;
+      auto body = [this](size_t start, size_t count) {
+        for (size_t c = start; c < start + count; c += kColumnBlock) column_block(c, std::min(kColumnBlock, start + count - c));
+      };
+      run_tiles(reduced_ * inner_ >= 2 * kReduceTaskBytes ? pool_ : nullptr, inner_, cols_per_task, body);
     }
+  }
+
+ private:
+  // Columns [c, c + n) of slice slice_, n <= kColumnBlock.
+  void column_block(size_t c, size_t n) const {
+    int32_t acc[kColumnBlock] = {};
+    const uint8_t* x = x_ + slice_ * reduced_ * inner_ + c;
+    if (x_desc_.dtype == dtype::kSfixed8) {
+      sum_columns_s8(reinterpret_cast<const int8_t*>(x), reduced_, inner_, n, acc);
+    } else {
+      sum_columns_u8(x, reduced_, inner_, n, acc);
+    }
+    uint8_t* y = y_ + slice_ * inner_ + c;
+    for (size_t i = 0; i < n; ++i) y[i] = finish(acc[i]);
   }
 
  private:
@@ -522,7 +550,7 @@ class ReduceMeanKernel final : public ops::OpKernel {
   ops::TensorDesc x_desc_, y_desc_;
   size_t outer_, reduced_, inner_;
   pthreadpool_t pool_;
-  std::vector<int64_t> acc_;  // inner_ accumulators (inner > 1), sized at prepare
+  size_t slice_ = 0;          // the outer slice run() is on (inner > 1)
   const uint8_t* x_ = nullptr;
   uint8_t* y_ = nullptr;
 };
@@ -540,6 +568,7 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   }
   ReduceLayout l;
   if (!contiguous_reduce_layout(node, &l)) return false;
+  if (l.inner > 1 && l.reduced >= (size_t{1} << 23)) return false;  // int32 column sums stay exact
   *kernel = std::make_unique<ReduceMeanKernel>(x, y, l.outer, l.reduced, l.inner, pool_of(node));
   return true;
 }

@@ -36,10 +36,10 @@
 //               in place of its per-element conversions; static in[1]
 //               dequantized once. Within one step of the reference (float
 //               summation order), as the adapted oneDNN path was.
-// The binary ops, row-wise ReduceMean and Softmax split over the graph's
-// pool the way the unary tables do (tiles / rows, only when there is enough
-// work); ReduceMean over inner axes and MatMul's conversions run on the
-// caller's thread (oneDNN threads the matmul itself).
+// The binary ops, ReduceMean and Softmax split over the graph's pool the
+// way the unary tables do (tiles / rows / blocks of 256 columns for a
+// ReduceMean over outer axes, only when there is enough work); MatMul's
+// conversions run on the caller's thread (oneDNN threads the matmul itself).
 #pragma once
 
 #include <memory>

@@ -141,7 +141,10 @@ TEST(Quantized8ReduceMean, WithinOneStepOverRandomShapes) {
   for (int iter = 0; iter < 40; ++iter) {
     std::vector<uint32_t> dx;
     std::vector<uint32_t> axes;
-    if (iter % 2 == 0) {  // global average pool: [N, H, W, C] over H, W
+    if (iter % 10 == 0) {  // a pool over more than one 256-column block, big enough to split over threads
+      dx = {1, rand_int(rng, 60, 64), 64, rand_int(rng, 513, 600)};
+      axes = {1, 2};
+    } else if (iter % 2 == 0) {  // global average pool: [N, H, W, C] over H, W
       dx = {rand_int(rng, 1, 2), rand_int(rng, 1, 20), rand_int(rng, 1, 20), rand_int(rng, 1, 70)};
       axes = {1, 2};
     } else {  // LayerNorm: last axis of [B, S, D]
