@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -100,7 +101,128 @@ bool within_output_range(float lo, float hi, const ops::Quant& in, const ops::Qu
   return saturation_clamps && in_min < out_min + s && in_max > out_max - s;
 }
 
+// Element-wise ops: each output element depends only on the same element of
+// each input (a chain of them on one 8-bit tensor is a table of its codes).
+bool is_pointwise(std::string_view t) {
+  static constexpr std::string_view kTypes[] = {
+      "Relu", "ReluMinMax", "Relu1", "Relu6", "Sigmoid", "Tanh", "Gelu", "HardSwish", "Elu", "Logit",
+      "ElementWiseNeuron", "ElementWiseUnary", "ElementWiseAbs", "ElementWiseAsin", "ElementWiseAtan",
+      "ElementWiseCeil", "ElementWiseCos", "ElementWiseExp", "ElementWiseFloor", "ElementWiseLog", "ElementWiseNeg",
+      "ElementWiseRound", "ElementWiseRsqrt", "ElementWiseSign", "ElementWiseSin", "ElementWiseSquareRoot",
+      "ElementWiseSoftplus", "ElementWiseAdd", "ElementWiseSubtract", "ElementWiseMultiply", "ElementWiseDivide",
+      "ElementWiseMaximum", "ElementWiseMinimum", "ElementWisePower", "ElementWiseSquaredDifference",
+      "ElementWiseBinary"};
+  for (std::string_view k : kTypes) {
+    if (k == t) return true;
+  }
+  return false;
+}
+
+// Nodes a chain may grow over before it must be closed, and the most nodes
+// one chain holds: chains are short (SiLU is two), the bound keeps the
+// search linear.
+constexpr int kChainWindow = 16;
+constexpr size_t kChainMaxNodes = 8;
+
 }  // namespace
+
+std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const std::vector<Fusion>& fusions) {
+  std::unordered_map<uint32_t, const TensorSpec*> tensor;
+  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
+  std::unordered_map<uint32_t, std::vector<int>> readers;
+  const int n_nodes = static_cast<int>(spec.nodes.size());
+  for (int n = 0; n < n_nodes; ++n) {
+    for (uint32_t id : spec.nodes[n].inputs) {
+      if (id != kNoTensor) readers[id].push_back(n);
+    }
+  }
+  std::vector<bool> taken(spec.nodes.size(), false);
+  for (const Fusion& f : fusions) {
+    for (int n : {f.producer, f.add, f.clamp}) {
+      if (n >= 0) taken[n] = true;
+    }
+  }
+  auto get = [&](uint32_t id) -> const TensorSpec* {
+    auto it = tensor.find(id);
+    return it == tensor.end() ? nullptr : it->second;
+  };
+  // A one-element static operand (GELU's 0.5, HardSwish's 3 and 6 written
+  // out): the same for every element, so it may join a chain.
+  auto static_scalar = [&](uint32_t id) {
+    const TensorSpec* t = get(id);
+    return t != nullptr && t->type == tensor_type::kStatic && t->dims.size() <= 5 &&
+           std::all_of(t->dims.begin(), t->dims.end(), [](uint32_t d) { return d == 1; });
+  };
+  // A node that may be a link: ours, element-wise, one output, every input present and of `dims`.
+  auto linkable = [&](int n, const std::vector<uint32_t>& dims) {
+    const NodeSpec& node = spec.nodes[n];
+    if (taken[n] || !is_pointwise(node.type) || node.outputs.size() != 1 || node.inputs.empty()) return false;
+    if (!node.package.empty() && node.package != ops::kPackageName) return false;
+    const TensorSpec* o = get(node.outputs[0]);
+    if (o == nullptr || o->dims != dims || o->quant.per_channel()) return false;
+    for (uint32_t id : node.inputs) {
+      const TensorSpec* t = id == kNoTensor ? nullptr : get(id);
+      if (t == nullptr || (t->dims != dims && !static_scalar(id))) return false;
+    }
+    return true;
+  };
+
+  std::vector<PointwiseChain> out;
+  for (int a = 0; a < n_nodes; ++a) {
+    if (taken[a] || spec.nodes[a].inputs.empty()) continue;
+    const uint32_t x = spec.nodes[a].inputs[0];
+    const TensorSpec* xs = get(x);
+    if (xs == nullptr || !is_8bit(xs->dtype) || !xs->quant.present || xs->quant.per_channel()) continue;
+    if (!linkable(a, xs->dims)) continue;
+    // Grow: a node joins when all its inputs are x or outputs of the chain.
+    std::vector<int> chain;
+    std::unordered_map<uint32_t, bool> avail{{x, true}};
+    for (int n = a; n < n_nodes && n < a + kChainWindow && chain.size() < kChainMaxNodes; ++n) {
+      if (!linkable(n, xs->dims)) continue;
+      bool ok = true;
+      for (uint32_t id : spec.nodes[n].inputs) ok = ok && (avail.count(id) != 0 || static_scalar(id));
+      if (!ok) continue;
+      chain.push_back(n);
+      avail[spec.nodes[n].outputs[0]] = true;
+    }
+    // The longest prefix of two or more whose only escaping value is its
+    // last node's output.
+    for (size_t k = chain.size(); k >= 2; --k) {
+      std::vector<int> prefix(chain.begin(), chain.begin() + static_cast<long>(k));
+      auto inside = [&](int n) { return std::find(prefix.begin(), prefix.end(), n) != prefix.end(); };
+      bool ok = true;
+      std::vector<uint32_t> eliminated;
+      for (size_t j = 0; j + 1 < k && ok; ++j) {
+        const uint32_t id = spec.nodes[prefix[j]].outputs[0];
+        const TensorSpec* t = get(id);
+        ok = t != nullptr && t->type == tensor_type::kNative;
+        for (int r : readers[id]) ok = ok && inside(r);
+        eliminated.push_back(id);
+      }
+      if (!ok) continue;
+      PointwiseChain c;
+      c.input = x;
+      c.nodes = std::move(prefix);
+      c.eliminated = std::move(eliminated);
+      for (int n : c.nodes) taken[n] = true;
+      out.push_back(std::move(c));
+      break;
+    }
+  }
+  return out;
+}
+
+std::string chain_name(const GraphSpec& spec, const PointwiseChain& c) {
+  std::string s;
+  for (int n : c.nodes) s += (s.empty() ? "" : "+") + spec.nodes[n].name;
+  return s;
+}
+
+std::string chain_type(const GraphSpec& spec, const PointwiseChain& c) {
+  std::string s;
+  for (int n : c.nodes) s += (s.empty() ? "" : "+") + spec.nodes[n].type;
+  return s;
+}
 
 std::vector<Fusion> find_fusions(const GraphSpec& spec) {
   std::unordered_map<uint32_t, const TensorSpec*> tensor;

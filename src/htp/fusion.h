@@ -74,6 +74,35 @@ struct Fusion {
 // Every legal fusion of `spec`, in producer order; a node is in at most one.
 std::vector<Fusion> find_fusions(const GraphSpec& spec);
 
+// Pointwise chains (8-bit): nodes each of whose inputs is one 8-bit
+// per-tensor tensor x, the output of an earlier node of the chain or a
+// one-element static tensor, all of x's shape, every op element-wise (the output element depends only on the
+// same element of each input):
+//
+//   x ──► Sigmoid ──s──► Multiply(x, s) ──► y          (SiLU / Swish)
+//
+// Whatever the chain computes, y's code depends on x's code alone, so the
+// chain is ONE 256-entry table, made at prepare by running the nodes'
+// reference kernels on the 256 codes (kernels/lookup_table.h): the fused
+// step equals the unfused nodes bit for bit. Rules:
+//   - Two nodes or more (one is already a table).
+//   - Every intermediate (each output but y) is NATIVE and read only by
+//     nodes of the chain; y is the last node's output.
+//   - No node is in another fusion.
+// The step runs at the first node's place (it reads x only, which exists
+// there). It is a fast path: with reference kernels only, or when the table
+// cannot be made, the nodes run unfused.
+struct PointwiseChain {
+  uint32_t input = kNoTensor;        // x
+  std::vector<int> nodes;            // node indices, in order; the last writes the output
+  std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
+};
+
+// Every pointwise chain of `spec` among the nodes no fusion in `fusions` holds.
+std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const std::vector<Fusion>& fusions);
+std::string chain_name(const GraphSpec& spec, const PointwiseChain& c);
+std::string chain_type(const GraphSpec& spec, const PointwiseChain& c);
+
 // The fused step's name in profiles: the node names joined by '+'
 // ("conv_3+relu_3"), and its type likewise ("Conv2d+Relu").
 std::string fused_name(const GraphSpec& spec, const Fusion& f);

@@ -115,6 +115,10 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   if (options.fusion) fusions = find_fusions(g->spec_);
   std::vector<int> fusion_at(n_nodes, -1);
   for (size_t k = 0; k < fusions.size(); ++k) fusion_at[fusions[k].producer] = static_cast<int>(k);
+  std::vector<PointwiseChain> chains;
+  if (options.fusion) chains = find_pointwise_chains(g->spec_, fusions);
+  std::vector<int> chain_at(n_nodes, -1);
+  for (size_t k = 0; k < chains.size(); ++k) chain_at[chains[k].nodes.front()] = static_cast<int>(k);
   std::vector<bool> absorbed(n_nodes, false);
   std::vector<int> eliminated;  // slots of the intermediates fusion removed
   auto slot_of = [&](uint32_t id) {
@@ -194,6 +198,23 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
     return step;
   };
+  // A pointwise chain's step, kernel built, or nullopt (then its nodes run
+  // one by one): x not yet produced, or no fast path makes the table.
+  auto try_chain = [&](const PointwiseChain& c) -> std::optional<Step> {
+    Step step;
+    step.node = c.nodes.front();
+    step.chain = c.nodes;
+    step.name = chain_name(g->spec_, c);
+    step.type = chain_type(g->spec_, c);
+    const int x = slot_of(c.input);
+    const int out = slot_of(g->spec_.nodes[c.nodes.back()].outputs[0]);
+    if (x < 0 || !produced[x] || out < 0 || produced[out]) return std::nullopt;
+    step.in_slots.push_back(x);
+    step.out_slots.push_back(out);
+    step.op_inputs = 1;
+    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
+    return step;
+  };
   // The op is known and the caller's bound not reached (checked per node).
   auto node_ok = [&](const NodeSpec& node) -> bool {
     const ops::OpDef* def = ops::find_op(node.type);
@@ -231,6 +252,33 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
                     st.message);
       }
       continue;
+    }
+    if (chain_at[n] >= 0) {
+      const PointwiseChain& c = chains[chain_at[n]];
+      if (!node_ok(node)) return nullptr;
+      if (std::optional<Step> fused = try_chain(c)) {
+        Step bookkeeping;
+        if (!read(node, c.input, &bookkeeping)) return nullptr;
+        for (uint32_t id : c.eliminated) {
+          produced[slot_of(id)] = true;
+          eliminated.push_back(slot_of(id));
+        }
+        const NodeSpec& last = g->spec_.nodes[c.nodes.back()];
+        if (!write(last, last.outputs[0], &bookkeeping)) return nullptr;
+        for (size_t k = 1; k < c.nodes.size(); ++k) absorbed[c.nodes[k]] = true;
+        g->steps_.push_back(std::move(*fused));
+        // The first node is judged by its own rules too.
+        Step own;
+        own.node = n;
+        for (uint32_t id : node.inputs) own.in_slots.push_back(slot_of(id));
+        for (uint32_t id : node.outputs) own.out_slots.push_back(slot_of(id));
+        own.op_inputs = own.in_slots.size();
+        if (ops::Status st = g->prepare_kernel(own, nullptr, nullptr); !st.ok()) {
+          return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
+                      st.message);
+        }
+        continue;
+      }
     }
     if (fusion_at[n] >= 0) {
       const Fusion& f = fusions[fusion_at[n]];
@@ -389,8 +437,53 @@ void PreparedGraph::apply_plan(const Plan& plan) {
   regions_bound_ = false;  // NATIVE pointers and workspaces are bound again at the next execute
 }
 
+ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
+                                                std::string* impl) const {
+  const ops::FastPath* maker = nullptr;
+  for (const ops::FastPath& fp : env_.fast_paths) {
+    if (fp.type_name == ops::kPointwiseChain && fp.prepare_chain != nullptr) maker = &fp;
+  }
+  if (maker == nullptr) return ops::Status::Unsupported("no fast path builds pointwise chains");
+  // Each link's tensors, from the spec; a link's input is the chain's input
+  // (-1) or an earlier link's output.
+  std::vector<std::vector<ops::TensorDesc>> ins(step.chain.size()), outs(step.chain.size());
+  std::vector<ops::ChainLink> links;
+  const uint32_t x = spec_.nodes[step.chain.front()].inputs[0];
+  for (size_t j = 0; j < step.chain.size(); ++j) {
+    const NodeSpec& n = spec_.nodes[step.chain[j]];
+    ops::ChainLink l{};
+    for (uint32_t id : n.inputs) {
+      int src = -2;
+      if (id == x) src = -1;
+      for (size_t k = 0; k < j; ++k) {
+        if (spec_.nodes[step.chain[k]].outputs[0] == id) src = static_cast<int>(k);
+      }
+      auto slot = slot_of_id_.find(id);
+      if (slot == slot_of_id_.end()) return ops::Status::Invalid("pointwise chain: a link reads an unknown tensor");
+      ops::TensorDesc d = desc_of(spec_.tensors[slot->second]);
+      if (src == -2 && spec_.tensors[slot->second].type == tensor_type::kStatic) {
+        src = ops::kChainStatic;
+        d.static_data = pointers_[slot->second];
+      }
+      if (src == -2) return ops::Status::Invalid("pointwise chain: a link reads outside it");
+      ins[j].push_back(std::move(d));
+      l.sources.push_back(src);
+    }
+    for (uint32_t id : n.outputs) outs[j].push_back(desc_of(spec_.tensors[slot_of_id_.at(id)]));
+    l.node = ops::NodeDesc{n.name, n.type, ins[j], outs[j], n.params, &env_};
+    links.push_back(std::move(l));
+  }
+  if (kernel == nullptr) return ops::Status::Ok();
+  if (!maker->prepare_chain(links, env_, kernel) || !*kernel) {
+    return ops::Status::Unsupported("pointwise chain '" + step.name + "' declined");
+  }
+  if (impl != nullptr) *impl = std::string(maker->library);
+  return ops::Status::Ok();
+}
+
 ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
                                           std::string* impl) const {
+  if (!step.chain.empty()) return prepare_chain_kernel(step, kernel, impl);
   const NodeSpec& node = spec_.nodes[step.node];
   std::vector<ops::TensorDesc> in_descs, out_descs;
   for (int s : step.in_slots) {

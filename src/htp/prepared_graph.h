@@ -204,6 +204,9 @@ class PreparedGraph {
     // Fused only: the epilogue (its residual, when there is one, is the
     // input after the producer's `op_inputs` own ones).
     std::optional<ops::Epilogue> epilogue;
+    // A pointwise chain's step (fusion.h): its nodes, in order; `node` is the
+    // first. Empty for any other step.
+    std::vector<int> chain;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
@@ -229,6 +232,8 @@ class PreparedGraph {
   // Builds a step's kernel from its slots on env_ (ops::prepare_node);
   // kernel == nullptr validates only.
   ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
+  // A pointwise chain's step (Step::chain): one kernel from the chain fast path.
+  ops::Status prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
   // Plans natives_ and the workspaces of `kernels` (one per step); `fixed`

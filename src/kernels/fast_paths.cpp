@@ -63,6 +63,8 @@ std::span<const ops::FastPath> fast_paths() {
       {"Logit", "lookup-table", &lut::prepare_unary},
       {"Convert", "lookup-table", &lut::prepare_unary},
       {"Dequantize", "lookup-table", &lut::prepare_unary},
+      // A fused pointwise chain on an 8-bit tensor (htp/fusion.h) as one table.
+      {ops::kPointwiseChain, "lookup-table", nullptr, &lut::prepare_chain},
       // Element-wise fp32 (fp16 add/multiply) binary ops through XNNPACK.
       {"ElementWiseMultiply", "xnnpack", &xnn::prepare_multiply},
       {"ElementWiseSubtract", "xnnpack", &xnn::prepare_subtract},

@@ -129,4 +129,65 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
   return true;
 }
 
+bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& env,
+                   std::unique_ptr<ops::OpKernel>* kernel) {
+  if (chain.empty()) return false;
+  // The chain's input: the first source -1 found (every link reads only it
+  // and earlier links, htp/fusion.cpp).
+  const ops::TensorDesc* x = nullptr;
+  for (const ops::ChainLink& l : chain) {
+    if (l.sources.size() != l.node.inputs.size()) return false;
+    for (size_t k = 0; k < l.sources.size(); ++k) {
+      if (l.sources[k] == -1 && x == nullptr) x = &l.node.inputs[k];
+    }
+  }
+  const ops::NodeDesc& last = chain.back().node;
+  if (x == nullptr || !is_8bit_quantized(*x) || last.outputs.size() != 1) return false;
+  const ops::TensorDesc& y = last.outputs[0];
+  const size_t out_bytes = dtype::element_size(y.dtype);
+  if (y.quant.per_channel() || y.dims != x->dims || out_bytes == 0 || out_bytes > 4) return false;
+
+  std::vector<uint8_t> codes(256);
+  for (size_t i = 0; i < 256; ++i) codes[i] = static_cast<uint8_t>(i);
+  // answers[j]: link j's output over the 256 codes.
+  std::vector<std::vector<uint8_t>> answers(chain.size());
+  for (size_t j = 0; j < chain.size(); ++j) {
+    const ops::ChainLink& l = chain[j];
+    if (l.node.outputs.size() != 1) return false;
+    std::vector<ops::TensorDesc> ins(l.node.inputs.begin(), l.node.inputs.end());
+    std::vector<const void*> in_ptrs;
+    for (size_t k = 0; k < ins.size(); ++k) {
+      const int src = l.sources[k];
+      ins[k].planned = false;
+      if (src == ops::kChainStatic) {  // one element, broadcast by the op itself
+        if (ins[k].static_data == nullptr || ins[k].num_elements() != 1) return false;
+        in_ptrs.push_back(ins[k].static_data);
+        continue;
+      }
+      if (src < -1 || src >= static_cast<int>(j)) return false;
+      ins[k].dims = {256};
+      ins[k].static_data = nullptr;
+      in_ptrs.push_back(src == -1 ? codes.data() : answers[src].data());
+    }
+    ops::TensorDesc out = l.node.outputs[0];
+    out.dims = {256};
+    out.planned = false;
+    const size_t bytes = dtype::element_size(out.dtype);
+    if (bytes == 0) return false;
+    answers[j].resize(256 * bytes);
+    const ops::TensorDesc outs[] = {out};
+    const ops::NodeDesc probe{l.node.name, l.node.type, ins, outs, l.node.params, nullptr};
+    std::unique_ptr<ops::OpKernel> reference;
+    if (!ops::prepare_reference(probe, &reference).ok() || !reference) return false;
+    std::vector<uint8_t> ws(reference->workspace_bytes() + 64);
+    if (reference->workspace_bytes() > 0) {
+      reference->set_workspace(reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t{63}));
+    }
+    void* out_ptrs[] = {answers[j].data()};
+    reference->run(in_ptrs, out_ptrs);
+  }
+  *kernel = std::make_unique<LookupKernel>(std::move(answers.back()), out_bytes, x->num_elements(), env.pool);
+  return true;
+}
+
 }  // namespace openhtp::kernels::lut

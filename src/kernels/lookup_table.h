@@ -10,11 +10,23 @@
 #pragma once
 
 #include <memory>
+#include <span>
 
 #include "ops/op.h"
 
 namespace openhtp::kernels::lut {
 
 bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+
+// A pointwise chain on one 8-bit per-tensor input (htp/fusion.h: SiLU's
+// Sigmoid -> Multiply(x, sigmoid(x)), HardSwish written out, ...) as ONE
+// table: every link is prepared on the reference (through the type adapter)
+// with 256-element tensors and run in order on the 256 codes, each reading
+// the chain's input or an earlier link's answers. The table is what the
+// unfused nodes compute, code for code, so the fused step is bit-exact.
+// Declines when a link does not prepare, when the input is not 8-bit
+// per-tensor, or when the output is per-channel or wider than 4 bytes.
+bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& env,
+                   std::unique_ptr<ops::OpKernel>* kernel);
 
 }  // namespace openhtp::kernels::lut

@@ -313,11 +313,30 @@ struct OpDef {
 // geometry from node.parsed, never from the parameters, and declines a node
 // without one.
 using FastPrepareFn = bool (*)(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel);
-struct FastPath {
-  std::string_view type_name;  // op type it accelerates
-  std::string_view library;    // "xnnpack", "onednn", ... (logs, tests)
-  FastPrepareFn prepare;
+
+// One node of a pointwise chain (htp/fusion.h, "pointwise chains"): the
+// node, and where each of its inputs comes from: -1 the chain's input, j >= 0
+// the output of link j (an earlier one), kChainStatic a one-element static
+// tensor (its TensorDesc's static_data).
+inline constexpr int kChainStatic = -3;
+struct ChainLink {
+  NodeDesc node;
+  std::vector<int> sources;
 };
+// Builds ONE kernel for a whole chain (from the chain's input to the last
+// link's output), or declines (false).
+using PrepareChainFn = bool (*)(std::span<const ChainLink> chain, const KernelEnv& env,
+                                std::unique_ptr<OpKernel>* kernel);
+
+struct FastPath {
+  std::string_view type_name;  // op type it accelerates (kPointwiseChain: a chain)
+  std::string_view library;    // "xnnpack", "onednn", ... (logs, tests)
+  FastPrepareFn prepare;       // null for a chain entry
+  PrepareChainFn prepare_chain = nullptr;
+};
+// The type_name of the fast path entry that builds pointwise chains; no op
+// has this name.
+inline constexpr std::string_view kPointwiseChain = "(pointwise chain)";
 
 // The one entry point for validating and building a node's kernel: finds the
 // op, applies the type adapter where the op asks for it, validates, then

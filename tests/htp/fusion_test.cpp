@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <set>
 #include <vector>
 
 #include "htp/fusion.h"
@@ -236,6 +237,63 @@ TEST(FusionPass, ResidualAddThenClampAndOnlyWhenTheOtherOperandExists) {
   EXPECT_TRUE(htp::find_fusions(b3.g).empty());
 }
 
+// 8-bit SiLU after a conv: x -> conv -> c; sig(c) -> s; mul(c, s) -> y.
+Builder silu_block(uint32_t act_dt, uint32_t* c_out, uint32_t* s_out) {
+  Builder b;
+  b.act_dt = act_dt;
+  b.act_q = ops::Quant::per_tensor(0.05f, -128);  // [-6.4, 6.35]
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  const uint32_t s = b.node("sig", "Sigmoid", {c});
+  b.node("mul", "ElementWiseMultiply", {c, s}, tt::kAppRead);
+  *c_out = c;
+  *s_out = s;
+  return b;
+}
+
+TEST(FusionPass, Uint8SiluIsAPointwiseChain) {
+  uint32_t c, s;
+  Builder b = silu_block(kU8, &c, &s);
+  const auto fusions = htp::find_fusions(b.g);
+  EXPECT_TRUE(fusions.empty()) << "the conv's output is read twice";
+  auto chains = htp::find_pointwise_chains(b.g, fusions);
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].input, c);
+  EXPECT_EQ(chains[0].nodes, (std::vector<int>{1, 2}));
+  EXPECT_EQ(chains[0].eliminated, (std::vector<uint32_t>{s}));
+  EXPECT_EQ(htp::chain_name(b.g, chains[0]), "sig+mul");
+  EXPECT_EQ(htp::chain_type(b.g, chains[0]), "Sigmoid+ElementWiseMultiply");
+
+  // The sigmoid's output is also a graph output: it must be written.
+  Builder b2 = silu_block(kU8, &c, &s);
+  b2.g.tensors[s - 1].type = tt::kAppRead;
+  EXPECT_TRUE(htp::find_pointwise_chains(b2.g, htp::find_fusions(b2.g)).empty());
+  // ... or read by a node outside the chain.
+  Builder b3 = silu_block(kU8, &c, &s);
+  b3.conv("conv2", s);
+  EXPECT_TRUE(htp::find_pointwise_chains(b3.g, htp::find_fusions(b3.g)).empty());
+  // Float tensors have more than 256 values: no table.
+  Builder b4 = silu_block(kF32, &c, &s);
+  EXPECT_TRUE(htp::find_pointwise_chains(b4.g, htp::find_fusions(b4.g)).empty());
+  // A per-channel input encoding is no 256-entry function of the code.
+  Builder b5 = silu_block(kU8, &c, &s);
+  ops::Quant pc;
+  pc.present = true;
+  pc.axis = 3;
+  pc.scales = {0.05f, 0.04f, 0.03f, 0.02f};
+  pc.offsets = {-128, -128, -128, -128};
+  b5.g.tensors[c - 1].quant = pc;
+  EXPECT_TRUE(htp::find_pointwise_chains(b5.g, htp::find_fusions(b5.g)).empty());
+  // A second operand that is neither the chain's nor a one-element static.
+  Builder b6;
+  b6.act_dt = kU8;
+  b6.act_q = ops::Quant::per_tensor(0.05f, -128);
+  const uint32_t x6 = b6.tensor(tt::kAppWrite), z6 = b6.tensor(tt::kAppWrite);
+  const uint32_t s6 = b6.node("sig", "Sigmoid", {x6});
+  b6.node("mul", "ElementWiseMultiply", {z6, s6}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_pointwise_chains(b6.g, {}).empty());
+}
+
 // ---- end to end --------------------------------------------------------
 
 struct GraphRun {
@@ -394,6 +452,58 @@ TEST(FusionGraph, Uint8ClampFusesOnTheFastPathAndMatches) {
   const GraphRun ref = run(b.g, true, false, c);
   EXPECT_EQ(ref.steps, 2u);
   EXPECT_EQ(ref.out, run(b.g, false, false, c).out);
+}
+
+
+TEST(FusionGraph, Uint8SiluChainIsOneTableBitExact) {
+  uint32_t c, s;
+  const Builder b = silu_block(kU8, &c, &s);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, s, threads), on = run(b.g, true, true, s, threads);
+    EXPECT_EQ(off.steps, 3u);
+    ASSERT_EQ(on.steps, 2u);
+    EXPECT_EQ(on.profile[1].name, "sig+mul");
+    EXPECT_EQ(on.profile[1].type, "Sigmoid+ElementWiseMultiply");
+    EXPECT_EQ(on.profile[1].impl, "lookup-table");
+    EXPECT_TRUE(off.intermediate.has_value());
+    EXPECT_FALSE(on.intermediate.has_value()) << "the sigmoid's output is never written";
+    ASSERT_EQ(on.out, off.out);
+    std::set<uint8_t> codes(on.out.begin(), on.out.end());
+    EXPECT_GT(codes.size(), 20u) << "outputs spread over the codes";
+  }
+  // Reference kernels only: no table, the nodes run one by one.
+  const GraphRun ref = run(b.g, true, false, s);
+  EXPECT_EQ(ref.steps, 3u);
+  EXPECT_EQ(ref.out, run(b.g, false, true, s).out);
+}
+
+TEST(FusionGraph, Uint8ChainWithStaticScalarsIsBitExact) {
+  // HardSwish written out: y = x * relu6(x + 3) / 6, the 3 and 6 one-element
+  // static tensors, after a conv.
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.05f, -128);
+  auto scalar_code = [&](float v) {
+    const uint32_t t = b.tensor(tt::kStatic, {1});
+    b.g.tensors[t - 1].static_data = std::vector<uint8_t>{static_cast<uint8_t>(std::lround(v / 0.05f) + 128)};
+    return t;
+  };
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  const uint32_t three = scalar_code(3.0f), six = scalar_code(6.0f);
+  const uint32_t a = b.node("add3", "ElementWiseAdd", {c, three});
+  const uint32_t r = b.node("relu6", "ReluMinMax", {a}, tt::kNative,
+                            {scalar("min_value", kF32, 0.0), scalar("max_value", kF32, 6.0)});
+  const uint32_t m = b.node("mul", "ElementWiseMultiply", {c, r});
+  b.node("div6", "ElementWiseDivide", {m, six}, tt::kAppRead);
+  const GraphRun off = run(b.g, false, true, m), on = run(b.g, true, true, m);
+  EXPECT_EQ(off.steps, 5u);
+  ASSERT_EQ(on.steps, 2u);
+  EXPECT_EQ(on.profile[1].name, "add3+relu6+mul+div6");
+  EXPECT_EQ(on.profile[1].impl, "lookup-table");
+  EXPECT_FALSE(on.intermediate.has_value());
+  ASSERT_EQ(on.out, off.out);
+  EXPECT_EQ(on.out, run(b.g, false, false, m).out) << "and equal to the reference kernels' answer";
 }
 
 }  // namespace
