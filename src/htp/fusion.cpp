@@ -12,7 +12,7 @@ namespace openhtp::htp {
 namespace {
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
-constexpr uint32_t kNeuronRelu = 4, kNeuronReluMinMax = 5;  // QNN_OP_ELEMENT_WISE_NEURON_OPERATION_*
+constexpr uint32_t kNeuronRelu = 4, kNeuronReluMinMax = 5, kNeuronSigmoid = 6;  // QNN_OP_ELEMENT_WISE_NEURON_OPERATION_*
 
 bool is_producer(std::string_view type) {
   return type == "Conv2d" || type == "DepthWiseConv2d" || type == "TransposeConv2d" || type == "FullyConnected" ||
@@ -138,7 +138,7 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
   }
   std::vector<bool> taken(spec.nodes.size(), false);
   for (const Fusion& f : fusions) {
-    for (int n : {f.producer, f.add, f.clamp}) {
+    for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
       if (n >= 0) taken[n] = true;
     }
   }
@@ -292,7 +292,38 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         e = sole_reader(cur, e);
       }
     }
-    // 2. A clamp.
+    // 2. SiLU (FLOAT_32): cur read by exactly a Sigmoid and the Multiply of
+    // cur and the Sigmoid's output, which nothing else reads.
+    if (f32) {
+      const TensorSpec* cs = get(cur);
+      auto rd = readers.find(cur);
+      if (cs != nullptr && cs->type == tensor_type::kNative && rd != readers.end() && rd->second.size() == 2) {
+        const int a = std::min(rd->second[0], rd->second[1]), m = std::max(rd->second[0], rd->second[1]);
+        auto ours = [&](int n) {
+          return !taken[n] && (spec.nodes[n].package.empty() || spec.nodes[n].package == ops::kPackageName);
+        };
+        const NodeSpec& sn = spec.nodes[a];
+        const NodeSpec& mn = spec.nodes[m];
+        const bool is_sigmoid = sn.inputs.size() == 1 && sn.outputs.size() == 1 &&
+                                ((sn.type == "Sigmoid" && sn.params.empty()) ||
+                                 (sn.type == "ElementWiseNeuron" && sn.params.size() == 1 && param(sn, "operation") &&
+                                  param(sn, "operation")->i == kNeuronSigmoid));
+        const bool is_product = mn.type == "ElementWiseMultiply" && mn.inputs.size() == 2 && mn.outputs.size() == 1 &&
+                                mn.params.empty() && is_sigmoid &&
+                                ((mn.inputs[0] == cur && mn.inputs[1] == sn.outputs[0]) ||
+                                 (mn.inputs[1] == cur && mn.inputs[0] == sn.outputs[0]));
+        if (a > (f.add >= 0 ? f.add : p) && ours(a) && ours(m) && is_product && sole_reader(sn.outputs[0], a) == m &&
+            same_shape(cur, sn.outputs[0]) && same_shape(cur, mn.outputs[0])) {
+          f.sigmoid = a;
+          f.multiply = m;
+          f.eliminated.push_back(cur);
+          f.eliminated.push_back(sn.outputs[0]);
+          cur = mn.outputs[0];
+          e = sole_reader(cur, m);
+        }
+      }
+    }
+    // 3. A clamp.
     float lo, hi;
     if (e >= 0 && !taken[e] && (spec.nodes[e].package.empty() || spec.nodes[e].package == ops::kPackageName) &&
         clamp_bounds(spec.nodes[e], &lo, &hi) && same_shape(cur, spec.nodes[e].outputs[0])) {
@@ -311,9 +342,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         f.eliminated.push_back(cur);
       }
     }
-    if (f.add < 0 && f.clamp < 0) continue;
+    if (f.add < 0 && f.multiply < 0 && f.clamp < 0) continue;
     taken[p] = true;
     if (f.add >= 0) taken[f.add] = true;
+    if (f.multiply >= 0) taken[f.sigmoid] = taken[f.multiply] = true;
     if (f.clamp >= 0) taken[f.clamp] = true;
     out.push_back(std::move(f));
   }
@@ -323,6 +355,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
 std::string fused_name(const GraphSpec& spec, const Fusion& f) {
   std::string s = spec.nodes[f.producer].name;
   if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
+  if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].name + "+" + spec.nodes[f.multiply].name;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].name;
   return s;
 }
@@ -330,6 +363,7 @@ std::string fused_name(const GraphSpec& spec, const Fusion& f) {
 std::string fused_type(const GraphSpec& spec, const Fusion& f) {
   std::string s = spec.nodes[f.producer].type;
   if (f.add >= 0) s += "+" + spec.nodes[f.add].type;
+  if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].type + "+" + spec.nodes[f.multiply].type;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;
   return s;
 }

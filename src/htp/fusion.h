@@ -2,11 +2,15 @@
 // follows it run as ONE kernel, so the producer's output is written once and
 // never read back (issue 14 item 1).
 //
-//   producer ──t──► [ElementWiseAdd(t, r)] ──t2──► [clamp]  ──► y
+//   producer ──t──► [ElementWiseAdd(t, r)] ──t2──► [SiLU] ──t3──► [clamp]  ──► y
 //   (Conv2d, DepthWiseConv2d, TransposeConv2d, FullyConnected, MatMul)
 //
 // becomes one step that runs the producer with an ops::Epilogue (op.h):
-// y = clamp(producer(...) + r). Either epilogue node may be absent, not both.
+// y = clamp(silu(producer(...) + r)). Any epilogue node may be absent, not
+// all. SiLU (FLOAT_32 only) is the pair Sigmoid(t2) -> s, Multiply(t2, s)
+// (either operand order): t2 is read by exactly those two, s only by the
+// Multiply, both NATIVE; oneDNN runs it as its swish post-op. (8-bit SiLU is
+// a pointwise chain, below, bit-exact as a table.)
 //
 // Rules (each is why the fused step computes exactly what the nodes did)
 //   - An eliminated intermediate (t, and t2 when both epilogues fuse) is a
@@ -49,8 +53,9 @@
 //
 // The runtime (prepared_graph.cpp) prepares a fused step like any node, with
 // the epilogue on its NodeDesc; if its kernel would come through the type
-// adapter (which does not carry an epilogue) it prepares the nodes unfused
-// instead. OPENHTP_FUSION=off turns the pass off, for comparison.
+// adapter (which does not carry an epilogue), or when fast paths are linked
+// and none takes the fused node (the reference would then run the producer),
+// it prepares the nodes unfused instead. OPENHTP_FUSION=off turns the pass off, for comparison.
 #pragma once
 
 #include <string>
@@ -63,12 +68,14 @@ namespace openhtp::htp {
 struct Fusion {
   int producer = -1;       // node index (spec.nodes)
   int add = -1;            // the fused ElementWiseAdd node, or -1
+  int sigmoid = -1;        // SiLU (FLOAT_32): the fused Sigmoid and Multiply nodes, or -1
+  int multiply = -1;
   int clamp = -1;          // the fused clamp node, or -1
   uint32_t residual = kNoTensor;  // the Add's other operand (tensor id)
   float lo = 0.0f, hi = 0.0f;     // the clamp's bounds (real values), when clamp >= 0
   std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
   // The last fused node: the step writes its output.
-  int last() const { return clamp >= 0 ? clamp : add; }
+  int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : add); }
 };
 
 // Every legal fusion of `spec`, in producer order; a node is in at most one.

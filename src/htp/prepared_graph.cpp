@@ -192,10 +192,13 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     const int out = slot_of(g->spec_.nodes[f.last()].outputs[0]);
     if (out < 0 || produced[out]) return std::nullopt;
     step.out_slots.push_back(out);
-    step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi};
+    step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
       return std::nullopt;
     }
+    // Every fast path declined the fused node: unfused, each node may still
+    // get one (a reference producer would cost far more than the pass saved).
+    if (!g->env_.fast_paths.empty() && step.impl == "reference") return std::nullopt;
     return step;
   };
   // A pointwise chain's step, kernel built, or nullopt (then its nodes run
@@ -297,6 +300,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
         }
         if (!write(g->spec_.nodes[f.last()], g->spec_.nodes[f.last()].outputs[0], &bookkeeping)) return nullptr;
         if (f.add >= 0) absorbed[f.add] = true;
+        if (f.multiply >= 0) absorbed[f.sigmoid] = absorbed[f.multiply] = true;
         if (f.clamp >= 0) absorbed[f.clamp] = true;
         g->steps_.push_back(std::move(step));
         continue;

@@ -28,7 +28,7 @@ void ZeroPoints::bind(Executor* ex) const {
 
 bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr) {
   if (!node.has_epilogue()) return true;
-  if (node.epilogue->residual != nullptr) return false;
+  if (node.epilogue->residual != nullptr || node.epilogue->swish) return false;
   // oneDNN applies post-ops to the scaled accumulator before the dst zero
   // point is added, so the bounds are codes minus the zero point. Only
   // whole-code bounds (as XNNPACK's output min/max), so rounding then

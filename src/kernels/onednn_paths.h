@@ -42,7 +42,7 @@ dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t ra
 
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as
-// residual_arg()) then an eltwise relu or clip, so the producer writes its
+// residual_arg()), an eltwise swish (SiLU), then an eltwise relu or clip, so the producer writes its
 // output once. No epilogue: attr unchanged.
 void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr);
 // The execute argument the residual is bound to (post-op 0's second source).

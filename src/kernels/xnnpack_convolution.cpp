@@ -169,7 +169,7 @@ bool output_clamp(const ops::NodeDesc& node, int32_t qmin, int32_t qmax, int32_t
   if (!node.has_epilogue()) return true;
   const ops::Epilogue& e = *node.epilogue;
   const ops::TensorDesc& y = node.outputs[0];
-  if (e.residual != nullptr || !y.quant.present || y.quant.per_channel() || !(y.quant.scale > 0.0f)) return false;
+  if (e.residual != nullptr || e.swish || !y.quant.present || y.quant.per_channel() || !(y.quant.scale > 0.0f)) return false;
   // real = (q + offset) * scale: the code of a bound, which must be a whole
   // code unless it rounds to an end of the codes or beyond (then the clamp
   // changes nothing that saturation does not). Rounded as the quantizer

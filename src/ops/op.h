@@ -12,6 +12,7 @@
 // codes are Qnn_DataType_t's numeric values so no translation table is needed.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -184,6 +185,7 @@ struct KernelEnv {
 //   y = y + residual            when `residual` is set (same dims and type as
 //                               y; its data is the input right after the op's
 //                               own: run()'s in[node.inputs.size()]), then
+//   y = y * sigmoid(y)          when `swish` is set (SiLU: FLOAT_32 only), then
 //   y = min(max(y, lo), hi)     when `clamp` is set (real values; for an 8-bit
 //                               output, of the output's encoding).
 // The graph computes exactly what the unfused producer -> epilogue nodes
@@ -195,12 +197,16 @@ struct Epilogue {
   const TensorDesc* residual = nullptr;
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
+  bool swish = false;
 
-  bool empty() const { return residual == nullptr && !clamp; }
+  bool empty() const { return residual == nullptr && !clamp && !swish; }
   // The reference epilogue over n floats (residual may be null when unset).
   void apply(float* y, const float* res, size_t n) const {
     if (residual != nullptr) {
       for (size_t i = 0; i < n; ++i) y[i] += res[i];
+    }
+    if (swish) {  // the reference Sigmoid's arithmetic, then the float product
+      for (size_t i = 0; i < n; ++i) y[i] = y[i] * static_cast<float>(1.0 / (1.0 + std::exp(-double{y[i]})));
     }
     if (clamp) {
       for (size_t i = 0; i < n; ++i) y[i] = y[i] < lo ? lo : (y[i] > hi ? hi : y[i]);

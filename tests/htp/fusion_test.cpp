@@ -294,6 +294,35 @@ TEST(FusionPass, Uint8SiluIsAPointwiseChain) {
   EXPECT_TRUE(htp::find_pointwise_chains(b6.g, {}).empty());
 }
 
+TEST(FusionPass, F32SiluFusesIntoTheProducer) {
+  uint32_t c, s;
+  Builder b = silu_block(kF32, &c, &s);
+  auto f = htp::find_fusions(b.g);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(f[0].sigmoid, 1);
+  EXPECT_EQ(f[0].multiply, 2);
+  EXPECT_EQ(f[0].last(), 2);
+  EXPECT_EQ(f[0].eliminated, (std::vector<uint32_t>{c, s}));
+  EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv+sig+mul");
+  EXPECT_EQ(htp::fused_type(b.g, f[0]), "Conv2d+Sigmoid+ElementWiseMultiply");
+  // Operands swapped: still x * sigmoid(x).
+  std::swap(b.g.nodes[2].inputs[0], b.g.nodes[2].inputs[1]);
+  EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
+
+  // Not when the sigmoid's output is read elsewhere, when the product is of
+  // something else, or when the conv's output has a third reader.
+  Builder b2 = silu_block(kF32, &c, &s);
+  b2.node("other", "Relu", {s}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b2.g).empty());
+  Builder b3 = silu_block(kF32, &c, &s);
+  const uint32_t z = b3.tensor(tt::kAppWrite);
+  b3.g.nodes[2].inputs = {z, s};
+  EXPECT_TRUE(htp::find_fusions(b3.g).empty());
+  Builder b4 = silu_block(kF32, &c, &s);
+  b4.node("third", "Relu", {c}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b4.g).empty());
+}
+
 // ---- end to end --------------------------------------------------------
 
 struct GraphRun {
@@ -504,6 +533,49 @@ TEST(FusionGraph, Uint8ChainWithStaticScalarsIsBitExact) {
   EXPECT_FALSE(on.intermediate.has_value());
   ASSERT_EQ(on.out, off.out);
   EXPECT_EQ(on.out, run(b.g, false, false, m).out) << "and equal to the reference kernels' answer";
+}
+
+
+TEST(FusionGraph, F32SiluRunsAsTheConvsSwishAndMatches) {
+  uint32_t c, s;
+  const Builder b = silu_block(kF32, &c, &s);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, s, threads), on = run(b.g, true, true, s, threads);
+    EXPECT_EQ(off.steps, 3u);
+    ASSERT_EQ(on.steps, 1u);
+    EXPECT_EQ(on.profile[0].name, "conv+sig+mul");
+    EXPECT_EQ(on.profile[0].impl, "onednn");
+    EXPECT_FALSE(on.intermediate.has_value());
+    expect_f32_near(on.out, off.out, 1e-5f);
+  }
+  // The reference kernels compute the same arithmetic fused or not.
+  const GraphRun ref_on = run(b.g, true, false, s);
+  EXPECT_EQ(ref_on.steps, 1u);
+  EXPECT_EQ(ref_on.out, run(b.g, false, false, s).out);
+}
+
+TEST(FusionGraph, F32DepthwiseSiluStaysApartWhenNoFastPathTakesIt) {
+  // oneDNN declines a depthwise conv with the swish post-op (slower than the
+  // nodes apart): the nodes run unfused on their own fast paths, not as a
+  // reference conv.
+  Builder b;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t w = b.tensor(tt::kStatic, {3, 3, 1, 4});
+  std::vector<uint8_t> wv(b.g.tensors[w - 1].num_bytes());
+  for (size_t i = 0; i < wv.size(); i += 4) {
+    const float v = 0.1f * static_cast<float>(i % 7) - 0.3f;
+    std::memcpy(&wv[i], &v, 4);
+  }
+  b.g.tensors[w - 1].static_data = std::move(wv);
+  const uint32_t c = b.tensor(tt::kNative);
+  b.g.nodes.push_back({"dw", "", "DepthWiseConv2d", conv_params(), {x, w}, {c}});
+  const uint32_t s = b.node("sig", "Sigmoid", {c});
+  b.node("mul", "ElementWiseMultiply", {c, s}, tt::kAppRead);
+  ASSERT_EQ(htp::find_fusions(b.g).size(), 1u);
+  const GraphRun on = run(b.g, true, true, s), off = run(b.g, false, true, s);
+  ASSERT_EQ(on.steps, 3u);
+  EXPECT_EQ(on.profile[0].impl, "onednn");
+  EXPECT_EQ(on.out, off.out);
 }
 
 }  // namespace
