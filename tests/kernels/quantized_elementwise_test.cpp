@@ -119,6 +119,31 @@ TEST(Quantized8Binary, SplitOverThePoolAndStaticInput) {
   for (size_t threads : {1, 2}) EXPECT_EQ(run_case(n, data, true, threads, "lookup-table"), want) << threads;
 }
 
+// One input a row repeated down the rows of the other (a squeeze-and-excite
+// scale), on either side, rows from 1 code to 2047: the broadcast walk's
+// short runs give the reference's bytes, row by row.
+TEST(Quantized8Binary, ARepeatedRowOnEitherSideMatchesExactly) {
+  std::mt19937 rng(31);
+  const char* types[] = {"ElementWiseMultiply", "ElementWiseAdd", "ElementWiseSubtract", "ElementWiseDivide"};
+  int iter = 0;
+  for (uint32_t inner : {1u, 3u, 100u, 700u, 2047u}) {
+    for (bool row_first : {false, true}) {
+      const uint32_t rows = rand_int(rng, 1, 90);
+      const std::vector<uint32_t> dense{rows, inner}, row{1, inner};
+      const auto& da = row_first ? row : dense;
+      const auto& db = row_first ? dense : row;
+      const char* type = types[iter++ % std::size(types)];
+      Node n{type, "rep", {random_q8(rng, da, 3.0f), random_q8(rng, db, 2.0f)}, {random_q8(rng, dense, 6.0f)}, {}};
+      const std::vector<Bytes> data{random_bytes(rng, count(da)), random_bytes(rng, count(db))};
+      const Bytes want = run_case(n, data, false, 1, nullptr);
+      for (size_t threads : {1, 2}) {
+        EXPECT_EQ(run_case(n, data, true, threads, "lookup-table"), want)
+            << type << " " << dims_str(da) << " x " << dims_str(db) << " threads " << threads;
+      }
+    }
+  }
+}
+
 TEST(Quantized8Binary, Declines) {
   std::unique_ptr<OpKernel> k;
   const std::vector<uint32_t> dims{2, 8};
