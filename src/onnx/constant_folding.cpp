@@ -149,6 +149,11 @@ class Folder {
       if (t == "Neg") return unary([](double v) { return -v; });
       if (t == "Sqrt") return unary([](double v) { return std::sqrt(v); });
       if (t == "Reciprocal") return unary([](double v) { return 1.0 / v; });
+      // Trip counts of expanded Range functions: Relu(Ceil((limit - start) / delta)).
+      if (t == "Ceil") return unary([](double v) { return std::ceil(v); });
+      if (t == "Floor") return unary([](double v) { return std::floor(v); });
+      if (t == "Relu") return unary([](double v) { return v > 0.0 ? v : 0.0; });
+      if (t == "Abs") return unary([](double v) { return std::fabs(v); });
     }
     return false;
   }

@@ -2,7 +2,8 @@
 // static shapes become constants; Identity/Dropout (inference) are dropped
 // when their input is constant; every node whose inputs are all constants
 // and whose op the folder can evaluate (shape ops, Cast, Gather, Slice,
-// Concat, arithmetic, ConstantOfShape, Range, Transpose, Where, ReduceProd,
+// Concat, arithmetic, Ceil/Floor/Relu/Abs, ConstantOfShape, Range,
+// Transpose, Where, ReduceProd,
 // DequantizeLinear)
 // is evaluated. So Reshape's shape input, Unsqueeze's axes etc. computed by
 // small subgraphs end up as constants and the node that used them is left

@@ -7,11 +7,48 @@
 #include "onnx/calibration.h"
 #include "onnx/preserve_io.h"
 #include "onnx/constant_folding.h"
+#include "onnx/control_flow_unrolling.h"
+#include "onnx/rank_collapse.h"
+#include "onnx/sequence_lowering.h"
+#include "onnx/training_ops.h"
 #include "onnx/lowering.h"
 #include "onnx/qdq_folding.h"
 #include "onnx/spatial_1d.h"
 
 namespace openhtp::onnx_import {
+
+namespace {
+
+bool is_structural(const onnx::NodeProto& n) {
+  static const std::set<std::string> kOps = {"If", "Loop", "Scan", "SequenceEmpty", "SequenceConstruct",
+                                             "SequenceInsert", "SequenceErase", "SequenceAt", "SequenceLength",
+                                             "SplitToSequence", "ConcatFromSequence"};
+  return n.domain() == kTrainingDomain || ((n.domain().empty() || n.domain() == "ai.onnx") && kOps.count(n.op_type()));
+}
+
+// The rewrites into plain ONNX ops that need constants to decide the
+// structure (training ops, control flow, static sequences), alternated with
+// constant folding until nothing changes: a folded trip count lets a Loop
+// unroll, an unrolled body can fold a sequence position, and so on.
+bool rewrite_structure(Model* m, bool keep_dequantize, std::string* error) {
+  bool any = false;
+  for (const auto& n : m->nodes) any = any || is_structural(n);
+  if (!any) return true;
+  for (int round = 0; round < 16; ++round) {
+    size_t changed = lower_training_ops(m, &m->rewrite_refusals);
+    if (changed != 0 && !infer_shapes(m, error)) return false;
+    if (!fold_constants(m, error, nullptr, keep_dequantize)) return false;
+    size_t unrolled = 0;
+    if (!unroll_control_flow(m, &unrolled, error, keep_dequantize)) return false;
+    const size_t sequences = lower_sequences(m);
+    if (sequences != 0 && !infer_shapes(m, error)) return false;
+    changed += unrolled + sequences;
+    if (changed == 0) break;
+  }
+  return true;
+}
+
+}  // namespace
 
 bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, PreparedModel* out,
                    std::string* error) {
@@ -21,6 +58,7 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
     *error = why;
     return false;
   }
+  if (!rewrite_structure(&p.model, options.quantize && !options.keep_quant_nodes, error)) return false;
   if (options.quantize && !options.keep_quant_nodes) {
     // Constant folding, pass-through removal and QDQ folding to a fixed
     // point: a scale or zero point behind an Identity or a Shape/Where/
@@ -44,6 +82,8 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
   size_t constants = 0;
   if (!fold_constants(&p.model, error, &constants)) return false;
   p.folded_constants += constants;
+  size_t collapsed = 0;
+  if (!collapse_high_ranks(&p.model, &collapsed, error)) return false;
   if (lift_1d_spatial_ops(&p.model) != 0 && !infer_shapes(&p.model, error)) return false;
   if (options.fold_batchnorm) {
     p.folded_batchnorms = fold_batchnorms(&p.model);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "onnx/attributes.h"
+#include "onnx/graph_rewrite.h"
 #include "onnx/layer_norm_fusion.h"
 
 namespace openhtp::onnx_import {
@@ -201,6 +202,7 @@ std::string check_no_extra_outputs(const onnx::NodeProto& node, int allowed) {
 }
 
 std::string check_node(const onnx::NodeProto& node, const Model& model) {
+  if (auto it = model.rewrite_refusals.find(node_base(node)); it != model.rewrite_refusals.end()) return it->second;
   if (!node.domain().empty() && node.domain() != "ai.onnx") return "domain '" + node.domain() + "' is not supported";
   const OpLowering* l = find_lowering(node.op_type());
   if (l == nullptr) return "op type " + node.op_type() + " is not supported";

@@ -326,7 +326,19 @@ bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* er
   const onnx::GraphProto& g = proto.graph();
   m.graph_name = g.name().empty() ? "onnx_graph" : g.name();
   for (const auto& op : proto.opset_import()) {
-    if (op.domain().empty() || op.domain() == "ai.onnx") m.opset = op.version();
+    if (op.domain().empty() || op.domain() == "ai.onnx") {
+      m.opset = op.version();
+    } else {
+      m.other_opsets[op.domain()] = op.version();
+    }
+  }
+  if (m.opset == 0) {
+    // A model of training ops alone (ai.onnx.preview.training 1, which came
+    // with ONNX opset 12) is rewritten into default-domain element-wise ops
+    // (training_ops.h): those are read as opset 12.
+    for (const auto& op : proto.opset_import()) {
+      if (op.domain() == "ai.onnx.preview.training" && op.version() == 1) m.opset = 12;
+    }
   }
   if (m.opset == 0) {
     *error = "model imports no opset of the default ONNX domain";
@@ -373,6 +385,11 @@ bool infer_shapes(Model* model, std::string* error) {
   auto* opset = p.add_opset_import();
   opset->set_domain("");
   opset->set_version(model->opset);
+  for (const auto& [domain, version] : model->other_opsets) {
+    auto* other = p.add_opset_import();
+    other->set_domain(domain);
+    other->set_version(version);
+  }
   onnx::GraphProto* g = p.mutable_graph();
   g->set_name(model->graph_name);
   std::map<std::string, bool> used;

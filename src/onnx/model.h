@@ -62,6 +62,7 @@ struct ValueInfo {
 struct Model {
   std::string graph_name;
   int64_t opset = 0;                          // of the default ("" / ai.onnx) domain
+  std::map<std::string, int64_t> other_opsets;  // the other domains the model imports (shape inference needs them)
   std::vector<onnx::NodeProto> nodes;         // topological order
   std::map<std::string, Tensor> constants;
   std::map<std::string, ValueInfo> values;    // every known value, constants included
@@ -70,6 +71,10 @@ struct Model {
   // Quantized conversion with QDQ folding: QuantizeLinear/DequantizeLinear
   // left after folding are refused (check_node), not lowered.
   bool qdq_folded = false;
+  // Nodes an import-time rewrite (control-flow unrolling, static sequences,
+  // training ops) had to leave, by node name (or first output), with the
+  // reason: check_node reports it rather than "op type X is not supported".
+  std::map<std::string, std::string> rewrite_refusals;
 
   bool is_constant(const std::string& name) const { return constants.count(name) != 0; }
   const Tensor* constant(const std::string& name) const;

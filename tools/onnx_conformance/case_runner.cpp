@@ -88,7 +88,22 @@ const std::set<std::string> kAllParameterOps = {"Range", "ConstantOfShape", "Han
 
 // Single parameter positions: the recurrent ops' sequence_lens (input 4;
 // QNN's Gru/Lstm run every step, the importer accepts lengths equal to T).
-const std::map<std::string, std::set<int>> kParameterPositions = {{"RNN", {4}}, {"GRU", {4}}, {"LSTM", {4}}};
+//
+// Structural positions of control flow and sequences: a Loop's trip count
+// and initial condition (inputs 0 and 1) decide how many iterations exist
+// and so the shapes of its scan outputs, and the importer unrolls the loop at
+// conversion time; the positions of SequenceAt (1), SequenceInsert (2) and
+// SequenceErase (1) and SplitToSequence's split (1) decide which tensor a
+// sequence element is, and sequences are lists of tensors fixed at
+// conversion time (sequence_lowering.h).
+const std::map<std::string, std::set<int>> kParameterPositions = {
+    {"RNN", {4}},        {"GRU", {4}},           {"LSTM", {4}},          {"Loop", {0, 1}},
+    {"SequenceAt", {1}}, {"SequenceInsert", {2}}, {"SequenceErase", {1}}, {"SplitToSequence", {1}}};
+
+// Positions whose value decides a static shape, as every input of
+// kAllParameterOps does: whatever such an input is computed from is bound
+// too (a Loop's trip count computed from a Range's start, limit and delta).
+const std::map<std::string, std::set<int>> kShapePositions = {{"Loop", {0, 1}}};
 
 // The graph inputs of `proto` every use of which is a parameter: a parameter
 // position of a kParameterInputOps node, any input of a kAllParameterOps
@@ -133,7 +148,15 @@ std::vector<std::string> parameter_inputs(const onnx::ModelProto& proto) {
     const auto& n = nodes[ni];
     bool feeds = kAllParameterOps.count(n.op_type()) != 0;
     for (const auto& o : n.output()) feeds = feeds || shape_sources.count(o) != 0;
-    if (!feeds || n.op_type() == "Shape" || n.op_type() == "Size") continue;
+    if (n.op_type() == "Shape" || n.op_type() == "Size") continue;
+    if (!feeds) {
+      if (auto it = kShapePositions.find(n.op_type()); it != kShapePositions.end()) {
+        for (int k : it->second) {
+          if (k < n.input_size() && !n.input(k).empty()) shape_sources.insert(n.input(k));
+        }
+      }
+      continue;
+    }
     for (const auto& i : n.input()) {
       if (!i.empty()) shape_sources.insert(i);
     }
@@ -239,6 +262,26 @@ CaseResult run_case(BackendSession& session, const std::string& dir) {
     }
   }
   ImportOptions options;
+  // A graph input with a symbolic or unset dimension gets the shape of its
+  // test data, as the converter's -d gives it, when every data set has the
+  // same shape (one QNN graph serves them all).
+  for (const auto& in : proto.graph().input()) {
+    const size_t pos = static_cast<size_t>(std::find(original.begin(), original.end(), in.name()) - original.begin());
+    if (pos == original.size() || !in.type().has_tensor_type()) continue;
+    bool fixed = in.type().tensor_type().has_shape();
+    for (const auto& d : in.type().tensor_type().shape().dim()) fixed = fixed && d.has_dim_value();
+    if (fixed) continue;
+    std::vector<int64_t> dims;
+    bool same = true;
+    for (size_t k = 0; k < sets.size() && same; ++k) {
+      Tensor t;
+      std::string ignored;
+      same = read_tensor_file(sets[k] + "/input_" + std::to_string(pos) + ".pb", &t, nullptr, &ignored) &&
+             (k == 0 || t.dims == dims);
+      dims = t.dims;
+    }
+    if (same) options.input_dims[in.name()] = dims;
+  }
   PreparedModel prepared;
   // 1: prepared; 0: refused (reason set); -1: skipped (op types missing).
   auto prepare = [&]() -> int {
