@@ -232,6 +232,11 @@ size_t lower_sequences(Model* model) {
   for (const auto& o : trial.outputs) {
     if (l.failed.empty() && l.seqs.count(o) != 0) {
       l.failed = o;
+      for (const auto& n : model->nodes) {  // refuse the node that makes it
+        for (const auto& out : n.output()) {
+          if (out == o) l.failed = node_base(n);
+        }
+      }
       l.why = "sequence '" + o + "' is a graph output (QNN graphs give tensors only)";
     }
   }
