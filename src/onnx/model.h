@@ -71,6 +71,9 @@ struct Model {
   // Quantized conversion with QDQ folding: QuantizeLinear/DequantizeLinear
   // left after folding are refused (check_node), not lowered.
   bool qdq_folded = false;
+  // Graph inputs/outputs of rank > 5 given to QNN as their rank-5 row-major
+  // view (rank_collapse.h): name -> the ONNX dims. The converter says so.
+  std::map<std::string, std::vector<int64_t>> io_views;
   // Nodes an import-time rewrite (control-flow unrolling, static sequences,
   // training ops) had to leave, by node name (or first output), with the
   // reason: check_node reports it rather than "op type X is not supported".

@@ -88,6 +88,7 @@ struct Collapser {
       rename_uses(x, full);
       set_info(full, v.elem_type, v.dims);
       set_info(x, v.elem_type, rank5(v.dims));
+      m.io_views[x] = v.dims;
       before.push_back(reshape_node(&m, names, x, v.dims, full, names.fresh(full + "_reshape")));
     }
     for (const std::string& y : m.outputs) {
@@ -102,6 +103,7 @@ struct Collapser {
       }
       set_info(full, v.elem_type, v.dims);
       set_info(y, v.elem_type, rank5(v.dims));
+      m.io_views[y] = v.dims;
       after.push_back(reshape_node(&m, names, full, rank5(v.dims), y, names.fresh(y + "_reshape")));
     }
     const size_t added = before.size() + after.size();

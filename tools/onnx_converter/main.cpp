@@ -8,6 +8,7 @@
 //   4. per model: with --input_list read its calibration inputs; import
 //      (lower, calibrate + quantize when asked, add nodes, finalize)
 //   5. contextGetBinarySize / contextGetBinary, write the file
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -189,6 +190,15 @@ int main(int argc, char** argv) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const ModelJob& job : jobs) {
     const PreparedModel& p = job.prepared;
+    for (const auto& [name, onnx_dims] : p.model.io_views) {
+      const ValueInfo* v = p.model.info(name);
+      std::printf("%s: note: graph %s '%s' has rank %zu (%s); QNN HTP tensors have rank <= 5, so its QNN tensor is "
+                  "the row-major view %s (the same elements in the same order)\n",
+                  kTool,
+                  std::count(p.model.inputs.begin(), p.model.inputs.end(), name) != 0 ? "input" : "output",
+                  name.c_str(), onnx_dims.size(), dims_to_string(onnx_dims).c_str(),
+                  v != nullptr ? dims_to_string(v->dims).c_str() : "?");
+    }
     std::printf("%s: graph '%s': %zu ONNX nodes -> %zu QNN nodes (%zu constants folded, %zu BatchNormalization "
                 "folded%s), %s\n",
                 kTool, job.desc.name.c_str(), p.model.nodes.size(), job.desc.nodes.size(), p.folded_constants,
