@@ -683,6 +683,9 @@ int main(int argc, char **argv) {
       for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
         for (int e = 0; e < kEngines && ran; ++e) {
           if (engines[e] == nullptr) continue;
+          // Workers of the engine before (libgomp's, ONNX Runtime's) may spin
+          // for a few ms after its run: let them go to sleep first.
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
           const auto t0 = std::chrono::steady_clock::now();
           ran = engines[e]->run();
           double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

@@ -31,8 +31,8 @@
 //                 {"tokens_per_s":..., "prefill_ms":..., "agreeing":..., "tokens":...}
 //       "quit" -> exits
 //     It answers "ready" once the sessions are created (and one warm-up
-//     repetition has run). Served, the intra-op workers do not spin between
-//     runs (session.intra_op.allow_spinning = 0), as in run.js --serve.
+//     repetition has run). Its intra-op workers spin as ONNX Runtime's
+//     defaults have them, as in run.js.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -96,7 +96,6 @@ async function makeDecoder(ort, o) {
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   };
-  if (o.serve) options.extra = {session: {intra_op: {allow_spinning: '0'}}};
   // The graphs name their weights as external data relative to themselves:
   // a session made from a path finds tinylm.weights next to the .onnx file.
   const prefill = await ort.InferenceSession.create(path.join(o.data, 'prefill.onnx'), options);

@@ -16,10 +16,11 @@
 //       "run"          -> one inference, answers "ms <milliseconds>"
 //       "output <path>" -> writes the last output as raw float32, answers "ok"
 //       "quit"         -> exits
-//     It answers "ready" once the session is created. Served, the intra-op
-//     workers do not spin after a run (session.intra_op.allow_spinning = 0),
-//     so that they leave the cores to the engine whose turn is next. The time is that of
-//     session.run() alone (the input tensor is made once).
+//     It answers "ready" once the session is created. Its intra-op workers
+//     spin as ONNX Runtime's defaults have them (openhtp's OpenMP workers
+//     spin then sleep too, src/common/openmp_policy.h); bench_onnx_models
+//     pauses between engines so neither's spinning lands on the other's run.
+//     The time is that of session.run() alone (the input tensor is made once).
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -61,9 +62,6 @@ async function main() {
     executionMode: 'sequential',
     graphOptimizationLevel: 'all',
   };
-  // Served, it takes turns with other engines: its pool's workers must not
-  // keep spinning after a run on the cores the next engine runs on.
-  if (o.serve) options.extra = {session: {intra_op: {allow_spinning: '0'}}};
   const session = await ort.InferenceSession.create(o.model, options);
   const buf = fs.readFileSync(o.input);
   const count = o.dims.reduce((a, b) => a * b, 1);

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   const char* dumpable = std::getenv("OPENHTP_DSP_DUMPABLE");
   if (dumpable == nullptr || std::strcmp(dumpable, "1") != 0) prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-  openhtp::prefer_passive_openmp_wait();  // before any skel (and so libgomp) is loaded
+  openhtp::prefer_openmp_spin_then_sleep();  // before any skel (and so libgomp) is loaded
   // The DSP process holds large transient buffers (a decoded context binary's
   // weights before they move into an external buffer). glibc's adaptive mmap
   // threshold would keep such a freed block in the heap as private memory;

@@ -125,7 +125,7 @@ std::shared_ptr<HtpStub> make_inproc_stub(Qnn_ErrorHandle_t* err) {
     *err = QNN_COMMON_ERROR_LOADING_BINARIES;
     return nullptr;
   }
-  prefer_passive_openmp_wait();  // the skel brings oneDNN and libgomp into this process
+  prefer_openmp_spin_then_sleep();  // the skel brings oneDNN and libgomp into this process
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   auto get_runtime = lib ? reinterpret_cast<htp::Runtime* (*)()>(dlsym(lib, wire::kRuntimeSymbol)) : nullptr;
   htp::Runtime* rt = get_runtime ? get_runtime() : nullptr;

@@ -108,8 +108,8 @@ int main(int argc, char** argv) {
   // This tool links oneDNN, so libgomp is loaded before main and has read its
   // wait policy already: restart once with the policy the runtime uses
   // (src/common/openmp_policy.h), so the profile matches the DSP process.
-  if (getenv("OMP_WAIT_POLICY") == nullptr) {
-    openhtp::prefer_passive_openmp_wait();
+  if (!openhtp::openmp_policy_set()) {
+    openhtp::prefer_openmp_spin_then_sleep();
     execv("/proc/self/exe", argv);
   }
   tools::CommandLine cl;
