@@ -239,21 +239,28 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
     return true;
   };
+  // A node whose work a fused step does, validated by its own op's rules on
+  // its own tensors (no kernel built); false once fail() has run.
+  auto validate_own = [&](int n) -> bool {
+    const NodeSpec& node = g->spec_.nodes[n];
+    Step own;
+    own.node = n;
+    for (uint32_t id : node.inputs) own.in_slots.push_back(id == kNoTensor ? -1 : slot_of(id));
+    for (uint32_t id : node.outputs) own.out_slots.push_back(slot_of(id));
+    own.op_inputs = own.in_slots.size();
+    if (ops::Status st = g->prepare_kernel(own, nullptr, nullptr); !st.ok()) {
+      fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp, st.message);
+      return false;
+    }
+    return true;
+  };
   for (int n = 0; n < n_nodes; ++n) {
     const NodeSpec& node = g->spec_.nodes[n];
     if ((absorbed[n] || fusion_at[n] >= 0) && !node_ok(node)) return nullptr;
     if (absorbed[n]) {
       // Its work runs in an earlier fused step; it is still judged by its
       // own op's rules, on its own tensors.
-      Step own;
-      own.node = n;
-      for (uint32_t id : node.inputs) own.in_slots.push_back(id == kNoTensor ? -1 : slot_of(id));
-      for (uint32_t id : node.outputs) own.out_slots.push_back(slot_of(id));
-      own.op_inputs = own.in_slots.size();
-      if (ops::Status st = g->prepare_kernel(own, nullptr, nullptr); !st.ok()) {
-        return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
-                    st.message);
-      }
+      if (!validate_own(n)) return nullptr;
       continue;
     }
     if (chain_at[n] >= 0) {
@@ -271,15 +278,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
         for (size_t k = 1; k < c.nodes.size(); ++k) absorbed[c.nodes[k]] = true;
         g->steps_.push_back(std::move(*fused));
         // The first node is judged by its own rules too.
-        Step own;
-        own.node = n;
-        for (uint32_t id : node.inputs) own.in_slots.push_back(slot_of(id));
-        for (uint32_t id : node.outputs) own.out_slots.push_back(slot_of(id));
-        own.op_inputs = own.in_slots.size();
-        if (ops::Status st = g->prepare_kernel(own, nullptr, nullptr); !st.ok()) {
-          return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
-                      st.message);
-        }
+        if (!validate_own(n)) return nullptr;
         continue;
       }
     }
