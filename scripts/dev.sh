@@ -17,7 +17,11 @@ PACKAGES=(cmake ninja-build g++ ccache python3 zlib1g-dev libgtest-dev libgmock-
 # What only the benchmarks use, installed by `bench` alone: the peers they
 # compare against (OpenCV DNN; ONNX Runtime comes from npm, for the benchmark
 # only) and Debian's PyTorch, which makes their models.
-BENCH_PACKAGES=(libopencv-dnn-dev python3-torch python3-torchvision python3-onnx nodejs npm)
+BENCH_PACKAGES=(libopencv-dnn-dev python3-torch python3-torchvision python3-onnx)
+# Node.js and npm carry the ONNX Runtime peer. Debian's npm package is asked
+# for only where no npm is on the PATH: a machine whose nodejs comes from
+# NodeSource already has npm inside it, and Debian's npm conflicts with it.
+command -v npm >/dev/null 2>&1 || BENCH_PACKAGES+=(nodejs npm)
 
 install_packages() {
   local missing=()
