@@ -6,10 +6,10 @@
 #include <new>
 #include <thread>
 
-#include <pthreadpool.h>
 
 #include "htp/memory_planner.h"
 #include "htp/vtcm_plan.h"
+#include "threads/threadpool.h"
 
 namespace openhtp::htp {
 namespace {
@@ -44,7 +44,7 @@ const char* graph_error_name(GraphError e) {
   return "?";
 }
 
-void PreparedGraph::PoolDelete::operator()(pthreadpool* p) const { pthreadpool_destroy(p); }
+void PreparedGraph::PoolDelete::operator()(pthreadpool* p) const { ::openhtp::threads::destroy_pool(p); }
 
 std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError* err, std::string* message) {
   return create(std::move(spec), PlanOptions{}, err, message);
@@ -61,7 +61,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   g->env_.num_threads = threads;
   if (threads > 1) {
-    g->pool_.reset(pthreadpool_create(threads));
+    g->pool_.reset(threads::create_pool(threads));
     if (!g->pool_) g->env_.num_threads = 1;  // no threads to be had: run on the caller's
   }
   g->env_.pool = g->pool_.get();
@@ -522,7 +522,7 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
   }
   const ops::KernelEnv old_env = env_;
   std::unique_ptr<pthreadpool, PoolDelete> pool;
-  if (threads > 1) pool.reset(pthreadpool_create(threads));
+  if (threads > 1) pool.reset(threads::create_pool(threads));
   env_.num_threads = threads > 1 && !pool ? 1 : threads;
   env_.pool = pool.get();
   std::vector<std::unique_ptr<ops::OpKernel>> kernels(steps_.size());

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/parallel_tiles.h"
 #include "ops/quant.h"
 
 namespace openhtp::kernels::lut {
@@ -61,14 +62,8 @@ class LookupKernel final : public ops::OpKernel {
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     x_ = static_cast<const uint8_t*>(in[0]);
     y_ = static_cast<uint8_t*>(out[0]);
-    if (pool_ == nullptr || n_ < 2 * kTile) {
-      apply(0, n_);
-      return;
-    }
-    pthreadpool_parallelize_1d_tile_1d(
-        pool_,
-        [](void* self, size_t start, size_t count) { static_cast<LookupKernel*>(self)->apply(start, count); },
-        this, n_, kTile, PTHREADPOOL_FLAG_YIELD_WORKERS);
+    auto body = [this](size_t start, size_t count) { apply(start, count); };
+    run_tiles(pool_, n_, kTile, body);
   }
 
  private:

@@ -1,12 +1,13 @@
-// Splitting a fast path's work over the graph's pthreadpool: body(start,
-// count) over [0, n) in tiles, or in one call on the caller's thread. Each
+// Splitting a fast path's work over the graph's pool (threads/threadpool.h:
+// OpenMP, the workers every kernel shares): body(start, count) over [0, n) in
+// tiles, or in one call on the caller's thread. Each
 // fast path decides *whether* to split (a measured grain, next to its code);
 // this is only the how, in one place.
 #pragma once
 
-#include <pthreadpool.h>
-
 #include <cstddef>
+
+#include "threads/threadpool.h"
 
 namespace openhtp::kernels {
 
@@ -18,9 +19,9 @@ void parallel_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
     body(size_t{0}, n);
     return;
   }
-  pthreadpool_parallelize_1d_tile_1d(
+  threads::parallelize_1d_tile_1d(
       pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n, tile,
-      PTHREADPOOL_FLAG_YIELD_WORKERS);
+      0);
 }
 
 // The same, split only from two tiles on (a lone partial tile is not worth

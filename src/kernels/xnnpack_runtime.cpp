@@ -3,12 +3,56 @@
 #include <cstring>
 #include <mutex>
 
+#include "common/log.h"
+#include "threads/threadpool.h"
+
 namespace openhtp::kernels::xnn {
 
-bool ready() {
-  static const bool ok = xnn_initialize(nullptr) == xnn_status_success;
-  return ok;
+namespace {
+
+// Runs one tiny XNNPACK operator on the caller's thread (a null pool, which
+// every pthreadpool runs inline) and says whether its parallelize call came
+// to openhtp's pool (threads::dispatches() moved).
+bool probe_threadpool() {
+  xnn_operator_t op = nullptr;
+  if (xnn_create_copy_nc_x32(1, 1, 1, 0, &op) != xnn_status_success) return false;
+  const Operator owner(op);
+  alignas(64) uint32_t in[16 + kReadSlack / sizeof(uint32_t)] = {}, out[16] = {};
+  if (xnn_setup_copy_nc_x32(op, 16, in, out, nullptr) != xnn_status_success) return false;
+  const uint64_t before = threads::dispatches();
+  if (xnn_run_operator(op, nullptr) != xnn_status_success) return false;
+  return threads::dispatches() != before;
 }
+
+struct Library {
+  bool initialized = false;
+  bool shares_pool = false;
+};
+
+// xnn_initialize, then the thread-pool probe, once per process: the probe's
+// warning (when there is one) comes with the first XNNPACK fast path, so it
+// shows even where no operator is big enough to be given a pool.
+const Library& library() {
+  static const Library lib = [] {
+    Library l;
+    l.initialized = xnn_initialize(nullptr) == xnn_status_success;
+    if (!l.initialized) return l;
+    l.shares_pool = probe_threadpool();
+    if (!l.shares_pool) {
+      log(LogLevel::kWarn, "kernels",
+          "XNNPACK's thread-pool calls go to another pthreadpool loaded in this process, not openhtp's: "
+          "XNNPACK kernels run on one thread");
+    }
+    return l;
+  }();
+  return lib;
+}
+
+}  // namespace
+
+bool ready() { return library().initialized; }
+
+bool shares_graph_pool() { return library().shares_pool; }
 
 bool tail_readable(const void* p, size_t bytes) {
   constexpr uintptr_t kPage = 4096;

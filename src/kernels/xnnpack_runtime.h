@@ -30,8 +30,17 @@ using Operator = std::unique_ptr<xnn_operator, OperatorDelete>;
 // uint8 ran 6x slower on 2 threads than on 1 on a loaded 2-core machine.
 inline constexpr uint32_t kRunFlags = XNN_FLAG_YIELD_WORKERS;
 
-// The graph's pool (null = run on the caller's thread).
-inline pthreadpool_t pool_of(const ops::NodeDesc& node) { return node.env ? node.env->pool : nullptr; }
+// Whether XNNPACK's pthreadpool calls reach openhtp's pool (src/threads),
+// checked once by running a tiny operator. They do unless this process had
+// loaded another pthreadpool into its global scope first; then XNNPACK must
+// not be given openhtp's pools (another implementation would misread them)
+// and its operators run on the caller's thread, with one warning line.
+bool shares_graph_pool();
+
+// The graph's pool for an XNNPACK operator (null = run on the caller's thread).
+inline pthreadpool_t pool_of(const ops::NodeDesc& node) {
+  return node.env && node.env->pool && shares_graph_pool() ? node.env->pool : nullptr;
+}
 
 // The pool for an operator doing `work` multiply-adds (or element visits),
 // or null to run it on the caller's thread. Waking a sleeping worker costs a

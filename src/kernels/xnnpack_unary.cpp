@@ -194,9 +194,7 @@ class SlicedReferenceKernel final : public ops::OpKernel {
       void* outs[] = {y + start};
       (count == kCostlyTile ? full_ : last_)->run(ins, outs);
     };
-    pthreadpool_parallelize_1d_tile_1d(
-        pool_, [](void* ctx, size_t start, size_t count) { (*static_cast<decltype(body)*>(ctx))(start, count); },
-        &body, n_, kCostlyTile, PTHREADPOOL_FLAG_YIELD_WORKERS);
+    parallel_tiles(pool_, n_, kCostlyTile, body);
   }
 
  private:

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "kernel_check.h"
+#include "kernels/xnnpack_runtime.h"
 
 namespace kernelstest {
 namespace {
@@ -163,6 +164,25 @@ TEST(ElementWiseAdd, F32XnnpackExact) {
     const Bytes ref = run_reference(c);
     for (const ThreadEnv* env : {&one, &two}) EXPECT_EQ(run_fast(c, fp, env->env()), ref);
   }
+}
+
+// XNNPACK's pthreadpool calls reach openhtp's pool (src/threads) in a
+// program that links the kernels: the probe says so, and an XNNPACK operator
+// given a 2-thread pool is counted there.
+TEST(XnnpackThreads, CallsReachOpenhtpPool) {
+  ASSERT_TRUE(openhtp::kernels::xnn::ready());
+  EXPECT_TRUE(openhtp::kernels::xnn::shares_graph_pool());
+  std::mt19937 rng(73);
+  Case c;
+  c.node.type = "ElementWiseAdd";
+  c.node.inputs = {f32({4, 64}), f32({4, 64})};
+  c.node.outputs = {f32({4, 64})};
+  c.is_static = {false, false};
+  c.data = {to_bytes(random_floats(rng, 256)), to_bytes(random_floats(rng, 256))};
+  ThreadEnv two(2);
+  const uint64_t before = openhtp::threads::dispatches();
+  EXPECT_EQ(run_fast(c, fast_path("ElementWiseAdd", "xnnpack"), two.env()), run_reference(c));
+  EXPECT_GT(openhtp::threads::dispatches(), before);
 }
 
 TEST(ElementWiseAdd, Qu8XnnpackWithin1Lsb) {

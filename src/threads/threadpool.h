@@ -1,0 +1,46 @@
+// The graph's thread pool (pthreadpool_t, made by pthreadpool_create): the
+// pthreadpool C API, implemented in openmp_pthreadpool.cpp on OpenMP so that
+// every kernel of a graph runs on one set of worker threads. What the rest of
+// openhtp needs beyond that API is here.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace openhtp::threads {
+
+// The same pool as pthreadpool_create / pthreadpool_destroy /
+// pthreadpool_get_threads_count / pthreadpool_parallelize_1d_tile_1d, called
+// by openhtp's own code directly, not through the exported C names: those
+// are there for XNNPACK and could be bound to another pthreadpool loaded
+// before this library; these cannot. threads 0: one per CPU.
+pthreadpool_t create_pool(size_t threads);
+void destroy_pool(pthreadpool_t pool);
+size_t pool_threads(pthreadpool_t pool);  // 1 for null
+void parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t task, void* context, size_t range,
+                            size_t tile, uint32_t flags);
+
+// How many parallelize calls openmp_pthreadpool.cpp has served in this
+// process (any pool, null included). It only grows. A caller that hands a
+// pool to a library (XNNPACK) checks with it that the library's calls reach
+// this implementation and not another pthreadpool loaded before it.
+uint64_t dispatches();
+
+// The calling thread's denormal mode as pthreadpool's
+// PTHREADPOOL_FLAG_DISABLE_DENORMALS asks: flush-to-zero and
+// denormals-are-zero while the guard lives, the old mode restored after.
+class DenormalsOff {
+ public:
+  explicit DenormalsOff(bool active);
+  ~DenormalsOff();
+  DenormalsOff(const DenormalsOff&) = delete;
+  DenormalsOff& operator=(const DenormalsOff&) = delete;
+
+ private:
+  bool active_;
+  uint32_t saved_ = 0;
+};
+
+}  // namespace openhtp::threads

@@ -1,0 +1,222 @@
+// The graph's pool (src/threads): pthreadpool's C API on OpenMP. Each
+// parallelize function must call its task once per tile with the start
+// indices and sizes pthreadpool.h's reference loops give, for a null pool and
+// pools of 1-3 threads, spread the tiles over the pool's threads, honour
+// PTHREADPOOL_FLAG_DISABLE_DENORMALS on every thread, and count its calls.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+#include "threads/threadpool.h"
+
+namespace {
+
+using openhtp::threads::create_pool;
+using openhtp::threads::destroy_pool;
+
+// What a task saw: one record per call, {start..., sizes...}.
+struct Calls {
+  std::mutex mu;
+  std::multiset<std::vector<size_t>> seen;
+  std::set<int> threads;
+  void add(std::vector<size_t> v) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.insert(std::move(v));
+    threads.insert(omp_get_thread_num());
+  }
+};
+
+// The calls pthreadpool's documented serial loop makes over `ranges`, tiled
+// by `tiles` on the last dimensions: every start index of each dimension,
+// sizes min(tile, range - start), the last dimension fastest.
+std::multiset<std::vector<size_t>> expected(const std::vector<size_t>& ranges, const std::vector<size_t>& tiles,
+                                            bool with_sizes) {
+  std::vector<size_t> tile(ranges.size(), 1);
+  for (size_t i = 0; i < tiles.size(); ++i) tile[ranges.size() - tiles.size() + i] = tiles[i];
+  std::multiset<std::vector<size_t>> out;
+  std::vector<size_t> at(ranges.size(), 0);
+  for (size_t r : ranges) {
+    if (r == 0) return out;
+  }
+  while (true) {
+    std::vector<size_t> rec = at;
+    if (with_sizes) {
+      for (size_t d = ranges.size() - tiles.size(); d < ranges.size(); ++d) rec.push_back(std::min(tile[d], ranges[d] - at[d]));
+    }
+    out.insert(rec);
+    int d = static_cast<int>(ranges.size()) - 1;
+    for (; d >= 0; --d) {
+      at[d] += tile[d];
+      if (at[d] < ranges[d]) break;
+      at[d] = 0;
+    }
+    if (d < 0) return out;
+  }
+}
+
+class ThreadPool : public ::testing::TestWithParam<size_t> {  // 0: a null pool
+ protected:
+  void SetUp() override { pool_ = GetParam() == 0 ? nullptr : create_pool(GetParam()); }
+  void TearDown() override { destroy_pool(pool_); }
+  pthreadpool_t pool_ = nullptr;
+};
+
+TEST_P(ThreadPool, CountsItsThreads) {
+  EXPECT_EQ(pthreadpool_get_threads_count(pool_), GetParam() == 0 ? 1u : GetParam());
+  EXPECT_EQ(openhtp::threads::pool_threads(pool_), GetParam() == 0 ? 1u : GetParam());
+}
+
+TEST_P(ThreadPool, EveryTileOnceWithItsStartAndSize) {
+  Calls c;
+  // One call of each function XNNPACK uses, on ranges that do not divide by
+  // their tiles (partial last tiles), and one empty range.
+  pthreadpool_parallelize_1d(pool_, [](void* p, size_t i) { static_cast<Calls*>(p)->add({i}); }, &c, 37, 0);
+  EXPECT_EQ(c.seen, expected({37}, {}, false)) << "1d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_1d_tile_1d(
+      pool_, [](void* p, size_t i, size_t n) { static_cast<Calls*>(p)->add({i, n}); }, &c, 37, 5, 0);
+  EXPECT_EQ(c.seen, expected({37}, {5}, true)) << "1d_tile_1d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_2d(pool_, [](void* p, size_t i, size_t j) { static_cast<Calls*>(p)->add({i, j}); }, &c, 5,
+                             7, 0);
+  EXPECT_EQ(c.seen, expected({5, 7}, {}, false)) << "2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_2d_tile_1d(
+      pool_, [](void* p, size_t i, size_t j, size_t n) { static_cast<Calls*>(p)->add({i, j, n}); }, &c, 5, 11, 4, 0);
+  EXPECT_EQ(c.seen, expected({5, 11}, {4}, true)) << "2d_tile_1d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_2d_tile_2d(
+      pool_, [](void* p, size_t i, size_t j, size_t ni, size_t nj) { static_cast<Calls*>(p)->add({i, j, ni, nj}); },
+      &c, 9, 11, 2, 4, 0);
+  EXPECT_EQ(c.seen, expected({9, 11}, {2, 4}, true)) << "2d_tile_2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_3d(
+      pool_, [](void* p, size_t i, size_t j, size_t k) { static_cast<Calls*>(p)->add({i, j, k}); }, &c, 3, 4, 5, 0);
+  EXPECT_EQ(c.seen, expected({3, 4, 5}, {}, false)) << "3d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_3d_tile_2d(
+      pool_,
+      [](void* p, size_t i, size_t j, size_t k, size_t nj, size_t nk) {
+        static_cast<Calls*>(p)->add({i, j, k, nj, nk});
+      },
+      &c, 3, 7, 10, 3, 4, 0);
+  EXPECT_EQ(c.seen, expected({3, 7, 10}, {3, 4}, true)) << "3d_tile_2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_4d(
+      pool_, [](void* p, size_t i, size_t j, size_t k, size_t l) { static_cast<Calls*>(p)->add({i, j, k, l}); }, &c,
+      2, 3, 4, 5, 0);
+  EXPECT_EQ(c.seen, expected({2, 3, 4, 5}, {}, false)) << "4d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_4d_tile_2d(
+      pool_,
+      [](void* p, size_t i, size_t j, size_t k, size_t l, size_t nk, size_t nl) {
+        static_cast<Calls*>(p)->add({i, j, k, l, nk, nl});
+      },
+      &c, 2, 3, 7, 9, 2, 4, 0);
+  EXPECT_EQ(c.seen, expected({2, 3, 7, 9}, {2, 4}, true)) << "4d_tile_2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_5d(
+      pool_,
+      [](void* p, size_t i, size_t j, size_t k, size_t l, size_t m) { static_cast<Calls*>(p)->add({i, j, k, l, m}); },
+      &c, 2, 2, 3, 2, 3, 0);
+  EXPECT_EQ(c.seen, expected({2, 2, 3, 2, 3}, {}, false)) << "5d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_5d_tile_2d(
+      pool_,
+      [](void* p, size_t i, size_t j, size_t k, size_t l, size_t m, size_t nl, size_t nm) {
+        static_cast<Calls*>(p)->add({i, j, k, l, m, nl, nm});
+      },
+      &c, 2, 2, 3, 5, 7, 2, 3, 0);
+  EXPECT_EQ(c.seen, expected({2, 2, 3, 5, 7}, {2, 3}, true)) << "5d_tile_2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_6d_tile_2d(
+      pool_,
+      [](void* p, size_t i, size_t j, size_t k, size_t l, size_t m, size_t n, size_t nm, size_t nn) {
+        static_cast<Calls*>(p)->add({i, j, k, l, m, n, nm, nn});
+      },
+      &c, 2, 1, 2, 3, 5, 6, 4, 4, 0);
+  EXPECT_EQ(c.seen, expected({2, 1, 2, 3, 5, 6}, {4, 4}, true)) << "6d_tile_2d";
+
+  c.seen.clear();
+  pthreadpool_parallelize_2d(pool_, [](void* p, size_t i, size_t j) { static_cast<Calls*>(p)->add({i, j}); }, &c, 5,
+                             0, 0);
+  EXPECT_TRUE(c.seen.empty()) << "an empty range calls nothing";
+}
+
+TEST_P(ThreadPool, SpreadsTilesOverItsThreads) {
+  Calls c;
+  pthreadpool_parallelize_1d(
+      pool_,
+      [](void* p, size_t i) {
+        static_cast<Calls*>(p)->add({i});
+        std::this_thread::sleep_for(std::chrono::microseconds(50));  // long enough that one thread cannot take all
+      },
+      &c, 64, 0);
+  EXPECT_EQ(c.seen.size(), 64u);
+  EXPECT_EQ(c.threads.size(), GetParam() == 0 ? 1u : std::min<size_t>(GetParam(), 64));
+}
+
+// A product that is subnormal unless flush-to-zero is on.
+float subnormal_product() {
+  volatile float a = 1e-30f, b = 1e-10f;
+  return a * b;
+}
+
+TEST_P(ThreadPool, DisableDenormalsHoldsOnEveryThreadAndIsRestored) {
+  ASSERT_NE(subnormal_product(), 0.0f) << "this CPU flushes denormals already";
+  struct Seen {
+    std::atomic<int> flushed{0}, kept{0};
+  } seen;
+  auto task = [](void* p, size_t) {
+    auto* s = static_cast<Seen*>(p);
+    (subnormal_product() == 0.0f ? s->flushed : s->kept)++;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  };
+  pthreadpool_parallelize_1d(pool_, task, &seen, 16, PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+  EXPECT_EQ(seen.flushed.load(), 16);
+  EXPECT_EQ(seen.kept.load(), 0);
+  EXPECT_NE(subnormal_product(), 0.0f) << "the caller's mode is restored";
+  seen.flushed = seen.kept = 0;
+  pthreadpool_parallelize_1d(pool_, task, &seen, 16, 0);
+  EXPECT_EQ(seen.kept.load(), 16) << "without the flag, denormals are kept";
+}
+
+TEST_P(ThreadPool, CountsDispatches) {
+  const uint64_t before = openhtp::threads::dispatches();
+  pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 3, 0);
+  openhtp::threads::parallelize_1d_tile_1d(pool_, [](void*, size_t, size_t) {}, nullptr, 3, 2, 0);
+  EXPECT_EQ(openhtp::threads::dispatches(), before + 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Values(0, 1, 2, 3),
+                         [](const auto& info) { return info.param == 0 ? std::string("NullPool") :
+                                                                          std::to_string(info.param) + "Threads"; });
+
+TEST(ThreadPoolCreate, ZeroThreadsMeansOnePerCpu) {
+  pthreadpool_t pool = pthreadpool_create(0);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_EQ(pthreadpool_get_threads_count(pool), static_cast<size_t>(omp_get_num_procs()));
+  pthreadpool_destroy(pool);
+  pthreadpool_destroy(nullptr);  // like free(nullptr)
+}
+
+}  // namespace
