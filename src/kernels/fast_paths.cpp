@@ -1,5 +1,7 @@
 #include "kernels/fast_paths.h"
 
+#include <algorithm>
+
 #include "kernels/float_reduce.h"
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
@@ -16,6 +18,7 @@ std::span<const ops::FastPath> fast_paths() {
   // with symmetric int8 weights go to oneDNN where the CPU has VNNI (it
   // scales with threads; XNNPACK barely does), otherwise to XNNPACK.
   static constexpr ops::FastPath kPaths[] = {
+      {"Conv2d", "onednn-winograd", &onednn::prepare_conv2d_winograd},  // fp32 3x3 stride 1
       {"Conv2d", "onednn", &onednn::prepare_conv2d},
       {"Conv2d", "onednn-int8", &onednn::prepare_conv2d_int8},
       {"Conv2d", "xnnpack", &xnn::prepare_conv2d},
@@ -132,6 +135,34 @@ std::span<const ops::FastPath> fast_paths() {
       {"Transpose", "xnnpack", &xnn::prepare_transpose},
   };
   return kPaths;
+}
+
+bool select_fast_paths(std::string_view selection, std::vector<ops::FastPath>* out, std::string* why) {
+  const std::span<const ops::FastPath> all = fast_paths();
+  out->clear();
+  if (selection == "reference") return true;
+  if (selection.empty() || selection == "fast") {
+    out->assign(all.begin(), all.end());
+    return true;
+  }
+  std::vector<std::string_view> left_out;
+  for (size_t at = 0; at <= selection.size();) {
+    const size_t comma = std::min(selection.find(',', at), selection.size());
+    const std::string_view item = selection.substr(at, comma - at);
+    const bool known = item.size() > 1 && item[0] == '-' &&
+                       std::any_of(all.begin(), all.end(), [&](const ops::FastPath& fp) { return fp.library == item.substr(1); });
+    if (!known) {
+      *why = "kernel selection '" + std::string(selection) + "': '" + std::string(item) +
+             "' is not fast, reference or -<library> of a fast path this build has";
+      return false;
+    }
+    left_out.push_back(item.substr(1));
+    at = comma + 1;
+  }
+  for (const ops::FastPath& fp : all) {
+    if (std::find(left_out.begin(), left_out.end(), fp.library) == left_out.end()) out->push_back(fp);
+  }
+  return true;
 }
 
 }  // namespace openhtp::kernels

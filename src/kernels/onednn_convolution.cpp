@@ -42,8 +42,8 @@ class ConvKernel final : public ops::OpKernel {
   size_t src_, dst_, res_slot_, res_in_;
 };
 
-// The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
-// without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).
+}  // namespace
+
 memory::desc user_weights(const ConvGeometry& g) {
   const memory::dim cin_g = g.cin_g(), cout = g.Cout, kw = g.KW;
   const memory::dim s_i = cout, s_w = cin_g * cout, s_h = kw * cin_g * cout;
@@ -52,6 +52,8 @@ memory::desc user_weights(const ConvGeometry& g) {
   return memory::desc({memory::dim{g.group}, cout_g, cin_g, g.KH, g.KW}, dt::f32,
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
+
+namespace {
 
 bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];

@@ -10,11 +10,15 @@
 #include <memory>
 #include <vector>
 
+#include "ops/conv_geometry.h"
 #include "ops/op.h"
 
 namespace openhtp::kernels::onednn {
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);  // + DepthWiseConv2d
+// FLOAT_32 3x3 stride-1 Conv2d by Winograd (onednn_winograd_convolution.cpp);
+// declines every other convolution, which prepare_conv2d then takes.
+bool prepare_conv2d_winograd(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // Conv2d / DepthWiseConv2d, u8/s8 activations, symmetric s8 weights.
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
@@ -39,6 +43,10 @@ bool matmul_layout(const ops::NodeDesc& node, MatMulLayout* out);
 // padded to `rank` dims, transposed (rows = c, cols = r) when `transpose`.
 dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose,
                                   dnnl::memory::data_type type);
+
+// The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
+// without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).
+dnnl::memory::desc user_weights(const ops::ConvGeometry& g);
 
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as

@@ -73,7 +73,7 @@ inline uint8_t quantize(float v, const ops::TensorDesc& t) {
 
 // Elements per pool task: a lookup costs about a nanosecond, like the unary
 // tables (lookup_table.cpp), so only multi-million-element nodes are split.
-constexpr size_t kBinaryTile = size_t{64} << 10;
+constexpr size_t kBinaryTile = size_t{1} << 20;
 constexpr size_t kMaxRank = 8;
 
 // The numpy broadcast walk over the (collapsed) output: seg(a, a_dense, b,

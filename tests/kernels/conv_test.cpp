@@ -2,6 +2,7 @@
 // random shapes, strides, paddings, dilations, groups and encodings, with 1
 // and 2 threads.
 #include <cmath>
+#include <cstdio>
 
 #include "kernel_check.h"
 
@@ -114,6 +115,115 @@ TEST_P(ConvF32, OneDnnMatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+// ---- Winograd (onednn-winograd): fp32 3x3 stride-1 Conv2d -------------------
+
+// A shape the Winograd path is for: 3x3, stride 1, no dilation or groups,
+// 16-channel multiples, outputs of at least 4x4, any padding up to 1.
+ConvShape winograd_shape(std::mt19937& rng) {
+  ConvShape s{};
+  s.N = rand_int(rng, 1, 2);
+  s.group = 1;
+  s.Cin = 16 * rand_int(rng, 1, 3);
+  s.Cout = 16 * rand_int(rng, 1, 3);
+  s.KH = s.KW = 3;
+  s.sh = s.sw = s.dh = s.dw = 1;
+  s.pt = rand_int(rng, 0, 1);
+  s.pb = rand_int(rng, 0, 1);
+  s.pl = rand_int(rng, 0, 1);
+  s.pr = rand_int(rng, 0, 1);
+  s.H = rand_int(rng, 6, 19);
+  s.W = rand_int(rng, 6, 19);
+  s.Ho = s.pt + s.H + s.pb - 2;
+  s.Wo = s.pl + s.W + s.pr - 2;
+  s.bias = rand_int(rng, 0, 3) != 0;
+  return s;
+}
+
+// oneDNN has Winograd kernels on AVX-512 CPUs only; elsewhere the path
+// declines every convolution (tested below on the shapes it is not for).
+bool winograd_here() {
+  std::mt19937 rng(1);
+  ConvShape s = winograd_shape(rng);
+  Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+  for (const auto& t : c.node.inputs) c.data.push_back(Bytes(t.num_bytes()));
+  c.bind_static();
+  bool accepted = false;
+  run_fast(c, fast_path("Conv2d", "onednn-winograd"), nullptr, &accepted);
+  return accepted;
+}
+
+TEST(ConvF32Winograd, MatchesReferenceOnItsShapes) {
+  if (!winograd_here()) GTEST_SKIP() << "oneDNN has no Winograd convolution on this CPU";
+  std::mt19937 rng(13);
+  const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
+  ThreadEnv one(1), two(2);
+  double worst = 0;  // the largest error seen, as a share of the plain bound
+  for (int iter = 0; iter < 16; ++iter) {
+    const ConvShape s = winograd_shape(rng);
+    Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+    std::vector<std::vector<float>> real;
+    for (const auto& t : c.node.inputs) real.push_back(random_floats(rng, t.num_elements()));
+    for (const auto& r : real) c.data.push_back(to_bytes(r));
+    c.bind_static();
+    const auto ref = from_bytes<float>(run_reference(c));
+    const auto sums = abs_sums(c, real);
+    for (const ThreadEnv* env : {&one, &two}) {
+      const auto fast = from_bytes<float>(run_fast(c, fp, env->env()));
+      expect_f32_close(fast, ref, sums, s.K(), s.str());
+      for (size_t i = 0; i < fast.size(); ++i) {
+        worst = std::max(worst, std::fabs(double{fast[i]} - ref[i]) / (2.0 * (s.K() + 2) * 5.97e-8 * sums[i]));
+      }
+    }
+  }
+  RecordProperty("worst_error_over_plain_bound", std::to_string(worst));
+  std::printf("worst Winograd error: %.3f of the plain summation bound\n", worst);
+}
+
+TEST(ConvF32Winograd, DeclinesWhatItIsNotFor) {
+  const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
+  std::mt19937 rng(14);
+  const ConvShape base = winograd_shape(rng);
+  struct Change {
+    const char* what;
+    void (*apply)(ConvShape*);
+  };
+  const Change changes[] = {
+      {"stride 2", [](ConvShape* s) { s->sh = s->sw = 2; }},
+      {"1x1 window", [](ConvShape* s) { s->KH = s->KW = 1; }},
+      {"dilation 2", [](ConvShape* s) { s->dh = s->dw = 2; }},
+      {"two groups", [](ConvShape* s) { s->group = 2; }},
+      {"8 input channels", [](ConvShape* s) { s->Cin = 8; }},
+      {"24 output channels", [](ConvShape* s) { s->Cout = 24; }},
+      {"a 3x3 output", [](ConvShape* s) {
+         s->H = 5 - s->pt - s->pb;
+         s->W = 5 - s->pl - s->pr;
+       }},
+  };
+  for (const Change& ch : changes) {
+    ConvShape s = base;
+    ch.apply(&s);
+    const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
+    s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
+    s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
+    Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+    for (const auto& t : c.node.inputs) c.data.push_back(Bytes(t.num_bytes()));
+    c.bind_static();
+    bool accepted = true;
+    run_fast(c, fp, nullptr, &accepted);
+    EXPECT_FALSE(accepted) << ch.what;
+    run_fast(c, fast_path("Conv2d", "onednn"), nullptr, &accepted);  // the direct path takes it instead
+    EXPECT_TRUE(accepted) << ch.what;
+  }
+  // The same layer at FLOAT_16, and as a DepthWiseConv2d: not for Winograd.
+  Case half = make_case(base, typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}),
+                        typed(dtype::kFloat16, {}));
+  for (const auto& t : half.node.inputs) half.data.push_back(Bytes(t.num_bytes()));
+  half.bind_static();
+  bool accepted = true;
+  run_fast(half, fp, nullptr, &accepted);
+  EXPECT_FALSE(accepted) << "FLOAT_16";
+}
 
 // Quantized: kind 0 = qu8 (uint8 weights, any zero point), 1 = qc8 with
 // uint8 activations (per-channel symmetric int8 weights), 2 = qc8 with int8

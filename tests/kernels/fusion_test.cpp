@@ -12,6 +12,7 @@
 //     bound, an 8-bit residual, fp16).
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "kernel_check.h"
 #include "kernels/onednn_runtime.h"
@@ -64,7 +65,8 @@ std::vector<float> abs_of(const std::vector<float>& v) {
 
 // Checks one fp32 case against every variant: reference exact, fast path
 // within the unfused tests' bound. K: terms per output of the producer.
-void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what) {
+void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what,
+               std::span<const Variant> variants = kF32Variants) {
   c.bind_static();
   const auto plain = from_bytes<float>(run_reference(c));
   Case abs_case = c;
@@ -74,7 +76,7 @@ void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const s
   abs_case.bind_static();
   const auto sums = from_bytes<float>(run_reference(abs_case));
   ThreadEnv one(1), two(2);
-  for (const Variant& v : kF32Variants) {
+  for (const Variant& v : variants) {
     const auto res = random_floats(rng, plain.size());
     // What the separate nodes compute: ElementWiseAdd, then Relu / ReluMinMax.
     std::vector<float> want = plain;
@@ -160,6 +162,45 @@ TEST_P(FusedConvF32, OneDnnPostOpsMatchUnfused) {
 }
 INSTANTIATE_TEST_SUITE_P(Kernels, FusedConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+// Winograd has no binary post-op: its residual is a `sum` onto the output
+// the residual was first reordered into. Its shapes: 3x3, stride 1. Its
+// kernels take relu and sum post-ops only, so a two-sided clamp is declined
+// and the direct path runs the node.
+TEST(FusedConvF32, WinogradPostOpsMatchUnfused) {
+  std::mt19937 rng(706);
+  const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
+  const Variant relu_and_residuals[] = {kF32Variants[0], kF32Variants[2], kF32Variants[3]};
+  int taken = 0;
+  for (int iter = 0; iter < 6; ++iter) {
+    ConvShape s{};
+    s.N = rand_int(rng, 1, 2);
+    s.Cin = 16 * rand_int(rng, 1, 2);
+    s.Cout = 16 * rand_int(rng, 1, 2);
+    s.K = 3;
+    s.group = s.s = 1;
+    s.p = rand_int(rng, 0, 1);
+    s.H = rand_int(rng, 6, 14);
+    s.W = rand_int(rng, 6, 14);
+    s.Ho = s.H + 2 * s.p - 2;
+    s.Wo = s.W + 2 * s.p - 2;
+    s.bias = rand_int(rng, 0, 1) != 0;
+    Case c = conv_case(s, f32({}), f32({}), f32({}), f32({}));
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    c.bind_static();
+    bool accepted = false;
+    run_fast(c, fp, nullptr, &accepted);
+    if (!accepted) continue;  // no Winograd on this CPU (conv_test checks when there is)
+    ++taken;
+    check_f32(c, fp, size_t{9} * s.Cin + (s.bias ? 1 : 0), rng, s.str(), relu_and_residuals);
+    const Bytes residual = to_bytes(random_floats(rng, c.node.outputs[0].num_elements()));
+    run_fused(c, kF32Variants[1], residual, &fp, nullptr, &accepted);
+    EXPECT_FALSE(accepted) << "two-sided clamp";
+    run_fused(c, kF32Variants[1], residual, &fast_path("Conv2d", "onednn"), nullptr, &accepted);
+    EXPECT_TRUE(accepted) << "two-sided clamp, direct path";
+  }
+  if (taken == 0) GTEST_SKIP() << "oneDNN has no Winograd convolution on this CPU";
+}
 
 TEST(FusedFullyConnected, F32OneDnnPostOpsMatchUnfused) {
   std::mt19937 rng(703);

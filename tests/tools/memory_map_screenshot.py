@@ -111,9 +111,13 @@ def main():
             counts[px] = counts.get(px, 0) + 1
     if len(counts) < 8:
         failures.append("only %d colours: the page did not render" % len(counts))
-    # The legend's swatches are 12x12 px (144) and its budget mark 24; the
-    # map's boxes and line cover far more (~7000 and ~700 px on these pages).
-    if counts.get(VTCM_FILL, 0) < 1000:
+    # The legend's swatches are 12x12 px (144) and its budget mark 24; a box
+    # of the map covers several times that (the VTCM blue box of democnn's
+    # input: ~700 px, more before the Winograd convolution's planned
+    # workspace raised the plan's peak and so shrank the drawing's scale) and
+    # the line ~700 px. Three swatches' worth (432 px) tells a
+    # drawn box from the legend alone.
+    if counts.get(VTCM_FILL, 0) < 432:
         failures.append("VTCM tensor fill %s covers %d px" % (VTCM_FILL, counts.get(VTCM_FILL, 0)))
     if spills and counts.get(SPILL_FILL, 0) < 1000:
         failures.append("spilled tensor fill %s covers %d px" % (SPILL_FILL, counts.get(SPILL_FILL, 0)))

@@ -1,9 +1,10 @@
 // openhtp-graph-profile: where a graph's time goes, node by node.
 //
-//   openhtp-graph-profile --binary model.bin [--iterations N] [--threads N] [--kernels fast|reference]
+//   openhtp-graph-profile --binary model.bin [--iterations N] [--threads N] [--kernels fast|reference|-LIB,...]
 //
 // Loads a context binary, prepares each graph in this process exactly as the
-// DSP side does (same runtime, same fast paths unless --kernels reference), feeds it
+// DSP side does (same runtime, same fast paths unless --kernels selects
+// others: reference, or -LIB,... to leave libraries out), feeds it
 // fixed pseudo-random inputs, runs it N times and prints, per node, which
 // kernel ran it (xnnpack / onednn / reference, "via type adapter" when the
 // node's types were converted around a float kernel) and its share of the
@@ -33,7 +34,7 @@ namespace {
 using namespace openhtp;
 
 constexpr const char* kUsage =
-    "usage: openhtp-graph-profile --binary <context binary> [--iterations N] [--threads N] [--kernels fast|reference]\n";
+    "usage: openhtp-graph-profile --binary <context binary> [--iterations N] [--threads N] [--kernels fast|reference|-LIB,...]\n";
 
 bool read_file(const std::string& path, std::vector<uint8_t>* out) {
   std::ifstream f(path, std::ios::binary);
@@ -42,10 +43,10 @@ bool read_file(const std::string& path, std::vector<uint8_t>* out) {
   return true;
 }
 
-int profile_graph(htp::GraphSpec spec, int iterations, bool reference) {
+int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::FastPath> fast_paths) {
   const std::string name = spec.name;
   htp::PlanOptions plan;
-  if (!reference) plan.fast_paths = kernels::fast_paths();
+  plan.fast_paths = fast_paths;
   htp::GraphError err;
   std::string message;
   auto g = htp::PreparedGraph::create(std::move(spec), plan, &err, &message);
@@ -125,15 +126,20 @@ int main(int argc, char** argv) {
   std::string path;
   int iterations = 20;
   int threads = 0;
-  bool reference = false;
+  std::string kernel_selection = "fast";
   for (const auto& [opt, value] : cl.values) {
     if (opt == "--binary") path = value;
     if (opt == "--iterations") iterations = std::max(1, std::atoi(value.c_str()));
     if (opt == "--threads") threads = std::max(0, std::atoi(value.c_str()));
-    if (opt == "--kernels") reference = value == "reference";
+    if (opt == "--kernels") kernel_selection = value;
   }
   if (path.empty()) {
     std::fprintf(stderr, "--binary is required\n%s", kUsage);
+    return 2;
+  }
+  std::vector<ops::FastPath> fast_paths;
+  if (!kernels::select_fast_paths(kernel_selection, &fast_paths, &error)) {
+    std::fprintf(stderr, "--kernels: %s\n%s", error.c_str(), kUsage);
     return 2;
   }
   std::vector<uint8_t> bytes;
@@ -149,7 +155,7 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (auto& gi : image.graphs) {
     if (threads > 0) gi.spec.num_hvx_threads = static_cast<uint32_t>(threads);
-    rc |= profile_graph(std::move(gi.spec), iterations, reference);
+    rc |= profile_graph(std::move(gi.spec), iterations, fast_paths);
   }
   return rc;
 }

@@ -16,6 +16,7 @@
 #include "QnnGraph.h"
 #include "QnnMem.h"
 #include "binary/context_codec.h"
+#include "common/log.h"
 #include "binary/graph_codec.h"
 #include "dsp/htp_skel/ssr_trigger.h"
 #include "htp/runtime.h"
@@ -31,14 +32,21 @@ namespace {
 
 namespace wire = ipc::htp_wire;
 
-// The process's runtime: XNNPACK/oneDNN kernels unless OPENHTP_KERNELS=
-// reference asks for the reference kernels only (to compare, or to rule the
-// fast paths out) — read once, here.
+// The process's runtime: XNNPACK/oneDNN kernels unless OPENHTP_KERNELS
+// selects otherwise (kernels::select_fast_paths: "reference" for the
+// reference kernels only, "-library,..." to leave libraries out) — read once,
+// here. A selection that does not parse is logged and every fast path runs.
 htp::Runtime& runtime() {
   static htp::Runtime* r = [] {
+    static std::vector<ops::FastPath> selected;
     htp::RuntimeOptions options;
     const char* kernels = std::getenv("OPENHTP_KERNELS");
-    if (kernels == nullptr || std::strcmp(kernels, "reference") != 0) options.fast_paths = kernels::fast_paths();
+    std::string why;
+    if (!kernels::select_fast_paths(kernels ? kernels : "", &selected, &why)) {
+      log(LogLevel::kError, "cdsp", "OPENHTP_KERNELS ignored: %s", why.c_str());
+      kernels::select_fast_paths("fast", &selected, &why);
+    }
+    options.fast_paths = selected;
     return make_runtime(options).release();  // lives as long as the process
   }();
   return *r;
