@@ -364,7 +364,7 @@ void lower_conv_transpose(const onnx::NodeProto& node, LoweringContext& ctx) {
                 param_u32_tensor(QNN_OP_TRANSPOSE_CONV_2D_PARAM_OUTPUT_PADDING, {n}, u32(out_pad))});
 }
 
-constexpr int64_t kMaxDilatedPoolTaps = 256;
+constexpr int64_t kMaxTapPoolTaps = 256;
 
 bool has_dilation(const onnx::NodeProto& node) {
   for (int64_t d : attr_ints(node, "dilations", {})) {
@@ -373,30 +373,53 @@ bool has_dilation(const onnx::NodeProto& node) {
   return false;
 }
 
+// MaxPool's output 1: the flat offset of each maximum in X.
+bool wants_indices(const onnx::NodeProto& node) {
+  return node.op_type() == "MaxPool" && node.output_size() > 1 && !node.output(1).empty();
+}
+
 std::string check_pool(const onnx::NodeProto& node, const Model& model) {
   if (std::string why = check_spatial_rank(node, model, true); !why.empty()) return why;
-  if (has_dilation(node)) {
+  if (has_dilation(node) || wants_indices(node)) {
+    const char* what = wants_indices(node) ? "MaxPool's indices output" : "dilations other than 1";
     const ValueInfo* v = model.info(node.input(0));
     if (node.op_type() != "MaxPool" || v->dims.size() != 4 ||
         (v->elem_type != onnx_type::kFloat && v->elem_type != onnx_type::kFloat16)) {
-      return "dilations other than 1 are supported for float 2-D MaxPool only (QNN pools have no dilation)";
+      return wants_indices(node) ? std::string(what) + " is supported for float 2-D MaxPool only (QNN pools have none)"
+                                 : std::string(what) + " are supported for float 2-D MaxPool only (QNN pools have no dilation)";
     }
     // One StridedSlice per tap: keep the node count sane.
     int64_t taps = 1;
     for (int64_t k : attr_ints(node, "kernel_shape", {})) taps *= k;
-    if (taps > kMaxDilatedPoolTaps) {
-      return "dilated MaxPool with a " + std::to_string(taps) + "-tap window (more than " +
-             std::to_string(kMaxDilatedPoolTaps) + ") is not supported: it is lowered to one slice per tap";
+    if (taps > kMaxTapPoolTaps) {
+      return std::string(what) + " with a " + std::to_string(taps) + "-tap window (more than " +
+             std::to_string(kMaxTapPoolTaps) + ") is not supported: it is lowered to one slice per tap";
+    }
+    // The offsets are INT_32 (as every INT64 value here): X must fit.
+    int64_t elems = 1;
+    for (int64_t d : v->dims) elems *= d;
+    if (wants_indices(node) && elems > std::numeric_limits<int32_t>::max()) {
+      return "MaxPool's indices output: X has " + std::to_string(elems) + " elements, more than INT_32 offsets hold";
     }
   }
-  return check_no_extra_outputs(node, 1);
+  return check_no_extra_outputs(node, wants_indices(node) ? 2 : 1);
 }
 
-// MaxPool with dilations. QNN pools have no dilation parameter, so the
-// window is taken apart: Pad with the lowest float (padding never wins),
-// one StridedSlice per window tap (offset tap * dilation, the pool's
-// stride, Ho x Wo samples), and an ElementWiseMaximum over the slices.
-void lower_dilated_max_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
+// MaxPool tap by tap, for what QNN's PoolMax2d has no parameter for:
+// dilations, and the indices output. The window is taken apart: Pad with the
+// lowest float (padding never wins), one StridedSlice per window tap (offset
+// tap * dilation, the pool's stride, Ho x Wo samples), and an
+// ElementWiseMaximum over the slices.
+//
+// Indices (output 1): ONNX's flat offset of each maximum in X, row-major
+// ((n*C + c)*H + h)*W + w, or with storage_order 1 column-major over the
+// spatial axes, (n*C + c)*H*W + w*H + h. A static INT_32 tensor holds every
+// padded position's offset (-1 in the padding), sliced per tap like X; a
+// running argmax beside the running maximum takes a tap's offset where
+// ElementWiseGreater(tap, max so far) holds, so the first largest tap in
+// window order wins, as in ONNX's reference. The offsets tensor is as big as
+// the padded X (4 bytes an element) and lives in the graph's weights.
+void lower_max_pool_by_taps(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::vector<int64_t> xd = ctx.info(node.input(0)).dims, yd = ctx.info(node.output(0)).dims;
   const std::vector<int64_t> k = attr_ints(node, "kernel_shape");
   if (k.size() != 2) ctx.fail("'kernel_shape' has " + std::to_string(k.size()) + " entries, expected 2");
@@ -422,8 +445,31 @@ void lower_dilated_max_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
                 param_u32_tensor(QNN_OP_PAD_PARAM_PAD_AMOUNT, {4, 2}, {0, 0, pads[0], pads[1], pads[2], pads[3], 0, 0}),
                 param_f32(QNN_OP_PAD_PARAM_PAD_CONSTANT_VALUE, std::numeric_limits<float>::lowest())});
   const std::vector<uint32_t> tap_dims = {n, static_cast<uint32_t>(yd[2]), static_cast<uint32_t>(yd[3]), c};
+  const bool indices = wants_indices(node);
+  std::string offsets;  // the padded offsets of X, channel-last (indices only)
+  if (indices) {
+    const int64_t H = xd[2], W = xd[3], Hp = H + pads[0] + pads[1], Wp = W + pads[2] + pads[3];
+    const bool column_major = attr_int(node, "storage_order", 0) != 0;
+    std::vector<int32_t> off(static_cast<size_t>(n * Hp * Wp * c), -1);
+    for (int64_t ni = 0; ni < n; ++ni)
+      for (int64_t hp = 0; hp < Hp; ++hp)
+        for (int64_t wp = 0; wp < Wp; ++wp) {
+          const int64_t h = hp - pads[0], w = wp - pads[2];
+          if (h < 0 || h >= H || w < 0 || w >= W) continue;
+          for (int64_t ci = 0; ci < c; ++ci) {
+            const int64_t plane = (ni * c + ci) * H * W;
+            off[((ni * Hp + hp) * Wp + wp) * c + ci] =
+                static_cast<int32_t>(plane + (column_major ? w * H + h : h * W + w));
+          }
+        }
+    std::vector<uint8_t> bytes(off.size() * sizeof(int32_t));
+    std::memcpy(bytes.data(), off.data(), bytes.size());
+    offsets = ctx.static_tensor(base + "_offsets", QNN_DATATYPE_INT_32,
+                                {n, static_cast<uint32_t>(Hp), static_cast<uint32_t>(Wp), c}, std::move(bytes));
+  }
   const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
-  std::string acc;
+  const std::string z = indices ? ctx.output(node.output(1), Layout::kChannelLast, QNN_DATATYPE_INT_32) : "";
+  std::string acc, acc_index;
   const int64_t taps = k[0] * k[1];
   for (int64_t t = 0; t < taps; ++t) {
     const int64_t h0 = (t / k[1]) * dil[0], w0 = (t % k[1]) * dil[1];
@@ -432,22 +478,39 @@ void lower_dilated_max_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
         static_cast<int32_t>(h0), static_cast<int32_t>(h0 + strides[0] * (yd[2] - 1) + 1), static_cast<int32_t>(strides[0]),
         static_cast<int32_t>(w0), static_cast<int32_t>(w0 + strides[1] * (yd[3] - 1) + 1), static_cast<int32_t>(strides[1]),
         0, static_cast<int32_t>(c), 1};
-    const std::string tap = taps == 1 ? y : ctx.native(base + "_tap" + std::to_string(t), dt, tap_dims);
+    const std::string suffix = std::to_string(t);
+    const std::string tap = taps == 1 ? y : ctx.native(base + "_tap" + suffix, dt, tap_dims);
     ctx.add_node(QNN_OP_STRIDED_SLICE, {padded}, {tap},
                  {param_i32_tensor(QNN_OP_STRIDED_SLICE_PARAM_RANGES, {4, 3}, ranges)});
+    std::string tap_index;
+    if (indices) {
+      tap_index = taps == 1 ? z : ctx.native(base + "_tap_index" + suffix, QNN_DATATYPE_INT_32, tap_dims);
+      ctx.add_node(QNN_OP_STRIDED_SLICE, {offsets}, {tap_index},
+                   {param_i32_tensor(QNN_OP_STRIDED_SLICE_PARAM_RANGES, {4, 3}, ranges)});
+    }
     if (t == 0) {
       acc = tap;
+      acc_index = tap_index;
       continue;
     }
-    const std::string next = t + 1 == taps ? y : ctx.native(base + "_max" + std::to_string(t), dt, tap_dims);
+    const bool last = t + 1 == taps;
+    if (indices) {
+      const std::string greater = ctx.native(base + "_greater" + suffix, QNN_DATATYPE_BOOL_8, tap_dims);
+      ctx.add_node(QNN_OP_ELEMENT_WISE_GREATER, {tap, acc}, {greater});
+      const std::string next_index =
+          last ? z : ctx.native(base + "_argmax" + suffix, QNN_DATATYPE_INT_32, tap_dims);
+      ctx.add_node(QNN_OP_ELEMENT_WISE_SELECT, {greater, tap_index, acc_index}, {next_index});
+      acc_index = next_index;
+    }
+    const std::string next = last ? y : ctx.native(base + "_max" + suffix, dt, tap_dims);
     ctx.add_node(QNN_OP_ELEMENT_WISE_MAXIMUM, {acc, tap}, {next});
     acc = next;
   }
 }
 
 void lower_pool(const onnx::NodeProto& node, LoweringContext& ctx) {
-  if (has_dilation(node)) {
-    lower_dilated_max_pool(node, ctx);
+  if (has_dilation(node) || wants_indices(node)) {
+    lower_max_pool_by_taps(node, ctx);
     return;
   }
   const bool is_max = node.op_type() == "MaxPool";

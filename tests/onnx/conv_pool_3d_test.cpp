@@ -320,3 +320,22 @@ TEST(OnnxConvPool3d, DilatedMaxPoolOnIntegersOrHugeWindowsIsRefusedWithTheReason
     EXPECT_NE(bad[0].reason.find(why), std::string::npos) << bad[0].reason;
   }
 }
+
+TEST(OnnxConvPool3d, MaxPoolIndicesOnIntegersOrRank5AreRefusedWithTheReason) {
+  for (auto [type, rank5] : {std::tuple{3, false}, std::tuple{1, true}}) {
+    ModelBuilder b;
+    const std::vector<int64_t> xd = rank5 ? std::vector<int64_t>{1, 1, 4, 4, 4} : std::vector<int64_t>{1, 1, 4, 4};
+    const std::vector<int64_t> yd = rank5 ? std::vector<int64_t>{1, 1, 2, 2, 2} : std::vector<int64_t>{1, 1, 2, 2};
+    b.input("x", xd, type).output("y", yd, type).output("z", yd, 7);
+    auto& n = b.node("MaxPool", "mp", {"x"}, {"y", "z"});
+    ModelBuilder::ints(n, "kernel_shape", rank5 ? std::vector<int64_t>{2, 2, 2} : std::vector<int64_t>{2, 2});
+    ModelBuilder::ints(n, "strides", rank5 ? std::vector<int64_t>{2, 2, 2} : std::vector<int64_t>{2, 2});
+    PreparedModel p;
+    std::string error;
+    ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+    const auto bad = find_unsupported(p.model);
+    ASSERT_EQ(bad.size(), 1u);
+    EXPECT_NE(bad[0].reason.find("MaxPool's indices output is supported for float 2-D MaxPool only"), std::string::npos)
+        << bad[0].reason;
+  }
+}

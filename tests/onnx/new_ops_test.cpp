@@ -107,6 +107,53 @@ TEST(OnnxNewOps, ScatterElementsAddAndScatterNd) {
   expect_close(as_f32(out[1]), {1, 2, 3, 7, 8, 9}, 0.0);
 }
 
+// MaxPool's indices output (ONNX output 1, INT64 -> INT_32): the flat offset
+// of each window's first maximum in X, row-major or (storage_order 1)
+// column-major over the spatial axes, computed here by scanning each window.
+TEST(OnnxNewOps, MaxPoolIndicesAreTheFirstMaximumsFlatOffsets) {
+  constexpr int64_t N = 2, C = 3, H = 5, W = 6, K = 3, S = 2, P = 1;
+  constexpr int64_t Ho = (H + 2 * P - K) / S + 1, Wo = (W + 2 * P - K) / S + 1;
+  // Values with ties (rounded to 0.5), so "first maximum" is exercised.
+  std::vector<float> x = ramp(N * C * H * W, 0.91, 0.3);
+  for (float& v : x) v = std::round(v * 2.0f) / 2.0f;
+  for (int64_t order : {0, 1}) {
+    ModelBuilder b;
+    b.input("x", {N, C, H, W}).output("y", {N, C, Ho, Wo}).output("z", {N, C, Ho, Wo}, kI64);
+    auto& n = b.node("MaxPool", "mp", {"x"}, {"y", "z"});
+    ModelBuilder::ints(n, "kernel_shape", {K, K});
+    ModelBuilder::ints(n, "strides", {S, S});
+    ModelBuilder::ints(n, "pads", {P, P, P, P});
+    ModelBuilder::i(n, "storage_order", order);
+    const auto out = run_model(b.model(), {f32_bytes(x)});
+    ASSERT_EQ(out.size(), 2u);
+    std::vector<double> want_y;
+    std::vector<int32_t> want_z;
+    for (int64_t ni = 0; ni < N; ++ni)
+      for (int64_t c = 0; c < C; ++c)
+        for (int64_t oh = 0; oh < Ho; ++oh)
+          for (int64_t ow = 0; ow < Wo; ++ow) {
+            float best = -INFINITY;
+            int64_t at = -1;
+            for (int64_t kh = 0; kh < K; ++kh)
+              for (int64_t kw = 0; kw < K; ++kw) {
+                const int64_t h = oh * S - P + kh, w = ow * S - P + kw;
+                if (h < 0 || h >= H || w < 0 || w >= W) continue;
+                const float v = x[((ni * C + c) * H + h) * W + w];
+                if (v > best) {
+                  best = v;
+                  at = (ni * C + c) * H * W + (order == 0 ? h * W + w : w * H + h);
+                }
+              }
+            want_y.push_back(best);
+            want_z.push_back(static_cast<int32_t>(at));
+          }
+    expect_close(as_f32(out[0]), want_y, 0.0);
+    std::vector<int32_t> z(out[1].size() / 4);
+    std::memcpy(z.data(), out[1].data(), out[1].size());
+    EXPECT_EQ(z, want_z) << "storage_order " << order;
+  }
+}
+
 TEST(OnnxNewOps, TileRepeats) {
   ModelBuilder b;
   b.input("x", {2, 2}).output("y", {4, 6});
