@@ -19,7 +19,16 @@
 // tf_half_pixel_for_nn (x = (o + 0.5) / s) is asymmetric sampling (x = o' / s')
 // on a twice-as-fine grid: resize to 2 * M with asymmetric mapping and keep
 // every second sample from o' = 1.
+//
+// tf_crop_and_resize is TensorFlow's crop_and_resize, which QNN has as its
+// own op: one CropAndResize box per image, (y1, x1, y2, x2) = the roi's H and
+// W starts and ends, resize_dims the output's H and W, and ONNX's
+// extrapolation_value for samples outside the image. The roi must be a
+// constant and leave N and C whole; linear is bilinear, and nearest is
+// TensorFlow's rounding (halves up: round_prefer_ceil) — other nearest modes
+// and cubic have no CropAndResize form and are refused.
 #include <cmath>
+#include <cstring>
 
 #include "QnnOpDef.h"
 #include "onnx/attributes.h"
@@ -103,6 +112,56 @@ std::string plan_axis(const ResizeForm& f, int64_t in, int64_t out, double s, bo
          "scale parameter)";
 }
 
+// tf_crop_and_resize's roi: [start_0..start_3, end_0..end_3], normalized.
+const Tensor* crop_roi(const onnx::NodeProto& node, const Model& model) {
+  const std::string rn = input_name(node, 1);
+  return rn.empty() ? nullptr : model.constant(rn);
+}
+
+std::string check_crop_and_resize(const onnx::NodeProto& node, const Model& model, const ResizeForm& f) {
+  if (f.legacy) return "tf_crop_and_resize needs Resize-11 or later";
+  if (f.mode == "cubic") return "tf_crop_and_resize with mode 'cubic' is not supported (QNN CropAndResize: bilinear, nearest)";
+  if (f.mode == "nearest" && f.nearest != "round_prefer_ceil") {
+    return "tf_crop_and_resize with nearest_mode '" + f.nearest +
+           "' is not supported (QNN CropAndResize rounds halves up: round_prefer_ceil)";
+  }
+  const Tensor* roi = crop_roi(node, model);
+  if (roi == nullptr || roi->count() != 8) return "tf_crop_and_resize needs a constant roi of 8 values";
+  for (size_t axis : {size_t{0}, size_t{1}}) {
+    if (roi->get(axis) != 0.0 || roi->get(4 + axis) != 1.0) {
+      return "tf_crop_and_resize with a roi that crops N or C is not supported";
+    }
+  }
+  return "";
+}
+
+// One CropAndResize box per image (see the top of this file).
+void lower_crop_and_resize(const onnx::NodeProto& node, LoweringContext& ctx, const ResizeForm& f) {
+  const Tensor* roi = crop_roi(node, ctx.model());
+  const std::vector<int64_t> out = ctx.info(node.output(0)).dims;
+  const uint32_t n = static_cast<uint32_t>(out[0]);
+  std::vector<float> boxes;
+  std::vector<int32_t> images;
+  for (uint32_t i = 0; i < n; ++i) {
+    for (size_t k : {size_t{2}, size_t{3}, size_t{6}, size_t{7}}) boxes.push_back(static_cast<float>(roi->get(k)));
+    images.push_back(static_cast<int32_t>(i));
+  }
+  std::vector<uint8_t> image_bytes(images.size() * sizeof(int32_t));
+  std::memcpy(image_bytes.data(), images.data(), image_bytes.size());
+  const std::string b = ctx.static_f32(node.output(0) + "_boxes", {n, 4}, boxes);
+  const std::string bi = ctx.static_tensor(node.output(0) + "_box_indices", QNN_DATATYPE_INT_32, {n},
+                                           std::move(image_bytes));
+  ctx.add_node(QNN_OP_CROP_AND_RESIZE, {ctx.channel_last(node.input(0)), b, bi},
+               {ctx.output(node.output(0), Layout::kChannelLast)},
+               {param_u32_tensor(QNN_OP_CROP_AND_RESIZE_PARAM_RESIZE_DIMS, {2},
+                                 {static_cast<uint32_t>(out[2]), static_cast<uint32_t>(out[3])}),
+                param_u32(QNN_OP_CROP_AND_RESIZE_PARAM_INTERPOLATION_MODE,
+                          f.mode == "nearest" ? QNN_OP_CROP_AND_RESIZE_INTERPOLATION_MODE_NEAREST_NEIGHBOR
+                                              : QNN_OP_CROP_AND_RESIZE_INTERPOLATION_MODE_BILINEAR),
+                param_f32(QNN_OP_CROP_AND_RESIZE_PARAM_EXTRAPOLATION_VALUE,
+                          attr_float(node, "extrapolation_value", 0.0f))});
+}
+
 std::string check_resize(const onnx::NodeProto& node, const Model& model) {
   const ValueInfo* in = model.info(node.input(0));
   const ValueInfo* out = model.info(node.output(0));
@@ -111,7 +170,7 @@ std::string check_resize(const onnx::NodeProto& node, const Model& model) {
   if (in->dims[0] != out->dims[0] || in->dims[1] != out->dims[1]) return "resizing N or C is not supported";
   const ResizeForm f = form_of(node, model);
   if (f.mode != "nearest" && f.mode != "linear" && f.mode != "cubic") return "mode '" + f.mode + "' is not supported";
-  if (f.ctm == "tf_crop_and_resize") return "coordinate_transformation_mode 'tf_crop_and_resize' is not supported";
+  if (f.ctm == "tf_crop_and_resize") return check_crop_and_resize(node, model, f);
   const std::string sn = input_name(node, f.legacy ? 1 : 2);
   if (!sn.empty() && model.constant(sn) == nullptr) return "scales must be a constant";
   for (size_t axis = 2; axis < 4; ++axis) {
@@ -126,6 +185,10 @@ std::string check_resize(const onnx::NodeProto& node, const Model& model) {
 void lower_resize(const onnx::NodeProto& node, LoweringContext& ctx) {
   const Model& model = ctx.model();
   const ResizeForm f = form_of(node, model);
+  if (f.ctm == "tf_crop_and_resize") {
+    lower_crop_and_resize(node, ctx, f);
+    return;
+  }
   const std::vector<int64_t> in = ctx.info(node.input(0)).dims, out = ctx.info(node.output(0)).dims;
   const bool exclude_outside = attr_int(node, "exclude_outside", 0) != 0;
   AxisPlan plans[2];

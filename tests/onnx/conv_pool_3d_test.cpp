@@ -339,3 +339,38 @@ TEST(OnnxConvPool3d, MaxPoolIndicesOnIntegersOrRank5AreRefusedWithTheReason) {
         << bad[0].reason;
   }
 }
+
+TEST(OnnxConvPool3d, TfCropAndResizeFormsWithoutACropAndResizeAreRefusedWithTheReason) {
+  struct Case {
+    const char* mode;
+    const char* nearest_mode;
+    std::vector<float> roi;
+    const char* why;
+  };
+  const Case cases[] = {
+      {"cubic", "round_prefer_floor", {0, 0, 0, 0, 1, 1, 1, 1}, "mode 'cubic' is not supported"},
+      {"nearest", "round_prefer_floor", {0, 0, 0, 0, 1, 1, 1, 1}, "nearest_mode 'round_prefer_floor'"},
+      {"linear", "round_prefer_floor", {0, 0.5f, 0, 0, 1, 1, 1, 1}, "crops N or C"},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder b(13);
+    b.input("x", {1, 2, 4, 4}).output("y", {1, 2, 3, 3});
+    b.initializer("roi", {8}, c.roi);
+    b.int64_initializer("sizes", {4}, {1, 2, 3, 3});
+    auto& n = b.node("Resize", "r", {"x", "roi", "", "sizes"}, {"y"});
+    for (auto [name, value] : {std::pair<const char*, const char*>{"coordinate_transformation_mode", "tf_crop_and_resize"},
+                               std::pair<const char*, const char*>{"mode", c.mode},
+                               std::pair<const char*, const char*>{"nearest_mode", c.nearest_mode}}) {
+      auto* a = n.add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::STRING);
+      a->set_s(value);
+    }
+    PreparedModel p;
+    std::string error;
+    ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+    const auto bad = find_unsupported(p.model);
+    ASSERT_EQ(bad.size(), 1u) << c.why;
+    EXPECT_NE(bad[0].reason.find(c.why), std::string::npos) << bad[0].reason;
+  }
+}

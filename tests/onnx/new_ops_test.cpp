@@ -154,6 +154,52 @@ TEST(OnnxNewOps, MaxPoolIndicesAreTheFirstMaximumsFlatOffsets) {
   }
 }
 
+// Resize with tf_crop_and_resize: TensorFlow's crop_and_resize (QNN's
+// CropAndResize), each image cropped to the roi's H and W range and sampled
+// bilinearly; samples outside the image are extrapolation_value. The formula
+// is ONNX's, written out here.
+TEST(OnnxNewOps, ResizeTfCropAndResizeSamplesTheRoi) {
+  constexpr int64_t N = 2, C = 2, H = 5, W = 6, Ho = 4, Wo = 5;
+  const std::vector<float> roi = {0, 0, 0.2f, 0.1f, 1, 1, 0.9f, 1.15f};  // x ends past the image
+  const std::vector<float> x = ramp(N * C * H * W, 0.37, 0.2);
+  ModelBuilder b(13);
+  b.input("x", {N, C, H, W}).output("y", {N, C, Ho, Wo});
+  b.initializer("roi", {8}, roi);
+  b.int64_initializer("sizes", {4}, {N, C, Ho, Wo});
+  auto& n = b.node("Resize", "r", {"x", "roi", "", "sizes"}, {"y"});
+  for (auto [name, value] : {std::pair{"coordinate_transformation_mode", "tf_crop_and_resize"},
+                             std::pair{"mode", "linear"}}) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
+  ModelBuilder::f(n, "extrapolation_value", 7.0f);
+  const auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  auto coord = [](double start, double end, int64_t in, int64_t out_len, int64_t o) {
+    return start * (in - 1) + o * (end - start) * (in - 1) / static_cast<double>(out_len - 1);
+  };
+  std::vector<double> want;
+  for (int64_t ni = 0; ni < N; ++ni)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t oh = 0; oh < Ho; ++oh)
+        for (int64_t ow = 0; ow < Wo; ++ow) {
+          const double yc = coord(roi[2], roi[6], H, Ho, oh), xc = coord(roi[3], roi[7], W, Wo, ow);
+          if (yc < 0 || yc > H - 1 || xc < 0 || xc > W - 1) {
+            want.push_back(7.0);
+            continue;
+          }
+          const int64_t y0 = static_cast<int64_t>(std::floor(yc)), x0 = static_cast<int64_t>(std::floor(xc));
+          const int64_t y1 = std::min(y0 + 1, H - 1), x1 = std::min(x0 + 1, W - 1);
+          const double fy = yc - y0, fx = xc - x0;
+          auto at = [&](int64_t h, int64_t w) { return double{x[((ni * C + c) * H + h) * W + w]}; };
+          want.push_back((1 - fy) * ((1 - fx) * at(y0, x0) + fx * at(y0, x1)) +
+                         fy * ((1 - fx) * at(y1, x0) + fx * at(y1, x1)));
+        }
+  expect_close(as_f32(out[0]), want, 1e-5);
+}
+
 TEST(OnnxNewOps, TileRepeats) {
   ModelBuilder b;
   b.input("x", {2, 2}).output("y", {4, 6});
