@@ -97,6 +97,18 @@ Bench fc(uint32_t batch) {
   return b;
 }
 
+// EfficientNet's squeeze-and-excite scale, 8-bit: x [1, H, W, C] times a
+// per-channel gate [1, 1, 1, C] (the row broadcast down the image).
+Bench se_scale(uint32_t hw, uint32_t c) {
+  Bench b;
+  b.type = "ElementWiseMultiply";
+  b.inputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.05f, -20), tensor(dtype::kUfixed8, {1, 1, 1, c}, 1.0f / 255, 0)};
+  b.outputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.04f, -25)};
+  std::mt19937 rng(3);
+  b.fill(rng, {false, false});
+  return b;
+}
+
 // kind: "reference", "fast" (the registered fast paths), or "xnnpack_f32_fc".
 void run(benchmark::State& state, Bench b, const std::string& kind) {
   KernelEnv env;  // one thread: ratios per core
@@ -124,6 +136,9 @@ BENCHMARK_CAPTURE(run, conv3x3_f32_reference, conv(false), std::string("referenc
 BENCHMARK_CAPTURE(run, conv3x3_f32_fast, conv(false), std::string("fast"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(run, conv3x3_qu8_reference, conv(true), std::string("reference"))->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);

@@ -120,8 +120,8 @@ TEST(Quantized8Binary, SplitOverThePoolAndStaticInput) {
 }
 
 // One input a row repeated down the rows of the other (a squeeze-and-excite
-// scale), on either side, rows from 1 code to 2047: the broadcast walk's
-// short runs give the reference's bytes, row by row.
+// scale), on either side, rows from 1 code to 2047: the row-broadcast loop
+// (the row dequantized once, repeated) gives the reference's bytes.
 TEST(Quantized8Binary, ARepeatedRowOnEitherSideMatchesExactly) {
   std::mt19937 rng(31);
   const char* types[] = {"ElementWiseMultiply", "ElementWiseAdd", "ElementWiseSubtract", "ElementWiseDivide"};
