@@ -13,6 +13,7 @@
 #include "kernels/fast_paths.h"
 #include "kernels/xnnpack_paths.h"
 #include "ops/op.h"
+#include "ops/parsed_params.h"
 
 namespace {
 
@@ -109,7 +110,23 @@ Bench se_scale(uint32_t hw, uint32_t c) {
   return b;
 }
 
-// kind: "reference", "fast" (the registered fast paths), or "xnnpack_f32_fc".
+// A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
+// per-tensor int8 weights (what the converter makes with per-channel off):
+// the cases both oneDNN int8 and XNNPACK qc8 take.
+Bench depthwise_q8(uint32_t hw, uint32_t c) {
+  Bench b;
+  b.type = "DepthWiseConv2d";
+  b.inputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.02f, -128), tensor(dtype::kSfixed8, {3, 3, 1, c}, 0.01f, 0),
+              tensor(dtype::kSfixed32, {c}, 0.0002f, 0)};
+  b.outputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.1f, -100)};
+  b.params = {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {1, 1, 1, 1})};
+  std::mt19937 rng(4);
+  b.fill(rng, {false, true, true});
+  return b;
+}
+
+// kind: "reference", "fast" (the registered fast paths), "xnnpack_f32_fc",
+// or "lib:NAME" (the fast path of that library for the node's type).
 void run(benchmark::State& state, Bench b, const std::string& kind) {
   KernelEnv env;  // one thread: ratios per core
   env.fast_paths = openhtp::kernels::fast_paths();
@@ -118,6 +135,14 @@ void run(benchmark::State& state, Bench b, const std::string& kind) {
   bool ok = false;
   if (kind == "reference") ok = prepare_reference(d, &k).ok();
   else if (kind == "fast") ok = prepare_node(d, &k).ok();
+  else if (kind.rfind("lib:", 0) == 0) {
+    // As prepare_node hands a node to a fast path: parameters parsed once.
+    static ParsedParams parsed;
+    if (openhtp::ops::parse_params(d, &parsed).ok()) d.parsed = &parsed;
+    for (const FastPath& fp : openhtp::kernels::fast_paths()) {
+      if (fp.type_name == b.type && fp.library == kind.substr(4) && fp.prepare != nullptr) ok = fp.prepare(d, &k);
+    }
+  }
   else ok = openhtp::kernels::xnn::prepare_fully_connected_f32(d, &k);
   if (!ok || !k) {
     state.SkipWithError("prepare failed");
@@ -139,6 +164,12 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_112x112x32_onednn_int8, depthwise_q8(112, 32), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_112x112x32_xnnpack, depthwise_q8(112, 32), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_onednn_int8, depthwise_q8(28, 240), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_xnnpack, depthwise_q8(28, 240), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_onednn_int8, depthwise_q8(7, 1152), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_xnnpack, depthwise_q8(7, 1152), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);
