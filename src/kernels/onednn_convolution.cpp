@@ -53,6 +53,39 @@ memory::desc user_weights(const ConvGeometry& g) {
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
 
+Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::algorithm alg,
+                       const memory::desc& src, const memory::desc& dst, const dnnl::primitive_attr& attr, int threads,
+                       dnnl::convolution_forward::primitive_desc* pd) {
+  const memory::desc w_user = user_weights(g);
+  const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
+  const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
+  // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
+  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+  const memory::dims pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
+  using conv = dnnl::convolution_forward;
+  const auto inference = dnnl::prop_kind::forward_inference;
+  const conv::desc d = g.has_bias ? conv::desc(inference, alg, src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r)
+                                  : conv::desc(inference, alg, src, w_any, dst, strides, dilates, pad_l, pad_r);
+  *pd = conv::primitive_desc(d, attr, engine());
+
+  // Weights: reorder once into the primitive's layout.
+  memory w_packed(pd->weights_desc(), engine());
+  {
+    memory w_src(w_user, engine(), const_cast<void*>(node.inputs[1].static_data));
+    dnnl::stream s(engine());
+    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
+    s.wait();
+  }
+  Executor ex(conv(*pd), pd->scratchpad_desc(), threads);
+  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  if (g.has_bias) {
+    memory b(bias_md, engine());
+    std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
+    ex.add_fixed(DNNL_ARG_BIAS, b);
+  }
+  return ex;
+}
+
 namespace {
 
 bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
@@ -68,36 +101,10 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, dt::f32, tag::nhwc);
   const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, dt::f32, tag::nhwc);
-  const memory::desc w_user = user_weights(g);
-  const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
-  const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
-  // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
-  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
-  const memory::dims pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
-  using conv = dnnl::convolution_forward;
-  const conv::desc d = g.has_bias ? conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                               src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r)
-                                  : conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                               src, w_any, dst, strides, dilates, pad_l, pad_r);
   dnnl::primitive_attr attr = default_attr();
   add_epilogue(node, dst, &attr);
-  const conv::primitive_desc pd(d, attr, engine());
-
-  // Weights: reorder once into the primitive's layout.
-  memory w_packed(pd.weights_desc(), engine());
-  {
-    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
-    dnnl::stream s(engine());
-    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
-    s.wait();
-  }
-  Executor ex(conv(pd), pd.scratchpad_desc(), threads);
-  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
-  if (g.has_bias) {
-    memory b(bias_md, engine());
-    std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
-    ex.add_fixed(DNNL_ARG_BIAS, b);
-  }
+  dnnl::convolution_forward::primitive_desc pd;
+  Executor ex = make_conv_f32(node, g, dnnl::algorithm::convolution_direct, src, dst, attr, threads, &pd);
   const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t res_slot = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;

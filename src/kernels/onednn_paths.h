@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/onednn_runtime.h"
 #include "ops/conv_geometry.h"
 #include "ops/op.h"
 
@@ -43,6 +44,16 @@ bool matmul_layout(const ops::NodeDesc& node, MatMulLayout* out);
 // padded to `rank` dims, transposed (rows = c, cols = r) when `transpose`.
 dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t rank, bool transpose,
                                   dnnl::memory::data_type type);
+
+// A FLOAT_32 convolution of `node` by `alg` (direct or Winograd), its input
+// and output described by `src` / `dst` (tag::any lets oneDNN pick a layout):
+// the primitive with the node's weights packed once into oneDNN's layout and
+// its bias copied, both fixed in the returned executor; *pd gets the
+// primitive's descriptor (for the bound arguments' layouts). Throws
+// dnnl::error when oneDNN has no implementation for the case.
+Executor make_conv_f32(const ops::NodeDesc& node, const ops::ConvGeometry& g, dnnl::algorithm alg,
+                       const dnnl::memory::desc& src, const dnnl::memory::desc& dst, const dnnl::primitive_attr& attr,
+                       int threads, dnnl::convolution_forward::primitive_desc* pd);
 
 // The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
 // without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).

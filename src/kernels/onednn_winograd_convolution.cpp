@@ -167,41 +167,16 @@ dnnl::primitive_attr winograd_attr(const ops::NodeDesc& node, const memory::desc
 }
 
 bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
-  const ops::TensorDesc& w = node.inputs[1];
-  if (w.static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
+  if (node.inputs[1].static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
   const int threads = threads_of(node);
   omp_set_num_threads(threads);
 
   const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, g.Cout, g.Ho, g.Wo};
   const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc), dst_nhwc(dst_dims, dt::f32, tag::nhwc);
   const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
-  const memory::desc w_user = user_weights(g);
-  const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
-  const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
-  const memory::dims strides{1, 1}, dilates{0, 0}, pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
-  using conv = dnnl::convolution_forward;
-  const auto alg = dnnl::algorithm::convolution_winograd;
-  const conv::desc d =
-      g.has_bias ? conv::desc(dnnl::prop_kind::forward_inference, alg, src_any, w_any, bias_md, dst_any, strides,
-                              dilates, pad_l, pad_r)
-                 : conv::desc(dnnl::prop_kind::forward_inference, alg, src_any, w_any, dst_any, strides, dilates,
-                              pad_l, pad_r);
-  const conv::primitive_desc pd(d, winograd_attr(node, dst_nhwc), engine());  // throws when oneDNN has none
-
-  memory w_packed(pd.weights_desc(), engine());
-  {
-    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
-    dnnl::stream s(engine());
-    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
-    s.wait();
-  }
-  Executor cx(conv(pd), pd.scratchpad_desc(), threads);
-  cx.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
-  if (g.has_bias) {
-    memory b(bias_md, engine());
-    std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
-    cx.add_fixed(DNNL_ARG_BIAS, b);
-  }
+  dnnl::convolution_forward::primitive_desc pd;  // make_conv_f32 throws when oneDNN has no Winograd kernel
+  Executor cx = make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any,
+                              winograd_attr(node, dst_nhwc), threads, &pd);
   const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
   const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
   size_t in_from, in_to, out_from, out_to;

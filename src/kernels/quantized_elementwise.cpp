@@ -215,22 +215,18 @@ inline __attribute__((always_inline)) uint8_t clamp_store(double q, const ArithP
 // takes a few per cent of blocks on real data.
 constexpr size_t kArithBlock = 64;
 
-template <Arith OP, bool AD, bool BD>
-inline __attribute__((always_inline)) void arith_loop(const uint8_t* a, const uint8_t* b, uint8_t* y, size_t n,
-                                                      const ArithParams& p) {
-  const float a0 = static_cast<float>(int32_t(a[0] ^ p.flip_a) + p.off_a) * p.scale_a;
-  const float b0 = static_cast<float>(int32_t(b[0] ^ p.flip_b) + p.off_b) * p.scale_b;
+// The blocks themselves, for any way of getting the operands: x_at(i) and
+// z_at(i) give element i's two dequantized inputs (always-inlined lambdas, so
+// each caller's loop vectorizes on its own).
+template <Arith OP, typename X, typename Z>
+inline __attribute__((always_inline)) void arith_blocks(X x_at, Z z_at, uint8_t* y, size_t n, const ArithParams& p) {
   const float inv = p.inv_y_f, off = p.off_y_f, lo = p.lo_f, hi = p.hi_f;
   for (size_t i0 = 0; i0 < n; i0 += kArithBlock) {
     const size_t m = std::min(kArithBlock, n - i0);
-    const uint8_t* ab = a + i0;
-    const uint8_t* bb = b + i0;
     uint8_t* yb = y + i0;
     uint32_t far = 1;  // every element safely away from a tie
     for (size_t i = 0; i < m; ++i) {
-      const float x = AD ? static_cast<float>(int32_t(ab[i] ^ p.flip_a) + p.off_a) * p.scale_a : a0;
-      const float z = BD ? static_cast<float>(int32_t(bb[i] ^ p.flip_b) + p.off_b) * p.scale_b : b0;
-      const float t = arith_op<OP>(x, z) * inv;
+      const float t = arith_op<OP>(x_at(i0 + i), z_at(i0 + i)) * inv;
       const float r = std::nearbyint(t);
       far &= (std::fabs(t - r) < 0.5f - 0x1p-12f) & (std::fabs(t) < 0x1p10f);  // false for NaN
       float q = r - off;
@@ -240,12 +236,26 @@ inline __attribute__((always_inline)) void arith_loop(const uint8_t* a, const ui
     }
     if (!far) {
       for (size_t i = 0; i < m; ++i) {
-        const float x = AD ? static_cast<float>(int32_t(ab[i] ^ p.flip_a) + p.off_a) * p.scale_a : a0;
-        const float z = BD ? static_cast<float>(int32_t(bb[i] ^ p.flip_b) + p.off_b) * p.scale_b : b0;
-        yb[i] = clamp_store(std::nearbyint(static_cast<double>(arith_op<OP>(x, z)) / p.scale_y) - p.off_y, p);
+        const float e = arith_op<OP>(x_at(i0 + i), z_at(i0 + i));
+        yb[i] = clamp_store(std::nearbyint(static_cast<double>(e) / p.scale_y) - p.off_y, p);
       }
     }
   }
+}
+
+template <Arith OP, bool AD, bool BD>
+inline __attribute__((always_inline)) void arith_loop(const uint8_t* a, const uint8_t* b, uint8_t* y, size_t n,
+                                                      const ArithParams& p) {
+  const float a0 = static_cast<float>(int32_t(a[0] ^ p.flip_a) + p.off_a) * p.scale_a;
+  const float b0 = static_cast<float>(int32_t(b[0] ^ p.flip_b) + p.off_b) * p.scale_b;
+  arith_blocks<OP>(
+      [&](size_t i) __attribute__((always_inline)) {
+        return AD ? static_cast<float>(int32_t(a[i] ^ p.flip_a) + p.off_a) * p.scale_a : a0;
+      },
+      [&](size_t i) __attribute__((always_inline)) {
+        return BD ? static_cast<float>(int32_t(b[i] ^ p.flip_b) + p.off_b) * p.scale_b : b0;
+      },
+      y, n, p);
 }
 
 template <Arith OP>
@@ -326,31 +336,12 @@ inline __attribute__((always_inline)) void arith_row_loop(const uint8_t* d, cons
   const uint8_t flip = ROW_IS_B ? p.flip_a : p.flip_b;
   const int32_t off = ROW_IS_B ? p.off_a : p.off_b;
   const float scale = ROW_IS_B ? p.scale_a : p.scale_b;
-  const float inv = p.inv_y_f, yoff = p.off_y_f, lo = p.lo_f, hi = p.hi_f;
-  for (size_t i0 = 0; i0 < n; i0 += kArithBlock) {
-    const size_t m = std::min(kArithBlock, n - i0);
-    const uint8_t* db = d + i0;
-    const float* rb = row + i0;
-    uint8_t* yb = y + i0;
-    uint32_t far = 1;
-    for (size_t i = 0; i < m; ++i) {
-      const float v = static_cast<float>(int32_t(db[i] ^ flip) + off) * scale;
-      const float t = (ROW_IS_B ? arith_op<OP>(v, rb[i]) : arith_op<OP>(rb[i], v)) * inv;
-      const float r = std::nearbyint(t);
-      far &= (std::fabs(t - r) < 0.5f - 0x1p-12f) & (std::fabs(t) < 0x1p10f);
-      float q = r - yoff;
-      q = q >= lo ? q : lo;
-      q = q > hi ? hi : q;
-      yb[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
-    }
-    if (!far) {
-      for (size_t i = 0; i < m; ++i) {
-        const float v = static_cast<float>(int32_t(db[i] ^ flip) + off) * scale;
-        const float e = ROW_IS_B ? arith_op<OP>(v, rb[i]) : arith_op<OP>(rb[i], v);
-        yb[i] = clamp_store(std::nearbyint(static_cast<double>(e) / p.scale_y) - p.off_y, p);
-      }
-    }
-  }
+  auto dense = [&](size_t i) __attribute__((always_inline)) {
+    return static_cast<float>(int32_t(d[i] ^ flip) + off) * scale;
+  };
+  auto repeated = [&](size_t i) __attribute__((always_inline)) { return row[i]; };
+  if constexpr (ROW_IS_B) arith_blocks<OP>(dense, repeated, y, n, p);
+  else arith_blocks<OP>(repeated, dense, y, n, p);
 }
 
 #define OPENHTP_ARITH_CLONES __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
