@@ -125,6 +125,19 @@ Bench depthwise_q8(uint32_t hw, uint32_t c) {
   return b;
 }
 
+// The graph-edge Transpose of an NCHW image into NHWC (the converter's first
+// node on a CNN's input).
+Bench image_to_nhwc() {
+  Bench b;
+  b.type = "Transpose";
+  b.inputs = {tensor(dtype::kFloat32, {1, 3, 224, 224})};
+  b.outputs = {tensor(dtype::kFloat32, {1, 224, 224, 3})};
+  b.params = {u32s("perm", {4}, {0, 2, 3, 1})};
+  std::mt19937 rng(5);
+  b.fill(rng, {false});
+  return b;
+}
+
 // kind: "reference", "fast" (the registered fast paths), "xnnpack_f32_fc",
 // or "lib:NAME" (the fast path of that library for the node's type).
 void run(benchmark::State& state, Bench b, const std::string& kind) {
@@ -170,6 +183,7 @@ BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_onednn_int8, depthwise_q8(28, 240), st
 BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_xnnpack, depthwise_q8(28, 240), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_onednn_int8, depthwise_q8(7, 1152), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_xnnpack, depthwise_q8(7, 1152), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_3x224x224_fast, image_to_nhwc(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);
