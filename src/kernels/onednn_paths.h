@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "kernels/onednn_runtime.h"
-#include "threads/threadpool.h"
 #include "ops/conv_geometry.h"
 #include "ops/op.h"
 
@@ -62,28 +61,9 @@ dnnl::memory::desc user_weights(const ops::ConvGeometry& g);
 
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as
-// residual_arg()), then an eltwise relu or clip, so the producer writes its
-// output once. With SiLU, the SiLU and the clamp after it are left to the
-// node's EpilogueTail instead. No epilogue: attr unchanged.
+// residual_arg()), an eltwise swish (SiLU), then an eltwise relu or clip, so the producer writes its
+// output once. No epilogue: attr unchanged.
 void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr);
-
-// What of a fused epilogue runs after the primitive, on the output in place:
-// SiLU and the clamp after it (kernels/silu.h says why not oneDNN's swish).
-// Inactive (apply does nothing) without SiLU.
-class EpilogueTail {
- public:
-  EpilogueTail() = default;
-  explicit EpilogueTail(const ops::NodeDesc& node);  // from node.epilogue, node.env's pool
-  void apply(void* out) const;                       // out[0]: the node's FLOAT_32 output
-
- private:
-  // Elements from which the pass is split over the pool: ~16 us of work.
-  static constexpr size_t kParallelMin = size_t{64} << 10;
-  bool active_ = false;
-  size_t n_ = 0, tile_ = 0;
-  float lo_ = 0.0f, hi_ = 0.0f;
-  pthreadpool_t pool_ = nullptr;
-};
 // The execute argument the residual is bound to (post-op 0's second source).
 inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }
 // Whether the node's epilogue has a residual, and its run() input index.

@@ -123,10 +123,7 @@ class WinogradConvKernel final : public ops::OpKernel {
     to_nhwc_.bind(out_from_, dst_);
     to_nhwc_.bind(out_to_, out[0]);
     to_nhwc_.execute();
-    tail_.apply(out[0]);
   }
-
-  void set_tail(EpilogueTail tail) { tail_ = tail; }
 
  private:
   // Driven directly (a unit test): one block of the kernel's own, carved as
@@ -145,12 +142,11 @@ class WinogradConvKernel final : public ops::OpKernel {
   uint8_t* dst_ = nullptr;
   bool bound_ = false;
   ops::Workspace own_;
-  EpilogueTail tail_;  // SiLU (and its clamp), after the output is NHWC again
 };
 
 // The fused epilogue in the Winograd kernels' terms: the residual as `sum`
-// (onto the output the residual was reordered into), then the clamp as
-// add_epilogue() makes it (SiLU is the EpilogueTail's).
+// (onto the output the residual was reordered into), then swish or clamp as
+// add_epilogue() makes them.
 dnnl::primitive_attr winograd_attr(const ops::NodeDesc& node, const memory::desc& dst) {
   dnnl::primitive_attr attr = default_attr();
   add_epilogue(node, dst, &attr);
@@ -194,7 +190,6 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
     Executor r = make_reorder(dst_nhwc, pd.dst_desc(), threads, &from, &to);
     k->add_residual(std::move(r), from, to, residual_input(node));
   }
-  k->set_tail(EpilogueTail(node));
   *kernel = std::move(k);
   return true;
 }
