@@ -137,11 +137,6 @@ bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
   use_graph_threads(node);
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
   if (g == nullptr || node.inputs[0].dtype != ops::dtype::kFloat32 || !epilogue_fits_f32(node)) return false;
-  // SiLU on a depthwise conv: oneDNN's depthwise kernel (brdgmm_dw) with the
-  // swish post-op took 0.48 ms on EfficientNet-B0's first 112x112x32 layer,
-  // against 0.17 + 0.24 ms for the conv, then Sigmoid and Multiply apart
-  // (docs/performance.md): decline, so the nodes run unfused.
-  if (node.type == "DepthWiseConv2d" && node.has_epilogue() && node.epilogue->swish) return false;
   try {
     return prepare_f32(node, *g, kernel);
   } catch (const dnnl::error&) {
