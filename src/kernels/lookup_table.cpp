@@ -14,10 +14,10 @@ namespace {
 
 namespace dtype = ops::dtype;
 
-// Elements per pool task, and the size below which the table runs on the
-// caller's thread alone: a lookup is about a nanosecond, so only tensors of
-// several million elements outweigh waking a worker (see xnnpack_runtime.h).
-constexpr size_t kTile = 1024 * 1024;
+// Elements per pool task; from two tiles on the table is split over the pool
+// (the cheap element-wise rule of xnnpack_elementwise.h: the input is likely
+// split between the cores' caches already).
+constexpr size_t kTile = 128 * 1024;
 
 // y[i] = table[x[i]] for a 256-byte table, 64 elements per step with
 // AVX-512 VBMI: two 128-byte permutes (vpermi2b on the index's low 7 bits,

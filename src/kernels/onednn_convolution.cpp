@@ -93,10 +93,13 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   if (w.static_data == nullptr) return false;
   if (g.has_bias && node.inputs[2].static_data == nullptr) return false;
   // The work split is planned for the team size at creation (use_graph_threads).
-  // A small depthwise convolution is memory-bound: one thread (threads_for).
-  const uint64_t macs = uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g();
-  const bool depthwise = g.group > 1 && g.cin_g() == 1;
-  const int threads = depthwise ? threads_for(node, macs) : threads_of(node);
+  // Every convolution, small depthwise ones too, takes the graph's threads:
+  // its input was most likely written by a convolution on all of them, and
+  // reading half of it from the other core's cache costs more than the
+  // split's wake-up (docs/performance.md, session 6: MobileNetV2 fp32 at 2
+  // threads 3.76 -> 3.21 ms when the one-thread rule for depthwise
+  // convolutions under 8M MACs went).
+  const int threads = threads_of(node);
   omp_set_num_threads(threads);
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, dt::f32, tag::nhwc);

@@ -103,16 +103,13 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
   // Static 2-D weights are packed once into the layout oneDNN picks.
   const bool pack = !b_static.empty() && l.rank == 2;
   const memory::desc wei_md = pack ? memory::desc(wei.dims(), dt::s8, tag::any) : wei;
-  uint64_t macs = 1;
-  for (uint32_t d : l.y_dims) macs *= d;
-  macs *= l.ta ? l.a_dims[l.a_dims.size() - 2] : l.a_dims.back();
   use_graph_threads(node);
   const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, wei_md, dst), attr, engine());
   // oneDNN's reference implementation is exact but slower than the
   // dequantizing path after this one: leave those cases to it.
   if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
 
-  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, macs));
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
   zero_points.bind(&ex);
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   size_t w = 0;
@@ -201,7 +198,7 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   }
   memory b(bias_md, engine());
   std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(int32_t));
-  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_for(node, static_cast<uint64_t>(batch * n * m)));
+  Executor ex(dnnl::matmul(pd), pd.scratchpad_desc(), threads_of(node));
   ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
   ex.add_fixed(DNNL_ARG_BIAS, b);
   zero_points.bind(&ex);

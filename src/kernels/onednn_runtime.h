@@ -33,18 +33,6 @@ inline int threads_of(const ops::NodeDesc& node) {
   return node.env ? static_cast<int>(node.env->num_threads) : 1;
 }
 
-// Threads for a memory-bound primitive doing `macs` multiply-adds: the
-// graph's count, or 1 below kParallelMinMacs. Waking a passive OpenMP worker
-// costs tens of microseconds on these VMs, and a small depthwise convolution
-// gains less than that from a second core: MobileNetV2 fp32's (0.1-4M MACs
-// each) took 1.26 ms on 2 threads against 0.99 ms on 1, summed
-// (openhtp-graph-profile, a quiet machine). Dense convolutions of the same
-// size do gain (3.3 -> 2.6 ms), so they keep the graph's count.
-inline constexpr uint64_t kParallelMinMacs = uint64_t{8} << 20;
-inline int threads_for(const ops::NodeDesc& node, uint64_t macs) {
-  return macs < kParallelMinMacs ? 1 : threads_of(node);
-}
-
 // Sets this thread's OpenMP team size to the graph's thread count. Called
 // before a primitive is created: oneDNN plans its work split for
 // omp_get_max_threads() at creation, and a primitive planned for 2 threads but

@@ -71,9 +71,9 @@ inline uint8_t quantize(float v, const ops::TensorDesc& t) {
 // ---------------------------------------------------------------------------
 // Binary ops: one table lookup per output.
 
-// Elements per pool task: a lookup costs about a nanosecond, like the unary
-// tables (lookup_table.cpp), so only multi-million-element nodes are split.
-constexpr size_t kBinaryTile = size_t{1} << 20;
+// Elements per pool task, split from two tiles on: the cheap element-wise
+// rule (xnnpack_elementwise.h), the same as the unary tables'.
+constexpr size_t kBinaryTile = size_t{128} << 10;
 constexpr size_t kMaxRank = 8;
 
 // The numpy broadcast walk over the (collapsed) output: seg(a, a_dense, b,
@@ -554,8 +554,9 @@ bool prepare_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 namespace {
 
 // Rows of `inner` outputs per pool task are grouped so each task sums about
-// this many input bytes (a byte add is well under a nanosecond).
-constexpr size_t kReduceTaskBytes = size_t{1} << 20;
+// this many input bytes (a byte add is well under a nanosecond); split from
+// two tasks on, as the cheap element-wise loops (xnnpack_elementwise.h).
+constexpr size_t kReduceTaskBytes = size_t{128} << 10;
 
 // Columns per accumulator block of the [reduced, inner] column sums: 256
 // int32 sums stay in registers / L1 while every row streams past once.

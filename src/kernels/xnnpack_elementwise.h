@@ -19,22 +19,24 @@ namespace openhtp::kernels::xnn {
 
 // When an element-wise node is split over the graph's pool, and in tiles of
 // how many elements; below the threshold it runs on the caller's thread.
-// Waking a sleeping worker costs tens of microseconds on these VMs, and on a
-// loaded 2-core one a worker that is preempted mid-task holds the node up
-// for a scheduler slice. Measured (docs/performance.md, "Element-wise fast
-// paths"), interleaved, load average 5-6 on the 2-core VM:
 //   - cheap (a compare, an add, a copy: memory-bound at ~0.3 ns an
-//     element): two cores share one memory bandwidth, so a split never won
-//     — a 1.2M-element ReluMinMax in 256K tiles was 1.8x slower at 2
-//     threads, a 17.8M one 1.04x slower. Only tensors of 16M elements and
-//     more are split, the same line as kParallelMinWork (xnnpack_runtime.h),
-//     so a many-core machine still gets them.
+//     element): from 256K elements, in 128K tiles (dealt out in contiguous
+//     blocks, one per thread). Sessions 1-5 split only from 16M: with
+//     sleeping workers on a pool of their own, a 1.2M-element ReluMinMax
+//     was 1.8x slower at 2 threads. With the graph's OpenMP workers spinning
+//     (src/threads) the split costs a few microseconds, and what decides is
+//     where the input lives: written by a producer on all threads, half of
+//     it is in the other core's cache, where one thread reads it at half
+//     speed (bench_cache_locality). At 2 threads EfficientNet-B0 fp32
+//     7.51 -> 7.06 ms, uint8 3.50 -> 3.20 with these and the 8-bit loops'
+//     thresholds lowered alike (docs/performance.md, session 6).
 //   - costly (the reference's double-precision tanh/erf/exp, ~12-17 ns an
 //     element, compute-bound): a 451K-element Tanh split in 16K tiles was
 //     1.5x slower at 2 threads (5.7 ms of work), a 4.2M-element one 0.80x.
-//     Split from 2M elements (~30 ms of work), in 64K tiles (~1 ms each).
-inline constexpr size_t kCheapMin = size_t{16} << 20;
-inline constexpr size_t kCheapTile = size_t{8} << 20;
+//     Split from 2M elements (~30 ms of work), in 64K tiles (~1 ms each);
+//     not measured again.
+inline constexpr size_t kCheapMin = size_t{256} << 10;
+inline constexpr size_t kCheapTile = size_t{128} << 10;
 inline constexpr size_t kCostlyMin = size_t{2} << 20;
 inline constexpr size_t kCostlyTile = size_t{64} << 10;
 

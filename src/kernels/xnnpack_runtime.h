@@ -43,12 +43,14 @@ inline pthreadpool_t pool_of(const ops::NodeDesc& node) {
 }
 
 // The pool for an operator doing `work` multiply-adds (or element visits),
-// or null to run it on the caller's thread. Waking a sleeping worker costs a
-// cross-CPU wake-up — tens of microseconds in the VMs CI runs on — so an
-// operator shorter than that runs faster alone. 16M is about 0.2 ms of int8
-// work on one core: measured on MobileNetV2 uint8 (2 threads), parallelizing
-// every operator made the graph 1.9x slower than one thread.
-inline constexpr uint64_t kParallelMinWork = uint64_t{16} << 20;
+// or null to run it on the caller's thread. With the graph's workers
+// spinning between regions (src/threads) a split costs a few microseconds,
+// and a node after a convolution on all threads finds half its input in the
+// other core's cache, so splitting pays from ~1M: at 2 threads EfficientNet-B0
+// fp32 7.51 -> 7.06 ms with this and the element-wise thresholds lowered
+// (xnnpack_elementwise.h; docs/performance.md, session 6). The 16M it
+// replaced was measured with sleeping workers on two separate pools.
+inline constexpr uint64_t kParallelMinWork = uint64_t{1} << 20;
 inline pthreadpool_t pool_for(const ops::NodeDesc& node, uint64_t work) {
   return work >= kParallelMinWork ? pool_of(node) : nullptr;
 }
