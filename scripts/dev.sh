@@ -56,7 +56,7 @@ build() {
 
 # Under ASan+UBSan: the process-boundary and API tests, the kernels (reference
 # and fast paths), and the ONNX importer's passes (it parses untrusted files).
-SANITIZED_TESTS=(fastrpc_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test htp_test fuzz_context_binary
+SANITIZED_TESTS=(fastrpc_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test htp_test threads_test fuzz_context_binary
   fuzz_graph_prepare fuzz_system_binary_info
   fuzz_execute_request onnx_passes_test dsp_heap_test)
 
@@ -74,7 +74,7 @@ case "${1:-}" in
     build build-asan -DOPENHTP_SANITIZE=address -DOPENHTP_BUILD_BENCH=OFF -- "${SANITIZED_TESTS[@]}" \
       QnnHtpSkel openhtp-cdsp openhtp_test_skel
     ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 \
-      -R '^(fastrpc|qnn|ops|kernels|htp|fuzz|onnx|dsp_heap)\.'
+      -R '^(fastrpc|qnn|ops|kernels|htp|threads|fuzz|onnx|dsp_heap)\.'
     # The in-process door on the reference kernels: LeakSanitizer's exit-time
     # tracer crashes ("Tracer caught signal 11") on the OpenMP threads of the
     # oneDNN that the skel brings in by dlopen. The fast paths stay covered
