@@ -125,6 +125,23 @@ Bench depthwise_q8(uint32_t hw, uint32_t c) {
   return b;
 }
 
+// EfficientNet's squeeze-and-excite pool in fp32: ReduceMean of NHWC over H
+// and W (a column sum of an [H*W, C] matrix).
+Bench global_pool_f32(uint32_t hw, uint32_t c) {
+  Bench b;
+  b.type = "ReduceMean";
+  b.inputs = {tensor(dtype::kFloat32, {1, hw, hw, c})};
+  b.outputs = {tensor(dtype::kFloat32, {1, 1, 1, c})};
+  Param keep;
+  keep.name = "keep_dims";
+  keep.dtype = dtype::kBool8;
+  keep.i = 1;
+  b.params = {u32s("axes", {2}, {1, 2}), keep};
+  std::mt19937 rng(6);
+  b.fill(rng, {false});
+  return b;
+}
+
 // The graph-edge Transpose of an NCHW image into NHWC (the converter's first
 // node on a CNN's input).
 Bench image_to_nhwc() {
@@ -184,6 +201,9 @@ BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_xnnpack, depthwise_q8(28, 240), std::s
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_onednn_int8, depthwise_q8(7, 1152), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_xnnpack, depthwise_q8(7, 1152), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_3x224x224_fast, image_to_nhwc(), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_f32_112x112x32_fast, global_pool_f32(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_f32_28x28x240_fast, global_pool_f32(28, 240), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_f32_7x7x1152_fast, global_pool_f32(7, 1152), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);

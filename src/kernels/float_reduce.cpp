@@ -17,6 +17,34 @@ namespace {
 // task reads at least this many bytes or the split costs more than it saves.
 constexpr size_t kTaskBytes = size_t{256} << 10;
 
+// Columns a column-sum task accumulates at once: 64 floats, four AVX-512
+// registers. Before, the sums lived in the output (which may alias the
+// input as far as the compiler knows, so every row loaded and stored them):
+// EfficientNet's 112x112x32 pool 90 us, 18 GB/s from cache (bench_kernels
+// gap_f32_*).
+constexpr size_t kColumns = 64;
+
+// y[c] = scale * sum over r < rows of x[r * stride + c], c < N.
+template <size_t N>
+void column_sums(const float* x, size_t rows, size_t stride, float scale, float* y) {
+  float acc[N] = {};
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * stride;
+    for (size_t c = 0; c < N; ++c) acc[c] += row[c];
+  }
+  for (size_t c = 0; c < N; ++c) y[c] = acc[c] * scale;
+}
+
+// The same for the last n < kColumns columns.
+void column_sums_tail(const float* x, size_t rows, size_t stride, size_t n, float scale, float* y) {
+  float acc[kColumns] = {};
+  for (size_t r = 0; r < rows; ++r) {
+    const float* row = x + r * stride;
+    for (size_t c = 0; c < n; ++c) acc[c] += row[c];
+  }
+  for (size_t c = 0; c < n; ++c) y[c] = acc[c] * scale;
+}
+
 class ReduceMeanKernel final : public ops::OpKernel {
  public:
   ReduceMeanKernel(const ReduceLayout& l, pthreadpool_t pool) : l_(l), pool_(pool) {}
@@ -49,20 +77,20 @@ class ReduceMeanKernel final : public ops::OpKernel {
       return;
     }
     // [outer, reduced, inner]: inner columns accumulate row by row (a global
-    // average pool over H, W of NHWC). Split over (outer, column block).
-    const size_t block = std::max<size_t>(16, std::min(l_.inner, kTaskBytes / std::max<size_t>(1, l_.reduced * 4)));
-    const size_t blocks = (l_.inner + block - 1) / block;
+    // average pool over H, W of NHWC). Each task sums whole rows (so it reads
+    // memory in order) into accumulators of kColumns columns held in
+    // registers; split over (outer, column block).
+    const size_t blocks = (l_.inner + kColumns - 1) / kColumns;
     auto body = [&](size_t start, size_t count) {
       for (size_t t = start; t < start + count; ++t) {
-        const size_t o = t / blocks, c0 = (t % blocks) * block, c1 = std::min(l_.inner, c0 + block);
-        float* y = y_ + o * l_.inner;
-        const float* x = x_ + o * l_.reduced * l_.inner;
-        for (size_t c = c0; c < c1; ++c) y[c] = 0.0f;
-        for (size_t r = 0; r < l_.reduced; ++r) {
-          const float* row = x + r * l_.inner;
-          for (size_t c = c0; c < c1; ++c) y[c] += row[c];
+        const size_t o = t / blocks, c0 = (t % blocks) * kColumns;
+        const float* x = x_ + o * l_.reduced * l_.inner + c0;
+        float* y = y_ + o * l_.inner + c0;
+        if (c0 + kColumns <= l_.inner) {
+          column_sums<kColumns>(x, l_.reduced, l_.inner, scale, y);
+        } else {
+          column_sums_tail(x, l_.reduced, l_.inner, l_.inner - c0, scale, y);
         }
-        for (size_t c = c0; c < c1; ++c) y[c] *= scale;
       }
     };
     run_tiles(pool, l_.outer * blocks, 1, body);

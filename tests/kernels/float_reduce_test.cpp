@@ -91,6 +91,7 @@ TEST(Float32ReduceMean, SplitOverThePool) {
   check({{1, 112, 112, 32}, {1, 2}, true}, rng);
   check({{1, 128, 1024}, {2}, true}, rng);
   check({{4, 64, 64, 8}, {1, 2}, false}, rng);
+  check({{2, 20, 20, 200}, {1, 2}, true}, rng);  // three 64-column blocks and a tail, two images
 }
 
 TEST(Float32ReduceMean, DeclinesAxesThatAreNotOneBlock) {
