@@ -1,7 +1,10 @@
 // Reference kernel vs fast path for the same node, one thread, measured in
-// the same run: 3x3 conv 1x56x56x64 -> 64 (fp32 via oneDNN, qu8 via
-// XNNPACK) and FullyConnected 512x512 (batch 1 and 64; fp32 via oneDNN and,
-// for the choice recorded in onednn_matmul.cpp, XNNPACK).
+// the same run: 3x3 conv 1x56x56x64 -> 64 (fp32 via oneDNN, Winograd where
+// the CPU has it; qu8), FullyConnected 512x512 (batch 1 and 64; fp32 via
+// oneDNN and, for the choice recorded in onednn_matmul.cpp, XNNPACK); and the
+// fast paths of EfficientNet-B0's small nodes alone — the 8-bit
+// squeeze-excite scale, 8-bit depthwise 3x3 on oneDNN int8 against XNNPACK,
+// the fp32 global pool — and the graph-edge image transpose.
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -69,90 +72,77 @@ struct Bench {
   }
 };
 
-Bench conv(bool quantized) {
+// A node to bench: its inputs filled from a generator seeded with `seed`
+// (static ones bound as static data), an output buffer of its size.
+Bench make_bench(std::string type, std::vector<TensorDesc> inputs, std::vector<TensorDesc> outputs,
+                 std::vector<Param> params, const std::vector<bool>& is_static, uint32_t seed) {
   Bench b;
-  b.type = "Conv2d";
-  if (quantized) {
-    b.inputs = {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.02f, -128), tensor(dtype::kUfixed8, {3, 3, 64, 64}, 0.01f, -120),
-                tensor(dtype::kSfixed32, {64}, 0.0002f, 0)};
-    b.outputs = {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.5f, -100)};
-  } else {
-    b.inputs = {tensor(dtype::kFloat32, {1, 56, 56, 64}), tensor(dtype::kFloat32, {3, 3, 64, 64}),
-                tensor(dtype::kFloat32, {64})};
-    b.outputs = {tensor(dtype::kFloat32, {1, 56, 56, 64})};
-  }
-  b.params = {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {1, 1, 1, 1})};
-  std::mt19937 rng(1);
-  b.fill(rng, {false, true, true});
+  b.type = std::move(type);
+  b.inputs = std::move(inputs);
+  b.outputs = std::move(outputs);
+  b.params = std::move(params);
+  std::mt19937 rng(seed);
+  b.fill(rng, is_static);
   return b;
 }
 
+std::vector<Param> same_3x3() { return {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {1, 1, 1, 1})}; }
+
+Bench conv(bool quantized) {
+  if (quantized) {
+    return make_bench("Conv2d",
+                      {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.02f, -128),
+                       tensor(dtype::kUfixed8, {3, 3, 64, 64}, 0.01f, -120), tensor(dtype::kSfixed32, {64}, 0.0002f, 0)},
+                      {tensor(dtype::kUfixed8, {1, 56, 56, 64}, 0.5f, -100)}, same_3x3(), {false, true, true}, 1);
+  }
+  return make_bench("Conv2d",
+                    {tensor(dtype::kFloat32, {1, 56, 56, 64}), tensor(dtype::kFloat32, {3, 3, 64, 64}),
+                     tensor(dtype::kFloat32, {64})},
+                    {tensor(dtype::kFloat32, {1, 56, 56, 64})}, same_3x3(), {false, true, true}, 1);
+}
+
 Bench fc(uint32_t batch) {
-  Bench b;
-  b.type = "FullyConnected";
-  b.inputs = {tensor(dtype::kFloat32, {batch, 512}), tensor(dtype::kFloat32, {512, 512}),
-              tensor(dtype::kFloat32, {512})};
-  b.outputs = {tensor(dtype::kFloat32, {batch, 512})};
-  std::mt19937 rng(2);
-  b.fill(rng, {false, true, true});
-  return b;
+  return make_bench("FullyConnected",
+                    {tensor(dtype::kFloat32, {batch, 512}), tensor(dtype::kFloat32, {512, 512}),
+                     tensor(dtype::kFloat32, {512})},
+                    {tensor(dtype::kFloat32, {batch, 512})}, {}, {false, true, true}, 2);
 }
 
 // EfficientNet's squeeze-and-excite scale, 8-bit: x [1, H, W, C] times a
 // per-channel gate [1, 1, 1, C] (the row broadcast down the image).
 Bench se_scale(uint32_t hw, uint32_t c) {
-  Bench b;
-  b.type = "ElementWiseMultiply";
-  b.inputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.05f, -20), tensor(dtype::kUfixed8, {1, 1, 1, c}, 1.0f / 255, 0)};
-  b.outputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.04f, -25)};
-  std::mt19937 rng(3);
-  b.fill(rng, {false, false});
-  return b;
+  return make_bench("ElementWiseMultiply",
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.05f, -20),
+                     tensor(dtype::kUfixed8, {1, 1, 1, c}, 1.0f / 255, 0)},
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.04f, -25)}, {}, {false, false}, 3);
 }
 
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
 Bench depthwise_q8(uint32_t hw, uint32_t c) {
-  Bench b;
-  b.type = "DepthWiseConv2d";
-  b.inputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.02f, -128), tensor(dtype::kSfixed8, {3, 3, 1, c}, 0.01f, 0),
-              tensor(dtype::kSfixed32, {c}, 0.0002f, 0)};
-  b.outputs = {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.1f, -100)};
-  b.params = {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {1, 1, 1, 1})};
-  std::mt19937 rng(4);
-  b.fill(rng, {false, true, true});
-  return b;
+  return make_bench("DepthWiseConv2d",
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.02f, -128),
+                     tensor(dtype::kSfixed8, {3, 3, 1, c}, 0.01f, 0), tensor(dtype::kSfixed32, {c}, 0.0002f, 0)},
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.1f, -100)}, same_3x3(), {false, true, true}, 4);
 }
 
 // EfficientNet's squeeze-and-excite pool in fp32: ReduceMean of NHWC over H
 // and W (a column sum of an [H*W, C] matrix).
 Bench global_pool_f32(uint32_t hw, uint32_t c) {
-  Bench b;
-  b.type = "ReduceMean";
-  b.inputs = {tensor(dtype::kFloat32, {1, hw, hw, c})};
-  b.outputs = {tensor(dtype::kFloat32, {1, 1, 1, c})};
   Param keep;
   keep.name = "keep_dims";
   keep.dtype = dtype::kBool8;
   keep.i = 1;
-  b.params = {u32s("axes", {2}, {1, 2}), keep};
-  std::mt19937 rng(6);
-  b.fill(rng, {false});
-  return b;
+  return make_bench("ReduceMean", {tensor(dtype::kFloat32, {1, hw, hw, c})}, {tensor(dtype::kFloat32, {1, 1, 1, c})},
+                    {u32s("axes", {2}, {1, 2}), keep}, {false}, 6);
 }
 
 // The graph-edge Transpose of an NCHW image into NHWC (the converter's first
 // node on a CNN's input).
 Bench image_to_nhwc() {
-  Bench b;
-  b.type = "Transpose";
-  b.inputs = {tensor(dtype::kFloat32, {1, 3, 224, 224})};
-  b.outputs = {tensor(dtype::kFloat32, {1, 224, 224, 3})};
-  b.params = {u32s("perm", {4}, {0, 2, 3, 1})};
-  std::mt19937 rng(5);
-  b.fill(rng, {false});
-  return b;
+  return make_bench("Transpose", {tensor(dtype::kFloat32, {1, 3, 224, 224})},
+                    {tensor(dtype::kFloat32, {1, 224, 224, 3})}, {u32s("perm", {4}, {0, 2, 3, 1})}, {false}, 5);
 }
 
 // kind: "reference", "fast" (the registered fast paths), "xnnpack_f32_fc",
@@ -166,8 +156,9 @@ void run(benchmark::State& state, Bench b, const std::string& kind) {
   if (kind == "reference") ok = prepare_reference(d, &k).ok();
   else if (kind == "fast") ok = prepare_node(d, &k).ok();
   else if (kind.rfind("lib:", 0) == 0) {
-    // As prepare_node hands a node to a fast path: parameters parsed once.
-    static ParsedParams parsed;
+    // As prepare_node hands a node to a fast path: parameters parsed once
+    // (the kernel reads them at prepare only; both live to the end of run).
+    ParsedParams parsed;
     if (openhtp::ops::parse_params(d, &parsed).ok()) d.parsed = &parsed;
     for (const FastPath& fp : openhtp::kernels::fast_paths()) {
       if (fp.type_name == b.type && fp.library == kind.substr(4) && fp.prepare != nullptr) ok = fp.prepare(d, &k);
