@@ -117,11 +117,14 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 
 }  // namespace
 
-void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::primitive_attr* attr) {
+void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::primitive_attr* attr, ResidualAs residual) {
   if (!node.has_epilogue()) return;
   const ops::Epilogue& e = *node.epilogue;
   dnnl::post_ops po;
-  if (e.residual != nullptr) po.append_binary(dnnl::algorithm::binary_add, dst);  // post-op 0: residual_arg()
+  if (e.residual != nullptr) {
+    if (residual == ResidualAs::kSum) po.append_sum(1.0f);  // the caller put the residual in dst
+    else po.append_binary(dnnl::algorithm::binary_add, dst);  // post-op 0: residual_arg()
+  }
   if (e.swish) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);  // x * sigmoid(1 * x)
   if (e.clamp) {
     // Relu is its own (cheaper) post-op; infinite bounds become the float

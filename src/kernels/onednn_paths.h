@@ -62,8 +62,12 @@ dnnl::memory::desc user_weights(const ops::ConvGeometry& g);
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as
 // residual_arg()), an eltwise swish (SiLU), then an eltwise relu or clip, so the producer writes its
-// output once. No epilogue: attr unchanged.
-void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr);
+// output once. No epilogue: attr unchanged. ResidualAs::kSum makes the
+// residual oneDNN's `sum` post-op instead (for kernels without binary
+// post-ops, Winograd's): the caller copies the residual into dst first.
+enum class ResidualAs { kBinary, kSum };
+void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr,
+                  ResidualAs residual = ResidualAs::kBinary);
 // The execute argument the residual is bound to (post-op 0's second source).
 inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }
 // Whether the node's epilogue has a residual, and its run() input index.

@@ -12,10 +12,12 @@
 // the output back: two passes over the activations, ~2-5% of the saving. A
 // fused residual becomes oneDNN's `sum` post-op (the Winograd kernels have no
 // binary post-op): the residual is reordered into the blocked output first
-// and the convolution adds onto it.
+// and the convolution adds onto it (add_epilogue's ResidualAs::kSum).
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
+#include <optional>
 #include <cstdint>
 #include <cstring>
 
@@ -47,124 +49,90 @@ bool winograd_shape(const ConvGeometry& g) {
          std::min(g.Ho, g.Wo) >= kMinOutputSide;
 }
 
-// One reorder as an executor: the same argument-array execute as the
-// convolution's, with its (usually empty) scratchpad in the workspace too.
-Executor make_reorder(const memory::desc& from, const memory::desc& to, int threads, size_t* from_slot,
-                      size_t* to_slot) {
-  const dnnl::reorder::primitive_desc pd(engine(), from, engine(), to, default_attr());
-  Executor ex(dnnl::reorder(pd), pd.scratchpad_desc(), threads);
-  *from_slot = ex.add_bound(DNNL_ARG_FROM, from);
-  *to_slot = ex.add_bound(DNNL_ARG_TO, to);
-  return ex;
-}
+// One reorder (NHWC <-> the kernels' blocked layout) as an executor: the same
+// argument-array execute as the convolution's, its (usually empty)
+// scratchpad in the kernel's workspace too.
+struct Reorder {
+  Executor ex;
+  size_t from = 0, to = 0;  // executor slots
+
+  Reorder(const memory::desc& from_md, const memory::desc& to_md, int threads)
+      : ex([&] {
+          const dnnl::reorder::primitive_desc pd(engine(), from_md, engine(), to_md, default_attr());
+          return Executor(dnnl::reorder(pd), pd.scratchpad_desc(), threads);
+        }()) {
+    from = ex.add_bound(DNNL_ARG_FROM, from_md);
+    to = ex.add_bound(DNNL_ARG_TO, to_md);
+  }
+  void run(const void* x, void* y) {
+    ex.bind(from, x);
+    ex.bind(to, y);
+    ex.execute();
+  }
+};
 
 class WinogradConvKernel final : public ops::OpKernel {
  public:
-  WinogradConvKernel(Executor conv, size_t conv_src, size_t conv_dst, Executor to_blocked, size_t in_from,
-                     size_t in_to, Executor to_nhwc, size_t out_from, size_t out_to, size_t src_bytes,
-                     size_t dst_bytes)
+  // conv's src/dst slots are bound to the blocked copies; res_in: the run()
+  // input the residual is read from, when the node has one.
+  WinogradConvKernel(Executor conv, size_t conv_src, size_t conv_dst, Reorder to_blocked, Reorder to_nhwc,
+                     std::optional<Reorder> residual, size_t res_in, size_t src_bytes, size_t dst_bytes)
       : conv_(std::move(conv)),
         to_blocked_(std::move(to_blocked)),
         to_nhwc_(std::move(to_nhwc)),
+        residual_(std::move(residual)),
         conv_src_(conv_src),
         conv_dst_(conv_dst),
-        in_from_(in_from),
-        in_to_(in_to),
-        out_from_(out_from),
-        out_to_(out_to),
+        res_in_(res_in),
         src_bytes_(ops::align_workspace(src_bytes)),
-        dst_bytes_(ops::align_workspace(dst_bytes)) {}
-
-  // The residual's reorder into the blocked output (same layouts as in[0]'s
-  // reorder, so the same kind of primitive), when the node has one.
-  void add_residual(Executor ex, size_t from, size_t to, size_t res_in) {
-    residual_.emplace_back(std::move(ex));
-    res_from_ = from;
-    res_to_ = to;
-    res_in_ = res_in;
-  }
+        dst_bytes_(ops::align_workspace(dst_bytes)),
+        ws_(parts_bytes() + src_bytes_ + dst_bytes_) {}
 
   // [conv scratchpad][reorder scratchpads][blocked src][blocked dst]
-  size_t workspace_bytes() const override {
-    size_t bytes = ops::align_workspace(conv_.workspace_bytes()) + ops::align_workspace(to_blocked_.workspace_bytes()) +
-                   ops::align_workspace(to_nhwc_.workspace_bytes()) + src_bytes_ + dst_bytes_;
-    for (const Executor& r : residual_) bytes += ops::align_workspace(r.workspace_bytes());
-    return bytes;
-  }
-  void set_workspace(void* memory) override {
-    auto* p = static_cast<uint8_t*>(memory);
-    auto take = [&p](size_t bytes) {
-      uint8_t* at = p;
-      p += ops::align_workspace(bytes);
-      return at;
-    };
-    conv_.set_workspace(take(conv_.workspace_bytes()));
-    to_blocked_.set_workspace(take(to_blocked_.workspace_bytes()));
-    to_nhwc_.set_workspace(take(to_nhwc_.workspace_bytes()));
-    for (Executor& r : residual_) r.set_workspace(take(r.workspace_bytes()));
-    src_ = take(src_bytes_);
-    dst_ = take(dst_bytes_);
-    bound_ = true;
-  }
+  size_t workspace_bytes() const override { return ws_.bytes(); }
+  void set_workspace(void* memory) override { ws_.bind(memory); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    if (!bound_) own_workspace();
-    to_blocked_.bind(in_from_, in[0]);
-    to_blocked_.bind(in_to_, src_);
-    to_blocked_.execute();
-    if (!residual_.empty()) {
-      residual_[0].bind(res_from_, in[res_in_]);
-      residual_[0].bind(res_to_, dst_);
-      residual_[0].execute();
-    }
-    conv_.bind(conv_src_, src_);
-    conv_.bind(conv_dst_, dst_);
+    if (uint8_t* base = ws_.data(); base != carved_) carve(base);  // first run, or the regions moved
+    to_blocked_.run(in[0], src_);
+    if (residual_) residual_->run(in[res_in_], dst_);  // the `sum` post-op adds onto it
     conv_.execute();
-    to_nhwc_.bind(out_from_, dst_);
-    to_nhwc_.bind(out_to_, out[0]);
-    to_nhwc_.execute();
+    to_nhwc_.run(dst_, out[0]);
   }
 
  private:
-  // Driven directly (a unit test): one block of the kernel's own, carved as
-  // the runtime would carve a planned one.
-  void own_workspace() {
-    own_ = ops::Workspace(workspace_bytes());
-    set_workspace(own_.data());
+  std::array<Executor*, 4> parts() {
+    return {&conv_, &to_blocked_.ex, &to_nhwc_.ex, residual_ ? &residual_->ex : nullptr};
+  }
+  size_t parts_bytes() {
+    size_t bytes = 0;
+    for (Executor* e : parts()) bytes += e ? ops::align_workspace(e->workspace_bytes()) : 0;
+    return bytes;
+  }
+  void carve(uint8_t* base) {
+    uint8_t* p = base;
+    for (Executor* e : parts()) {
+      if (e == nullptr) continue;
+      e->set_workspace(p);
+      p += ops::align_workspace(e->workspace_bytes());
+    }
+    src_ = p;
+    dst_ = p + src_bytes_;
+    conv_.bind(conv_src_, src_);
+    conv_.bind(conv_dst_, dst_);
+    carved_ = base;
   }
 
-  Executor conv_, to_blocked_, to_nhwc_;
-  std::vector<Executor> residual_;  // zero or one
-  size_t conv_src_, conv_dst_, in_from_, in_to_, out_from_, out_to_;
-  size_t res_from_ = 0, res_to_ = 0, res_in_ = 0;
+  Executor conv_;
+  Reorder to_blocked_, to_nhwc_;
+  std::optional<Reorder> residual_;
+  size_t conv_src_, conv_dst_, res_in_;
   size_t src_bytes_, dst_bytes_;
+  ops::Workspace ws_;  // planned by the runtime, or the kernel's own when driven directly
+  uint8_t* carved_ = nullptr;
   uint8_t* src_ = nullptr;
   uint8_t* dst_ = nullptr;
-  bool bound_ = false;
-  ops::Workspace own_;
 };
-
-// The fused epilogue in the Winograd kernels' terms: the residual as `sum`
-// (onto the output the residual was reordered into), then swish or clamp as
-// add_epilogue() makes them.
-dnnl::primitive_attr winograd_attr(const ops::NodeDesc& node, const memory::desc& dst) {
-  dnnl::primitive_attr attr = default_attr();
-  add_epilogue(node, dst, &attr);
-  if (!has_residual(node)) return attr;
-  // add_epilogue put the residual first as a binary add: the same chain with
-  // `sum` in its place.
-  const dnnl::post_ops binary = attr.get_post_ops();
-  dnnl::post_ops po;
-  po.append_sum(1.0f);
-  for (int i = 1; i < binary.len(); ++i) {
-    dnnl::algorithm alg;
-    float scale, alpha, beta;
-    binary.get_params_eltwise(i, scale, alg, alpha, beta);
-    po.append_eltwise(scale, alg, alpha, beta);
-  }
-  attr.set_post_ops(po);
-  return attr;
-}
 
 bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs[1].static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
@@ -174,23 +142,22 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
   const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, g.Cout, g.Ho, g.Wo};
   const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc), dst_nhwc(dst_dims, dt::f32, tag::nhwc);
   const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
+  // The Winograd kernels have no binary post-op: the residual is `sum`, onto
+  // the output it was first reordered into.
+  dnnl::primitive_attr attr = default_attr();
+  add_epilogue(node, dst_nhwc, &attr, ResidualAs::kSum);
   dnnl::convolution_forward::primitive_desc pd;  // make_conv_f32 throws when oneDNN has no Winograd kernel
-  Executor cx = make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any,
-                              winograd_attr(node, dst_nhwc), threads, &pd);
+  Executor cx =
+      make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, threads, &pd);
   const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
   const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
-  size_t in_from, in_to, out_from, out_to;
-  Executor to_blocked = make_reorder(src_nhwc, pd.src_desc(), threads, &in_from, &in_to);
-  Executor to_nhwc = make_reorder(pd.dst_desc(), dst_nhwc, threads, &out_from, &out_to);
-  auto k = std::make_unique<WinogradConvKernel>(std::move(cx), conv_src, conv_dst, std::move(to_blocked), in_from,
-                                                in_to, std::move(to_nhwc), out_from, out_to,
-                                                pd.src_desc().get_size(), pd.dst_desc().get_size());
-  if (has_residual(node)) {
-    size_t from, to;
-    Executor r = make_reorder(dst_nhwc, pd.dst_desc(), threads, &from, &to);
-    k->add_residual(std::move(r), from, to, residual_input(node));
-  }
-  *kernel = std::move(k);
+  std::optional<Reorder> residual;
+  if (has_residual(node)) residual.emplace(dst_nhwc, pd.dst_desc(), threads);
+  *kernel = std::make_unique<WinogradConvKernel>(std::move(cx), conv_src, conv_dst,
+                                                 Reorder(src_nhwc, pd.src_desc(), threads),
+                                                 Reorder(pd.dst_desc(), dst_nhwc, threads), std::move(residual),
+                                                 residual_input(node), pd.src_desc().get_size(),
+                                                 pd.dst_desc().get_size());
   return true;
 }
 
