@@ -7,7 +7,6 @@
 
 #include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
-#include "kernels/xnnpack_runtime.h"
 
 namespace openhtp::kernels::f32 {
 
@@ -116,7 +115,7 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   }
   ReduceLayout l;
   if (!contiguous_reduce_layout(node, &l) || l.reduced == 0) return false;
-  *kernel = std::make_unique<ReduceMeanKernel>(l, xnn::pool_of(node));
+  *kernel = std::make_unique<ReduceMeanKernel>(l, graph_pool(node));
   return true;
 }
 

@@ -120,7 +120,7 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
   void* out_ptrs[] = {table.data()};
   reference->run(in_ptrs, out_ptrs);
   *kernel = std::make_unique<LookupKernel>(std::move(table), out_bytes, x.num_elements(),
-                                           node.env ? node.env->pool : nullptr);
+                                           graph_pool(node));
   return true;
 }
 

@@ -7,9 +7,15 @@
 
 #include <cstddef>
 
+#include "ops/op.h"
 #include "threads/threadpool.h"
 
 namespace openhtp::kernels {
+
+// The graph's pool for openhtp's own loops (null: one thread). XNNPACK
+// operators take theirs through xnn::pool_of, which also checks that
+// XNNPACK's calls reach this pool.
+inline pthreadpool_t graph_pool(const ops::NodeDesc& node) { return node.env ? node.env->pool : nullptr; }
 
 // On the pool in tiles of `tile` when `pool` is set and n is more than one
 // tile; else one call.

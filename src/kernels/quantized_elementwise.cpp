@@ -26,7 +26,6 @@ bool is_8bit_per_tensor(const ops::TensorDesc& t) {
          !t.quant.per_channel() && t.quant.scale > 0.0f && std::isfinite(t.quant.scale);
 }
 
-pthreadpool_t pool_of(const ops::NodeDesc& node) { return node.env ? node.env->pool : nullptr; }
 
 // A code's integer value (the byte read as uint8 or int8).
 inline int code_value(uint32_t dt, uint8_t b) { return dt == dtype::kSfixed8 ? int(int8_t(b)) : int(b); }
@@ -512,13 +511,13 @@ bool prepare_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
     const bool a_row = sb == std::vector<size_t>{dims[1], 1} && sa == std::vector<size_t>{0, 1};
     if (a_row || b_row) {
       *kernel = std::make_unique<RowBroadcastArithKernel>(arith_row_fn(fn), arith_params(a, b, y), dims[0], dims[1],
-                                                          b_row, pool_of(node));
+                                                          b_row, graph_pool(node));
       return true;
     }
   }
   BroadcastWalk walk(std::move(dims), std::move(sa), std::move(sb));
   if (fn != nullptr) {
-    *kernel = std::make_unique<BinaryArithKernel>(fn, arith_params(a, b, y), std::move(walk), pool_of(node));
+    *kernel = std::make_unique<BinaryArithKernel>(fn, arith_params(a, b, y), std::move(walk), graph_pool(node));
     return true;
   }
   // The same node over all 65536 code pairs: a = i >> 8, b = i & 255.
@@ -544,7 +543,7 @@ bool prepare_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
   void* out_ptrs[] = {table.data()};
   reference->run(in_ptrs, out_ptrs);
 
-  *kernel = std::make_unique<BinaryTableKernel>(std::move(table), std::move(walk), pool_of(node));
+  *kernel = std::make_unique<BinaryTableKernel>(std::move(table), std::move(walk), graph_pool(node));
   return true;
 }
 
@@ -681,7 +680,7 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   ReduceLayout l;
   if (!contiguous_reduce_layout(node, &l)) return false;
   if (l.inner > 1 && l.reduced >= (size_t{1} << 23)) return false;  // int32 column sums stay exact
-  *kernel = std::make_unique<ReduceMeanKernel>(x, y, l.outer, l.reduced, l.inner, pool_of(node));
+  *kernel = std::make_unique<ReduceMeanKernel>(x, y, l.outer, l.reduced, l.inner, graph_pool(node));
   return true;
 }
 
@@ -777,7 +776,7 @@ bool prepare_softmax(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* 
   const size_t cols = x.dims[axis];
   const size_t rows = x.num_elements() / std::max<size_t>(1, cols);
   if (cols == 0) return false;
-  *kernel = std::make_unique<SoftmaxKernel>(x, y, rows, cols, beta, pool_of(node));
+  *kernel = std::make_unique<SoftmaxKernel>(x, y, rows, cols, beta, graph_pool(node));
   return true;
 }
 
@@ -992,7 +991,7 @@ bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   const double epsilon = eps != nullptr ? static_cast<double>(static_cast<float>(eps->f)) : double{0.001f};
   const size_t rows = x.num_elements() / cols;
   *kernel = std::make_unique<LayerNormKernel>(x, y, rows, cols, epsilon, std::move(affine[0]), std::move(affine[1]),
-                                              pool_of(node));
+                                              graph_pool(node));
   return true;
 }
 
@@ -1035,7 +1034,7 @@ bool prepare_quantize(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>*
     std::unique_ptr<ops::OpKernel> check;  // the reference validates shapes and the encoding
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  *kernel = std::make_unique<QuantizeKernel>(y, pool_of(node));
+  *kernel = std::make_unique<QuantizeKernel>(y, graph_pool(node));
   return true;
 }
 

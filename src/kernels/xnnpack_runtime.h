@@ -23,12 +23,11 @@ struct OperatorDelete {
 };
 using Operator = std::unique_ptr<xnn_operator, OperatorDelete>;
 
-// Flags every operator is created with. XNN_FLAG_YIELD_WORKERS makes the
-// pool's workers sleep (futex) after each operator instead of spinning for
-// the next one: the graph runs other kernels on the caller's thread between
-// XNNPACK operators, and spinning workers took the cores from it — MobileNetV2
-// uint8 ran 6x slower on 2 threads than on 1 on a loaded 2-core machine.
-inline constexpr uint32_t kRunFlags = XNN_FLAG_YIELD_WORKERS;
+// Flags every operator is created with: none. XNN_FLAG_YIELD_WORKERS (made
+// for pthreadpool's own workers, which spun after each operator) means
+// nothing to openhtp's pool: its workers are the graph's OpenMP team, and
+// OpenMP's wait policy decides how they wait (src/threads).
+inline constexpr uint32_t kRunFlags = 0;
 
 // Whether XNNPACK's pthreadpool calls reach openhtp's pool (src/threads),
 // checked once by running a tiny operator. They do unless this process had
