@@ -123,3 +123,33 @@ TEST(Snapshot, WeightsArePackedAtPrepare) {
 
 }  // namespace
 }  // namespace kernelstest
+
+// OPENHTP_KERNELS / --kernels: "fast" or empty, "reference", or libraries to
+// leave out; anything else refused with the reason.
+namespace {
+TEST(FastPathSelection, ParsesAllReferenceAndLeftOutLibraries) {
+  using openhtp::kernels::select_fast_paths;
+  const size_t all = openhtp::kernels::fast_paths().size();
+  std::vector<openhtp::ops::FastPath> got;
+  std::string why;
+  ASSERT_TRUE(select_fast_paths("", &got, &why));
+  EXPECT_EQ(got.size(), all);
+  ASSERT_TRUE(select_fast_paths("fast", &got, &why));
+  EXPECT_EQ(got.size(), all);
+  ASSERT_TRUE(select_fast_paths("reference", &got, &why));
+  EXPECT_TRUE(got.empty());
+  ASSERT_TRUE(select_fast_paths("-onednn-winograd,-lookup-table", &got, &why));
+  size_t tables = 0;
+  for (const openhtp::ops::FastPath& fp : openhtp::kernels::fast_paths()) tables += fp.library == "lookup-table";
+  EXPECT_EQ(got.size(), all - 1 - tables);
+  for (const openhtp::ops::FastPath& fp : got) {
+    EXPECT_NE(fp.library, "onednn-winograd");
+    EXPECT_NE(fp.library, "lookup-table");
+  }
+  for (const char* bad : {"xnnpack", "-nope", "-xnnpack,", "fast,-xnnpack", "-"}) {
+    why.clear();
+    EXPECT_FALSE(select_fast_paths(bad, &got, &why)) << bad;
+    EXPECT_NE(why.find("kernel selection"), std::string::npos) << bad;
+  }
+}
+}  // namespace
