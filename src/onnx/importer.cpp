@@ -7,6 +7,7 @@
 #include "onnx/calibration.h"
 #include "onnx/preserve_io.h"
 #include "onnx/constant_folding.h"
+#include "onnx/empty_values.h"
 #include "onnx/control_flow_unrolling.h"
 #include "onnx/rank_collapse.h"
 #include "onnx/sequence_lowering.h"
@@ -89,6 +90,7 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
     p.folded_batchnorms = fold_batchnorms(&p.model);
     if (p.folded_batchnorms != 0 && !infer_shapes(&p.model, error)) return false;
   }
+  set_aside_empty_values(&p.model);
   *out = std::move(p);
   return true;
 }
@@ -113,6 +115,12 @@ std::string describe_unsupported(const std::vector<UnsupportedNode>& nodes) {
 
 bool build_graph_desc(const PreparedModel& prepared, const ImportOptions& options, QnnGraphDesc* out,
                       std::string* error) {
+  if (prepared.model.outputs.empty() && !prepared.model.empty_outputs.empty()) {
+    const std::string& o = prepared.model.empty_outputs.front();
+    *error = "every graph output is empty (e.g. '" + o + "', shape " + dims_to_string(prepared.model.info(o)->dims) +
+             "): QNN tensors have no zero dimension, so there is no graph to build";
+    return false;
+  }
   if (auto bad = find_unsupported(prepared.model); !bad.empty()) {
     *error = describe_unsupported(bad);
     return false;

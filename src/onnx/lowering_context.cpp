@@ -1,5 +1,6 @@
 #include "onnx/lowering_context.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -231,7 +232,10 @@ std::string LoweringContext::native(const std::string& hint, Qnn_DataType_t dt, 
 std::string LoweringContext::static_tensor(const std::string& hint, Qnn_DataType_t dt, std::vector<uint32_t> dims,
                                            std::vector<uint8_t> data) {
   QTensor t;
-  t.name = graph_->find(hint) == nullptr && model_.is_constant(hint) ? hint : unique_name(hint);
+  // A constant keeps its ONNX name unless it is a graph output: the output
+  // (a copy, finish_outputs) takes that name, as every graph output does.
+  const bool is_output = std::find(model_.outputs.begin(), model_.outputs.end(), hint) != model_.outputs.end();
+  t.name = graph_->find(hint) == nullptr && model_.is_constant(hint) && !is_output ? hint : unique_name(hint);
   used_names_.insert(t.name);
   t.type = QNN_TENSOR_TYPE_STATIC;
   t.dtype = dt;

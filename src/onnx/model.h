@@ -74,6 +74,9 @@ struct Model {
   // Graph inputs/outputs of rank > 5 given to QNN as their rank-5 row-major
   // view (rank_collapse.h): name -> the ONNX dims. The converter says so.
   std::map<std::string, std::vector<int64_t>> io_views;
+  // Graph outputs with a 0 in their static shape, in ONNX order: not QNN
+  // graph outputs (empty_values.h); `values` keeps their type and shape.
+  std::vector<std::string> empty_outputs;
   // Nodes an import-time rewrite (control-flow unrolling, static sequences,
   // training ops) had to leave, by node name (or first output), with the
   // reason: check_node reports it rather than "op type X is not supported".

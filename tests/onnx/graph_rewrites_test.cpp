@@ -457,3 +457,76 @@ TEST(GraphRewrites, RankSixTransposeWithNoAdjacentAxesIsRefused) {
 }
 
 }  // namespace
+
+// Empty values (empty_values.h). y = Slice(x) starting past the end is
+// empty [2, 0]; z = Concat(x, Slice(x)) along axis 1 is x itself.
+onnx::ModelProto slice_past_end_model() {
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("y", {2, 0}).output("z", {2, 3});
+  b.int64_initializer("starts", {1}, {10}).int64_initializer("ends", {1}, {20}).int64_initializer("axes", {1}, {1});
+  b.node("Slice", "past_end", {"x", "starts", "ends", "axes"}, {"y"});
+  ModelBuilder::i(b.node("Concat", "cat", {"x", "y"}, {"z"}), "axis", 1);
+  return b.model();
+}
+
+TEST(OnnxEmptyValues, EmptyOutputIsSetAsideWithItsShapeAndEmptyConcatInputDropped) {
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(slice_past_end_model(), {}, &p, &error)) << error;
+  ASSERT_EQ(p.model.empty_outputs, (std::vector<std::string>{"y"}));
+  EXPECT_EQ(p.model.info("y")->dims, (std::vector<int64_t>{2, 0}));  // inferred, not taken from the output's declaration
+  EXPECT_EQ(p.model.outputs, (std::vector<std::string>{"z"}));
+  // The Slice fed only the empty output and Concat's empty input: gone.
+  ASSERT_EQ(p.model.nodes.size(), 1u);
+  EXPECT_EQ(p.model.nodes[0].op_type(), "Concat");
+  EXPECT_EQ(p.model.nodes[0].input_size(), 1);
+  const std::vector<float> x = {1, 2, 3, 4, 5, 6};
+  QnnGraphDesc desc;
+  const auto out = run_model(slice_past_end_model(), {f32_bytes(x)}, &desc);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(as_f32(out[0]), x);
+  EXPECT_EQ(desc.outputs, (std::vector<std::string>{"z"}));
+}
+
+TEST(OnnxEmptyValues, ModelWhoseEveryOutputIsEmptyIsRefusedByName) {
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("y", {2, 0});
+  b.int64_initializer("starts", {1}, {10}).int64_initializer("ends", {1}, {20}).int64_initializer("axes", {1}, {1});
+  b.node("Slice", "past_end", {"x", "starts", "ends", "axes"}, {"y"});
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  QnnGraphDesc desc;
+  EXPECT_FALSE(build_graph_desc(p, {}, &desc, &error));
+  EXPECT_EQ(error, "every graph output is empty (e.g. 'y', shape 2x0): QNN tensors have no zero dimension, so there "
+                   "is no graph to build");
+}
+
+TEST(OnnxEmptyValues, EmptyValueReadByAnOpThatMakesValuesIsStillRefused) {
+  // ReduceSum over an empty axis gives zeros, a value made from nothing:
+  // not lowered, and the refusal names the empty value.
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("s", {2, 1});
+  b.int64_initializer("starts", {1}, {10}).int64_initializer("ends", {1}, {20}).int64_initializer("axes", {1}, {1});
+  b.node("Slice", "past_end", {"x", "starts", "ends", "axes"}, {"y"});
+  b.node("ReduceSum", "sum", {"y", "axes"}, {"s"});
+  EXPECT_NE(refusal(b.model()).find("value 'y' is empty (shape 2x0)"), std::string::npos) << refusal(b.model());
+}
+
+TEST(OnnxEmptyValues, ModelsWithoutEmptyValuesKeepUnusedNodes) {
+  // Dead-node removal runs only when an empty value went: a node whose
+  // output nothing reads is otherwise lowered as the client wrote it.
+  ModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("y", {2, 3});
+  b.node("Relu", "used", {"x"}, {"y"});
+  b.node("Neg", "unused", {"x"}, {"n"});
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  EXPECT_EQ(p.model.nodes.size(), 2u);
+  EXPECT_TRUE(p.model.empty_outputs.empty());
+}

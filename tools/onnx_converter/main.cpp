@@ -199,6 +199,11 @@ int main(int argc, char** argv) {
                   name.c_str(), onnx_dims.size(), dims_to_string(onnx_dims).c_str(),
                   v != nullptr ? dims_to_string(v->dims).c_str() : "?");
     }
+    for (const std::string& name : p.model.empty_outputs) {
+      std::printf("%s: note: graph output '%s' is empty (shape %s); QNN tensors have no zero dimension, so it is "
+                  "not an output of the QNN graph (it has no bytes to read)\n",
+                  kTool, name.c_str(), dims_to_string(p.model.info(name)->dims).c_str());
+    }
     std::printf("%s: graph '%s': %zu ONNX nodes -> %zu QNN nodes (%zu constants folded, %zu BatchNormalization "
                 "folded%s), %s\n",
                 kTool, job.desc.name.c_str(), p.model.nodes.size(), job.desc.nodes.size(), p.folded_constants,
