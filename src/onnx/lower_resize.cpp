@@ -16,6 +16,13 @@
 // exception is cubic with exclude_outside, which must see where the real
 // input ends, and is refused.
 //
+// Where no such plan exists (cubic with exclude_outside; a scale with no
+// whole multiple of the input size up to 64x) the resize is written as what
+// it is, a linear map per axis: ONNX's own sampling rule (coordinate map,
+// neighbours, coefficients, exclude_outside's renormalisation) evaluated at
+// import into an out x in matrix, applied by two MatMuls on the channel-last
+// activations (H, then W; an axis whose matrix is the identity is skipped).
+//
 // tf_half_pixel_for_nn (x = (o + 0.5) / s) is asymmetric sampling (x = o' / s')
 // on a twice-as-fine grid: resize to 2 * M with asymmetric mapping and keep
 // every second sample from o' = 1.
@@ -27,8 +34,10 @@
 // constant and leave N and C whole; linear is bilinear, and nearest is
 // TensorFlow's rounding (halves up: round_prefer_ceil) — other nearest modes
 // and cubic have no CropAndResize form and are refused.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "QnnOpDef.h"
 #include "onnx/attributes.h"
@@ -73,7 +82,9 @@ double scale_of(const onnx::NodeProto& node, const Model& model, const ResizeFor
   return static_cast<double>(out->dims[axis]) / static_cast<double>(in->dims[axis]);
 }
 
-bool whole(double v) { return std::fabs(v - std::round(v)) <= 1e-4 * std::max(1.0, std::fabs(v)); }
+// Whole up to a float32 scale's rounding (0.8f * 5 = 4.0000000596): a looser test
+// would accept a ratio that samples a little off ONNX's coordinates.
+bool whole(double v) { return std::fabs(v - std::round(v)) <= 1e-6 * std::max(1.0, std::fabs(v)); }
 
 // "" and `plan` set, or why the axis cannot be expressed.
 std::string plan_axis(const ResizeForm& f, int64_t in, int64_t out, double s, bool exclude_outside, AxisPlan* plan) {
@@ -110,6 +121,123 @@ std::string plan_axis(const ResizeForm& f, int64_t in, int64_t out, double s, bo
   }
   return "scale " + std::to_string(s) + " has no whole multiple of the input size up to 64x (QNN Resize has no "
          "scale parameter)";
+}
+
+bool known_ctm(const std::string& ctm) {
+  return ctm == "half_pixel" || ctm == "pytorch_half_pixel" || ctm == "asymmetric" || ctm == "align_corners" ||
+         ctm == "tf_half_pixel_for_nn";
+}
+
+// ONNX's interpolation along one axis as an out x in row-major matrix:
+// row o holds the weight of every input sample in output sample o.
+std::vector<float> interpolation_matrix(const ResizeForm& f, int64_t in, int64_t out, double s, bool exclude_outside,
+                                        double cubic_a) {
+  std::vector<double> m(static_cast<size_t>(out * in), 0.0);
+  const double resized_length = s * static_cast<double>(in);  // unrounded, as ONNX's align_corners uses it
+  for (int64_t o = 0; o < out; ++o) {
+    const double od = static_cast<double>(o);
+    double x;
+    if (f.ctm == "align_corners") {
+      x = resized_length == 1.0 ? 0.0 : od * static_cast<double>(in - 1) / (resized_length - 1.0);
+    } else if (f.ctm == "asymmetric") {
+      x = od / s;
+    } else if (f.ctm == "tf_half_pixel_for_nn") {
+      x = (od + 0.5) / s;
+    } else if (f.ctm == "pytorch_half_pixel") {
+      x = out > 1 ? (od + 0.5) / s - 0.5 : -0.5;
+    } else {
+      x = (od + 0.5) / s - 0.5;
+    }
+    // The nearest neighbours of x, lowest first: for a whole x the sample
+    // itself is the second (linear, nearest) or third (cubic) of them, with
+    // ratio 1, which gives it the whole weight.
+    double base = std::floor(x), r = x - base;
+    if (r == 0.0) {
+      base -= 1.0;
+      r = 1.0;
+    }
+    std::vector<double> c;
+    if (f.mode == "nearest") {
+      bool upper = true;  // a whole x
+      if (r != 1.0) {
+        upper = f.nearest == "round_prefer_ceil" ? r >= 0.5
+                : f.nearest == "floor"           ? false
+                : f.nearest == "ceil"            ? true
+                                                 : r > 0.5;
+      }
+      c = {upper ? 0.0 : 1.0, upper ? 1.0 : 0.0};
+    } else if (f.mode == "linear") {
+      c = {1.0 - r, r};
+    } else {
+      const double a = cubic_a, t = 1.0 - r;
+      c = {((a * (r + 1) - 5 * a) * (r + 1) + 8 * a) * (r + 1) - 4 * a, ((a + 2) * r - (a + 3)) * r * r + 1,
+           ((a + 2) * t - (a + 3)) * t * t + 1, ((a * (t + 1) - 5 * a) * (t + 1) + 8 * a) * (t + 1) - 4 * a};
+      base -= 1.0;
+    }
+    std::vector<int64_t> idx(c.size());
+    for (size_t k = 0; k < c.size(); ++k) idx[k] = static_cast<int64_t>(base) + static_cast<int64_t>(k);
+    if (exclude_outside) {
+      double sum = 0.0;
+      for (size_t k = 0; k < c.size(); ++k) {
+        if (idx[k] < 0 || idx[k] >= in) c[k] = 0.0;
+        sum += c[k];
+      }
+      for (double& v : c) v = sum != 0.0 ? v / sum : 0.0;
+    }
+    for (size_t k = 0; k < c.size(); ++k) {
+      const int64_t i = std::clamp<int64_t>(idx[k], 0, in - 1);  // samples past the ends repeat the edge
+      m[static_cast<size_t>(o * in + i)] += c[k];
+    }
+  }
+  return std::vector<float>(m.begin(), m.end());
+}
+
+bool is_identity(const std::vector<float>& m, int64_t in, int64_t out) {
+  if (in != out) return false;
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) {
+      if (m[static_cast<size_t>(o * in + i)] != (o == i ? 1.0f : 0.0f)) return false;
+    }
+  }
+  return true;
+}
+
+// Matrices larger than this are refused rather than written into the graph.
+constexpr int64_t kMaxMatrixElements = int64_t{1} << 22;
+
+// The resize as two MatMuls (see the top of this file).
+void lower_resize_by_matrices(const onnx::NodeProto& node, LoweringContext& ctx, const ResizeForm& f) {
+  const Model& model = ctx.model();
+  const std::vector<int64_t> in = ctx.info(node.input(0)).dims, out = ctx.info(node.output(0)).dims;
+  const bool exclude_outside = attr_int(node, "exclude_outside", 0) != 0;
+  const double a = attr_float(node, "cubic_coeff_a", -0.75f);
+  std::string x = ctx.channel_last(node.input(0));
+  const uint32_t n = static_cast<uint32_t>(in[0]), c = static_cast<uint32_t>(in[1]);
+  const uint32_t h = static_cast<uint32_t>(in[2]), w = static_cast<uint32_t>(in[3]);
+  const uint32_t oh = static_cast<uint32_t>(out[2]), ow = static_cast<uint32_t>(out[3]);
+  const std::vector<float> mh = interpolation_matrix(f, in[2], out[2], scale_of(node, model, f, 2), exclude_outside, a);
+  const std::vector<float> mw = interpolation_matrix(f, in[3], out[3], scale_of(node, model, f, 3), exclude_outside, a);
+  const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
+  const Qnn_DataType_t dt = ctx.qtensor(x).dtype;
+  const bool do_h = !is_identity(mh, in[2], out[2]), do_w = !is_identity(mw, in[3], out[3]);
+  if (do_h) {
+    // [N, H, W*C] -> A_h [OH, H] x that -> [N, OH, W*C]
+    const std::string a_h = ctx.static_f32(node.output(0) + "_rows", {oh, h}, mh);
+    const std::string xr = ctx.reshape(x, {n, h, w * c});
+    const std::string t = ctx.native(node.output(0) + "_rows_resized", dt, {n, oh, w * c});
+    ctx.add_node(QNN_OP_MAT_MUL, {a_h, xr}, {t});
+    x = do_w ? ctx.reshape(t, {n * oh, w, c}) : t;
+  } else {
+    x = ctx.reshape(x, {n * oh, w, c});
+  }
+  if (do_w) {
+    // [N*OH, W, C] -> A_w [OW, W] x that -> [N*OH, OW, C]
+    const std::string a_w = ctx.static_f32(node.output(0) + "_columns", {ow, w}, mw);
+    const std::string t = ctx.native(node.output(0) + "_columns_resized", dt, {n * oh, ow, c});
+    ctx.add_node(QNN_OP_MAT_MUL, {a_w, x}, {t});
+    x = t;
+  }
+  ctx.add_node(QNN_OP_RESHAPE, {x}, {y});
 }
 
 // tf_crop_and_resize's roi: [start_0..start_3, end_0..end_3], normalized.
@@ -177,7 +305,17 @@ std::string check_resize(const onnx::NodeProto& node, const Model& model) {
     AxisPlan plan;
     const std::string why = plan_axis(f, in->dims[axis], out->dims[axis], scale_of(node, model, f, axis),
                                       attr_int(node, "exclude_outside", 0) != 0, &plan);
-    if (!why.empty()) return "axis " + std::to_string(axis) + ": " + why;
+    if (why.empty()) continue;
+    // No QNN Resize form: the matrices, when the coordinate map is one of
+    // ONNX's and they are of a sensible size.
+    if (!known_ctm(f.ctm)) return "axis " + std::to_string(axis) + ": " + why;
+    for (size_t k = 2; k < 4; ++k) {
+      if (in->dims[k] * out->dims[k] > kMaxMatrixElements) {
+        return "axis " + std::to_string(axis) + ": " + why + "; as an interpolation matrix it would have " +
+               std::to_string(in->dims[k] * out->dims[k]) + " elements (limit " +
+               std::to_string(kMaxMatrixElements) + ")";
+      }
+    }
   }
   return "";
 }
@@ -195,7 +333,10 @@ void lower_resize(const onnx::NodeProto& node, LoweringContext& ctx) {
   for (size_t i = 0; i < 2; ++i) {
     const std::string why = plan_axis(f, in[2 + i], out[2 + i], scale_of(node, model, f, 2 + i), exclude_outside,
                                       &plans[i]);
-    if (!why.empty()) ctx.fail(why);
+    if (!why.empty()) {
+      lower_resize_by_matrices(node, ctx, f);  // check_resize found that it fits
+      return;
+    }
   }
   const std::string ctm = f.ctm == "tf_half_pixel_for_nn" ? "asymmetric" : f.ctm;
   const uint32_t t = ctm == "pytorch_half_pixel" ? QNN_OP_RESIZE_TRANSFORMATION_MODE_PYTORCH_HALF_PIXEL

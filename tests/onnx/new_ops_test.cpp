@@ -4,6 +4,7 @@
 // the op's formula written in the test (numpy-style loops).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <functional>
@@ -198,6 +199,111 @@ TEST(OnnxNewOps, ResizeTfCropAndResizeSamplesTheRoi) {
                          fy * ((1 - fx) * at(y1, x0) + fx * at(y1, x1)));
         }
   expect_close(as_f32(out[0]), want, 1e-5);
+}
+
+// Resize forms QNN Resize cannot express (scales with no whole multiple of
+// the input size; cubic exclude_outside off the size ratio) are lowered as
+// per-axis interpolation matrices. Checked against ONNX's formulas written
+// out here: bilinear half_pixel with the coordinate clamped to the input,
+// nearest asymmetric rounding down, and Keys cubic (a = -0.5) with the taps
+// outside the input dropped and the rest renormalised.
+onnx::ModelProto resize_by_scales(const std::string& mode, const std::string& ctm, int64_t h, int64_t w,
+                                  int64_t oh, int64_t ow, float sh, float sw, bool exclude_outside) {
+  ModelBuilder b(13);
+  b.input("x", {1, 2, h, w}).output("y", {1, 2, oh, ow});
+  b.initializer("roi", {0}, {});
+  b.initializer("scales", {4}, {1, 1, sh, sw});
+  auto& n = b.node("Resize", "r", {"x", "roi", "scales"}, {"y"});
+  for (auto [name, value] : {std::pair{"coordinate_transformation_mode", ctm}, std::pair{"mode", mode},
+                             std::pair{"nearest_mode", std::string("floor")}}) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::STRING);
+    a->set_s(value);
+  }
+  if (mode == "cubic") ModelBuilder::f(n, "cubic_coeff_a", -0.5f);
+  ModelBuilder::i(n, "exclude_outside", exclude_outside ? 1 : 0);
+  return b.model();
+}
+
+TEST(OnnxNewOps, ResizeWithoutAQnnFormRunsAsInterpolationMatrices) {
+  constexpr int64_t H = 5, W = 7;
+  const float sh = 0.70710678f, sw = 1.41421356f;  // no whole multiple of 5 * sh or 7 * sw up to 64x
+  const int64_t OH = 3, OW = 9;                     // floor(5 * sh), floor(7 * sw)
+  const std::vector<float> x = ramp(2 * H * W, 0.61, -3.0);
+  auto at = [&](int64_t c, int64_t i, int64_t j) { return double{x[(c * H + i) * W + j]}; };
+  {
+    QnnGraphDesc desc;
+    const auto out =
+        run_model(resize_by_scales("linear", "half_pixel", H, W, OH, OW, sh, sw, false), {f32_bytes(x)}, &desc);
+    ASSERT_EQ(out.size(), 1u);
+    size_t matmuls = 0, resizes = 0;
+    for (const auto& node : desc.nodes) {
+      matmuls += node.type == "MatMul" ? 1 : 0;
+      resizes += node.type == "Resize" ? 1 : 0;
+    }
+    EXPECT_EQ(matmuls, 2u);
+    EXPECT_EQ(resizes, 0u);
+    auto coord = [](int64_t o, double s, int64_t in) {
+      return std::clamp((o + 0.5) / s - 0.5, 0.0, static_cast<double>(in - 1));
+    };
+    std::vector<double> want;
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t o = 0; o < OH; ++o)
+        for (int64_t p = 0; p < OW; ++p) {
+          const double yc = coord(o, sh, H), xc = coord(p, sw, W);
+          const int64_t y0 = static_cast<int64_t>(yc), x0 = static_cast<int64_t>(xc);
+          const int64_t y1 = std::min(y0 + 1, H - 1), x1 = std::min(x0 + 1, W - 1);
+          const double fy = yc - y0, fx = xc - x0;
+          want.push_back((1 - fy) * ((1 - fx) * at(c, y0, x0) + fx * at(c, y0, x1)) +
+                         fy * ((1 - fx) * at(c, y1, x0) + fx * at(c, y1, x1)));
+        }
+    expect_close(as_f32(out[0]), want, 1e-5);
+  }
+  {
+    const auto out = run_model(resize_by_scales("nearest", "asymmetric", H, W, OH, OW, sh, sw, false), {f32_bytes(x)});
+    ASSERT_EQ(out.size(), 1u);
+    std::vector<double> want;
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t o = 0; o < OH; ++o)
+        for (int64_t p = 0; p < OW; ++p) {
+          want.push_back(at(c, std::min<int64_t>(static_cast<int64_t>(o / static_cast<double>(sh)), H - 1),
+                            std::min<int64_t>(static_cast<int64_t>(p / static_cast<double>(sw)), W - 1)));
+        }
+    expect_close(as_f32(out[0]), want, 0.0);
+  }
+  {
+    // Cubic, exclude_outside, scale 0.8 on 5 -> 4 and 7 -> 5 (floor 5.6).
+    const int64_t oh = 4, ow = 5;
+    const auto out = run_model(resize_by_scales("cubic", "half_pixel", H, W, oh, ow, 0.8f, 0.8f, true), {f32_bytes(x)});
+    ASSERT_EQ(out.size(), 1u);
+    auto keys = [](double d) {  // a = -0.5
+      d = std::fabs(d);
+      return d <= 1 ? (1.5 * d - 2.5) * d * d + 1 : d < 2 ? ((-0.5 * d + 2.5) * d - 4) * d + 2 : 0.0;
+    };
+    auto weights = [&](int64_t o, int64_t in) {  // tap index -> weight, renormalised over the input
+      const double xc = (o + 0.5) / static_cast<double>(0.8f) - 0.5;
+      std::vector<double> wt(in, 0.0);
+      double sum = 0;
+      for (int64_t i = 0; i < in; ++i) {
+        if (std::fabs(xc - i) < 2) wt[i] = keys(xc - i);
+        sum += wt[i];
+      }
+      for (double& v : wt) v /= sum;
+      return wt;
+    };
+    std::vector<double> want;
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t o = 0; o < oh; ++o)
+        for (int64_t p = 0; p < ow; ++p) {
+          const std::vector<double> wy = weights(o, H), wx = weights(p, W);
+          double v = 0;
+          for (int64_t i = 0; i < H; ++i)
+            for (int64_t j = 0; j < W; ++j) v += wy[i] * wx[j] * at(c, i, j);
+          want.push_back(v);
+        }
+    expect_close(as_f32(out[0]), want, 1e-5);
+  }
 }
 
 TEST(OnnxNewOps, TileRepeats) {
