@@ -117,6 +117,13 @@ Bench se_scale(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.04f, -25)}, {}, {false, false}, 3);
 }
 
+// The same in fp32: x [1, H, W, C] times a per-channel scale [1, 1, 1, C].
+Bench se_scale_f32(uint32_t hw, uint32_t c) {
+  return make_bench("ElementWiseMultiply",
+                    {tensor(dtype::kFloat32, {1, hw, hw, c}), tensor(dtype::kFloat32, {1, 1, 1, c})},
+                    {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, false}, 7);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -185,6 +192,9 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, se_scale_f32_112x112x32_fast, se_scale_f32(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, se_scale_f32_56x56x144_fast, se_scale_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, se_scale_f32_14x14x672_fast, se_scale_f32(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_112x112x32_onednn_int8, depthwise_q8(112, 32), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_112x112x32_xnnpack, depthwise_q8(112, 32), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_onednn_int8, depthwise_q8(28, 240), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);

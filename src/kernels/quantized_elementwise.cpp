@@ -8,6 +8,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/broadcast_runs.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
@@ -446,38 +447,6 @@ ArithParams arith_params(const ops::TensorDesc& a, const ops::TensorDesc& b, con
   return p;
 }
 
-// Drops size-1 axes and merges neighbours along which both inputs are laid
-// out contiguously (or both broadcast), so runs are as long as they can be.
-void collapse(const std::vector<uint32_t>& out_dims, const std::vector<size_t>& sa_in,
-              const std::vector<size_t>& sb_in, std::vector<size_t>* dims, std::vector<size_t>* sa,
-              std::vector<size_t>* sb) {
-  dims->clear();
-  sa->clear();
-  sb->clear();
-  for (size_t ax = 0; ax < out_dims.size(); ++ax) {
-    const size_t d = out_dims[ax];
-    if (d == 1) continue;
-    if (!dims->empty()) {
-      const size_t pd = dims->back();
-      const bool a_ok = sa->back() == sa_in[ax] * d;
-      const bool b_ok = sb->back() == sb_in[ax] * d;
-      if (a_ok && b_ok) {
-        dims->back() = pd * d;
-        sa->back() = sa_in[ax];
-        sb->back() = sb_in[ax];
-        continue;
-      }
-    }
-    dims->push_back(d);
-    sa->push_back(sa_in[ax]);
-    sb->push_back(sb_in[ax]);
-  }
-  if (dims->empty()) {
-    dims->push_back(1);
-    sa->push_back(0);
-    sb->push_back(0);
-  }
-}
 
 }  // namespace
 
@@ -497,25 +466,20 @@ bool prepare_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
     std::unique_ptr<ops::OpKernel> check;
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  std::vector<size_t> dims, sa, sb;
-  collapse(joint, ops::detail::broadcast_strides(a.dims, joint), ops::detail::broadcast_strides(b.dims, joint), &dims,
-           &sa, &sb);
+  BroadcastRuns runs =
+      collapse_broadcast(joint, ops::detail::broadcast_strides(a.dims, joint), ops::detail::broadcast_strides(b.dims, joint));
   // Offsets small enough that q + offset is exact in float (and, for the
   // output, that r - offset is: r < 2^10 in arith_loop's first pass).
   const bool small_offsets = std::abs(a.quant.offset) < (1 << 22) && std::abs(b.quant.offset) < (1 << 22) &&
                              std::abs(y.quant.offset) < (1 << 20);
   ArithFn fn = small_offsets ? arith_fn(node) : nullptr;
   // [rows, cols] with one input a row of cols broadcast down the other.
-  if (fn != nullptr && dims.size() == 2) {
-    const bool b_row = sa == std::vector<size_t>{dims[1], 1} && sb == std::vector<size_t>{0, 1};
-    const bool a_row = sb == std::vector<size_t>{dims[1], 1} && sa == std::vector<size_t>{0, 1};
-    if (a_row || b_row) {
-      *kernel = std::make_unique<RowBroadcastArithKernel>(arith_row_fn(fn), arith_params(a, b, y), dims[0], dims[1],
-                                                          b_row, graph_pool(node));
-      return true;
-    }
+  if (const int row = runs.row_input(); fn != nullptr && row >= 0) {
+    *kernel = std::make_unique<RowBroadcastArithKernel>(arith_row_fn(fn), arith_params(a, b, y), runs.dims[0],
+                                                        runs.dims[1], row == 1, graph_pool(node));
+    return true;
   }
-  BroadcastWalk walk(std::move(dims), std::move(sa), std::move(sb));
+  BroadcastWalk walk(std::move(runs.dims), std::move(runs.sa), std::move(runs.sb));
   if (fn != nullptr) {
     *kernel = std::make_unique<BinaryArithKernel>(fn, arith_params(a, b, y), std::move(walk), graph_pool(node));
     return true;

@@ -118,6 +118,37 @@ TEST(ElementwiseBinary, F32XnnpackExact) {
   }
 }
 
+TEST(ElementwiseBinary, F32RowBroadcastExactWithSubnormals) {
+  // A row broadcast down a dense input ([.., C] op [C] either way round, a
+  // squeeze-excite scale) runs openhtp's own loop, not XNNPACK: the
+  // reference's expression per element, so exact with subnormals kept.
+  std::mt19937 rng(84);
+  ThreadEnv one(1), two(2);
+  for (const BinaryCase& op : kBinaryF32) {
+    const FastPath& fp = fast_path(op.type, "xnnpack");
+    for (int iter = 0; iter < 8; ++iter) {
+      const bool large = iter == 0 && &op == &kBinaryF32[1];  // EfficientNet's, split over the pool
+      const uint32_t c_len = large ? 32 : rand_int(rng, 1, 70);
+      const std::vector<uint32_t> dense = {1, large ? 112u : rand_int(rng, 1, 9), large ? 112u : rand_int(rng, 1, 9),
+                                           c_len};
+      const std::vector<uint32_t> row = iter % 2 == 0 ? std::vector<uint32_t>{1, 1, 1, c_len}
+                                                      : std::vector<uint32_t>{c_len};
+      const bool row_first = iter % 4 >= 2;
+      Case c = row_first ? binary_case(op, f32(row), f32(dense), f32(dense))
+                         : binary_case(op, f32(dense), f32(row), f32(dense));
+      c.data = {to_bytes(special_floats(rng, count(c.node.inputs[0].dims))),
+                to_bytes(special_floats(rng, count(c.node.inputs[1].dims)))};
+      const Bytes ref = run_reference(c);
+      for (const ThreadEnv* env : {&one, &two}) {
+        bool accepted = false;
+        const Bytes fast = run_fast(c, fp, env->env(), &accepted);
+        ASSERT_TRUE(accepted) << c.node.name;
+        expect_same_floats(fast, ref, c.node.name);
+      }
+    }
+  }
+}
+
 TEST(ElementwiseBinary, F32DenseMaximumMinimumExact) {
   // NaN on either side gives NaN (numpy); no flushing (not XNNPACK).
   std::mt19937 rng(83);
