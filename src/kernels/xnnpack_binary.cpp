@@ -18,7 +18,10 @@
 // where the reference (numpy) propagates it, and no output value marks
 // where. Dense f32 Maximum/Minimum run the reference's own expression as a
 // vectorized loop on the graph's pool instead (exact by construction);
-// broadcasting ones stay with the reference.
+// broadcasting ones stay with the reference. f32 Add/Subtract/Multiply/
+// Divide/SquaredDifference of a row broadcast down a dense input (a
+// squeeze-excite scale) also run as openhtp's own loop (RowBroadcastKernel):
+// XNNPACK pays its per-row setup once per innermost row there.
 #include <algorithm>
 #include <array>
 #include <cmath>

@@ -144,14 +144,23 @@ TEST(Workspace, DenseAddNeedsNoWorkspaceAndReadsInputsEndingOnAPage) {
 TEST(Workspace, BroadcastAddCopiesOnlyInputsThatAreNotPlanned) {
   std::mt19937 rng(902);
   const OnlyPath path(fast_path("ElementWiseAdd", "xnnpack"));
-  const Case c = add_case(f32({2, 3, 50}), f32({1, 1, 50}), f32({2, 3, 50}), rng, false);
+  // A middle-axis broadcast (XNNPACK's operator re-reads b).
+  const Case c = add_case(f32({2, 3, 50}), f32({2, 1, 50}), f32({2, 3, 50}), rng, false);
   auto k = prepare(c, path, {false, false}, "xnnpack");
   ASSERT_NE(k, nullptr);
-  EXPECT_EQ(k->workspace_bytes(), padded(300 * 4) + padded(50 * 4));
+  EXPECT_EQ(k->workspace_bytes(), padded(300 * 4) + padded(100 * 4));
   EXPECT_EQ(k->read_slack_bytes(), size_t{openhtp::kernels::xnn::kReadSlack});
   EXPECT_EQ(run_at_page_ends(*k, c), run_plain(c, path, "xnnpack"));
-  EXPECT_EQ(prepare(c, path, {true, false}, "xnnpack")->workspace_bytes(), padded(50 * 4));
+  EXPECT_EQ(prepare(c, path, {true, false}, "xnnpack")->workspace_bytes(), padded(100 * 4));
   EXPECT_EQ(prepare(c, path, {true, true}, "xnnpack")->workspace_bytes(), 0u);
+  // A row broadcast ([2,3,50] + [1,1,50]) is openhtp's own loop, which reads
+  // nothing past either input: no copies, no slack, even unplanned.
+  const Case row = add_case(f32({2, 3, 50}), f32({1, 1, 50}), f32({2, 3, 50}), rng, false);
+  auto kr = prepare(row, path, {false, false}, "xnnpack");
+  ASSERT_NE(kr, nullptr);
+  EXPECT_EQ(kr->workspace_bytes(), 0u);
+  EXPECT_EQ(kr->read_slack_bytes(), 0u);
+  EXPECT_EQ(run_at_page_ends(*kr, row), run_plain(row, path, "xnnpack"));
 }
 
 TEST(Workspace, XnnpackPoolFcAndConvCopyOnlyUnplannedInputs) {
