@@ -13,6 +13,7 @@
 
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "kernels/silu.h"
 #include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -26,8 +27,8 @@ using ops::ConvGeometry;
 class ConvKernel final : public ops::OpKernel {
  public:
   // res_slot: the residual's executor slot (SIZE_MAX: none), read from in[res_in].
-  ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in)
-      : ex_(std::move(ex)), src_(src), dst_(dst), res_slot_(res_slot), res_in_(res_in) {}
+  ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in, EpilogueTail tail)
+      : ex_(std::move(ex)), src_(src), dst_(dst), res_slot_(res_slot), res_in_(res_in), tail_(tail) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
@@ -35,11 +36,13 @@ class ConvKernel final : public ops::OpKernel {
     if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
     ex_.execute();
+    tail_.apply(out[0]);
   }
 
  private:
   Executor ex_;
   size_t src_, dst_, res_slot_, res_in_;
+  EpilogueTail tail_;
 };
 
 }  // namespace
@@ -111,7 +114,8 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t res_slot = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
-  *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot, res_slot, residual_input(node));
+  *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot, res_slot, residual_input(node),
+                                         EpilogueTail(node));
   return true;
 }
 
@@ -125,8 +129,11 @@ void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::prim
     if (residual == ResidualAs::kSum) po.append_sum(1.0f);  // the caller put the residual in dst
     else po.append_binary(dnnl::algorithm::binary_add, dst);  // post-op 0: residual_arg()
   }
-  if (e.swish) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);  // x * sigmoid(1 * x)
-  if (e.clamp) {
+  // SiLU, and the clamp after it, are the EpilogueTail's (after the
+  // primitive) on one thread, oneDNN's swish post-op on more.
+  const bool tail = silu_after_primitive(node);
+  if (e.swish && !tail) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f);  // x * sigmoid(1 * x)
+  if (e.clamp && !tail) {
     // Relu is its own (cheaper) post-op; infinite bounds become the float
     // range, which changes no finite value.
     constexpr float kMax = std::numeric_limits<float>::max();
@@ -137,6 +144,23 @@ void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::prim
     }
   }
   attr->set_post_ops(po);
+}
+
+bool silu_after_primitive(const ops::NodeDesc& node) {
+  return node.has_epilogue() && node.epilogue->swish && threads_of(node) == 1;
+}
+
+EpilogueTail::EpilogueTail(const ops::NodeDesc& node) {
+  if (!silu_after_primitive(node)) return;
+  const ops::Epilogue& e = *node.epilogue;
+  active_ = true;
+  n_ = node.outputs[0].num_elements();
+  lo_ = e.clamp ? e.lo : -std::numeric_limits<float>::infinity();
+  hi_ = e.clamp ? e.hi : std::numeric_limits<float>::infinity();
+}
+
+void EpilogueTail::apply(void* out) const {
+  if (active_) silu_clamp_f32(static_cast<float*>(out), n_, lo_, hi_);
 }
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {

@@ -25,9 +25,10 @@ using tag = memory::format_tag;
 class MatMulKernel final : public ops::OpKernel {
  public:
   // res_slot: the fused residual's executor slot (SIZE_MAX: none), read from in[res_in].
-  MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights, size_t res_slot, size_t res_in)
+  MatMulKernel(Executor ex, size_t src, size_t weights, size_t dst, bool bind_weights, size_t res_slot, size_t res_in,
+               EpilogueTail tail)
       : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights), res_slot_(res_slot),
-        res_in_(res_in) {}
+        res_in_(res_in), tail_(tail) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
@@ -36,6 +37,7 @@ class MatMulKernel final : public ops::OpKernel {
     if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
     ex_.execute();
+    tail_.apply(out[0]);
   }
 
  private:
@@ -43,6 +45,7 @@ class MatMulKernel final : public ops::OpKernel {
   size_t src_, weights_, dst_;
   bool bind_weights_;
   size_t res_slot_, res_in_;
+  EpilogueTail tail_;
 };
 
 memory bias_memory(const memory::desc& md, const void* data, size_t n) {
@@ -84,7 +87,7 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
-  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node));
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node), EpilogueTail(node));
   return true;
 }
 
@@ -128,13 +131,13 @@ bool prepare_mm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
     ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
     const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
     const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
-    *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node));
+    *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, 0, o, false, r, residual_input(node), EpilogueTail(node));
     return true;
   }
   const size_t w = ex.add_bound(DNNL_ARG_WEIGHTS, wei);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t r = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
-  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true, r, residual_input(node));
+  *kernel = std::make_unique<MatMulKernel>(std::move(ex), s, w, o, true, r, residual_input(node), EpilogueTail(node));
   return true;
 }
 

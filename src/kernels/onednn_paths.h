@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/onednn_runtime.h"
+#include "threads/threadpool.h"
 #include "ops/conv_geometry.h"
 #include "ops/op.h"
 
@@ -61,13 +62,42 @@ dnnl::memory::desc user_weights(const ops::ConvGeometry& g);
 
 // A node's fused epilogue (ops::Epilogue) as fp32 post-ops on `attr`: a
 // binary add of the residual (a tensor laid out like `dst`, bound at run as
-// residual_arg()), an eltwise swish (SiLU), then an eltwise relu or clip, so the producer writes its
-// output once. No epilogue: attr unchanged. ResidualAs::kSum makes the
-// residual oneDNN's `sum` post-op instead (for kernels without binary
-// post-ops, Winograd's): the caller copies the residual into dst first.
+// residual_arg()), a SiLU, then an eltwise relu or clip, so the producer
+// writes its output once. ResidualAs::kSum makes the residual oneDNN's `sum`
+// post-op instead (for kernels without binary post-ops, Winograd's): the
+// caller copies the residual into dst first. No epilogue: attr unchanged.
+// The SiLU and the clamp after it are oneDNN's swish and clip post-ops on
+// more than one thread, the node's EpilogueTail on one (silu_after_primitive).
 enum class ResidualAs { kBinary, kSum };
 void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr,
                   ResidualAs residual = ResidualAs::kBinary);
+
+// Where a fused SiLU runs. oneDNN 2.6's swish post-op costs ~0.3 ns an
+// element on this machine; openhtp's pass (kernels/silu.h) ~0.14 ns from
+// cache, re-reading the output the primitive just wrote. On one thread the
+// pass wins: EfficientNet-B0 fp32 6.37-6.63 ms a run against 6.85-7.15 with
+// the post-op (openhtp-graph-profile, the two alternated six times). On two
+// it loses (5.85-6.06 against 5.18-6.36 ms, and 0.96-1.02x ORT against
+// 0.91x): each oneDNN thread applies the post-op to the part of the output
+// it wrote, in its own cache, and a pass split over the pool does not split
+// the output the way the primitive did (bench_cache_locality).
+bool silu_after_primitive(const ops::NodeDesc& node);
+
+// What of a fused epilogue runs after the primitive, on the output in place:
+// SiLU and the clamp after it, when silu_after_primitive(node). Inactive
+// (apply does nothing) otherwise.
+class EpilogueTail {
+ public:
+  EpilogueTail() = default;
+  explicit EpilogueTail(const ops::NodeDesc& node);  // from node.epilogue
+  void apply(void* out) const;                       // out[0]: the node's FLOAT_32 output
+
+ private:
+  bool active_ = false;
+  size_t n_ = 0;
+  float lo_ = 0.0f, hi_ = 0.0f;
+};
+
 // The execute argument the residual is bound to (post-op 0's second source).
 inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }
 // Whether the node's epilogue has a residual, and its run() input index.

@@ -98,7 +98,9 @@ class WinogradConvKernel final : public ops::OpKernel {
     if (residual_) residual_->run(in[res_in_], dst_);  // the `sum` post-op adds onto it
     conv_.execute();
     to_nhwc_.run(dst_, out[0]);
+    tail_.apply(out[0]);
   }
+  void set_tail(EpilogueTail tail) { tail_ = tail; }
 
  private:
   std::array<Executor*, 4> parts() {
@@ -129,6 +131,7 @@ class WinogradConvKernel final : public ops::OpKernel {
   size_t conv_src_, conv_dst_, res_in_;
   size_t src_bytes_, dst_bytes_;
   ops::Workspace ws_;  // planned by the runtime, or the kernel's own when driven directly
+  EpilogueTail tail_;  // SiLU (and its clamp), after the output is NHWC again
   uint8_t* carved_ = nullptr;
   uint8_t* src_ = nullptr;
   uint8_t* dst_ = nullptr;
@@ -153,11 +156,13 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
   const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
   std::optional<Reorder> residual;
   if (has_residual(node)) residual.emplace(dst_nhwc, pd.dst_desc(), threads);
-  *kernel = std::make_unique<WinogradConvKernel>(std::move(cx), conv_src, conv_dst,
-                                                 Reorder(src_nhwc, pd.src_desc(), threads),
-                                                 Reorder(pd.dst_desc(), dst_nhwc, threads), std::move(residual),
-                                                 residual_input(node), pd.src_desc().get_size(),
-                                                 pd.dst_desc().get_size());
+  auto k = std::make_unique<WinogradConvKernel>(std::move(cx), conv_src, conv_dst,
+                                                Reorder(src_nhwc, pd.src_desc(), threads),
+                                                Reorder(pd.dst_desc(), dst_nhwc, threads), std::move(residual),
+                                                residual_input(node), pd.src_desc().get_size(),
+                                                pd.dst_desc().get_size());
+  k->set_tail(EpilogueTail(node));
+  *kernel = std::move(k);
   return true;
 }
 

@@ -555,9 +555,8 @@ TEST(FusionGraph, F32SiluRunsAsTheConvsSwishAndMatches) {
 }
 
 TEST(FusionGraph, F32DepthwiseSiluFusesIntoTheDepthwiseConv) {
-  // A depthwise conv takes the SiLU as oneDNN's swish post-op like a dense
-  // one: no slower in the graph, two steps and two intermediates fewer
-  // (docs/performance.md, session 6).
+  // The SiLU runs after oneDNN's depthwise kernel as openhtp's own pass
+  // (kernels/silu.h), so a depthwise conv takes it like a dense one.
   Builder b;
   const uint32_t x = b.tensor(tt::kAppWrite);
   const uint32_t w = b.tensor(tt::kStatic, {3, 3, 1, 4});

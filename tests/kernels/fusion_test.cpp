@@ -205,6 +205,95 @@ TEST(FusedConvF32, WinogradPostOpsMatchUnfused) {
   }
 }
 
+// SiLU epilogues (the EpilogueTail: openhtp's SiLU pass after the oneDNN
+// primitive): alone, with a residual before it, with a clamp after it. The
+// unfused nodes compute the producer's output y (within the sum bound B),
+// then the reference's y * (1 / (1 + exp(-y))) (double, rounded), then the
+// clamp; the tail's SiLU is within 2 ulp of that formula and its slope is at
+// most 1.1 in magnitude, so the two agree within 1.1 B + 4 ulp.
+struct SiluVariant {
+  bool residual, clamp;
+  float lo, hi;
+};
+const SiluVariant kSiluVariants[] = {{false, false, 0, 0}, {true, false, 0, 0}, {false, true, -0.2f, 0.5f},
+                                     {true, true, 0.0f, kInf}};
+
+void check_silu(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what) {
+  c.bind_static();
+  const auto plain = from_bytes<float>(run_reference(c));
+  Case abs_case = c;
+  for (auto& d : abs_case.data) {
+    if (!d.empty()) d = to_bytes(abs_of(from_bytes<float>(d)));
+  }
+  abs_case.bind_static();
+  const auto sums = from_bytes<float>(run_reference(abs_case));
+  ThreadEnv one(1), two(2);
+  for (const SiluVariant& v : kSiluVariants) {
+    const auto res = random_floats(rng, plain.size());
+    TensorDesc r = c.node.outputs[0];
+    Epilogue e;
+    e.residual = v.residual ? &r : nullptr;
+    e.swish = true;
+    e.clamp = v.clamp;
+    e.lo = v.lo;
+    e.hi = v.hi;
+    std::vector<float> want = plain;
+    e.apply(want.data(), res.data(), want.size());
+    for (const ThreadEnv* env : {&one, &two}) {
+      NodeDesc d = c.node.desc();
+      d.env = env->env();
+      d.epilogue = &e;
+      std::unique_ptr<OpKernel> k;
+      ASSERT_TRUE(fp.prepare(ParsedNode(d).desc(), &k) && k) << fp.library << " declined SiLU on " << what;
+      std::vector<Bytes> ins = c.data;
+      if (v.residual) ins.push_back(to_bytes(res));
+      const auto got = from_bytes<float>(run_kernel(*k, ins, c.out_bytes()));
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        const double bound = 2.0 * (K + 3) * 5.97e-8 * (sums[i] + (v.residual ? std::fabs(res[i]) : 0.0));
+        const double tol = 1.1 * bound + 4 * 5.97e-8 * std::fabs(want[i]) + 1e-37;
+        ASSERT_NEAR(got[i], want[i], tol) << what << " SiLU" << (v.residual ? " +residual" : "")
+                                           << (v.clamp ? " clamp" : "") << " at " << i;
+      }
+    }
+  }
+}
+
+TEST(FusedSilu, ConvDepthwiseFullyConnectedAndMatMulMatchUnfused) {
+  std::mt19937 rng(707);
+  for (bool depthwise : {false, true}) {
+    for (int iter = 0; iter < 6; ++iter) {
+      ConvShape s = random_conv(rng, depthwise);
+      Case c = conv_case(s, f32({}), f32({}), f32({}), f32({}));
+      for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+      check_silu(c, fast_path(depthwise ? "DepthWiseConv2d" : "Conv2d", "onednn"),
+                 size_t{s.K} * s.K * (s.Cin / s.group) + (s.bias ? 1 : 0), rng, s.str());
+    }
+  }
+  // Big enough for the pass to be split over the pool (>= 64K outputs).
+  ConvShape big{1, 64, 64, 8, 1, 24, 1, 1, 0, 64, 64, false, true};
+  Case c = conv_case(big, f32({}), f32({}), f32({}), f32({}));
+  for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+  check_silu(c, fast_path("Conv2d", "onednn"), 9, rng, big.str());
+
+  Case fc;
+  fc.node.type = "FullyConnected";
+  fc.node.inputs = {f32({5, 40}), f32({30, 40}), f32({30})};
+  fc.node.outputs = {f32({5, 30})};
+  fc.is_static = {false, true, true};
+  for (const auto& t : fc.node.inputs) fc.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+  check_silu(fc, fast_path("FullyConnected", "onednn"), 41, rng, "fc");
+
+  Case mm;
+  mm.node.type = "MatMul";
+  mm.node.inputs = {f32({2, 7, 20}), f32({20, 9})};
+  mm.node.outputs = {f32({2, 7, 9})};
+  mm.node.params = {bool_param("transpose_in0", false), bool_param("transpose_in1", false)};
+  mm.is_static = {false, true};
+  for (const auto& t : mm.node.inputs) mm.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+  check_silu(mm, fast_path("MatMul", "onednn"), 20, rng, "matmul");
+}
+
 TEST(FusedFullyConnected, F32OneDnnPostOpsMatchUnfused) {
   std::mt19937 rng(703);
   const FastPath& fp = fast_path("FullyConnected", "onednn");

@@ -1,0 +1,119 @@
+#include "kernels/silu.h"
+
+#include <immintrin.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+
+// GCC 12 warns that the AVX-512 intrinsics' internal "undefined" source
+// operands may be used uninitialized (a false positive of its headers).
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+namespace openhtp::kernels {
+
+namespace {
+
+}  // namespace
+
+// The arithmetic, element by element (GCC vectorizes it at -O3; one clone
+// per ISA level): the definition the AVX-512 loop below follows op for op.
+__attribute__((target_clones("avx2", "default"))) void silu_clamp_f32_portable(float* y, size_t n, float lo,
+                                                                                 float hi) {
+  for (size_t i = 0; i < n; ++i) {
+    const float x = y[i];
+    // e = exp(a), a = -x, clamped so that k stays in [-126, 128]: 2^k is a
+    // normal float or (k = 128) infinity.
+    float a = x == x ? -x : 0.0f;  // NaN: any finite a (the division gives NaN), no NaN to integer
+    a = a < -87.0f ? -87.0f : a;
+    a = a > 89.0f ? 89.0f : a;
+    const float k = std::nearbyint(a * 1.44269504088896341f);
+    float r = std::fma(k, -0.693145751953125f, a);  // ln 2 split: the high part is exact in k * it
+    r = std::fma(k, -1.428606765330187e-06f, r);
+    float p = 1.0f / 5040;
+    p = std::fma(p, r, 1.0f / 720);
+    p = std::fma(p, r, 1.0f / 120);
+    p = std::fma(p, r, 1.0f / 24);
+    p = std::fma(p, r, 1.0f / 6);
+    p = std::fma(p, r, 0.5f);
+    p = std::fma(p, r, 1.0f);
+    p = std::fma(p, r, 1.0f);
+    const float scale = std::bit_cast<float>(static_cast<int32_t>(k + 127.0f) << 23);
+    float v = x / std::fma(p, scale, 1.0f);
+    v = v < lo ? lo : v;
+    v = v > hi ? hi : v;
+    y[i] = v;
+  }
+}
+
+namespace {
+
+// The same arithmetic on 16 lanes. Written out because GCC's vectorization
+// of the loop above (nearbyint, the exponent built in an integer register)
+// costs twice this: 0.28 against 0.14 ns an element for a 112x112x96
+// output. 2^k * p is vscalefps (exact, and infinity at k = 128 as the shift
+// above gives); fma(p, 2^k, 1) is then scalef + 1, the same single rounding.
+struct SiluConstants {
+  __m512 log2e, a_min, a_max, ln2_hi, ln2_lo, one, lo, hi, c7, c6, c5, c4, c3, c2;
+};
+
+__attribute__((target("avx512f"), always_inline)) inline __m512 silu_step(__m512 x, const SiluConstants& c) {
+  const __mmask16 is_nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+  __m512 a = _mm512_maskz_sub_ps(static_cast<__mmask16>(~is_nan), _mm512_setzero_ps(), x);  // -x, NaN -> 0
+  a = _mm512_min_ps(_mm512_max_ps(a, c.a_min), c.a_max);
+  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(a, c.log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fmadd_ps(k, c.ln2_hi, a);
+  r = _mm512_fmadd_ps(k, c.ln2_lo, r);
+  __m512 p = _mm512_fmadd_ps(c.c7, r, c.c6);
+  p = _mm512_fmadd_ps(p, r, c.c5);
+  p = _mm512_fmadd_ps(p, r, c.c4);
+  p = _mm512_fmadd_ps(p, r, c.c3);
+  p = _mm512_fmadd_ps(p, r, c.c2);
+  p = _mm512_fmadd_ps(p, r, c.one);
+  p = _mm512_fmadd_ps(p, r, c.one);
+  const __m512 d = _mm512_add_ps(_mm512_scalef_ps(p, k), c.one);
+  const __m512 v = _mm512_div_ps(x, d);
+  // max/min return their second operand when either is NaN: NaN passes.
+  return _mm512_min_ps(c.hi, _mm512_max_ps(c.lo, v));
+}
+
+// The same arithmetic on 16 lanes. Written out because GCC's vectorization
+// of the loop above (nearbyint, the exponent built in an integer register)
+// costs twice this: 0.28 against 0.14 ns an element for a 112x112x96
+// output. 2^k * p is vscalefps (exact, and infinity at k = 128 as the shift
+// above gives); fma(p, 2^k, 1) is then scalef + 1, the same single rounding.
+__attribute__((target("avx512f"))) void silu_clamp_avx512(float* y, size_t n, float lo, float hi) {
+  const SiluConstants c = {_mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(-87.0f), _mm512_set1_ps(89.0f),
+                           _mm512_set1_ps(-0.693145751953125f),  _mm512_set1_ps(-1.428606765330187e-06f),
+                           _mm512_set1_ps(1.0f),                 _mm512_set1_ps(lo),
+                           _mm512_set1_ps(hi),                   _mm512_set1_ps(1.0f / 5040),
+                           _mm512_set1_ps(1.0f / 720),           _mm512_set1_ps(1.0f / 120),
+                           _mm512_set1_ps(1.0f / 24),            _mm512_set1_ps(1.0f / 6),
+                           _mm512_set1_ps(0.5f)};
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, silu_step(_mm512_loadu_ps(y + i), c));
+  if (i < n) {  // masked: nothing read or written past y + n
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, m, silu_step(_mm512_maskz_loadu_ps(m, y + i), c));
+  }
+}
+
+bool have_avx512f() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") != 0;
+  }();
+  return yes;
+}
+
+}  // namespace
+
+void silu_clamp_f32(float* y, size_t n, float lo, float hi) {
+  if (have_avx512f()) {
+    silu_clamp_avx512(y, n, lo, hi);
+  } else {
+    silu_clamp_f32_portable(y, n, lo, hi);
+  }
+}
+
+}  // namespace openhtp::kernels
