@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/parallel_tiles.h"
+#include "ops/workspace.h"
 #include "kernels/reduce_layout.h"
 
 namespace openhtp::kernels::f32 {
@@ -15,6 +16,9 @@ namespace {
 // Work per pool task: summing is memory-bound (~1 ns per 4 floats), so a
 // task reads at least this many bytes or the split costs more than it saves.
 constexpr size_t kTaskBytes = size_t{256} << 10;
+// A global pool is split into one share of rows per thread from this many
+// bytes (see run()).
+constexpr size_t kShareBytes = size_t{64} << 10;
 
 // Columns a column-sum task accumulates at once: 64 floats, four AVX-512
 // registers. Before, the sums lived in the output (which may alias the
@@ -46,7 +50,14 @@ void column_sums_tail(const float* x, size_t rows, size_t stride, size_t n, floa
 
 class ReduceMeanKernel final : public ops::OpKernel {
  public:
-  ReduceMeanKernel(const ReduceLayout& l, pthreadpool_t pool) : l_(l), pool_(pool) {}
+  ReduceMeanKernel(const ReduceLayout& l, pthreadpool_t pool) : l_(l), pool_(pool) {
+    shares_ = threads::pool_threads(pool);
+    if (l_.outer == 1 && l_.inner > 1 && shares_ > 1 && l_.reduced >= shares_) {
+      ws_ = ops::Workspace(shares_ * l_.inner * sizeof(float));  // the partial sums
+    }
+  }
+  size_t workspace_bytes() const override { return ws_.bytes(); }
+  void set_workspace(void* memory) override { ws_.bind(memory); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     x_ = static_cast<const float*>(in[0]);
@@ -75,6 +86,33 @@ class ReduceMeanKernel final : public ops::OpKernel {
       run_tiles(pool, l_.outer, rows_per_task, body);
       return;
     }
+    if (ws_.bytes() != 0 && bytes >= kShareBytes) {
+      // A global pool on several threads: one share of rows per thread (the
+      // shares a multi-threaded producer wrote, parallel_tiles.h), each
+      // summed into its own partial row, then the partials added in thread
+      // order. Splitting by column blocks instead made every thread read
+      // every row: the half the other core wrote came from its cache, and
+      // with C <= 64 there was one block, on one thread.
+      float* partial = reinterpret_cast<float*>(ws_.data());
+      const size_t n = l_.reduced, inner = l_.inner;
+      auto share = [&](size_t start, size_t count) {
+        for (size_t t = start; t < start + count; ++t) {
+          const size_t r0 = n * t / shares_, r1 = n * (t + 1) / shares_;
+          float* p = partial + t * inner;
+          for (size_t c0 = 0; c0 < inner; c0 += kColumns) {
+            if (c0 + kColumns <= inner) column_sums<kColumns>(x_ + r0 * inner + c0, r1 - r0, inner, 1.0f, p + c0);
+            else column_sums_tail(x_ + r0 * inner + c0, r1 - r0, inner, inner - c0, 1.0f, p + c0);
+          }
+        }
+      };
+      parallel_tiles(pool_, shares_, 1, share);
+      for (size_t c = 0; c < inner; ++c) {
+        float s = 0.0f;
+        for (size_t t = 0; t < shares_; ++t) s += partial[t * inner + c];
+        y_[c] = s * scale;
+      }
+      return;
+    }
     // [outer, reduced, inner]: inner columns accumulate row by row (a global
     // average pool over H, W of NHWC). Each task sums whole rows (so it reads
     // memory in order) into accumulators of kColumns columns held in
@@ -98,6 +136,8 @@ class ReduceMeanKernel final : public ops::OpKernel {
  private:
   ReduceLayout l_;
   pthreadpool_t pool_;
+  size_t shares_ = 1;
+  ops::Workspace ws_;
   const float* x_ = nullptr;
   float* y_ = nullptr;
 };

@@ -84,14 +84,17 @@ TEST(Float32ReduceMean, MatchesReferenceOverRandomShapes) {
   }
 }
 
-// Big enough for the pool: EfficientNet's first squeeze-excite pool and a
-// transformer's 128 x 1024 LayerNorm rows.
+// Big enough for the pool: EfficientNet's first squeeze-excite pool (one
+// share of rows per thread) and a transformer's 128 x 1024 LayerNorm rows.
 TEST(Float32ReduceMean, SplitOverThePool) {
   std::mt19937 rng(5);
   check({{1, 112, 112, 32}, {1, 2}, true}, rng);
   check({{1, 128, 1024}, {2}, true}, rng);
   check({{4, 64, 64, 8}, {1, 2}, false}, rng);
   check({{2, 20, 20, 200}, {1, 2}, true}, rng);  // three 64-column blocks and a tail, two images
+  // One image on two threads: one share of rows each, partial sums added
+  // (an odd row count, a block and a tail of columns).
+  check({{1, 57, 41, 100}, {1, 2}, false}, rng);
 }
 
 TEST(Float32ReduceMean, DeclinesAxesThatAreNotOneBlock) {
