@@ -14,10 +14,12 @@ namespace {
 
 namespace dtype = ops::dtype;
 
-// Elements per pool task; from two tiles on the table is split over the pool
-// (the cheap element-wise rule of xnnpack_elementwise.h: the input is likely
-// split between the cores' caches already).
-constexpr size_t kTile = 128 * 1024;
+// From this many elements a table lookup is split into one share per thread
+// (parallel_tiles.h run_in_shares): its input is a producer's output, which
+// a multi-threaded producer wrote in shares. It was 128K-element tiles from
+// 256K elements, which left most of EfficientNet-B0's lookups on one thread
+// reading half their input from the other core's cache.
+constexpr size_t kShareMin = size_t{16} << 10;
 
 // y[i] = table[x[i]] for a 256-byte table, 64 elements per step with
 // AVX-512 VBMI: two 128-byte permutes (vpermi2b on the index's low 7 bits,
@@ -63,7 +65,7 @@ class LookupKernel final : public ops::OpKernel {
     x_ = static_cast<const uint8_t*>(in[0]);
     y_ = static_cast<uint8_t*>(out[0]);
     auto body = [this](size_t start, size_t count) { apply(start, count); };
-    run_tiles(pool_, n_, kTile, body);
+    run_in_shares(pool_, n_, kShareMin, body);
   }
 
  private:
