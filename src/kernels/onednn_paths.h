@@ -54,7 +54,11 @@ dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t ra
 // dnnl::error when oneDNN has no implementation for the case.
 Executor make_conv_f32(const ops::NodeDesc& node, const ops::ConvGeometry& g, dnnl::algorithm alg,
                        const dnnl::memory::desc& src, const dnnl::memory::desc& dst, const dnnl::primitive_attr& attr,
-                       int threads, dnnl::convolution_forward::primitive_desc* pd);
+                       int threads, dnnl::convolution_forward::primitive_desc* pd,
+                       dnnl::memory* shared_weights = nullptr);
+// shared_weights: packed weights to use when they are in the layout the
+// primitive wants (else it packs its own and, when given, stores them there
+// for the next caller): the slabs of one convolution share one copy.
 
 // The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
 // without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).
@@ -68,9 +72,12 @@ dnnl::memory::desc user_weights(const ops::ConvGeometry& g);
 // caller copies the residual into dst first. No epilogue: attr unchanged.
 // The SiLU and the clamp after it are oneDNN's swish and clip post-ops on
 // more than one thread, the node's EpilogueTail on one (silu_after_primitive).
+// SiluAs::kPass leaves a SiLU (and the clamp after it) to the caller's own
+// pass on any thread count (the slab kernel's).
 enum class ResidualAs { kBinary, kSum };
+enum class SiluAs { kAuto, kPass };
 void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl::primitive_attr* attr,
-                  ResidualAs residual = ResidualAs::kBinary);
+                  ResidualAs residual = ResidualAs::kBinary, SiluAs silu = SiluAs::kAuto);
 
 // Where a fused SiLU runs. oneDNN 2.6's swish post-op costs ~0.3 ns an
 // element on this machine; openhtp's pass (kernels/silu.h) ~0.14 ns from
@@ -82,6 +89,11 @@ void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl
 // it wrote, in its own cache, and a pass split over the pool does not split
 // the output the way the primitive did (bench_cache_locality).
 bool silu_after_primitive(const ops::NodeDesc& node);
+
+// A pointwise (1x1, stride 1, unpadded) or depthwise fp32 convolution of one
+// image on several threads, with at least two output rows per thread: run
+// as one slab of rows per thread (onednn_convolution.cpp SlabConvKernel).
+bool slab_convolution(const ops::NodeDesc& node);
 
 // What of a fused epilogue runs after the primitive, on the output in place:
 // SiLU and the clamp after it, when silu_after_primitive(node). Inactive

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "kernel_check.h"
+#include "kernels/onednn_paths.h"
 
 namespace kernelstest {
 namespace {
@@ -126,6 +127,38 @@ TEST_P(ConvF32, OneDnnMatchesReference) {
 
 INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
+
+// On several threads, depthwise and pointwise convolutions of one image run
+// as one slab of output rows per thread, each a convolution of its own over
+// the input rows it reads (with the padding only the first and last slab
+// have): every stride, dilation and padding here against the reference, on
+// 2 and 3 threads, with slab heights from 1 row up.
+TEST(ConvF32, SlabsOfRowsMatchReference) {
+  std::mt19937 rng(13);
+  ThreadEnv two(2), three(3);
+  for (int iter = 0; iter < 40; ++iter) {
+    ConvShape s = random_shape(rng, iter % 2 == 0);
+    s.N = 1;
+    if (s.depthwise) {
+      s.group = rand_int(rng, 2, 8);
+      s.Cin = s.Cout = s.group;  // one filter per channel
+    } else {  // pointwise
+      s.group = 1;
+      s.KH = s.KW = s.sh = s.sw = 1;
+      s.pt = s.pb = s.pl = s.pr = 0;
+      s.W = rand_int(rng, 1, 9);
+      s.Wo = s.W;
+    }
+    const uint32_t eh = (s.KH - 1) * s.dh + 1;
+    s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
+    s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
+    Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+    NodeDesc d = c.node.desc();
+    d.env = three.env();
+    EXPECT_TRUE(openhtp::kernels::onednn::slab_convolution(ParsedNode(d).desc())) << s.str();
+    check_f32_conv(s, fast_path(s.depthwise ? "DepthWiseConv2d" : "Conv2d", "onednn"), {&two, &three}, rng);
+  }
+}
 
 // ---- Winograd (onednn-winograd): fp32 3x3 stride-1 Conv2d -------------------
 
