@@ -15,6 +15,7 @@
 
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "kernels/onednn_slabs.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/silu.h"
 #include "ops/parsed_params.h"
@@ -48,122 +49,48 @@ class ConvKernel final : public ops::OpKernel {
   EpilogueTail tail_;
 };
 
-// A pointwise or depthwise fp32 convolution on several threads, run as one
-// horizontal slab of output rows per thread, each slab by a single-threaded
-// primitive of its own (its geometry: the input rows the slab reads, the
-// padding only the top and bottom slabs have). Why: these convolutions are
-// memory-bound, and oneDNN's own split of them does not follow rows of
-// pixels, so each thread read half its input from the other core's cache:
-// MobileNetV2's 17 depthwise convolutions took as long on two threads as on
-// one (0.63 ms), and 1.13 ms on one thread inside the two-thread graph. With
-// every pointwise and depthwise convolution split by rows, a thread reads
-// (all but the halo rows of) what it wrote itself. A fused SiLU runs on each
-// slab right after it (kernels/silu.h), a residual is read at the slab's
-// offset; the packed weights are shared by the slabs.
-class SlabConvKernel final : public ops::OpKernel {
- public:
-  struct Slab {
-    Executor ex;
-    size_t src, dst, res;  // bound slots (res: SIZE_MAX without a residual)
-    size_t in_offset, out_offset, out_count;  // in elements
-  };
-  SlabConvKernel(std::vector<Slab> slabs, size_t res_in, bool silu, float lo, float hi, pthreadpool_t pool)
-      : slabs_(std::move(slabs)), res_in_(res_in), silu_(silu), lo_(lo), hi_(hi), pool_(pool) {
-    size_t bytes = 0;
-    for (const Slab& sl : slabs_) bytes += ops::align_workspace(sl.ex.workspace_bytes());
-    ws_ = ops::Workspace(bytes);
-  }
-  // [slab 0 scratchpad][slab 1 scratchpad]...
-  size_t workspace_bytes() const override { return ws_.bytes(); }
-  void set_workspace(void* memory) override { ws_.bind(memory); }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    if (uint8_t* base = ws_.data(); !carved_ || base != carved_at_) carve(base);
-    const float* x = static_cast<const float*>(in[0]);
-    const float* r = res_in_ != SIZE_MAX ? static_cast<const float*>(in[res_in_]) : nullptr;
-    float* y = static_cast<float*>(out[0]);
-    auto body = [&](size_t start, size_t count) {
-      for (size_t i = start; i < start + count; ++i) {
-        Slab& sl = slabs_[i];
-        sl.ex.bind(sl.src, x + sl.in_offset);
-        sl.ex.bind(sl.dst, y + sl.out_offset);
-        if (r != nullptr) sl.ex.bind(sl.res, r + sl.out_offset);
-        sl.ex.execute();
-        if (silu_) silu_clamp_f32(y + sl.out_offset, sl.out_count, lo_, hi_);
-      }
-    };
-    parallel_tiles(pool_, slabs_.size(), 1, body);
-  }
-
- private:
-  void carve(uint8_t* base) {
-    uint8_t* p = base;
-    for (Slab& sl : slabs_) {
-      sl.ex.set_workspace(p);
-      p += ops::align_workspace(sl.ex.workspace_bytes());
-    }
-    carved_ = true;
-    carved_at_ = base;
-  }
-
-  std::vector<Slab> slabs_;
-  size_t res_in_;
-  bool silu_;
-  float lo_, hi_;
-  pthreadpool_t pool_;
-  ops::Workspace ws_;
-  bool carved_ = false;
-  uint8_t* carved_at_ = nullptr;
-};
-
 }  // namespace
 
 bool slab_convolution(const ops::NodeDesc& node) {
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
-  if (g == nullptr || threads_of(node) < 2 || g->N != 1 || g->Ho < 2 * static_cast<uint32_t>(threads_of(node))) {
-    return false;
-  }
-  const bool pointwise = g->KH == 1 && g->KW == 1 && g->sh == 1 && g->sw == 1 && g->pt == 0 && g->pb == 0 &&
-                         g->pl == 0 && g->pr == 0 && g->group == 1;
-  const bool depthwise = g->group > 1 && g->group == g->Cin && g->Cout == g->Cin;
-  return pointwise || depthwise;
+  return g != nullptr && slab_shape(*g, static_cast<size_t>(threads_of(node)));
 }
 
 namespace {
 
+// The fp32 slabs (onednn_slabs.h): a fused residual is read at each slab's
+// offset, a fused SiLU (and the clamp after it) runs on each slab right
+// after it; the slabs share one copy of the packed weights.
 bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const size_t threads = static_cast<size_t>(threads_of(node));
   omp_set_num_threads(1);  // each slab's primitive is planned for one thread
   memory shared;
-  std::vector<SlabConvKernel::Slab> slabs;
-  const int64_t span = int64_t{g.KH - 1} * g.dh + 1;  // input rows one output row reads
-  for (size_t t = 0; t < threads; ++t) {
-    const int64_t o0 = int64_t{g.Ho} * t / threads, o1 = int64_t{g.Ho} * (t + 1) / threads;
-    const int64_t top = o0 * g.sh - g.pt, bottom = (o1 - 1) * g.sh - g.pt + span;  // input rows [top, bottom)
-    const int64_t i0 = std::max<int64_t>(0, top), i1 = std::min<int64_t>(g.H, bottom);
-    ConvGeometry sg = g;
-    sg.H = static_cast<uint32_t>(i1 - i0);
-    sg.Ho = static_cast<uint32_t>(o1 - o0);
-    sg.pt = static_cast<uint32_t>(i0 - top);
-    sg.pb = static_cast<uint32_t>(bottom - i1);
-    const memory::desc src({1, g.Cin, sg.H, g.W}, dt::f32, tag::nhwc);
-    const memory::desc dst({1, g.Cout, sg.Ho, g.Wo}, dt::f32, tag::nhwc);
-    dnnl::primitive_attr slab_attr = default_attr();
-    add_epilogue(node, dst, &slab_attr, ResidualAs::kBinary, SiluAs::kPass);
+  std::vector<SlabKernel::Slab> slabs;
+  for (const SlabRows& r : slab_rows(g, threads)) {
+    const memory::desc src({1, g.Cin, r.g.H, g.W}, dt::f32, tag::nhwc);
+    const memory::desc dst({1, g.Cout, r.g.Ho, g.Wo}, dt::f32, tag::nhwc);
+    dnnl::primitive_attr attr = default_attr();
+    add_epilogue(node, dst, &attr, ResidualAs::kBinary, SiluAs::kPass);
     dnnl::convolution_forward::primitive_desc pd;
-    Executor ex = make_conv_f32(node, sg, dnnl::algorithm::convolution_direct, src, dst, slab_attr, 1, &pd, &shared);
-    const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
-    const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
-    const size_t res_slot = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
-    slabs.push_back({std::move(ex), src_slot, dst_slot, res_slot, static_cast<size_t>(i0) * g.W * g.Cin,
-                     static_cast<size_t>(o0) * g.Wo * g.Cout, static_cast<size_t>(o1 - o0) * g.Wo * g.Cout});
+    SlabKernel::Slab sl{make_conv_f32(node, r.g, dnnl::algorithm::convolution_direct, src, dst, attr, 1, &pd, &shared)};
+    sl.src = sl.ex.add_bound(DNNL_ARG_SRC, src);
+    sl.dst = sl.ex.add_bound(DNNL_ARG_DST, dst);
+    if (has_residual(node)) sl.res = sl.ex.add_bound(residual_arg(), dst);
+    sl.in_offset = r.in_row * g.W * g.Cin * sizeof(float);
+    sl.out_offset = r.out_row * g.Wo * g.Cout * sizeof(float);
+    sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout * sizeof(float);
+    slabs.push_back(std::move(sl));
   }
   omp_set_num_threads(static_cast<int>(threads));
-  const bool silu = node.has_epilogue() && node.epilogue->swish;
-  const float inf = std::numeric_limits<float>::infinity();
-  const float lo = silu && node.epilogue->clamp ? node.epilogue->lo : -inf;
-  const float hi = silu && node.epilogue->clamp ? node.epilogue->hi : inf;
-  *kernel = std::make_unique<SlabConvKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
-                                             silu, lo, hi, graph_pool(node));
+  SlabKernel::After after;
+  if (node.has_epilogue() && node.epilogue->swish) {
+    const ops::Epilogue& e = *node.epilogue;
+    const float inf = std::numeric_limits<float>::infinity();
+    const float lo = e.clamp ? e.lo : -inf, hi = e.clamp ? e.hi : inf;
+    after = [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
+  }
+  *kernel = std::make_unique<SlabKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
+                                         graph_pool(node), std::move(after));
   return true;
 }
 

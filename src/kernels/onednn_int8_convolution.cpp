@@ -17,6 +17,8 @@
 // The HWIO filter is reordered once at prepare into the kernel's layout
 // (with oneDNN's zero-point / s8 compensation); the kernel keeps no pointer
 // to the node's buffers. run() only swaps the src/dst data handles.
+#include <omp.h>
+
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -25,6 +27,8 @@
 #include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "kernels/onednn_slabs.h"
+#include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "ops/parsed_params.h"
 
@@ -76,40 +80,71 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   zero_points.declare(&attr);
   if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) return false;
 
-  const memory::desc src({g.N, g.Cin, g.H, g.W}, x->type, tag::nhwc);
-  const memory::desc dst({g.N, g.Cout, g.Ho, g.Wo}, y->type, tag::nhwc);
   const memory::desc w_user = user_weights(g);
-  const memory::desc w_any(w_user.dims(), dt::s8, tag::any);
   const memory::desc bias_md({memory::dim{g.Cout}}, dt::s32, tag::x);
-  // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
-  const memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
-  const memory::dims pad_l{g.pt, g.pl}, pad_r{g.pb, g.pr};
-  using conv = dnnl::convolution_forward;
-  // The bias is always given (zeros when absent): one primitive shape.
-  const conv::primitive_desc pd(conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-                                           src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r),
-                                attr, engine());
-  // oneDNN's reference implementation is exact but far slower than
-  // XNNPACK: leave those cases to it.
-  if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
-
-  memory w_packed(pd.weights_desc(), engine());
-  {
-    memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
-    dnnl::stream s(engine());
-    dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
-    s.wait();
-  }
   memory b(bias_md, engine());
   std::memcpy(b.get_data_handle(), bias.data(), bias.size() * sizeof(int32_t));
+  memory w_packed;  // shared by the slabs when their primitives want one layout
 
-  Executor ex(conv(pd), pd.scratchpad_desc(), threads_of(node));
-  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
-  ex.add_fixed(DNNL_ARG_BIAS, b);
-  zero_points.bind(&ex);
-  const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
-  const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8Kernel>(std::move(ex), src_slot, dst_slot);
+  // The primitive for geometry sg (the node's, or one slab's), planned for
+  // `threads`; false when oneDNN has only its reference implementation (far
+  // slower than XNNPACK: leave those cases to it).
+  auto make = [&](const ConvGeometry& sg, int threads, std::optional<Executor>* out, size_t* src_slot,
+                  size_t* dst_slot) {
+    const memory::desc src({sg.N, sg.Cin, sg.H, sg.W}, x->type, tag::nhwc);
+    const memory::desc dst({sg.N, sg.Cout, sg.Ho, sg.Wo}, y->type, tag::nhwc);
+    const memory::desc w_any(w_user.dims(), dt::s8, tag::any);
+    // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
+    const memory::dims strides{sg.sh, sg.sw}, dilates{sg.dh - 1, sg.dw - 1};
+    const memory::dims pad_l{sg.pt, sg.pl}, pad_r{sg.pb, sg.pr};
+    using conv = dnnl::convolution_forward;
+    // The bias is always given (zeros when absent): one primitive shape.
+    const conv::primitive_desc pd(conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                             src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r),
+                                  attr, engine());
+    if (std::string_view(pd.impl_info_str()).starts_with("ref")) return false;
+    if (!w_packed || w_packed.get_desc() != pd.weights_desc()) {
+      w_packed = memory(pd.weights_desc(), engine());
+      memory w_src(w_user, engine(), const_cast<void*>(w.static_data));
+      dnnl::stream s(engine());
+      dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
+      s.wait();
+    }
+    Executor& ex = out->emplace(conv(pd), pd.scratchpad_desc(), threads);
+    ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+    ex.add_fixed(DNNL_ARG_BIAS, b);
+    zero_points.bind(&ex);
+    *src_slot = ex.add_bound(DNNL_ARG_SRC, src);
+    *dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
+    return true;
+  };
+
+  const size_t threads = static_cast<size_t>(threads_of(node));
+  if (slab_shape(g, threads)) {
+    // One slab of output rows per thread (onednn_slabs.h).
+    omp_set_num_threads(1);
+    std::vector<SlabKernel::Slab> slabs;
+    bool ok = true;
+    for (const SlabRows& r : slab_rows(g, threads)) {
+      std::optional<Executor> ex;
+      size_t src_slot = 0, dst_slot = 0;
+      ok = make(r.g, 1, &ex, &src_slot, &dst_slot);
+      if (!ok) break;
+      SlabKernel::Slab sl{std::move(*ex), src_slot, dst_slot};
+      sl.in_offset = r.in_row * g.W * g.Cin;  // 8-bit: elements are bytes
+      sl.out_offset = r.out_row * g.Wo * g.Cout;
+      sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout;
+      slabs.push_back(std::move(sl));
+    }
+    omp_set_num_threads(static_cast<int>(threads));
+    if (!ok) return false;
+    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node));
+    return true;
+  }
+  std::optional<Executor> ex;
+  size_t src_slot = 0, dst_slot = 0;
+  if (!make(g, static_cast<int>(threads), &ex, &src_slot, &dst_slot)) return false;
+  *kernel = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
   return true;
 }
 

@@ -90,9 +90,8 @@ void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl
 // the output the way the primitive did (bench_cache_locality).
 bool silu_after_primitive(const ops::NodeDesc& node);
 
-// A pointwise (1x1, stride 1, unpadded) or depthwise fp32 convolution of one
-// image on several threads, with at least two output rows per thread: run
-// as one slab of rows per thread (onednn_convolution.cpp SlabConvKernel).
+// A pointwise or depthwise convolution of one image on several threads, run
+// as one slab of output rows per thread (onednn_slabs.h).
 bool slab_convolution(const ops::NodeDesc& node);
 
 // What of a fused epilogue runs after the primitive, on the output in place:

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "kernel_check.h"
+#include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 
 namespace kernelstest {
@@ -188,6 +189,57 @@ INSTANTIATE_TEST_SUITE_P(Kernels, OneDnnInt8,
                                            Int8Param{true, Acts::kU8, true}, Int8Param{true, Acts::kS8, true},
                                            Int8Param{true, Acts::kU8, false}),
                          param_name);
+
+// On several threads, depthwise and pointwise convolutions of one image run
+// as one slab of output rows per thread (onednn_slabs.h). Integer sums and
+// one requantization per output: each slab's bytes are exactly what the
+// whole convolution on one thread gives, for every stride, dilation and
+// padding here, on 2 and 3 threads.
+TEST(OneDnnInt8Slabs, SlabsOfRowsEqualOneThread) {
+  CHECK_DECLINED_WITHOUT_INT8_PATH();
+  std::mt19937 rng(731);
+  ThreadEnv one(1), two(2), three(3);
+  for (int iter = 0; iter < 30; ++iter) {
+    const bool depthwise = iter % 2 == 0;
+    ConvShape s = random_shape(rng, depthwise);
+    s.N = 1;
+    if (depthwise) {
+      s.group = rand_int(rng, 2, 40);
+      s.Cin = s.Cout = s.group;
+    } else {
+      s.group = 1;
+      s.KH = s.KW = s.sh = s.sw = 1;
+      s.pt = s.pb = s.pl = s.pr = 0;
+      s.W = rand_int(rng, 1, 9);
+    }
+    const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
+    s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
+    s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
+    s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
+    std::vector<float> ws(s.Cout);
+    for (float& v : ws) v = rand_float(rng, 0.001f, 0.03f);
+    const float ys = 0.02f * ws[0] * 100.0f * std::sqrt(float(s.taps()));
+    Case c = make_case(s, quantized(dtype::kUfixed8, {}, per_tensor(0.02f, -pick_u8_zero_point(rng))),
+                       quantized(dtype::kSfixed8, {}, per_channel(3, ws)), quantized(dtype::kSfixed32, {}, per_tensor(0, 0)),
+                       quantized(dtype::kUfixed8, {}, per_tensor(ys, -pick_u8_zero_point(rng))));
+    c.data.push_back(random_bytes(rng, c.node.inputs[0].num_elements()));
+    c.data.push_back(random_bytes(rng, c.node.inputs[1].num_elements()));
+    if (s.bias) {
+      std::vector<int32_t> b(s.Cout);
+      for (auto& v : b) v = int32_t(rand_int(rng, 0, 40000)) - 20000;
+      c.data.push_back(to_bytes(b));
+    }
+    c.bind_static();
+    NodeDesc d = c.node.desc();
+    d.env = three.env();
+    EXPECT_TRUE(openhtp::kernels::onednn::slab_convolution(ParsedNode(d).desc())) << s.str();
+    const FastPath& fp = fast_path(depthwise ? "DepthWiseConv2d" : "Conv2d", kLib);
+    const Bytes whole = run_fast(c, fp, one.env());
+    EXPECT_EQ(run_fast(c, fp, two.env()), whole) << s.str();
+    EXPECT_EQ(run_fast(c, fp, three.env()), whole) << s.str();
+    expect_within_1_lsb(whole, run_reference(c), false, s.str());
+  }
+}
 
 // A 1x1 convolution small enough to compute by hand.
 //   x: u8, scale 0.5, zero point 128, one pixel {130, 120} -> x - zp = {2, -8}

@@ -1,0 +1,71 @@
+#include "kernels/onednn_slabs.h"
+
+#include <algorithm>
+
+#include "kernels/parallel_tiles.h"
+
+namespace openhtp::kernels::onednn {
+
+bool slab_shape(const ops::ConvGeometry& g, size_t threads) {
+  if (threads < 2 || g.N != 1 || g.Ho < 2 * threads) return false;
+  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 &&
+                         g.pr == 0 && g.group == 1;
+  const bool depthwise = g.group > 1 && g.group == g.Cin && g.Cout == g.Cin;
+  return pointwise || depthwise;
+}
+
+std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
+  std::vector<SlabRows> slabs;
+  const int64_t span = int64_t{g.KH - 1} * g.dh + 1;  // input rows one output row reads
+  for (size_t t = 0; t < threads; ++t) {
+    const int64_t o0 = int64_t{g.Ho} * t / threads, o1 = int64_t{g.Ho} * (t + 1) / threads;
+    // Input rows [top, bottom) of the padded image; the slab reads the real
+    // ones [i0, i1) and pads the rest.
+    const int64_t top = o0 * g.sh - g.pt, bottom = (o1 - 1) * g.sh - g.pt + span;
+    const int64_t i0 = std::max<int64_t>(0, top), i1 = std::min<int64_t>(g.H, bottom);
+    SlabRows s{g, static_cast<size_t>(i0), static_cast<size_t>(o0)};
+    s.g.H = static_cast<uint32_t>(i1 - i0);
+    s.g.Ho = static_cast<uint32_t>(o1 - o0);
+    s.g.pt = static_cast<uint32_t>(i0 - top);
+    s.g.pb = static_cast<uint32_t>(bottom - i1);
+    slabs.push_back(s);
+  }
+  return slabs;
+}
+
+SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after)
+    : slabs_(std::move(slabs)), res_in_(res_in), pool_(pool), after_(std::move(after)) {
+  size_t bytes = 0;
+  for (const Slab& sl : slabs_) bytes += ops::align_workspace(sl.ex.workspace_bytes());
+  ws_ = ops::Workspace(bytes);
+}
+
+void SlabKernel::carve(uint8_t* base) {
+  uint8_t* p = base;
+  for (Slab& sl : slabs_) {
+    sl.ex.set_workspace(p);
+    p += ops::align_workspace(sl.ex.workspace_bytes());
+  }
+  carved_ = true;
+  carved_at_ = base;
+}
+
+void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out) {
+  if (uint8_t* base = ws_.data(); !carved_ || base != carved_at_) carve(base);  // first run, or the regions moved
+  const uint8_t* x = static_cast<const uint8_t*>(in[0]);
+  const uint8_t* r = res_in_ != SIZE_MAX ? static_cast<const uint8_t*>(in[res_in_]) : nullptr;
+  uint8_t* y = static_cast<uint8_t*>(out[0]);
+  auto body = [&](size_t start, size_t count) {
+    for (size_t i = start; i < start + count; ++i) {
+      Slab& sl = slabs_[i];
+      sl.ex.bind(sl.src, x + sl.in_offset);
+      sl.ex.bind(sl.dst, y + sl.out_offset);
+      if (r != nullptr) sl.ex.bind(sl.res, r + sl.out_offset);
+      sl.ex.execute();
+      if (after_) after_(y + sl.out_offset, sl.out_bytes);
+    }
+  };
+  parallel_tiles(pool_, slabs_.size(), 1, body);
+}
+
+}  // namespace openhtp::kernels::onednn

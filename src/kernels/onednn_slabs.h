@@ -1,0 +1,75 @@
+// Memory-bound convolutions on several threads as one horizontal slab of
+// output rows per thread, each slab run by a single-threaded oneDNN
+// primitive of its own.
+//
+// Why: pointwise and depthwise convolutions are memory-bound, and oneDNN's
+// own split of them does not follow rows of pixels, so each thread read
+// half its input from the other core's cache. MobileNetV2's 17 fp32
+// depthwise convolutions took as long on two threads as on one (0.63 ms),
+// and 1.13 ms on one thread inside the two-thread graph. With every
+// pointwise and depthwise convolution split by rows, and the element-wise
+// loops after them split the same way (parallel_tiles.h run_in_shares), a
+// thread reads (all but the halo rows of) what it wrote itself.
+//
+// A slab's geometry is the convolution's over the input rows its output rows
+// read, with the padding only the first and last slab have, so every slab
+// computes exactly the rows the whole convolution would.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "kernels/onednn_runtime.h"
+#include "ops/conv_geometry.h"
+#include "ops/workspace.h"
+#include "threads/threadpool.h"
+
+namespace openhtp::kernels::onednn {
+
+// A pointwise (1x1, stride 1, unpadded, one group) or depthwise (one filter
+// per channel) convolution of one image with at least two output rows per
+// thread, on more than one thread.
+bool slab_shape(const ops::ConvGeometry& g, size_t threads);
+
+// One slab: its own geometry, the first input and output rows it covers.
+struct SlabRows {
+  ops::ConvGeometry g;
+  size_t in_row, out_row;
+};
+// Output rows split as evenly as they go, in order, one slab per thread.
+std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads);
+
+// The slabs of one convolution, run one per pool thread. Each slab's
+// primitive binds src and dst at its rows (and a residual, laid out like
+// dst, at dst's offset); after() runs on the slab's output right after it
+// (the fp32 SiLU), on the same thread.
+class SlabKernel final : public ops::OpKernel {
+ public:
+  struct Slab {
+    Executor ex;
+    size_t src = 0, dst = 0, res = SIZE_MAX;  // bound slots (res: none)
+    size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes
+  };
+  using After = std::function<void(void* out, size_t bytes)>;
+  // res_in: the run() input the residual is read from (SIZE_MAX: none).
+  SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {});
+  // [slab 0 scratchpad][slab 1 scratchpad]...
+  size_t workspace_bytes() const override { return ws_.bytes(); }
+  void set_workspace(void* memory) override { ws_.bind(memory); }
+  void run(std::span<const void* const> in, std::span<void* const> out) override;
+
+ private:
+  void carve(uint8_t* base);
+
+  std::vector<Slab> slabs_;
+  size_t res_in_;
+  pthreadpool_t pool_;
+  After after_;
+  ops::Workspace ws_;
+  bool carved_ = false;
+  uint8_t* carved_at_ = nullptr;
+};
+
+}  // namespace openhtp::kernels::onednn
