@@ -22,6 +22,9 @@
 // neighbours, coefficients, exclude_outside's renormalisation) evaluated at
 // import into an out x in matrix, applied by two MatMuls on the channel-last
 // activations (H, then W; an axis whose matrix is the identity is skipped).
+// Nearest off the size ratio is a selection: the same rule gives each output
+// sample's one input sample, and two Gathers (H, then W) pick them, exactly
+// (no 0 x inf in a product).
 //
 // tf_half_pixel_for_nn (x = (o + 0.5) / s) is asymmetric sampling (x = o' / s')
 // on a twice-as-fine grid: resize to 2 * M with asymmetric mapping and keep
@@ -91,7 +94,19 @@ std::string plan_axis(const ResizeForm& f, int64_t in, int64_t out, double s, bo
   *plan = AxisPlan{};
   plan->resized = out;
   const bool exact = std::fabs(s * static_cast<double>(in) - static_cast<double>(out)) <= 1e-6 * static_cast<double>(out);
-  if (exact && f.ctm != "tf_half_pixel_for_nn") return "";
+  if (f.mode == "nearest") {
+    // Nearest picks one sample, so a coordinate a hair off a tie picks the
+    // other one: unless in * s is out exactly, QNN Resize's ratio in/out is
+    // not ONNX's float scale (0.6f is 0.60000002, 2.3f 2.29999995), and at
+    // ties the two pick different samples (x = 3 / 0.6f is 4.9999998, floor
+    // 4; 3 * 10/6 is 5). Such an axis is a selection (see the top).
+    if (static_cast<double>(in) * s != static_cast<double>(out)) {
+      return "nearest with scale " + std::to_string(s) + " off the size ratio";
+    }
+    if (f.ctm != "tf_half_pixel_for_nn") return "";
+  } else if (exact && f.ctm != "tf_half_pixel_for_nn") {
+    return "";
+  }
   if (f.ctm != "half_pixel" && f.ctm != "pytorch_half_pixel" && f.ctm != "asymmetric" &&
       f.ctm != "align_corners" && f.ctm != "tf_half_pixel_for_nn") {
     return "coordinate_transformation_mode '" + f.ctm + "' is not supported";
@@ -144,7 +159,7 @@ std::vector<float> interpolation_matrix(const ResizeForm& f, int64_t in, int64_t
     } else if (f.ctm == "tf_half_pixel_for_nn") {
       x = (od + 0.5) / s;
     } else if (f.ctm == "pytorch_half_pixel") {
-      x = out > 1 ? (od + 0.5) / s - 0.5 : -0.5;
+      x = out > 1 ? (od + 0.5) / s - 0.5 : 0.0;  // as QNN Resize and the ONNX spec: 0 for one sample
     } else {
       x = (od + 0.5) / s - 0.5;
     }
@@ -220,6 +235,31 @@ void lower_resize_by_matrices(const onnx::NodeProto& node, LoweringContext& ctx,
   const std::string y = ctx.output(node.output(0), Layout::kChannelLast);
   const Qnn_DataType_t dt = ctx.qtensor(x).dtype;
   const bool do_h = !is_identity(mh, in[2], out[2]), do_w = !is_identity(mw, in[3], out[3]);
+  if (f.mode == "nearest") {
+    // Each matrix row has one 1: its column is the sample to take.
+    auto picks = [](const std::vector<float>& m, int64_t rows, int64_t cols) {
+      std::vector<uint8_t> bytes(static_cast<size_t>(rows) * sizeof(int32_t));
+      for (int64_t r = 0; r < rows; ++r) {
+        const auto row = m.begin() + r * cols;
+        const int32_t col = static_cast<int32_t>(std::max_element(row, row + cols) - row);
+        std::memcpy(bytes.data() + r * sizeof(int32_t), &col, sizeof(int32_t));
+      }
+      return bytes;
+    };
+    std::string t = x;
+    if (do_h) {
+      const std::string idx = ctx.static_tensor(node.output(0) + "_rows", QNN_DATATYPE_INT_32, {oh}, picks(mh, oh, h));
+      const std::string g = do_w ? ctx.native(node.output(0) + "_rows_picked", dt, {n, oh, w, c}) : y;
+      ctx.add_node(QNN_OP_GATHER, {t, idx}, {g}, {param_i32(QNN_OP_GATHER_PARAM_AXIS, 1)});
+      t = g;
+    }
+    if (do_w) {
+      const std::string idx = ctx.static_tensor(node.output(0) + "_columns", QNN_DATATYPE_INT_32, {ow}, picks(mw, ow, w));
+      ctx.add_node(QNN_OP_GATHER, {t, idx}, {y}, {param_i32(QNN_OP_GATHER_PARAM_AXIS, 2)});
+    }
+    if (!do_h && !do_w) ctx.add_node(QNN_OP_RESHAPE, {x}, {y});
+    return;
+  }
   if (do_h) {
     // [N, H, W*C] -> A_h [OH, H] x that -> [N, OH, W*C]
     const std::string a_h = ctx.static_f32(node.output(0) + "_rows", {oh, h}, mh);

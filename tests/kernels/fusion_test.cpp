@@ -65,16 +65,26 @@ std::vector<float> abs_of(const std::vector<float>& v) {
 
 // Checks one fp32 case against every variant: reference exact, fast path
 // within the unfused tests' bound. K: terms per output of the producer.
-void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what,
-               std::span<const Variant> variants = kF32Variants) {
+// The producer's output on the reference (`plain`) and the same over the
+// inputs' absolute values (`sums`, what the error bound scales with).
+struct PlainAndSums {
+  std::vector<float> plain, sums;
+};
+PlainAndSums plain_and_sums(Case& c) {
   c.bind_static();
-  const auto plain = from_bytes<float>(run_reference(c));
+  PlainAndSums r{from_bytes<float>(run_reference(c)), {}};
   Case abs_case = c;
   for (auto& d : abs_case.data) {
     if (!d.empty()) d = to_bytes(abs_of(from_bytes<float>(d)));
   }
   abs_case.bind_static();
-  const auto sums = from_bytes<float>(run_reference(abs_case));
+  r.sums = from_bytes<float>(run_reference(abs_case));
+  return r;
+}
+
+void check_f32(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what,
+               std::span<const Variant> variants = kF32Variants) {
+  const auto [plain, sums] = plain_and_sums(c);
   ThreadEnv one(1), two(2);
   for (const Variant& v : variants) {
     const auto res = random_floats(rng, plain.size());
@@ -219,14 +229,7 @@ const SiluVariant kSiluVariants[] = {{false, false, 0, 0}, {true, false, 0, 0}, 
                                      {true, true, 0.0f, kInf}};
 
 void check_silu(Case& c, const FastPath& fp, size_t K, std::mt19937& rng, const std::string& what) {
-  c.bind_static();
-  const auto plain = from_bytes<float>(run_reference(c));
-  Case abs_case = c;
-  for (auto& d : abs_case.data) {
-    if (!d.empty()) d = to_bytes(abs_of(from_bytes<float>(d)));
-  }
-  abs_case.bind_static();
-  const auto sums = from_bytes<float>(run_reference(abs_case));
+  const auto [plain, sums] = plain_and_sums(c);
   ThreadEnv one(1), two(2);
   for (const SiluVariant& v : kSiluVariants) {
     const auto res = random_floats(rng, plain.size());

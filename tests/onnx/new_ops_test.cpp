@@ -208,14 +208,15 @@ TEST(OnnxNewOps, ResizeTfCropAndResizeSamplesTheRoi) {
 // nearest asymmetric rounding down, and Keys cubic (a = -0.5) with the taps
 // outside the input dropped and the rest renormalised.
 onnx::ModelProto resize_by_scales(const std::string& mode, const std::string& ctm, int64_t h, int64_t w,
-                                  int64_t oh, int64_t ow, float sh, float sw, bool exclude_outside) {
+                                  int64_t oh, int64_t ow, float sh, float sw, bool exclude_outside,
+                                  const std::string& nearest_mode = "floor") {
   ModelBuilder b(13);
   b.input("x", {1, 2, h, w}).output("y", {1, 2, oh, ow});
   b.initializer("roi", {0}, {});
   b.initializer("scales", {4}, {1, 1, sh, sw});
   auto& n = b.node("Resize", "r", {"x", "roi", "scales"}, {"y"});
   for (auto [name, value] : {std::pair{"coordinate_transformation_mode", ctm}, std::pair{"mode", mode},
-                             std::pair{"nearest_mode", std::string("floor")}}) {
+                             std::pair{"nearest_mode", nearest_mode}}) {
     auto* a = n.add_attribute();
     a->set_name(name);
     a->set_type(onnx::AttributeProto::STRING);
@@ -303,6 +304,38 @@ TEST(OnnxNewOps, ResizeWithoutAQnnFormRunsAsInterpolationMatrices) {
           want.push_back(v);
         }
     expect_close(as_f32(out[0]), want, 1e-5);
+  }
+}
+
+// Nearest with a float scale that is not out/in exactly (0.6f is
+// 0.60000002, 0.8f 0.80000001): ONNX samples x = o / s with the float scale,
+// so 3 / 0.6f = 4.9999998 floors to 4 and 2 / 0.8f = 2.49999996 rounds (ties
+// up) to 2, where the size ratio 10/6 or 5/4 would give 5 and 3. Such axes
+// are picked by Gathers of the samples ONNX's rule gives.
+TEST(OnnxNewOps, ResizeNearestFollowsTheFloatScaleAtTies) {
+  constexpr int64_t H = 10, W = 5, OH = 6, OW = 4;
+  const float sh = 0.6f, sw = 0.8f;
+  std::vector<float> x(2 * H * W);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  for (const std::string nm : {"floor", "round_prefer_ceil"}) {
+    QnnGraphDesc desc;
+    const auto out = run_model(resize_by_scales("nearest", "asymmetric", H, W, OH, OW, sh, sw, false, nm),
+                               {f32_bytes(x)}, &desc);
+    ASSERT_EQ(out.size(), 1u);
+    size_t gathers = 0;
+    for (const auto& node : desc.nodes) gathers += node.type == "Gather" ? 1 : 0;
+    EXPECT_EQ(gathers, 2u) << nm;
+    auto pick = [&](int64_t o, float s, int64_t in) {
+      const double c = o / static_cast<double>(s);
+      const double f = std::floor(c);
+      const int64_t i = nm == "floor" ? static_cast<int64_t>(f) : static_cast<int64_t>(c - f >= 0.5 ? f + 1 : f);
+      return std::min(i, in - 1);
+    };
+    std::vector<double> want;
+    for (int64_t c = 0; c < 2; ++c)
+      for (int64_t o = 0; o < OH; ++o)
+        for (int64_t p = 0; p < OW; ++p) want.push_back(x[(c * H + pick(o, sh, H)) * W + pick(p, sw, W)]);
+    expect_close(as_f32(out[0]), want, 0.0);
   }
 }
 
