@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels/parallel_tiles.h"
-#include "ops/workspace.h"
 #include "kernels/reduce_layout.h"
+#include "ops/workspace.h"
 
 namespace openhtp::kernels::f32 {
 

@@ -63,7 +63,7 @@ namespace {
 // after it; the slabs share one copy of the packed weights.
 bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const size_t threads = static_cast<size_t>(threads_of(node));
-  omp_set_num_threads(1);  // each slab's primitive is planned for one thread
+  const OneThreadPlanning one_thread;  // each slab's primitive is planned for one thread
   memory shared;
   std::vector<SlabKernel::Slab> slabs;
   for (const SlabRows& r : slab_rows(g, threads)) {
@@ -81,7 +81,6 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout * sizeof(float);
     slabs.push_back(std::move(sl));
   }
-  omp_set_num_threads(static_cast<int>(threads));
   SlabKernel::After after;
   if (node.has_epilogue() && node.epilogue->swish) {
     const ops::Epilogue& e = *node.epilogue;

@@ -17,8 +17,6 @@
 // The HWIO filter is reordered once at prepare into the kernel's layout
 // (with oneDNN's zero-point / s8 compensation); the kernel keeps no pointer
 // to the node's buffers. run() only swaps the src/dst data handles.
-#include <omp.h>
-
 #include <cstring>
 #include <optional>
 #include <string_view>
@@ -122,8 +120,8 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   const size_t threads = static_cast<size_t>(threads_of(node));
   if (slab_shape(g, threads)) {
     // One slab of output rows per thread (onednn_slabs.h).
-    omp_set_num_threads(1);
     std::vector<SlabKernel::Slab> slabs;
+    const OneThreadPlanning one_thread;
     bool ok = true;
     for (const SlabRows& r : slab_rows(g, threads)) {
       std::optional<Executor> ex;
@@ -136,7 +134,6 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
       sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout;
       slabs.push_back(std::move(sl));
     }
-    omp_set_num_threads(static_cast<int>(threads));
     if (!ok) return false;
     *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node));
     return true;

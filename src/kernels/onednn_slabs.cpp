@@ -1,10 +1,15 @@
 #include "kernels/onednn_slabs.h"
 
+#include <omp.h>
+
 #include <algorithm>
 
 #include "kernels/parallel_tiles.h"
 
 namespace openhtp::kernels::onednn {
+
+OneThreadPlanning::OneThreadPlanning() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
+OneThreadPlanning::~OneThreadPlanning() { omp_set_num_threads(saved_); }
 
 bool slab_shape(const ops::ConvGeometry& g, size_t threads) {
   if (threads < 2 || g.N != 1 || g.Ho < 2 * threads) return false;

@@ -33,6 +33,20 @@ namespace openhtp::kernels::onednn {
 // thread, on more than one thread.
 bool slab_shape(const ops::ConvGeometry& g, size_t threads);
 
+// Plans the primitives created while it lives for one thread (oneDNN sizes
+// a primitive's work split by omp_get_max_threads() at creation), and puts
+// the calling thread's team size back when it goes, a throw included.
+class OneThreadPlanning {
+ public:
+  OneThreadPlanning();
+  ~OneThreadPlanning();
+  OneThreadPlanning(const OneThreadPlanning&) = delete;
+  OneThreadPlanning& operator=(const OneThreadPlanning&) = delete;
+
+ private:
+  int saved_;
+};
+
 // One slab: its own geometry, the first input and output rows it covers.
 struct SlabRows {
   ops::ConvGeometry g;
