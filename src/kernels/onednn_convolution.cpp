@@ -83,9 +83,8 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
   }
   SlabKernel::After after;
   if (node.has_epilogue() && node.epilogue->swish) {
-    const ops::Epilogue& e = *node.epilogue;
-    const float inf = std::numeric_limits<float>::infinity();
-    const float lo = e.clamp ? e.lo : -inf, hi = e.clamp ? e.hi : inf;
+    float lo, hi;
+    silu_clamp_bounds(*node.epilogue, &lo, &hi);
     after = [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
   }
   *kernel = std::make_unique<SlabKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
@@ -220,11 +219,9 @@ bool silu_after_primitive(const ops::NodeDesc& node) {
 
 EpilogueTail::EpilogueTail(const ops::NodeDesc& node) {
   if (!silu_after_primitive(node)) return;
-  const ops::Epilogue& e = *node.epilogue;
   active_ = true;
   n_ = node.outputs[0].num_elements();
-  lo_ = e.clamp ? e.lo : -std::numeric_limits<float>::infinity();
-  hi_ = e.clamp ? e.hi : std::numeric_limits<float>::infinity();
+  silu_clamp_bounds(*node.epilogue, &lo_, &hi_);
 }
 
 void EpilogueTail::apply(void* out) const {

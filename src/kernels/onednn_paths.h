@@ -7,6 +7,7 @@
 #include <dnnl.hpp>
 
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -93,6 +94,12 @@ bool silu_after_primitive(const ops::NodeDesc& node);
 // A pointwise or depthwise convolution of one image on several threads, run
 // as one slab of output rows per thread (onednn_slabs.h).
 bool slab_convolution(const ops::NodeDesc& node);
+
+// The clamp after a fused SiLU as the pass's bounds (+-infinity without one).
+inline void silu_clamp_bounds(const ops::Epilogue& e, float* lo, float* hi) {
+  *lo = e.clamp ? e.lo : -std::numeric_limits<float>::infinity();
+  *hi = e.clamp ? e.hi : std::numeric_limits<float>::infinity();
+}
 
 // What of a fused epilogue runs after the primitive, on the output in place:
 // SiLU and the clamp after it, when silu_after_primitive(node). Inactive
