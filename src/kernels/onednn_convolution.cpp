@@ -81,14 +81,8 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout * sizeof(float);
     slabs.push_back(std::move(sl));
   }
-  SlabKernel::After after;
-  if (node.has_epilogue() && node.epilogue->swish) {
-    float lo, hi;
-    silu_clamp_bounds(*node.epilogue, &lo, &hi);
-    after = [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
-  }
   *kernel = std::make_unique<SlabKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
-                                         graph_pool(node), std::move(after));
+                                         graph_pool(node), silu_on_slab(node));
   return true;
 }
 

@@ -94,6 +94,10 @@ bool silu_after_primitive(const ops::NodeDesc& node);
 // A pointwise or depthwise convolution of one image on several threads, run
 // as one slab of output rows per thread (onednn_slabs.h).
 bool slab_convolution(const ops::NodeDesc& node);
+// A Winograd convolution (3x3, stride 1) of one image on several threads,
+// run as one slab of output rows per thread, each a one-thread Winograd
+// primitive with its own reorders: from kMinSlabRows (28) rows a slab on.
+bool winograd_slab_convolution(const ops::NodeDesc& node);
 
 // The clamp after a fused SiLU as the pass's bounds (+-infinity without one).
 inline void silu_clamp_bounds(const ops::Epilogue& e, float* lo, float* hi) {

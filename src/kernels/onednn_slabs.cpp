@@ -4,7 +4,9 @@
 
 #include <algorithm>
 
+#include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
+#include "kernels/silu.h"
 
 namespace openhtp::kernels::onednn {
 
@@ -36,6 +38,13 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
     slabs.push_back(s);
   }
   return slabs;
+}
+
+std::function<void(void* out, size_t bytes)> silu_on_slab(const ops::NodeDesc& node) {
+  if (!node.has_epilogue() || !node.epilogue->swish) return {};
+  float lo, hi;
+  silu_clamp_bounds(*node.epilogue, &lo, &hi);
+  return [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
 }
 
 SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after)

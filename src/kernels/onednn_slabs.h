@@ -59,6 +59,12 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads);
 // primitive binds src and dst at its rows (and a residual, laid out like
 // dst, at dst's offset); after() runs on the slab's output right after it
 // (the fp32 SiLU), on the same thread.
+// What runs on each slab's output rows after its primitive: the node's fused
+// SiLU (and the clamp after it) as openhtp's pass, which oneDNN's Winograd
+// kernels have no post-op for and a slab's rows are still in cache for;
+// empty without one.
+std::function<void(void* out, size_t bytes)> silu_on_slab(const ops::NodeDesc& node);
+
 class SlabKernel final : public ops::OpKernel {
  public:
   struct Slab {

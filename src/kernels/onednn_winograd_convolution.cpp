@@ -20,9 +20,13 @@
 #include <optional>
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <vector>
 
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "kernels/onednn_slabs.h"
+#include "kernels/parallel_tiles.h"
 #include "ops/conv_geometry.h"
 #include "ops/parsed_params.h"
 
@@ -49,6 +53,18 @@ bool winograd_shape(const ConvGeometry& g) {
          std::min(g.Ho, g.Wo) >= kMinOutputSide;
 }
 
+// Whether a multi-threaded Winograd convolution runs as one slab of output
+// rows per thread (onednn_slabs.h), each a one-thread primitive, rather than
+// as one primitive split by oneDNN. oneDNN's split of a 56x56 layer gained
+// nothing from a second thread (ResNet-18's 64->64 layers: 0.51-0.62 ms at 2
+// threads, 0.65-0.69 at 1), slabs of 28 rows took 0.32-0.40. With fewer rows
+// a slab pays for its partial 4x4 tiles and loses: 28x28 layers 0.40-0.48 ->
+// 0.54-0.59 ms, 14x14 0.46-0.50 -> 0.80-0.91 (docs/performance.md, session 8).
+constexpr uint32_t kMinSlabRows = 28;
+bool winograd_slabs(const ConvGeometry& g, size_t threads) {
+  return threads >= 2 && g.N == 1 && g.Ho / threads >= kMinSlabRows;
+}
+
 // One reorder (NHWC <-> the kernels' blocked layout) as an executor: the same
 // argument-array execute as the convolution's, its (usually empty)
 // scratchpad in the kernel's workspace too.
@@ -71,102 +87,149 @@ struct Reorder {
   }
 };
 
+// One Winograd convolution over a band of output rows: the primitive, the
+// reorders around it and where its rows sit in the node's NHWC tensors.
+struct WinogradPart {
+  Executor conv;
+  size_t conv_src = 0, conv_dst = 0;  // bound to the blocked copies
+  Reorder to_blocked, to_nhwc;
+  std::optional<Reorder> residual;  // the residual into the blocked output (the `sum` post-op adds onto it)
+  size_t src_bytes = 0, dst_bytes = 0;  // blocked copies, aligned
+  size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes into the NHWC input / output
+  uint8_t* src = nullptr;
+  uint8_t* dst = nullptr;
+
+  std::array<Executor*, 4> executors() {
+    return {&conv, &to_blocked.ex, &to_nhwc.ex, residual ? &residual->ex : nullptr};
+  }
+  size_t workspace_bytes() {
+    size_t bytes = src_bytes + dst_bytes;
+    for (Executor* e : executors()) bytes += e ? ops::align_workspace(e->workspace_bytes()) : 0;
+    return bytes;
+  }
+  // [conv scratchpad][reorder scratchpads][blocked src][blocked dst]; returns the end.
+  uint8_t* carve(uint8_t* p) {
+    for (Executor* e : executors()) {
+      if (e == nullptr) continue;
+      e->set_workspace(p);
+      p += ops::align_workspace(e->workspace_bytes());
+    }
+    src = p;
+    dst = p + src_bytes;
+    conv.bind(conv_src, src);
+    conv.bind(conv_dst, dst);
+    return dst + dst_bytes;
+  }
+  void run(const uint8_t* x, const uint8_t* r, uint8_t* y) {
+    to_blocked.run(x + in_offset, src);
+    if (residual) residual->run(r + out_offset, dst);
+    conv.execute();
+    to_nhwc.run(dst, y + out_offset);
+  }
+};
+
+// The whole convolution as one part (one thread, or oneDNN's own split), or
+// as one slab of output rows per thread (onednn_slabs.h's rows), each part
+// planned for one thread.
 class WinogradConvKernel final : public ops::OpKernel {
  public:
-  // conv's src/dst slots are bound to the blocked copies; res_in: the run()
-  // input the residual is read from, when the node has one.
-  WinogradConvKernel(Executor conv, size_t conv_src, size_t conv_dst, Reorder to_blocked, Reorder to_nhwc,
-                     std::optional<Reorder> residual, size_t res_in, size_t src_bytes, size_t dst_bytes)
-      : conv_(std::move(conv)),
-        to_blocked_(std::move(to_blocked)),
-        to_nhwc_(std::move(to_nhwc)),
-        residual_(std::move(residual)),
-        conv_src_(conv_src),
-        conv_dst_(conv_dst),
-        res_in_(res_in),
-        src_bytes_(ops::align_workspace(src_bytes)),
-        dst_bytes_(ops::align_workspace(dst_bytes)),
-        ws_(parts_bytes() + src_bytes_ + dst_bytes_) {}
+  using After = SlabKernel::After;
+  WinogradConvKernel(std::vector<WinogradPart> parts, size_t res_in, pthreadpool_t pool, After after)
+      : parts_(std::move(parts)), res_in_(res_in), pool_(pool), after_(std::move(after)) {
+    size_t bytes = 0;
+    for (WinogradPart& p : parts_) bytes += p.workspace_bytes();
+    ws_ = ops::Workspace(bytes);
+  }
 
-  // [conv scratchpad][reorder scratchpads][blocked src][blocked dst]
   size_t workspace_bytes() const override { return ws_.bytes(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     if (uint8_t* base = ws_.data(); base != carved_) carve(base);  // first run, or the regions moved
-    to_blocked_.run(in[0], src_);
-    if (residual_) residual_->run(in[res_in_], dst_);  // the `sum` post-op adds onto it
-    conv_.execute();
-    to_nhwc_.run(dst_, out[0]);
-    tail_.apply(out[0]);
+    const uint8_t* x = static_cast<const uint8_t*>(in[0]);
+    const uint8_t* r = res_in_ != SIZE_MAX ? static_cast<const uint8_t*>(in[res_in_]) : nullptr;
+    uint8_t* y = static_cast<uint8_t*>(out[0]);
+    auto body = [&](size_t start, size_t count) {
+      for (size_t i = start; i < start + count; ++i) {
+        parts_[i].run(x, r, y);
+        if (after_) after_(y + parts_[i].out_offset, parts_[i].out_bytes);
+      }
+    };
+    parallel_tiles(parts_.size() > 1 ? pool_ : nullptr, parts_.size(), 1, body);
   }
-  void set_tail(EpilogueTail tail) { tail_ = tail; }
 
  private:
-  std::array<Executor*, 4> parts() {
-    return {&conv_, &to_blocked_.ex, &to_nhwc_.ex, residual_ ? &residual_->ex : nullptr};
-  }
-  size_t parts_bytes() {
-    size_t bytes = 0;
-    for (Executor* e : parts()) bytes += e ? ops::align_workspace(e->workspace_bytes()) : 0;
-    return bytes;
-  }
   void carve(uint8_t* base) {
     uint8_t* p = base;
-    for (Executor* e : parts()) {
-      if (e == nullptr) continue;
-      e->set_workspace(p);
-      p += ops::align_workspace(e->workspace_bytes());
-    }
-    src_ = p;
-    dst_ = p + src_bytes_;
-    conv_.bind(conv_src_, src_);
-    conv_.bind(conv_dst_, dst_);
+    for (WinogradPart& part : parts_) p = part.carve(p);
     carved_ = base;
   }
 
-  Executor conv_;
-  Reorder to_blocked_, to_nhwc_;
-  std::optional<Reorder> residual_;
-  size_t conv_src_, conv_dst_, res_in_;
-  size_t src_bytes_, dst_bytes_;
+  std::vector<WinogradPart> parts_;
+  size_t res_in_;
+  pthreadpool_t pool_;
+  After after_;  // SiLU (and its clamp), on each part's NHWC rows
   ops::Workspace ws_;  // planned by the runtime, or the kernel's own when driven directly
-  EpilogueTail tail_;  // SiLU (and its clamp), after the output is NHWC again
   uint8_t* carved_ = nullptr;
-  uint8_t* src_ = nullptr;
-  uint8_t* dst_ = nullptr;
 };
 
-bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
-  if (node.inputs[1].static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
-  const int threads = threads_of(node);
-  omp_set_num_threads(threads);
-
+// The part computing output rows [out_row, out_row + g.Ho) of the node from
+// input rows [in_row, in_row + g.H); `g` is that band's geometry.
+WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t in_row, size_t out_row,
+                       int threads, SiluAs silu, dnnl::memory* shared_weights) {
   const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, g.Cout, g.Ho, g.Wo};
   const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc), dst_nhwc(dst_dims, dt::f32, tag::nhwc);
   const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
   // The Winograd kernels have no binary post-op: the residual is `sum`, onto
   // the output it was first reordered into.
   dnnl::primitive_attr attr = default_attr();
-  add_epilogue(node, dst_nhwc, &attr, ResidualAs::kSum);
+  add_epilogue(node, dst_nhwc, &attr, ResidualAs::kSum, silu);
   dnnl::convolution_forward::primitive_desc pd;  // make_conv_f32 throws when oneDNN has no Winograd kernel
-  Executor cx =
-      make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, threads, &pd);
+  Executor cx = make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, threads, &pd,
+                              shared_weights);
   const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
   const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
-  std::optional<Reorder> residual;
-  if (has_residual(node)) residual.emplace(dst_nhwc, pd.dst_desc(), threads);
-  auto k = std::make_unique<WinogradConvKernel>(std::move(cx), conv_src, conv_dst,
-                                                Reorder(src_nhwc, pd.src_desc(), threads),
-                                                Reorder(pd.dst_desc(), dst_nhwc, threads), std::move(residual),
-                                                residual_input(node), pd.src_desc().get_size(),
-                                                pd.dst_desc().get_size());
-  k->set_tail(EpilogueTail(node));
-  *kernel = std::move(k);
+  WinogradPart part{std::move(cx), conv_src, conv_dst, Reorder(src_nhwc, pd.src_desc(), threads),
+                    Reorder(pd.dst_desc(), dst_nhwc, threads), std::nullopt};
+  if (has_residual(node)) part.residual.emplace(dst_nhwc, pd.dst_desc(), threads);
+  part.src_bytes = ops::align_workspace(pd.src_desc().get_size());
+  part.dst_bytes = ops::align_workspace(pd.dst_desc().get_size());
+  part.in_offset = in_row * g.W * g.Cin * sizeof(float);
+  part.out_offset = out_row * g.Wo * g.Cout * sizeof(float);
+  part.out_bytes = size_t{g.Ho} * g.Wo * g.Cout * sizeof(float);
+  return part;
+}
+
+bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs[1].static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
+  const int threads = threads_of(node);
+  std::vector<WinogradPart> parts;
+  WinogradConvKernel::After after;
+  if (winograd_slabs(g, static_cast<size_t>(threads))) {
+    const OneThreadPlanning one_thread;  // each slab's primitive is planned for one thread
+    memory shared;
+    for (const SlabRows& r : slab_rows(g, static_cast<size_t>(threads))) {
+      parts.push_back(make_part(node, r.g, r.in_row, r.out_row, 1, SiluAs::kPass, &shared));
+    }
+    after = silu_on_slab(node);
+  } else {
+    omp_set_num_threads(threads);
+    parts.push_back(make_part(node, g, 0, 0, threads, SiluAs::kAuto, nullptr));
+    if (silu_after_primitive(node)) {
+      after = [tail = EpilogueTail(node)](void* out, size_t) { tail.apply(out); };
+    }
+  }
+  *kernel = std::make_unique<WinogradConvKernel>(std::move(parts), has_residual(node) ? residual_input(node) : SIZE_MAX,
+                                                 graph_pool(node), std::move(after));
   return true;
 }
 
 }  // namespace
+
+bool winograd_slab_convolution(const ops::NodeDesc& node) {
+  const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
+  return g != nullptr && winograd_slabs(*g, static_cast<size_t>(threads_of(node)));
+}
 
 bool prepare_conv2d_winograd(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);

@@ -224,6 +224,28 @@ TEST(ConvF32Winograd, MatchesReferenceOnItsShapes) {
   std::printf("worst Winograd error: %.3f of the plain summation bound\n", worst);
 }
 
+// On several threads a tall Winograd convolution of one image runs as one
+// slab of output rows per thread, each a one-thread primitive with its own
+// reorders over the input rows it reads (padding only at the image's top and
+// bottom): both paddings, 2 and 3 threads, against the reference.
+TEST(ConvF32Winograd, SlabsOfRowsMatchReference) {
+  if (!winograd_here()) GTEST_SKIP() << "no Winograd kernels on this CPU (AVX-512 only); the direct path is tested";
+  std::mt19937 rng(15);
+  const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
+  ThreadEnv two(2), three(3);
+  for (int iter = 0; iter < 6; ++iter) {
+    ConvShape s = winograd_shape(rng);
+    s.N = 1;
+    s.H = rand_int(rng, iter < 3 ? 58 : 86, iter < 3 ? 70 : 96);  // from 28 output rows a slab on 2 (3) threads
+    s.Ho = s.pt + s.H + s.pb - 2;
+    Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
+    NodeDesc d = c.node.desc();
+    d.env = (iter < 3 ? two : three).env();
+    EXPECT_TRUE(openhtp::kernels::onednn::winograd_slab_convolution(ParsedNode(d).desc())) << s.str();
+    check_f32_conv(s, fp, {&two, &three}, rng);
+  }
+}
+
 TEST(ConvF32Winograd, DeclinesWhatItIsNotFor) {
   const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
   std::mt19937 rng(14);

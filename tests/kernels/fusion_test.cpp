@@ -15,6 +15,7 @@
 #include <span>
 
 #include "kernel_check.h"
+#include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
 
 namespace kernelstest {
@@ -215,6 +216,7 @@ TEST(FusedConvF32, WinogradPostOpsMatchUnfused) {
   }
 }
 
+
 // SiLU epilogues (the EpilogueTail: openhtp's SiLU pass after the oneDNN
 // primitive): alone, with a residual before it, with a clamp after it. The
 // unfused nodes compute the producer's output y (within the sum bound B),
@@ -295,6 +297,29 @@ TEST(FusedSilu, ConvDepthwiseFullyConnectedAndMatMulMatchUnfused) {
   mm.is_static = {false, true};
   for (const auto& t : mm.node.inputs) mm.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
   check_silu(mm, fast_path("MatMul", "onednn"), 20, rng, "matmul");
+}
+
+// A tall image on two threads runs as one Winograd slab of rows per thread
+// (onednn_winograd_convolution.cpp): the residual is reordered and summed
+// per slab, a SiLU (which the Winograd kernels have no post-op for) runs on
+// each slab's rows after it.
+TEST(FusedConvF32, WinogradSlabsPostOpsAndSiluMatchUnfused) {
+  std::mt19937 rng(708);
+  const FastPath& fp = fast_path("Conv2d", "onednn-winograd");
+  const ConvShape s{1, 60, 7, 16, 3, 32, 1, 1, 1, 60, 7, false, true};
+  Case c = conv_case(s, f32({}), f32({}), f32({}), f32({}));
+  for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+  c.bind_static();
+  ThreadEnv two(2);
+  NodeDesc d = c.node.desc();
+  d.env = two.env();
+  bool accepted = false;
+  run_fast(c, fp, two.env(), &accepted);
+  if (!accepted) GTEST_SKIP() << "no Winograd kernels on this CPU (AVX-512 only)";
+  EXPECT_TRUE(openhtp::kernels::onednn::winograd_slab_convolution(ParsedNode(d).desc()));
+  const Variant relu_and_residuals[] = {kF32Variants[0], kF32Variants[2], kF32Variants[3]};
+  check_f32(c, fp, size_t{9} * s.Cin + 1, rng, s.str(), relu_and_residuals);
+  check_silu(c, fp, size_t{9} * s.Cin + 1, rng, s.str());
 }
 
 TEST(FusedFullyConnected, F32OneDnnPostOpsMatchUnfused) {
