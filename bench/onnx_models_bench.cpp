@@ -683,9 +683,12 @@ int main(int argc, char **argv) {
       for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
         for (int e = 0; e < kEngines && ran; ++e) {
           if (engines[e] == nullptr) continue;
-          // Workers of the engine before (libgomp's, ONNX Runtime's) may spin
-          // for a few ms after its run: let them go to sleep first.
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          // Workers of the engine before may spin after its run: libgomp's
+          // for a few ms, ONNX Runtime's for 20-50 ms (its process's CPU time
+          // after a run, read from /proc). With a 20 ms pause ORT's spinning
+          // worker held a core through the next engine's turn: the GEMM peer
+          // after it measured the same rate at 2 threads as at 1.
+          std::this_thread::sleep_for(std::chrono::milliseconds(60));
           const auto t0 = std::chrono::steady_clock::now();
           ran = engines[e]->run();
           double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
