@@ -9,6 +9,7 @@
 
 #include "htp/memory_planner.h"
 #include "htp/vtcm_plan.h"
+#include "threads/team.h"
 #include "threads/threadpool.h"
 
 namespace openhtp::htp {
@@ -559,6 +560,7 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
     steps_[n].kernel = std::move(kernels[n]);
     steps_[n].impl = std::move(impls[n]);
   }
+  splitting_ahead_.clear();  // the new kernels may split differently: learned again
   // The region sizes stay as finalized (a stored binary reports them), even
   // where the new workspaces need less.
   plan.regions.spill_fill_bytes = spill_fill_bytes_;
@@ -726,45 +728,90 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
   if (e == GraphError::kNone) e = bind(inputs, false, message);
   if (e == GraphError::kNone) e = bind(outputs, true, message);
   if (e != GraphError::kNone) return e;
-  for (size_t n = 0; n < steps_.size(); ++n) {
-    Step& step = steps_[n];
-    if (n > 0 && yield_point != nullptr) {
-      if (const GraphError stop = yield_point->stop(); stop != GraphError::kNone) {
-        *message = std::string(graph_error_name(stop)) + " before node '" + step.name + "'";
-        return stop;
-      }
-      if (yield_point->wanted()) yield_point->yield(*this, n);
+  // On several threads, stretches of steps that split their work only
+  // through the graph's pool run inside one thread team (threads/team.h),
+  // which ends before a step that opens OpenMP regions itself and before a
+  // yield (nothing may be left waiting on a core while this graph is
+  // paused). Which steps split is learned on the first execute on these
+  // kernels (they fix it at prepare); a team starts only where at least two
+  // steps ahead in its stretch split.
+  const bool threaded = env_.num_threads > 1 && env_.pool != nullptr;
+  const bool learn = threaded && splitting_ahead_.size() != steps_.size();
+  std::vector<bool> splits;
+  if (learn) splits.assign(steps_.size(), false);
+  auto start_team = [&](size_t n) { return threaded && !learn && splitting_ahead_[n] >= 2; };
+  auto in_team = [&](size_t n) { return !steps_[n].kernel->uses_openmp_team(); };
+  // The boundary before step n asked once: stop() or wanted() may count.
+  enum class Boundary { kRun, kYield, kStop };
+  auto ask = [&](size_t n) {
+    if (n == 0 || yield_point == nullptr) return Boundary::kRun;
+    if (const GraphError stop = yield_point->stop(); stop != GraphError::kNone) {
+      e = stop;
+      *message = std::string(graph_error_name(stop)) + " before node '" + steps_[n].name + "'";
+      return Boundary::kStop;
     }
-    const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
-    if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
-    if (out_.size() < n_out) out_.resize(n_out);
-    for (size_t i = 0; i < n_in; ++i) const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
-    for (size_t i = 0; i < n_out; ++i) out_[i] = pointers_[step.out_slots[i]];
-    const std::span<const void* const> ins(const_in_.data(), n_in);
-    const std::span<void* const> outs(out_.data(), n_out);
-    if (!profile_nodes_) {
-      step.kernel->run(ins, outs);
+    return yield_point->wanted() ? Boundary::kYield : Boundary::kRun;
+  };
+  size_t n = 0;
+  Boundary next = ask(0);
+  while (n < steps_.size()) {
+    if (next == Boundary::kStop) return e;
+    if (next == Boundary::kYield) yield_point->yield(*this, n);
+    if (!start_team(n)) {
+      const uint64_t before = learn ? threads::dispatches() : 0;
+      run_step(n);
+      if (learn) splits[n] = threads::dispatches() != before;
+      if (++n < steps_.size()) next = ask(n);
       continue;
     }
-    // Threads appear as pools start them: listed again at each execute's
-    // first step. Read right around run(), so a yield is not counted.
-    if (n == 0) thread_clocks_.refresh();
-    thread_clocks_.read(&clocks_before_, /*self_last=*/true);
-    const auto t0 = std::chrono::steady_clock::now();
-    step.kernel->run(ins, outs);
-    const uint64_t wall =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-    thread_clocks_.read(&clocks_after_, /*self_last=*/false);
-    step.total_ns += wall;
-    if (step.thread_ns.size() < clocks_after_.size()) step.thread_ns.resize(clocks_after_.size());
-    // No thread spends more CPU than the step's wall time; what the clocks'
-    // own reads add beyond it is not the step's.
-    for (size_t t = 0; t < clocks_after_.size(); ++t) {
-      step.thread_ns[t] += std::min(clocks_after_[t] - clocks_before_[t], wall);
+    auto team_steps = [&] {
+      run_step(n++);
+      while (n < steps_.size() && (next = ask(n)) == Boundary::kRun && in_team(n)) run_step(n++);
+    };
+    next = Boundary::kRun;
+    threads::run_with_team(env_.pool, team_steps);
+  }
+  if (learn) {
+    splitting_ahead_.assign(steps_.size(), 0);
+    for (size_t k = steps_.size(); k-- > 0;) {
+      if (!in_team(k)) continue;  // a stretch ends before it
+      const uint32_t after = k + 1 < steps_.size() && in_team(k + 1) ? splitting_ahead_[k + 1] : 0;
+      splitting_ahead_[k] = after + (splits[k] ? 1 : 0);
     }
-    ++step.runs;
   }
   return GraphError::kNone;
+}
+
+void PreparedGraph::run_step(size_t n) {
+  Step& step = steps_[n];
+  const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
+  if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
+  if (out_.size() < n_out) out_.resize(n_out);
+  for (size_t i = 0; i < n_in; ++i) const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
+  for (size_t i = 0; i < n_out; ++i) out_[i] = pointers_[step.out_slots[i]];
+  const std::span<const void* const> ins(const_in_.data(), n_in);
+  const std::span<void* const> outs(out_.data(), n_out);
+  if (!profile_nodes_) {
+    step.kernel->run(ins, outs);
+    return;
+  }
+  // Threads appear as pools start them: listed again at each execute's
+  // first step. Read right around run(), so a yield is not counted.
+  if (n == 0) thread_clocks_.refresh();
+  thread_clocks_.read(&clocks_before_, /*self_last=*/true);
+  const auto t0 = std::chrono::steady_clock::now();
+  step.kernel->run(ins, outs);
+  const uint64_t wall =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
+  thread_clocks_.read(&clocks_after_, /*self_last=*/false);
+  step.total_ns += wall;
+  if (step.thread_ns.size() < clocks_after_.size()) step.thread_ns.resize(clocks_after_.size());
+  // No thread spends more CPU than the step's wall time; what the clocks'
+  // own reads add beyond it is not the step's.
+  for (size_t t = 0; t < clocks_after_.size(); ++t) {
+    step.thread_ns[t] += std::min(clocks_after_[t] - clocks_before_[t], wall);
+  }
+  ++step.runs;
 }
 
 void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ranges) const {

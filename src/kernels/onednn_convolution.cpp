@@ -34,6 +34,7 @@ class ConvKernel final : public ops::OpKernel {
   ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in, EpilogueTail tail)
       : ex_(std::move(ex)), src_(src), dst_(dst), res_slot_(res_slot), res_in_(res_in), tail_(tail) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
+  bool uses_openmp_team() const override { return ex_.multi_threaded(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);
@@ -50,6 +51,11 @@ class ConvKernel final : public ops::OpKernel {
 };
 
 }  // namespace
+
+int conv_threads(const ops::NodeDesc& node, const ConvGeometry& g) {
+  const uint64_t macs = uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.cin_g() * g.KH * g.KW;
+  return macs < kSmallConvMacs ? 1 : threads_of(node);
+}
 
 bool slab_convolution(const ops::NodeDesc& node) {
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
@@ -162,7 +168,7 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   // threads 3.76 -> 3.21 ms when the one-thread rule for depthwise
   // convolutions under 8M MACs went).
   if (slab_convolution(node)) return prepare_slabs(node, g, kernel);
-  const int threads = threads_of(node);
+  const int threads = conv_threads(node, g);
   omp_set_num_threads(threads);
 
   const memory::desc src({g.N, g.Cin, g.H, g.W}, dt::f32, tag::nhwc);

@@ -56,6 +56,7 @@ class Int8Kernel final : public ops::OpKernel {
  public:
   Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights = 0, bool bind_weights = false, size_t flip_bytes = 0);
   size_t workspace_bytes() const override { return ws_.bytes(); }
+  bool uses_openmp_team() const override { return ex_.multi_threaded(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override;
 

@@ -140,7 +140,10 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   }
   std::optional<Executor> ex;
   size_t src_slot = 0, dst_slot = 0;
-  if (!make(g, static_cast<int>(threads), &ex, &src_slot, &dst_slot)) return false;
+  const int planned = conv_threads(node, g);
+  std::optional<OneThreadPlanning> one_thread;
+  if (planned == 1) one_thread.emplace();
+  if (!make(g, planned, &ex, &src_slot, &dst_slot)) return false;
   *kernel = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
   return true;
 }

@@ -30,6 +30,7 @@ class MatMulKernel final : public ops::OpKernel {
       : ex_(std::move(ex)), src_(src), weights_(weights), dst_(dst), bind_weights_(bind_weights), res_slot_(res_slot),
         res_in_(res_in), tail_(tail) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
+  bool uses_openmp_team() const override { return ex_.multi_threaded(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     ex_.bind(src_, in[0]);

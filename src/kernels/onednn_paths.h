@@ -94,6 +94,16 @@ bool silu_after_primitive(const ops::NodeDesc& node);
 // A pointwise or depthwise convolution of one image on several threads, run
 // as one slab of output rows per thread (onednn_slabs.h).
 bool slab_convolution(const ops::NodeDesc& node);
+
+// The threads a convolution that is not run in slabs is planned for: the
+// graph's, or one below kSmallConvMacs multiply-adds (squeeze-excite's 1x1
+// convolutions of a 1x1 map: 19K-55K in EfficientNet-B0). Split, such a
+// convolution costs more in its OpenMP region (~2.5 us on these VMs, two
+// system calls) than the work it halves, and it would end the graph's
+// thread team around it (threads/team.h); its input is a few hundred
+// values, so no cache holds much of it.
+inline constexpr uint64_t kSmallConvMacs = uint64_t{1} << 20;
+int conv_threads(const ops::NodeDesc& node, const ops::ConvGeometry& g);
 // A Winograd convolution (3x3, stride 1) of one image on several threads,
 // run as one slab of output rows per thread, each a one-thread Winograd
 // primitive with its own reorders: from kMinSlabRows (28) rows a slab on.

@@ -55,6 +55,8 @@ class Executor {
   // The scratchpad, as the kernel's workspace.
   size_t workspace_bytes() const { return scratchpad_.bytes(); }
   void set_workspace(void* memory) { scratchpad_.bind(memory); }
+  // Planned for several threads: execute() opens OpenMP regions.
+  bool multi_threaded() const { return threads_ > 1; }
   void execute();
 
  private:

@@ -142,6 +142,7 @@ class WinogradConvKernel final : public ops::OpKernel {
   }
 
   size_t workspace_bytes() const override { return ws_.bytes(); }
+  bool uses_openmp_team() const override { return parts_.size() == 1 && parts_[0].conv.multi_threaded(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {

@@ -256,6 +256,12 @@ class OpKernel {
   // Bytes run() may read past the end of an input the runtime planned
   // (TensorDesc::planned), as XNNPACK's micro-kernels do (XNN_EXTRA_BYTES).
   virtual size_t read_slack_bytes() const { return 0; }
+  // Whether run() opens OpenMP parallel regions of its own (a oneDNN
+  // primitive planned for several threads), which it could not do inside
+  // the runtime's thread team (threads/team.h): such a step runs between
+  // teams. A kernel that splits its work only through the graph's pool
+  // (parallel_tiles.h, XNNPACK's pthreadpool calls), or not at all, says no.
+  virtual bool uses_openmp_team() const { return false; }
 };
 
 // A reference kernel followed by node.epilogue (the golden model of a fused
@@ -273,6 +279,7 @@ class EpilogueKernel final : public OpKernel {
   size_t workspace_bytes() const override { return inner_->workspace_bytes(); }
   void set_workspace(void* memory) override { inner_->set_workspace(memory); }
   size_t read_slack_bytes() const override { return inner_->read_slack_bytes(); }
+  bool uses_openmp_team() const override { return inner_->uses_openmp_team(); }
 
  private:
   std::unique_ptr<OpKernel> inner_;

@@ -62,6 +62,7 @@ class AdaptedKernel final : public OpKernel {
   size_t workspace_bytes() const override { return workspace_.bytes(); }
   void set_workspace(void* memory) override { workspace_.bind(memory); }
   size_t read_slack_bytes() const override { return inner->read_slack_bytes(); }
+  bool uses_openmp_team() const override { return inner->uses_openmp_team(); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     uint8_t* ws = workspace_.data();

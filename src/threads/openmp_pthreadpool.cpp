@@ -41,11 +41,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
 #endif
 
+#include "threads/team_dispatch.h"
 #include "threads/threadpool.h"
 
 // The opaque type of pthreadpool.h, defined by this implementation.
@@ -100,6 +102,19 @@ inline void run_tile(const Grid& g, size_t t, const Task& task) {
   task(start, size);
 }
 
+// Thread i's tiles of n split `threads` ways as libgomp's schedule(static)
+// without a chunk size splits them: contiguous, the first n % threads
+// threads one more.
+std::pair<size_t, size_t> static_share(size_t n, size_t i, size_t threads) {
+  size_t q = n / threads, r = n % threads;
+  if (i < r) {
+    r = 0;
+    ++q;
+  }
+  const size_t begin = q * i + r;
+  return {begin, begin + q};
+}
+
 template <typename Task>
 void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& task) {
   g_dispatches.fetch_add(1, std::memory_order_relaxed);
@@ -111,6 +126,21 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
     return;
   }
+  // Inside a team (team.h) the loop's shares go to the team's waiting
+  // threads, split as schedule(static) below splits them.
+  struct Job {
+    const Grid& g;
+    const Task& task;
+    bool denormals_off;
+  } job{g, task, denormals_off};
+  const ShareFn share = [](void* ctx, size_t i, size_t n) {
+    const Job& j = *static_cast<const Job*>(ctx);
+    const auto [begin, end] = static_share(j.g.count, i, n);
+    if (begin == end) return;
+    DenormalsOff guard(j.denormals_off);
+    for (size_t t = begin; t < end; ++t) run_tile(j.g, t, j.task);
+  };
+  if (detail::run_on_team(share, &job)) return;
 #pragma omp parallel num_threads(static_cast<int>(threads))
   {
     DenormalsOff guard(denormals_off);

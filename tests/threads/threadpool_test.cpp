@@ -2,7 +2,9 @@
 // parallelize function must call its task once per tile with the start
 // indices and sizes pthreadpool.h's reference loops give, for a null pool and
 // pools of 1-3 threads, spread the tiles over the pool's threads, honour
-// PTHREADPOOL_FLAG_DISABLE_DENORMALS on every thread, and count its calls.
+// PTHREADPOOL_FLAG_DISABLE_DENORMALS on every thread, and count its calls —
+// called plainly and inside a thread team (team.h), where the team's waiting
+// threads serve the calls.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -12,9 +14,12 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include "threads/team.h"
 #include "threads/threadpool.h"
 
 namespace {
@@ -62,19 +67,27 @@ std::multiset<std::vector<size_t>> expected(const std::vector<size_t>& ranges, c
   }
 }
 
-class ThreadPool : public ::testing::TestWithParam<size_t> {  // 0: a null pool
+// {threads (0: a null pool), inside a team}
+class ThreadPool : public ::testing::TestWithParam<std::tuple<size_t, bool>> {
  protected:
-  void SetUp() override { pool_ = GetParam() == 0 ? nullptr : create_pool(GetParam()); }
+  void SetUp() override { pool_ = threads() == 0 ? nullptr : create_pool(threads()); }
   void TearDown() override { destroy_pool(pool_); }
+  size_t threads() const { return std::get<0>(GetParam()); }
+  // Runs the test's calls plainly or inside a team of the pool's threads.
+  template <typename Body>
+  void calls(Body body) {
+    if (!std::get<1>(GetParam())) return body();
+    openhtp::threads::run_with_team(pool_, body);
+  }
   pthreadpool_t pool_ = nullptr;
 };
 
 TEST_P(ThreadPool, CountsItsThreads) {
-  EXPECT_EQ(pthreadpool_get_threads_count(pool_), GetParam() == 0 ? 1u : GetParam());
-  EXPECT_EQ(openhtp::threads::pool_threads(pool_), GetParam() == 0 ? 1u : GetParam());
+  EXPECT_EQ(pthreadpool_get_threads_count(pool_), threads() == 0 ? 1u : threads());
+  EXPECT_EQ(openhtp::threads::pool_threads(pool_), threads() == 0 ? 1u : threads());
 }
 
-TEST_P(ThreadPool, EveryTileOnceWithItsStartAndSize) {
+void every_tile_once(pthreadpool_t pool_) {
   Calls c;
   // One call of each function XNNPACK uses, on ranges that do not divide by
   // their tiles (partial last tiles), and one empty range.
@@ -162,17 +175,23 @@ TEST_P(ThreadPool, EveryTileOnceWithItsStartAndSize) {
   EXPECT_TRUE(c.seen.empty()) << "an empty range calls nothing";
 }
 
+TEST_P(ThreadPool, EveryTileOnceWithItsStartAndSize) {
+  calls([&] { every_tile_once(pool_); });
+}
+
 TEST_P(ThreadPool, SpreadsTilesOverItsThreads) {
   Calls c;
-  pthreadpool_parallelize_1d(
-      pool_,
-      [](void* p, size_t i) {
-        static_cast<Calls*>(p)->add({i});
-        std::this_thread::sleep_for(std::chrono::microseconds(50));  // long enough that one thread cannot take all
-      },
-      &c, 64, 0);
+  calls([&] {
+    pthreadpool_parallelize_1d(
+        pool_,
+        [](void* p, size_t i) {
+          static_cast<Calls*>(p)->add({i});
+          std::this_thread::sleep_for(std::chrono::microseconds(50));  // long enough that one thread cannot take all
+        },
+        &c, 64, 0);
+  });
   EXPECT_EQ(c.seen.size(), 64u);
-  EXPECT_EQ(c.threads.size(), GetParam() == 0 ? 1u : std::min<size_t>(GetParam(), 64));
+  EXPECT_EQ(c.threads.size(), threads() == 0 ? 1u : std::min<size_t>(threads(), 64));
 }
 
 // A product that is subnormal unless flush-to-zero is on.
@@ -191,25 +210,143 @@ TEST_P(ThreadPool, DisableDenormalsHoldsOnEveryThreadAndIsRestored) {
     (subnormal_product() == 0.0f ? s->flushed : s->kept)++;
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   };
-  pthreadpool_parallelize_1d(pool_, task, &seen, 16, PTHREADPOOL_FLAG_DISABLE_DENORMALS);
-  EXPECT_EQ(seen.flushed.load(), 16);
-  EXPECT_EQ(seen.kept.load(), 0);
-  EXPECT_NE(subnormal_product(), 0.0f) << "the caller's mode is restored";
-  seen.flushed = seen.kept = 0;
-  pthreadpool_parallelize_1d(pool_, task, &seen, 16, 0);
-  EXPECT_EQ(seen.kept.load(), 16) << "without the flag, denormals are kept";
+  calls([&] {
+    pthreadpool_parallelize_1d(pool_, task, &seen, 16, PTHREADPOOL_FLAG_DISABLE_DENORMALS);
+    EXPECT_EQ(seen.flushed.load(), 16);
+    EXPECT_EQ(seen.kept.load(), 0);
+    EXPECT_NE(subnormal_product(), 0.0f) << "the caller's mode is restored";
+    seen.flushed = seen.kept = 0;
+    pthreadpool_parallelize_1d(pool_, task, &seen, 16, 0);
+    EXPECT_EQ(seen.kept.load(), 16) << "without the flag, denormals are kept";
+  });
 }
 
 TEST_P(ThreadPool, CountsDispatches) {
   const uint64_t before = openhtp::threads::dispatches();
-  pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 3, 0);
-  openhtp::threads::parallelize_1d_tile_1d(pool_, [](void*, size_t, size_t) {}, nullptr, 3, 2, 0);
+  calls([&] {
+    pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 3, 0);
+    openhtp::threads::parallelize_1d_tile_1d(pool_, [](void*, size_t, size_t) {}, nullptr, 3, 2, 0);
+  });
   EXPECT_EQ(openhtp::threads::dispatches(), before + 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Values(0, 1, 2, 3),
-                         [](const auto& info) { return info.param == 0 ? std::string("NullPool") :
-                                                                          std::to_string(info.param) + "Threads"; });
+INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Combine(::testing::Values(0, 1, 2, 3), ::testing::Bool()),
+                         [](const auto& info) {
+                           const size_t n = std::get<0>(info.param);
+                           return (n == 0 ? std::string("NullPool") : std::to_string(n) + "Threads") +
+                                  (std::get<1>(info.param) ? "InATeam" : "");
+                         });
+
+// ---- Thread teams (team.h) ----------------------------------------------------
+
+// Which thread ran each tile of a 1d loop over n.
+std::vector<int> owners(pthreadpool_t pool, size_t n) {
+  std::vector<int> who(n, -1);
+  pthreadpool_parallelize_1d(
+      pool, [](void* p, size_t i) { (*static_cast<std::vector<int>*>(p))[i] = omp_get_thread_num(); }, &who, n, 0);
+  return who;
+}
+
+// A team hands out the same shares an OpenMP static schedule does, so a
+// loop after a split node reads what the same thread wrote
+// (parallel_tiles.h run_in_shares relies on it), and a thread that ran one
+// loop's share t runs share t of the next.
+TEST(ThreadTeam, SharesAreTheStaticScheduleShares) {
+  for (size_t threads : {2, 3}) {
+    pthreadpool_t pool = create_pool(threads);
+    for (size_t n : {1, 2, 5, 7, 64}) {
+      const std::vector<int> plain = owners(pool, n);
+      std::vector<int> teamed;
+      auto body = [&] { teamed = owners(pool, n); };
+      openhtp::threads::run_with_team(pool, body);
+      EXPECT_EQ(teamed, plain) << threads << " threads, " << n << " tiles";
+      for (size_t i = 1; i < n; ++i) EXPECT_LE(teamed[i - 1], teamed[i]) << "contiguous shares";
+    }
+    destroy_pool(pool);
+  }
+}
+
+// Between loops the team's threads spin, then sleep (after team.cpp's
+// kSpinNs, 0.2 ms); a loop after a longer pause must wake them, and many
+// short loops in a row must each run every tile once.
+TEST(ThreadTeam, ManyLoopsAndLoopsAfterThreadsSlept) {
+  pthreadpool_t pool = create_pool(2);
+  std::atomic<size_t> tiles{0};
+  std::set<int> threads_seen;
+  std::mutex mu;
+  auto body = [&] {
+    for (int loop = 0; loop < 2000; ++loop) {
+      pthreadpool_parallelize_1d(pool, [](void* p, size_t) { ++*static_cast<std::atomic<size_t>*>(p); }, &tiles, 7, 0);
+    }
+    for (int loop = 0; loop < 3; ++loop) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past the spin: the other thread sleeps
+      struct Ctx {
+        std::mutex* mu;
+        std::set<int>* seen;
+        std::atomic<size_t>* tiles;
+      } ctx{&mu, &threads_seen, &tiles};
+      pthreadpool_parallelize_1d(
+          pool,
+          [](void* p, size_t) {
+            auto* c = static_cast<Ctx*>(p);
+            ++*c->tiles;
+            std::lock_guard<std::mutex> lock(*c->mu);
+            c->seen->insert(omp_get_thread_num());
+          },
+          &ctx, 2, 0);
+    }
+  };
+  openhtp::threads::run_with_team(pool, body);
+  EXPECT_EQ(tiles.load(), 2000u * 7 + 3 * 2);
+  EXPECT_EQ(threads_seen, (std::set<int>{0, 1})) << "the woken thread ran its share";
+  destroy_pool(pool);
+}
+
+// An exception leaves the team's region as an exception_ptr and is thrown
+// again where run_with_team was called, from the body (the master) or from a
+// task another thread ran; the team's threads are not left waiting.
+TEST(ThreadTeam, ExceptionsFromTheBodyOrATaskReachTheCaller) {
+  pthreadpool_t pool = create_pool(2);
+  auto throws = [] { throw std::runtime_error("body"); };
+  EXPECT_THROW(openhtp::threads::run_with_team(pool, throws), std::runtime_error);
+  auto task_throws = [&] {
+    pthreadpool_parallelize_1d(
+        pool,
+        [](void*, size_t i) {
+          if (i == 1) throw std::logic_error("task on thread " + std::to_string(omp_get_thread_num()));
+        },
+        nullptr, 2, 0);
+  };
+  EXPECT_THROW(openhtp::threads::run_with_team(pool, task_throws), std::logic_error);
+  // The pool works as before, plainly and in a new team.
+  EXPECT_EQ(owners(pool, 2), (std::vector<int>{0, 1}));
+  std::vector<int> again;
+  auto body = [&] { again = owners(pool, 2); };
+  openhtp::threads::run_with_team(pool, body);
+  EXPECT_EQ(again, (std::vector<int>{0, 1}));
+  destroy_pool(pool);
+}
+
+// Inside a team, another team or an OpenMP region of the caller's is not
+// started: the body runs plainly, its loops still run every tile.
+TEST(ThreadTeam, NoTeamInsideATeamOrARegion) {
+  pthreadpool_t pool = create_pool(2);
+  size_t inner_tiles = 0;
+  auto inner = [&] {
+    std::atomic<size_t> n{0};
+    pthreadpool_parallelize_1d(pool, [](void* p, size_t) { ++*static_cast<std::atomic<size_t>*>(p); }, &n, 9, 0);
+    inner_tiles += n.load();
+  };
+  auto outer = [&] { openhtp::threads::run_with_team(pool, inner); };
+  openhtp::threads::run_with_team(pool, outer);
+#pragma omp parallel num_threads(2)
+  {
+#pragma omp master
+    openhtp::threads::run_with_team(pool, inner);
+  }
+  EXPECT_EQ(inner_tiles, 18u);
+  destroy_pool(pool);
+}
 
 TEST(ThreadPoolCreate, ZeroThreadsMeansOnePerCpu) {
   pthreadpool_t pool = pthreadpool_create(0);

@@ -1,0 +1,180 @@
+#include "threads/team.h"
+
+#include <linux/futex.h>
+#include <omp.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <utility>
+
+#include "threads/team_dispatch.h"
+#include "threads/threadpool.h"
+
+namespace openhtp::threads {
+namespace {
+
+// How long a team thread spins for the next loop before it sleeps: longer
+// than the single-threaded steps between two split ones in the models
+// measured (tens of microseconds), short enough that a master busy with a
+// long single-threaded kernel does not keep a core spinning for long.
+constexpr int64_t kSpinNs = 200'000;
+
+void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+long futex(std::atomic<uint32_t>* word, int op, uint32_t value) {
+  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
+  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, value, nullptr, nullptr, 0);
+}
+
+int64_t now_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The master writes a job, then bumps `epoch`; each other thread, waiting
+// for the epoch to move past the last one it served, runs its share and
+// counts `pending` down; the master runs share 0 and waits for `pending` to
+// reach 0 before it writes the next job (so no thread can miss an epoch).
+// `sleepers` and `epoch` are read and written seq_cst on both sides: a
+// thread that announced itself and found the epoch unchanged is woken by the
+// master's next bump.
+struct Team {
+  size_t threads = 1;
+  // The job: written by the master before the epoch moves.
+  ShareFn share = nullptr;
+  void* context = nullptr;
+  bool exit = false;
+  std::exception_ptr error;  // the first exception a share threw (a worker's)
+  std::atomic<bool> failed{false};
+  alignas(64) std::atomic<uint32_t> epoch{0};
+  std::atomic<uint32_t> sleepers{0};
+  alignas(64) std::atomic<size_t> pending{0};
+
+  void publish() {
+    epoch.fetch_add(1, std::memory_order_seq_cst);
+    if (sleepers.load(std::memory_order_seq_cst) != 0) futex(&epoch, FUTEX_WAKE_PRIVATE, INT_MAX);
+  }
+
+  void run_share(size_t t) {
+    try {
+      share(context, t, threads);
+    } catch (...) {
+      if (!failed.exchange(true)) error = std::current_exception();
+    }
+  }
+
+  // The master: every thread runs share(context, t, threads); returns when all did.
+  void dispatch(ShareFn fn, void* ctx) {
+    share = fn;
+    context = ctx;
+    pending.store(threads - 1, std::memory_order_relaxed);
+    publish();
+    run_share(0);
+    for (uint32_t i = 1; pending.load(std::memory_order_acquire) != 0; ++i) {
+      cpu_relax();
+      if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
+    }
+    if (failed.load(std::memory_order_acquire)) {
+      failed.store(false, std::memory_order_relaxed);
+      std::rethrow_exception(std::exchange(error, nullptr));
+    }
+  }
+
+  // Thread t (> 0) until the master says exit.
+  void serve(size_t t) {
+    const int64_t spin_ns = omp_get_num_procs() > 1 ? kSpinNs : 0;
+    for (uint32_t seen = 0;;) {
+      uint32_t e = epoch.load(std::memory_order_acquire);
+      if (e == seen) {
+        const int64_t start = now_ns();
+        for (uint32_t i = 1; (e = epoch.load(std::memory_order_acquire)) == seen; ++i) {
+          cpu_relax();
+          if ((i & 255) == 0 && now_ns() - start >= spin_ns) break;
+        }
+        while (e == seen) {
+          sleepers.fetch_add(1, std::memory_order_seq_cst);
+          if (epoch.load(std::memory_order_seq_cst) == seen) futex(&epoch, FUTEX_WAIT_PRIVATE, seen);
+          sleepers.fetch_sub(1, std::memory_order_seq_cst);
+          e = epoch.load(std::memory_order_acquire);
+        }
+      }
+      seen = e;
+      if (exit) return;
+      run_share(t);
+      pending.fetch_sub(1, std::memory_order_release);
+    }
+  }
+
+  void finish() {
+    exit = true;
+    publish();
+  }
+};
+
+thread_local Team* tl_team = nullptr;
+
+}  // namespace
+
+bool teams_enabled() {
+  static const bool on = [] {
+    const char* v = std::getenv("OPENHTP_THREAD_TEAMS");
+    return v == nullptr || std::strcmp(v, "off") != 0;
+  }();
+  return on;
+}
+
+void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context) {
+  const size_t want = pool_threads(pool);
+  if (want <= 1 || tl_team != nullptr || omp_in_parallel() || !teams_enabled()) {
+    body(context);
+    return;
+  }
+  Team team;
+  std::exception_ptr error;
+#pragma omp parallel num_threads(static_cast<int>(want))
+  {
+    const size_t t = static_cast<size_t>(omp_get_thread_num());
+    if (t == 0) {
+      team.threads = static_cast<size_t>(omp_get_num_threads());  // OpenMP may give fewer than asked
+      // The others read `threads` only after the first epoch, which this
+      // thread publishes after writing it.
+      tl_team = team.threads > 1 ? &team : nullptr;
+      try {
+        body(context);
+      } catch (...) {
+        error = std::current_exception();
+      }
+      tl_team = nullptr;
+      team.finish();
+    } else {
+      team.serve(t);
+    }
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+namespace detail {
+
+bool run_on_team(ShareFn share, void* context) {
+  Team* team = tl_team;
+  if (team == nullptr) return false;
+  team->dispatch(share, context);
+  return true;
+}
+
+}  // namespace detail
+
+}  // namespace openhtp::threads

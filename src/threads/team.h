@@ -1,0 +1,52 @@
+// A team: the graph pool's threads held in ONE OpenMP parallel region for a
+// run of a graph's steps, so that each parallelize call in between costs a
+// store and a spin instead of a parallel region of its own.
+//
+// Why: every OpenMP parallel region costs libgomp two FUTEX_WAKE system
+// calls (one when it releases the docked workers, one from the last thread
+// at the closing barrier; libgomp's Linux barriers wake unconditionally),
+// and a system call costs ~1 us on the VMs this project runs on. A graph at
+// two threads opens one region per split node: EfficientNet-B0 uint8 opened
+// ~150 a run, ~0.3 ms of its ~2.1 (strace -c; docs/performance.md,
+// "Session 8"). Inside a team the master hands a loop's shares to the other
+// threads through shared memory: they spin on an epoch word between loops
+// and sleep on it (a private futex) only after kSpinNs without work, so a
+// loop costs no system call while the graph keeps them busy.
+//
+// The OpenMP runtime stays the only one: the team's threads ARE the pool's
+// OpenMP workers, inside a region the master opened; nothing else spins.
+// What cannot run in a team: a kernel that opens OpenMP regions itself (a
+// oneDNN primitive planned for several threads) would find itself nested and
+// run on one thread, so the runtime ends the team before such a step
+// (ops::OpKernel::uses_openmp_team) and starts another after it.
+//
+// Semantics of a parallelize call in a team: the same as outside
+// (openmp_pthreadpool.cpp): tiles in contiguous shares per thread as
+// OpenMP's static schedule hands them out, thread t of the team runs share
+// t, the call returns when every share ran.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include <cstddef>
+#include <type_traits>
+
+namespace openhtp::threads {
+
+// Runs body() on the calling thread with `pool`'s threads held as a team for
+// its whole length. Plain body() when the pool is null or of one thread,
+// when the caller already leads a team or is inside an OpenMP parallel
+// region, or when OPENHTP_THREAD_TEAMS=off (read once, for comparisons). An
+// exception from body() is rethrown here, after the region closed.
+void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context);
+
+template <typename Body>
+void run_with_team(pthreadpool_t pool, Body& body) {
+  static_assert(!std::is_const_v<Body>);
+  run_with_team(pool, [](void* c) { (*static_cast<Body*>(c))(); }, &body);
+}
+
+// Whether teams are on for this process (OPENHTP_THREAD_TEAMS, read once).
+bool teams_enabled();
+
+}  // namespace openhtp::threads
