@@ -20,11 +20,15 @@
 namespace openhtp::threads {
 namespace {
 
-// How long a team thread spins for the next loop before it sleeps: longer
-// than the single-threaded steps between two split ones in the models
-// measured (tens of microseconds), short enough that a master busy with a
-// long single-threaded kernel does not keep a core spinning for long.
-constexpr int64_t kSpinNs = 200'000;
+// How long a team thread spins for the next loop before it sleeps: as long
+// as libgomp's own workers wait between regions (GOMP_SPINCOUNT=300000,
+// openmp_policy.h: 5.5 ms of PAUSEs on this CPU). 0.2 ms let them fall
+// asleep in the uint8 LLM decode graph's single-threaded stretches, and
+// waking a halted vCPU cost more than the regions saved: 2-thread decoding
+// 500 -> 310 tokens/s; at 1 and 5 ms teams were level or ahead. The team
+// ends with the execute, so no thread spins past it longer than libgomp's
+// would.
+constexpr int64_t kSpinNs = 5'000'000;
 
 void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -267,7 +267,7 @@ TEST(ThreadTeam, SharesAreTheStaticScheduleShares) {
 }
 
 // Between loops the team's threads spin, then sleep (after team.cpp's
-// kSpinNs, 0.2 ms); a loop after a longer pause must wake them, and many
+// kSpinNs, 5 ms); a loop after a longer pause must wake them, and many
 // short loops in a row must each run every tile once.
 TEST(ThreadTeam, ManyLoopsAndLoopsAfterThreadsSlept) {
   pthreadpool_t pool = create_pool(2);
@@ -279,7 +279,7 @@ TEST(ThreadTeam, ManyLoopsAndLoopsAfterThreadsSlept) {
       pthreadpool_parallelize_1d(pool, [](void* p, size_t) { ++*static_cast<std::atomic<size_t>*>(p); }, &tiles, 7, 0);
     }
     for (int loop = 0; loop < 3; ++loop) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));  // past the spin: the other thread sleeps
+      std::this_thread::sleep_for(std::chrono::milliseconds(8));  // past the spin: the other thread sleeps
       struct Ctx {
         std::mutex* mu;
         std::set<int>* seen;
