@@ -371,6 +371,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     return nullptr;
   }
   g->apply_plan(plan);
+  g->splitting_ahead_.assign(g->steps_.size(), 0);  // learned by the first execute
   // The graph's own VTCM and spill-fill buffers are made on first use of the
   // execute() without regions: the skel always passes the device's VTCM and the
   // context's spill-fill region, and a copy per graph would cost real memory.
@@ -560,7 +561,7 @@ GraphError PreparedGraph::set_num_threads(size_t threads, std::string* message) 
     steps_[n].kernel = std::move(kernels[n]);
     steps_[n].impl = std::move(impls[n]);
   }
-  splitting_ahead_.clear();  // the new kernels may split differently: learned again
+  teams_learned_ = false;  // the new kernels may split differently: learned again
   // The region sizes stay as finalized (a stored binary reports them), even
   // where the new workspaces need less.
   plan.regions.spill_fill_bytes = spill_fill_bytes_;
@@ -736,9 +737,7 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
   // kernels (they fix it at prepare); a team starts only where at least two
   // steps ahead in its stretch split.
   const bool threaded = env_.num_threads > 1 && env_.pool != nullptr;
-  const bool learn = threaded && splitting_ahead_.size() != steps_.size();
-  std::vector<bool> splits;
-  if (learn) splits.assign(steps_.size(), false);
+  const bool learn = threaded && !teams_learned_;
   auto start_team = [&](size_t n) { return threaded && !learn && splitting_ahead_[n] >= 2; };
   auto in_team = [&](size_t n) { return !steps_[n].kernel->uses_openmp_team(); };
   // The boundary before step n asked once: stop() or wanted() may count.
@@ -760,7 +759,7 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
     if (!start_team(n)) {
       const uint64_t before = learn ? threads::dispatches() : 0;
       run_step(n);
-      if (learn) splits[n] = threads::dispatches() != before;
+      if (learn) splitting_ahead_[n] = threads::dispatches() != before ? 1 : 0;  // summed below
       if (++n < steps_.size()) next = ask(n);
       continue;
     }
@@ -771,13 +770,15 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
     next = Boundary::kRun;
     threads::run_with_team(env_.pool, team_steps);
   }
-  if (learn) {
-    splitting_ahead_.assign(steps_.size(), 0);
+  if (learn) {  // from "step k split" to "steps from k to its stretch's end that split"
     for (size_t k = steps_.size(); k-- > 0;) {
-      if (!in_team(k)) continue;  // a stretch ends before it
-      const uint32_t after = k + 1 < steps_.size() && in_team(k + 1) ? splitting_ahead_[k + 1] : 0;
-      splitting_ahead_[k] = after + (splits[k] ? 1 : 0);
+      if (!in_team(k)) {
+        splitting_ahead_[k] = 0;  // a stretch ends before it
+        continue;
+      }
+      if (k + 1 < steps_.size() && in_team(k + 1)) splitting_ahead_[k] += splitting_ahead_[k + 1];
     }
+    teams_learned_ = true;
   }
   return GraphError::kNone;
 }

@@ -235,11 +235,13 @@ class PreparedGraph {
   // Per step, on several threads: how many steps from it to the end of its
   // stretch (the steps that could share a thread team, up to one whose
   // kernel opens OpenMP regions itself) handed work to the pool, as the
-  // first execute on these kernels saw; empty until then. A team starts
+  // first execute on these kernels saw (teams_learned_; sized at create so
+  // that learning allocates nothing either). A team starts
   // only where two or more will: a lone splitting step opens one region
   // either way, and a graph whose kernels do not split (a tiny one, the
   // reference kernels) must not pay for one.
   std::vector<uint32_t> splitting_ahead_;
+  bool teams_learned_ = false;
   // Builds a step's kernel from its slots on env_ (ops::prepare_node);
   // kernel == nullptr validates only.
   ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
