@@ -1,5 +1,7 @@
 // A 32-bit sequence word in shared memory that one process bumps and another
-// waits on: the cross-process wake-up primitive of the FastRPC channel.
+// waits on: the cross-process wake-up primitive of the FastRPC channel (and,
+// in one process, how a thread team's threads wait for the next loop,
+// threads/team.cpp).
 //
 // The waiter spins for a bounded TIME before sleeping in FUTEX_WAIT (a shared
 // futex, not FUTEX_PRIVATE, because the word lives in a memfd mapped by two

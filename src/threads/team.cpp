@@ -1,19 +1,16 @@
 #include "threads/team.h"
 
-#include <linux/futex.h>
 #include <omp.h>
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <sched.h>
 
 #include <atomic>
-#include <chrono>
-#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <utility>
 
+#include "ipc/futex_word.h"
 #include "threads/team_dispatch.h"
 #include "threads/threadpool.h"
 
@@ -38,23 +35,12 @@ void cpu_relax() {
 #endif
 }
 
-long futex(std::atomic<uint32_t>* word, int op, uint32_t value) {
-  static_assert(sizeof(std::atomic<uint32_t>) == sizeof(uint32_t));
-  return syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), op, value, nullptr, nullptr, 0);
-}
-
-int64_t now_ns() {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-// The master writes a job, then bumps `epoch`; each other thread, waiting
-// for the epoch to move past the last one it served, runs its share and
-// counts `pending` down; the master runs share 0 and waits for `pending` to
-// reach 0 before it writes the next job (so no thread can miss an epoch).
-// `sleepers` and `epoch` are read and written seq_cst on both sides: a
-// thread that announced itself and found the epoch unchanged is woken by the
-// master's next bump.
+// The master writes a job, then moves the epoch word on; each other thread,
+// waiting (ipc::futex_wait_change: a bounded spin, then a futex sleep the
+// publisher wakes only when someone announced it) for the epoch to move past
+// the last one it served, runs its share and counts `pending` down; the
+// master runs share 0 and waits for `pending` to reach 0 before it writes
+// the next job (so no thread can miss an epoch).
 struct Team {
   size_t threads = 1;
   // The job: written by the master before the epoch moves.
@@ -63,14 +49,11 @@ struct Team {
   bool exit = false;
   std::exception_ptr error;  // the first exception a share threw (a worker's)
   std::atomic<bool> failed{false};
-  alignas(64) std::atomic<uint32_t> epoch{0};
-  std::atomic<uint32_t> sleepers{0};
+  alignas(64) ipc::FutexWord epoch;
+  uint32_t epochs = 0;  // the master's count of what it published
   alignas(64) std::atomic<size_t> pending{0};
 
-  void publish() {
-    epoch.fetch_add(1, std::memory_order_seq_cst);
-    if (sleepers.load(std::memory_order_seq_cst) != 0) futex(&epoch, FUTEX_WAKE_PRIVATE, INT_MAX);
-  }
+  void publish() { ipc::futex_publish(epoch, ++epochs); }
 
   void run_share(size_t t) {
     try {
@@ -101,20 +84,7 @@ struct Team {
   void serve(size_t t) {
     const int64_t spin_ns = omp_get_num_procs() > 1 ? kSpinNs : 0;
     for (uint32_t seen = 0;;) {
-      uint32_t e = epoch.load(std::memory_order_acquire);
-      if (e == seen) {
-        const int64_t start = now_ns();
-        for (uint32_t i = 1; (e = epoch.load(std::memory_order_acquire)) == seen; ++i) {
-          cpu_relax();
-          if ((i & 255) == 0 && now_ns() - start >= spin_ns) break;
-        }
-        while (e == seen) {
-          sleepers.fetch_add(1, std::memory_order_seq_cst);
-          if (epoch.load(std::memory_order_seq_cst) == seen) futex(&epoch, FUTEX_WAIT_PRIVATE, seen);
-          sleepers.fetch_sub(1, std::memory_order_seq_cst);
-          e = epoch.load(std::memory_order_acquire);
-        }
-      }
+      const uint32_t e = ipc::futex_wait_change(epoch, seen, spin_ns, 0);
       seen = e;
       if (exit) return;
       run_share(t);

@@ -10,7 +10,7 @@
 // ~150 a run, ~0.3 ms of its ~2.1 (strace -c; docs/performance.md,
 // "Session 8"). Inside a team the master hands a loop's shares to the other
 // threads through shared memory: they spin on an epoch word between loops
-// and sleep on it (a private futex) only after kSpinNs without work, so a
+// and sleep on it (ipc::FutexWord) only after kSpinNs without work, so a
 // loop costs no system call while the graph keeps them busy.
 //
 // The OpenMP runtime stays the only one: the team's threads ARE the pool's
