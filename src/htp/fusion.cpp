@@ -352,6 +352,72 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
   return out;
 }
 
+std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std::vector<Fusion>& fusions,
+                                               const std::vector<PointwiseChain>& chains) {
+  std::unordered_map<uint32_t, const TensorSpec*> tensor;
+  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
+  std::unordered_map<uint32_t, std::vector<int>> readers;
+  const int n_nodes = static_cast<int>(spec.nodes.size());
+  for (int n = 0; n < n_nodes; ++n) {
+    for (uint32_t id : spec.nodes[n].inputs) {
+      if (id != kNoTensor) readers[id].push_back(n);
+    }
+  }
+  std::vector<bool> taken(spec.nodes.size(), false);
+  for (const Fusion& f : fusions) {
+    for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
+      if (n >= 0) taken[n] = true;
+    }
+  }
+  for (const PointwiseChain& c : chains) {
+    for (int n : c.nodes) taken[n] = true;
+  }
+  auto get = [&](uint32_t id) -> const TensorSpec* {
+    auto it = tensor.find(id);
+    return it == tensor.end() ? nullptr : it->second;
+  };
+  auto ours = [&](int n) {
+    return !taken[n] && (spec.nodes[n].package.empty() || spec.nodes[n].package == ops::kPackageName);
+  };
+  auto q8_per_tensor = [&](uint32_t id) {
+    const TensorSpec* t = id == kNoTensor ? nullptr : get(id);
+    return t != nullptr && is_8bit(t->dtype) && t->quant.present && !t->quant.per_channel();
+  };
+
+  std::vector<AddLayerNorm> out;
+  for (int a = 0; a < n_nodes; ++a) {
+    const NodeSpec& add = spec.nodes[a];
+    if (!ours(a) || add.type != "ElementWiseAdd" || add.inputs.size() != 2 || add.outputs.size() != 1 ||
+        !add.params.empty()) {
+      continue;
+    }
+    const uint32_t s = add.outputs[0];
+    if (!q8_per_tensor(add.inputs[0]) || !q8_per_tensor(add.inputs[1]) || !q8_per_tensor(s)) continue;
+    const TensorSpec* st = get(s);
+    if (st->type != tensor_type::kNative || get(add.inputs[0])->dims != st->dims ||
+        get(add.inputs[1])->dims != st->dims) {
+      continue;
+    }
+    auto rd = readers.find(s);
+    if (rd == readers.end() || rd->second.size() != 1 || rd->second[0] <= a) continue;
+    const int m = rd->second[0];
+    const NodeSpec& norm = spec.nodes[m];
+    if (!ours(m) || norm.type != "LayerNorm" || norm.inputs.empty() || norm.inputs[0] != s ||
+        norm.outputs.size() != 1) {
+      continue;
+    }
+    bool affine_static = true;
+    for (size_t i = 1; i < norm.inputs.size(); ++i) {
+      const TensorSpec* t = norm.inputs[i] == kNoTensor ? nullptr : get(norm.inputs[i]);
+      affine_static = affine_static && (norm.inputs[i] == kNoTensor || (t && t->type == tensor_type::kStatic));
+    }
+    if (!affine_static) continue;
+    taken[a] = taken[m] = true;
+    out.push_back({a, m, s});
+  }
+  return out;
+}
+
 std::string fused_name(const GraphSpec& spec, const Fusion& f) {
   std::string s = spec.nodes[f.producer].name;
   if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
@@ -366,6 +432,14 @@ std::string fused_type(const GraphSpec& spec, const Fusion& f) {
   if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].type + "+" + spec.nodes[f.multiply].type;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;
   return s;
+}
+
+std::string add_layer_norm_name(const GraphSpec& spec, const AddLayerNorm& f) {
+  return spec.nodes[f.add].name + "+" + spec.nodes[f.norm].name;
+}
+
+std::string add_layer_norm_type(const GraphSpec& spec, const AddLayerNorm& f) {
+  return spec.nodes[f.add].type + "+" + spec.nodes[f.norm].type;
 }
 
 bool fusion_enabled_by_env() {

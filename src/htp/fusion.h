@@ -110,10 +110,47 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
 std::string chain_name(const GraphSpec& spec, const PointwiseChain& c);
 std::string chain_type(const GraphSpec& spec, const PointwiseChain& c);
 
+// Add -> LayerNorm (8-bit): an ElementWiseAdd whose sum only a LayerNorm
+// reads, the residual sum of a post-norm transformer layer:
+//
+//   a ──┐
+//       ├─► ElementWiseAdd ──s──► LayerNorm(s, gamma, beta) ──► y
+//   b ──┘
+//
+// runs as ONE step that normalizes a + b as the Add computed it (each input
+// dequantized, the float sum) and quantizes once, into y's encoding. The
+// nodes unfused round twice: s to its 8-bit encoding, then y. That first
+// rounding is the one that matters in a transformer: s's step (range ±4.7 in
+// the encoder of docs/onnx-import.md, 0.037) goes through the normalization
+// at unit scale, once per LayerNorm, and the roundings of the residual
+// stream add up layer after layer. So, like clamp rule b above, the fused
+// step is not bit-exact with the nodes; it is closer to the real value (no
+// rounding of s at all), and the test beside it checks exactly that
+// against a double-precision computation of the same formula. Rules:
+//   - a, b and s are 8-bit per-tensor tensors of one shape (no broadcast);
+//     s is NATIVE and read by exactly one input of one node, the
+//     LayerNorm's in[0], which comes after the Add;
+//   - the LayerNorm's gamma and beta are static or absent (the step runs at
+//     the Add's place);
+//   - neither node is in another fusion or chain.
+// The step is a fast path's (the 8-bit LayerNorm kernel's); with reference
+// kernels only, or when that kernel declines, the nodes run unfused.
+struct AddLayerNorm {
+  int add = -1;               // node indices
+  int norm = -1;
+  uint32_t sum = kNoTensor;   // s, no longer written
+};
+
+// Every Add -> LayerNorm pair of `spec` among the nodes no fusion or chain holds.
+std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std::vector<Fusion>& fusions,
+                                               const std::vector<PointwiseChain>& chains);
+
 // The fused step's name in profiles: the node names joined by '+'
 // ("conv_3+relu_3"), and its type likewise ("Conv2d+Relu").
 std::string fused_name(const GraphSpec& spec, const Fusion& f);
 std::string fused_type(const GraphSpec& spec, const Fusion& f);
+std::string add_layer_norm_name(const GraphSpec& spec, const AddLayerNorm& f);  // "add_3+ln_3"
+std::string add_layer_norm_type(const GraphSpec& spec, const AddLayerNorm& f);  // "ElementWiseAdd+LayerNorm"
 
 // False when OPENHTP_FUSION=off (read once per process).
 bool fusion_enabled_by_env();

@@ -120,6 +120,10 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   if (options.fusion) chains = find_pointwise_chains(g->spec_, fusions);
   std::vector<int> chain_at(n_nodes, -1);
   for (size_t k = 0; k < chains.size(); ++k) chain_at[chains[k].nodes.front()] = static_cast<int>(k);
+  std::vector<AddLayerNorm> add_norms;
+  if (options.fusion) add_norms = find_add_layer_norms(g->spec_, fusions, chains);
+  std::vector<int> add_norm_at(n_nodes, -1);
+  for (size_t k = 0; k < add_norms.size(); ++k) add_norm_at[add_norms[k].add] = static_cast<int>(k);
   std::vector<bool> absorbed(n_nodes, false);
   std::vector<int> eliminated;  // slots of the intermediates fusion removed
   auto slot_of = [&](uint32_t id) {
@@ -219,6 +223,30 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
     return step;
   };
+  // An Add -> LayerNorm step, kernel built, or nullopt (then the two nodes
+  // run one by one): an input not yet produced, or no fast path takes it.
+  auto try_add_norm = [&](const AddLayerNorm& an) -> std::optional<Step> {
+    const NodeSpec& add = g->spec_.nodes[an.add];
+    const NodeSpec& norm = g->spec_.nodes[an.norm];
+    Step step;
+    step.node = an.add;
+    step.fused_norm = an.norm;
+    step.name = add_layer_norm_name(g->spec_, an);
+    step.type = add_layer_norm_type(g->spec_, an);
+    std::vector<uint32_t> ins = add.inputs;
+    ins.insert(ins.end(), norm.inputs.begin() + 1, norm.inputs.end());
+    for (uint32_t id : ins) {
+      const int s = id == kNoTensor ? -1 : slot_of(id);
+      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
+      step.in_slots.push_back(s);
+    }
+    step.op_inputs = step.in_slots.size();
+    const int out = slot_of(norm.outputs[0]);
+    if (out < 0 || produced[out]) return std::nullopt;
+    step.out_slots.push_back(out);
+    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
+    return step;
+  };
   // The op is known and the caller's bound not reached (checked per node).
   auto node_ok = [&](const NodeSpec& node) -> bool {
     const ops::OpDef* def = ops::find_op(node.type);
@@ -279,6 +307,29 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
         for (size_t k = 1; k < c.nodes.size(); ++k) absorbed[c.nodes[k]] = true;
         g->steps_.push_back(std::move(*fused));
         // The first node is judged by its own rules too.
+        if (!validate_own(n)) return nullptr;
+        continue;
+      }
+    }
+    if (add_norm_at[n] >= 0) {
+      const AddLayerNorm& an = add_norms[add_norm_at[n]];
+      if (!node_ok(node)) return nullptr;
+      if (std::optional<Step> fused = try_add_norm(an)) {
+        // Lifetimes as if both nodes ran here, minus the sum.
+        const NodeSpec& norm = g->spec_.nodes[an.norm];
+        Step bookkeeping;
+        for (uint32_t id : node.inputs) {
+          if (!read(node, id, &bookkeeping)) return nullptr;
+        }
+        for (size_t i = 1; i < norm.inputs.size(); ++i) {
+          if (!read(norm, norm.inputs[i], &bookkeeping)) return nullptr;
+        }
+        produced[slot_of(an.sum)] = true;
+        eliminated.push_back(slot_of(an.sum));
+        if (!write(norm, norm.outputs[0], &bookkeeping)) return nullptr;
+        absorbed[an.norm] = true;
+        g->steps_.push_back(std::move(*fused));
+        // The Add is judged by its own rules too (the LayerNorm at its place).
         if (!validate_own(n)) return nullptr;
         continue;
       }
@@ -486,6 +537,24 @@ ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_pt
   return ops::Status::Ok();
 }
 
+ops::Status PreparedGraph::prepare_add_layer_norm_kernel(const Step& step, std::span<const ops::TensorDesc> ins,
+                                                         std::span<const ops::TensorDesc> outs,
+                                                         std::unique_ptr<ops::OpKernel>* kernel,
+                                                         std::string* impl) const {
+  const ops::FastPath* maker = nullptr;
+  for (const ops::FastPath& fp : env_.fast_paths) {
+    if (fp.type_name == ops::kAddLayerNorm && fp.prepare != nullptr) maker = &fp;
+  }
+  if (maker == nullptr) return ops::Status::Unsupported("no fast path builds Add -> LayerNorm steps");
+  if (kernel == nullptr) return ops::Status::Ok();
+  const ops::NodeDesc nd{step.name, ops::kAddLayerNorm, ins, outs, spec_.nodes[step.fused_norm].params, &env_};
+  if (!maker->prepare(nd, kernel) || !*kernel) {
+    return ops::Status::Unsupported("Add -> LayerNorm step '" + step.name + "' declined");
+  }
+  if (impl != nullptr) *impl = std::string(maker->library);
+  return ops::Status::Ok();
+}
+
 ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
                                           std::string* impl) const {
   if (!step.chain.empty()) return prepare_chain_kernel(step, kernel, impl);
@@ -502,6 +571,7 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
     in_descs.push_back(std::move(d));
   }
   for (int s : step.out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
+  if (step.fused_norm >= 0) return prepare_add_layer_norm_kernel(step, in_descs, out_descs, kernel, impl);
   // A fused step's NodeDesc is the producer's, with the last fused node's
   // output and the epilogue; its residual input follows the op's own.
   const std::span<const ops::TensorDesc> op_inputs(in_descs.data(), step.op_inputs);

@@ -207,6 +207,10 @@ class PreparedGraph {
     // A pointwise chain's step (fusion.h): its nodes, in order; `node` is the
     // first. Empty for any other step.
     std::vector<int> chain;
+    // An Add -> LayerNorm step (fusion.h): the LayerNorm node; `node` is the
+    // Add, in_slots its two operands then the LayerNorm's gamma and beta.
+    // -1 for any other step.
+    int fused_norm = -1;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
@@ -247,6 +251,11 @@ class PreparedGraph {
   ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   // A pointwise chain's step (Step::chain): one kernel from the chain fast path.
   ops::Status prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
+  // An Add -> LayerNorm step (Step::fused_norm): one kernel from the fast
+  // path for ops::kAddLayerNorm, given the step's tensors.
+  ops::Status prepare_add_layer_norm_kernel(const Step& step, std::span<const ops::TensorDesc> ins,
+                                            std::span<const ops::TensorDesc> outs,
+                                            std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   GraphError bind(std::span<const TensorBinding> bindings, bool outputs, std::string* message);
   GraphError bind_regions(const MemoryRegions& regions, std::string* message);
   // Plans natives_ and the workspaces of `kernels` (one per step); `fixed`

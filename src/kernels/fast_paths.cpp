@@ -32,6 +32,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"MatMul", "onednn-int8", &onednn::prepare_matmul_int8},  // 8-bit, int32 sums (VNNI)
       {"MatMul", "onednn-q8", &q8::prepare_matmul},  // 8-bit: dequantize, fp32 oneDNN, quantize
       {"LayerNorm", "int8", &q8::prepare_layer_norm},
+      {ops::kAddLayerNorm, "int8", &q8::prepare_add_layer_norm},  // htp/fusion.h: one rounding, not two
       {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
       {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},
       {"PoolAvg2d", "xnnpack", &xnn::prepare_pool_avg2d},

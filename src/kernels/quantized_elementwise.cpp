@@ -905,6 +905,10 @@ bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
 // 256-entry table, one exact quantize per row; gamma and beta converted to
 // float once at prepare as the type adapter would on every run. Bit-exact
 // with the reference behind the type adapter, and split over the pool by rows.
+//
+// Fused with the Add before it (ops::kAddLayerNorm, htp/fusion.h), x is the
+// Add's float sum of its two dequantized inputs — what the Add computed
+// before quantizing it — and the same arithmetic runs on that.
 
 namespace {
 
@@ -912,32 +916,45 @@ constexpr size_t kLayerNormTaskElems = size_t{16} << 10;
 
 class LayerNormKernel final : public ops::OpKernel {
  public:
-  LayerNormKernel(const ops::TensorDesc& x, const ops::TensorDesc& y, size_t rows, size_t cols, double epsilon,
-                  std::vector<float> gamma, std::vector<float> beta, pthreadpool_t pool)
-      : y_desc_(y), rows_(rows), cols_(cols), epsilon_(epsilon), deq_(dequant_table(x)), gamma_(std::move(gamma)),
-        beta_(std::move(beta)), pool_(pool) {}
+  // b: the Add's second operand when fused, else nullptr.
+  LayerNormKernel(const ops::TensorDesc& x, const ops::TensorDesc* b, const ops::TensorDesc& y, size_t rows,
+                  size_t cols, double epsilon, std::vector<float> gamma, std::vector<float> beta, pthreadpool_t pool)
+      : y_desc_(y), rows_(rows), cols_(cols), epsilon_(epsilon), deq_(dequant_table(x)),
+        sum_(b != nullptr), b_deq_(b != nullptr ? dequant_table(*b) : std::array<float, 256>{}),
+        gamma_(std::move(gamma)), beta_(std::move(beta)), pool_(pool) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     x_ = static_cast<const uint8_t*>(in[0]);
+    b_ = sum_ ? static_cast<const uint8_t*>(in[1]) : nullptr;
     y_ = static_cast<uint8_t*>(out[0]);
     const size_t rows_per_task = std::max<size_t>(1, kLayerNormTaskElems / std::max<size_t>(1, cols_));
     auto body = [this](size_t start, size_t count) {
-      for (size_t r = start; r < start + count; ++r) row(r);
+      for (size_t r = start; r < start + count; ++r) sum_ ? row<true>(r) : row<false>(r);
     };
     run_tiles(rows_ * cols_ >= 2 * kLayerNormTaskElems ? pool_ : nullptr, rows_, rows_per_task, body);
   }
 
  private:
   // The reference's arithmetic (its eight-lane double sums, ops/lane_sum.h)
-  // on the codes' float values.
+  // on the codes' float values, or on the float sums a + b.
+  template <bool kSum>
   void row(size_t r) const {
     const uint8_t* x = x_ + r * cols_;
+    const uint8_t* b = kSum ? b_ + r * cols_ : nullptr;
     uint8_t* y = y_ + r * cols_;
     const double n = static_cast<double>(cols_);
     const float* deq = deq_.data();
-    const double center = ops::lane_sum(cols_, [&](size_t c) { return double{deq[x[c]]}; }) / n;
+    const float* b_deq = b_deq_.data();
+    auto value = [&](size_t c) -> float {
+      if constexpr (kSum) {
+        return deq[x[c]] + b_deq[b[c]];
+      } else {
+        return deq[x[c]];
+      }
+    };
+    const double center = ops::lane_sum(cols_, [&](size_t c) { return double{value(c)}; }) / n;
     const double sq = ops::lane_sum(cols_, [&](size_t c) {
-      const double d = deq[x[c]] - center;
+      const double d = value(c) - center;
       return d * d;
     });
     const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
@@ -945,7 +962,7 @@ class LayerNormKernel final : public ops::OpKernel {
     for (size_t c0 = 0; c0 < cols_; c0 += 256) {
       const size_t m = std::min<size_t>(256, cols_ - c0);
       for (size_t c = 0; c < m; ++c) {
-        double t = (deq_[x[c0 + c]] - center) * inv;
+        double t = (value(c0 + c) - center) * inv;
         if (!gamma_.empty()) t *= gamma_[c0 + c];
         if (!beta_.empty()) t += beta_[c0 + c];
         out[c] = static_cast<float>(t);
@@ -958,15 +975,19 @@ class LayerNormKernel final : public ops::OpKernel {
   size_t rows_, cols_;
   double epsilon_;
   std::array<float, 256> deq_;
+  bool sum_;
+  std::array<float, 256> b_deq_;  // the Add's second operand, when sum_
   std::vector<float> gamma_, beta_;  // empty: absent
   pthreadpool_t pool_;
   const uint8_t* x_ = nullptr;
+  const uint8_t* b_ = nullptr;
   uint8_t* y_ = nullptr;
 };
 
-}  // namespace
-
-bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+// A LayerNorm node (inputs x, gamma, beta) or the LayerNorm half of an
+// Add -> LayerNorm step (`b`: the Add's second operand): the kernel, or
+// false when this path does not cover it.
+bool make_layer_norm(const ops::NodeDesc& node, const ops::TensorDesc* b, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.empty() || node.inputs.size() > 3 || node.outputs.size() != 1 || node.has_epilogue()) return false;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& y = node.outputs[0];
@@ -998,9 +1019,33 @@ bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   const ops::Param* eps = node.find_param("epsilon");
   const double epsilon = eps != nullptr ? static_cast<double>(static_cast<float>(eps->f)) : double{0.001f};
   const size_t rows = x.num_elements() / cols;
-  *kernel = std::make_unique<LayerNormKernel>(x, y, rows, cols, epsilon, std::move(affine[0]), std::move(affine[1]),
-                                              graph_pool(node));
+  *kernel = std::make_unique<LayerNormKernel>(x, b, y, rows, cols, epsilon, std::move(affine[0]),
+                                              std::move(affine[1]), graph_pool(node));
   return true;
+}
+
+}  // namespace
+
+bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  return make_layer_norm(node, nullptr, kernel);
+}
+
+bool prepare_add_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+  if (node.inputs.size() < 2 || node.inputs.size() > 4 || node.outputs.size() != 1 || node.has_epilogue()) {
+    return false;
+  }
+  const ops::TensorDesc& a = node.inputs[0];
+  const ops::TensorDesc& b = node.inputs[1];
+  if (!is_8bit_per_tensor(a) || !is_8bit_per_tensor(b) || a.dims != b.dims || a.static_data != nullptr ||
+      b.static_data != nullptr) {
+    return false;
+  }
+  // The LayerNorm as its own node sees it, with a in the sum's place (its
+  // dims; the encoding only matters for the table, taken from a and b).
+  std::vector<ops::TensorDesc> ins{a};
+  for (size_t i = 2; i < node.inputs.size(); ++i) ins.push_back(node.inputs[i]);
+  const ops::NodeDesc norm{node.name, "LayerNorm", ins, node.outputs, node.params, node.env};
+  return make_layer_norm(norm, &b, kernel);
 }
 
 // ---------------------------------------------------------------------------

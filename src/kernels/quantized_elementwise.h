@@ -28,6 +28,10 @@
 //               the reference's double-precision two-pass arithmetic on the
 //               codes' table values, gamma/beta as floats from prepare;
 //               bit-exact, rows split over the pool.
+//               As the step of an ElementWiseAdd -> LayerNorm fusion
+//               (htp/fusion.h, ops::kAddLayerNorm): the same arithmetic on
+//               the float sum of the Add's two dequantized inputs, so the
+//               sum is never rounded to 8 bits.
 //   Quantize    FLOAT_32 to 8-bit per-tensor: the reference's arithmetic
 //               vectorized (quantize_block), split over the pool.
 //   MatMul      8-bit per-tensor in and out, no bias: what the type adapter
@@ -53,6 +57,9 @@ bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
 bool prepare_softmax(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// An ops::kAddLayerNorm node: inputs a, b (8-bit per-tensor, one shape),
+// gamma, beta (static or absent); the LayerNorm's parameters and output.
+bool prepare_add_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // Quantize FLOAT_32 -> 8-bit per-tensor, bit-exact, on the graph's pool.
 bool prepare_quantize(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 

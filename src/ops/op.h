@@ -350,6 +350,11 @@ struct FastPath {
 // The type_name of the fast path entry that builds pointwise chains; no op
 // has this name.
 inline constexpr std::string_view kPointwiseChain = "(pointwise chain)";
+// The type_name of the fast path entry (and of the NodeDesc it is given) for
+// an Add -> LayerNorm step (htp/fusion.h): inputs the Add's two operands,
+// then the LayerNorm's gamma and beta (absent or static); the LayerNorm's
+// parameters and output. No op has this name.
+inline constexpr std::string_view kAddLayerNorm = "(ElementWiseAdd + LayerNorm)";
 
 // The one entry point for validating and building a node's kernel: finds the
 // op, applies the type adapter where the op asks for it, validates, then

@@ -6,6 +6,7 @@
 // intermediates it removed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -323,6 +324,87 @@ TEST(FusionPass, F32SiluFusesIntoTheProducer) {
   EXPECT_TRUE(htp::find_fusions(b4.g).empty());
 }
 
+// a, b -> ElementWiseAdd -> s -> LayerNorm(s, gamma, beta) -> y over the
+// last axis: a post-norm transformer's residual sum, 8-bit, with encodings
+// like a converter's (s's range holds the sum; y's the normalized values).
+const std::vector<uint32_t> kRows = {1, 16, 64};
+Builder add_norm_block(uint32_t* sum) {
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.02f, -128);  // a: [-2.56, 2.54]
+  const uint32_t x0 = b.tensor(tt::kAppWrite, kRows), x1 = b.tensor(tt::kAppWrite, kRows);
+  b.g.tensors[x1 - 1].quant = ops::Quant::per_tensor(0.012f, -100);  // b: [-1.2, 1.86]
+  const uint32_t s = b.node("add", "ElementWiseAdd", {x0, x1});
+  b.g.tensors[s - 1].dims = kRows;
+  // A range wider than the sum needs, as calibrating on outliers gives: its
+  // step (0.06) is what the unfused nodes round the sum to.
+  b.g.tensors[s - 1].quant = ops::Quant::per_tensor(0.06f, -128);  // [-7.68, 7.62]
+  std::vector<uint32_t> affine;
+  for (int k = 0; k < 2; ++k) {
+    const uint32_t t = b.tensor(tt::kStatic, {kRows.back()}, kF32);
+    std::vector<uint8_t> v(kRows.back() * 4);
+    for (size_t i = 0; i < v.size(); i += 4) {
+      const float f = k == 0 ? 0.5f + 0.015f * float(i / 4) : 0.01f * float(i / 4) - 0.3f;
+      std::memcpy(&v[i], &f, 4);
+    }
+    b.g.tensors[t - 1].static_data = std::move(v);
+    affine.push_back(t);
+  }
+  const uint32_t y = b.node("ln", "LayerNorm", {s, affine[0], affine[1]}, tt::kAppRead,
+                            {u32_tensor("axes", {1}, {2}), scalar("epsilon", kF32, 1e-5)});
+  b.g.tensors[y - 1].dims = kRows;
+  b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.025f, -128);  // [-3.2, 3.175]
+  *sum = s;
+  return b;
+}
+
+TEST(FusionPass, Uint8AddIntoTheLayerNormThatAloneReadsIt) {
+  uint32_t s;
+  Builder b = add_norm_block(&s);
+  EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  auto found = htp::find_add_layer_norms(b.g, {}, {});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].add, 0);
+  EXPECT_EQ(found[0].norm, 1);
+  EXPECT_EQ(found[0].sum, s);
+  EXPECT_EQ(htp::add_layer_norm_name(b.g, found[0]), "add+ln");
+  EXPECT_EQ(htp::add_layer_norm_type(b.g, found[0]), "ElementWiseAdd+LayerNorm");
+
+  auto none = [](const Builder& v) { return htp::find_add_layer_norms(v.g, {}, {}).empty(); };
+  // The sum is also a graph output: it must be written.
+  Builder b2 = add_norm_block(&s);
+  b2.g.tensors[s - 1].type = tt::kAppRead;
+  EXPECT_TRUE(none(b2));
+  // ... or read by another node too.
+  Builder b3 = add_norm_block(&s);
+  b3.node("other", "Relu", {s}, tt::kAppRead);
+  EXPECT_TRUE(none(b3));
+  // A float sum is not rounded to 8 bits: nothing to gain.
+  Builder b4 = add_norm_block(&s);
+  b4.g.tensors[s - 1].dtype = kF32;
+  b4.g.tensors[s - 1].quant = {};
+  EXPECT_TRUE(none(b4));
+  // A broadcast operand.
+  Builder b5 = add_norm_block(&s);
+  b5.g.tensors[1].dims = {1, 1, 64};
+  EXPECT_TRUE(none(b5));
+  // A gamma some node computes (the step runs at the Add's place).
+  Builder b6 = add_norm_block(&s);
+  b6.g.tensors[b6.g.nodes[1].inputs[1] - 1].type = tt::kAppWrite;
+  b6.g.tensors[b6.g.nodes[1].inputs[1] - 1].static_data = htp::StaticBytes();
+  EXPECT_TRUE(none(b6));
+  // A per-channel operand.
+  Builder b7 = add_norm_block(&s);
+  b7.g.tensors[0].quant.axis = 2;
+  b7.g.tensors[0].quant.scales.assign(64, 0.02f);
+  b7.g.tensors[0].quant.offsets.assign(64, -128);
+  EXPECT_TRUE(none(b7));
+  // The Add already in a pointwise chain.
+  htp::PointwiseChain chain;
+  chain.nodes = {0};
+  EXPECT_TRUE(htp::find_add_layer_norms(b.g, {}, {chain}).empty());
+}
+
 // ---- end to end --------------------------------------------------------
 
 struct GraphRun {
@@ -330,6 +412,7 @@ struct GraphRun {
   std::vector<htp::PreparedGraph::NodeProfile> profile;
   std::optional<htp::TensorPlacement> intermediate;
   size_t steps = 0;
+  std::vector<std::vector<uint8_t>> inputs;  // what each graph input was bound to
 };
 
 GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t intermediate, size_t threads = 1,
@@ -346,26 +429,33 @@ GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t interm
   EXPECT_TRUE(g) << msg;
   GraphRun r;
   if (!g) return r;
-  const htp::TensorSpec* in = g->spec().find_tensor(g->input_ids()[0]);
-  std::vector<uint8_t> x(in->num_bytes());
+  // Every input random, from one generator (the first input's values do not
+  // depend on how many there are).
   std::mt19937 rng(3);
-  if (in->dtype == kF32) {
-    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-    for (size_t i = 0; i < x.size(); i += 4) {
-      const float v = d(rng);
-      std::memcpy(&x[i], &v, 4);
+  std::vector<std::vector<uint8_t>> xs;
+  std::vector<htp::TensorBinding> ins;
+  for (uint32_t id : g->input_ids()) {
+    const htp::TensorSpec* in = g->spec().find_tensor(id);
+    std::vector<uint8_t>& x = xs.emplace_back(in->num_bytes());
+    if (in->dtype == kF32) {
+      std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+      for (size_t i = 0; i < x.size(); i += 4) {
+        const float v = d(rng);
+        std::memcpy(&x[i], &v, 4);
+      }
+    } else {
+      for (auto& v : x) v = static_cast<uint8_t>(rng());
     }
-  } else {
-    for (auto& v : x) v = static_cast<uint8_t>(rng());
   }
+  for (size_t k = 0; k < xs.size(); ++k) ins.push_back({g->input_ids()[k], xs[k].data(), xs[k].size()});
   r.out.resize(g->spec().find_tensor(g->output_ids()[0])->num_bytes());
-  const htp::TensorBinding ins[] = {{in->id, x.data(), x.size()}};
   const htp::TensorBinding outs[] = {{g->output_ids()[0], r.out.data(), r.out.size()}};
   g->set_node_profiling(true);
   EXPECT_EQ(g->execute(ins, outs, &msg), htp::GraphError::kNone) << msg;
   r.profile = g->node_profile();
   r.intermediate = g->placement(intermediate);
   r.steps = g->num_steps();
+  r.inputs = std::move(xs);
   return r;
 }
 
@@ -579,6 +669,68 @@ TEST(FusionGraph, F32DepthwiseSiluFusesIntoTheDepthwiseConv) {
     EXPECT_EQ(off.steps, 3u);
     expect_f32_near(on.out, off.out, 1e-5f);
   }
+}
+
+TEST(FusionGraph, Uint8AddLayerNormRoundsOnceAndIsCloserThanTheNodes) {
+  uint32_t s;
+  const Builder b = add_norm_block(&s);
+  const GraphRun off = run(b.g, false, true, s);
+  EXPECT_EQ(off.steps, 2u);
+  EXPECT_TRUE(off.intermediate.has_value());
+  // The real answer, in double, from the codes each run was given: y's
+  // code before rounding.
+  const htp::TensorSpec& ta = b.g.tensors[0];
+  const htp::TensorSpec& tb = b.g.tensors[1];
+  const htp::TensorSpec& ty = b.g.tensors.back();
+  std::vector<float> gamma(64), beta(64);
+  std::memcpy(gamma.data(), b.g.tensors[b.g.nodes[1].inputs[1] - 1].static_data.data(), 256);
+  std::memcpy(beta.data(), b.g.tensors[b.g.nodes[1].inputs[2] - 1].static_data.data(), 256);
+  auto ideal = [&](const GraphRun& r) {
+    std::vector<double> code(r.out.size());
+    for (size_t row = 0; row < code.size() / 64; ++row) {
+      double v[64], mean = 0, var = 0;
+      for (size_t c = 0; c < 64; ++c) {
+        const size_t i = row * 64 + c;
+        v[c] = (r.inputs[0][i] + ta.quant.offset) * double(ta.quant.scale) +
+               (r.inputs[1][i] + tb.quant.offset) * double(tb.quant.scale);
+        mean += v[c] / 64;
+      }
+      for (double x : v) var += (x - mean) * (x - mean) / 64;
+      for (size_t c = 0; c < 64; ++c) {
+        const double t = (v[c] - mean) / std::sqrt(var + 1e-5) * gamma[c] + beta[c];
+        code[row * 64 + c] = std::clamp(t / ty.quant.scale - ty.quant.offset, 0.0, 255.0);
+      }
+    }
+    return code;
+  };
+  auto mean_error = [&](const GraphRun& r) {
+    const std::vector<double> want = ideal(r);
+    double e = 0;
+    for (size_t i = 0; i < want.size(); ++i) e += std::abs(r.out[i] - want[i]) / double(want.size());
+    return e;
+  };
+  for (size_t threads : {1, 2}) {
+    const GraphRun on = run(b.g, true, true, s, threads);
+    ASSERT_EQ(on.steps, 1u);
+    EXPECT_EQ(on.profile[0].name, "add+ln");
+    EXPECT_EQ(on.profile[0].type, "ElementWiseAdd+LayerNorm");
+    EXPECT_EQ(on.profile[0].impl, "int8");
+    EXPECT_FALSE(on.intermediate.has_value()) << "the sum is never written";
+    const std::vector<double> want = ideal(on);
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_LE(std::abs(on.out[i] - std::nearbyint(want[i])), 1.0) << i;
+    }
+    // One rounding: at most half a step off on average (plus the rare
+    // float/double tie); the nodes' two roundings are measurably worse.
+    const double fused = mean_error(on), nodes = mean_error(off);
+    EXPECT_LT(fused, 0.26) << "fused mean |code error|";
+    EXPECT_LT(fused, 0.8 * nodes) << "fused " << fused << " vs nodes " << nodes;
+  }
+  // Reference kernels only: no fast path for the step, the nodes run one by
+  // one, and compute what they compute with fusion off.
+  const GraphRun ref = run(b.g, true, false, s);
+  EXPECT_EQ(ref.steps, 2u);
+  EXPECT_EQ(ref.out, run(b.g, false, false, s).out);
 }
 
 }  // namespace

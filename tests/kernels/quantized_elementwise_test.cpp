@@ -4,6 +4,7 @@
 // encodings at 1 and 2 threads. Binary tables: identical bytes (they are the
 // reference's answers). The others: within one step of the output's scale.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "kernel_check.h"
@@ -285,6 +286,97 @@ TEST(Quantized8LayerNorm, MatchesReferenceExactlyOverRandomShapes) {
                                                                 << " affine " << affine << " threads " << threads;
     }
   }
+}
+
+// The LayerNorm of an ElementWiseAdd -> LayerNorm fusion (htp/fusion.h):
+// normalizes a + b, each dequantized, with no rounding of the sum. Checked
+// against the formula computed here in double from the codes (not against
+// the kernel's own float arithmetic): within one output step everywhere, and
+// exact nearly everywhere (a one-step difference is a rounding tie between
+// float and double). Random shapes, u8/s8, gamma/beta present or absent.
+TEST(Quantized8AddLayerNorm, NormalizesTheUnroundedSumWithinOneStep) {
+  std::mt19937 rng(23);
+  for (int iter = 0; iter < 24; ++iter) {
+    std::vector<uint32_t> dx(rand_int(rng, 1, 3));
+    for (auto& d : dx) d = rand_int(rng, 1, 10);
+    dx.back() = rand_int(rng, 2, 300);
+    if (iter == 0) dx = {1, 128, 256};  // the transformer encoder's, several pool tasks
+    const size_t cols = dx.back();
+    const TensorDesc a = random_q8(rng, dx, rand_float(rng, 1.0f, 5.0f));
+    const TensorDesc b = random_q8(rng, dx, rand_float(rng, 0.3f, 3.0f));
+    const TensorDesc y = random_q8(rng, dx, 3.0f);
+    const float eps = iter % 2 ? 1e-5f : 1e-3f;
+    Node n{std::string(kAddLayerNorm), "add+ln", {a, b}, {y},
+           {u32_tensor_param("axes", {1}, {static_cast<uint32_t>(dx.size() - 1)}), f32_param("epsilon", eps)}};
+    std::vector<Bytes> data{random_bytes(rng, count(dx)), random_bytes(rng, count(dx))};
+    std::vector<float> gamma, beta;
+    if (iter % 3 != 0) {
+      gamma = random_floats(rng, cols, 0.5f, 1.5f);
+      beta = random_floats(rng, cols, -0.5f, 0.5f);
+      n.inputs.push_back(typed(dtype::kFloat32, {static_cast<uint32_t>(cols)}));
+      n.inputs.push_back(typed(dtype::kFloat32, {static_cast<uint32_t>(cols)}));
+      data.push_back(to_bytes(gamma));
+      data.push_back(to_bytes(beta));
+      n.inputs[2].static_data = data[2].data();
+      n.inputs[3].static_data = data[3].data();
+    }
+    // The formula in double.
+    auto real = [](const TensorDesc& t, uint8_t code) {
+      const double q = t.dtype == dtype::kSfixed8 ? double(int8_t(code)) : double(code);
+      return (q + t.quant.offset) * double(t.quant.scale);
+    };
+    const bool y_signed = y.dtype == dtype::kSfixed8;
+    Bytes want(count(dx));
+    for (size_t r = 0; r < want.size() / cols; ++r) {
+      std::vector<double> v(cols);
+      double mean = 0, var = 0;
+      for (size_t c = 0; c < cols; ++c) {
+        v[c] = real(a, data[0][r * cols + c]) + real(b, data[1][r * cols + c]);
+        mean += v[c] / double(cols);
+      }
+      for (double x : v) var += (x - mean) * (x - mean) / double(cols);
+      for (size_t c = 0; c < cols; ++c) {
+        double t = (v[c] - mean) / std::sqrt(var + double(eps));
+        if (!gamma.empty()) t = t * gamma[c] + beta[c];
+        const double q = std::nearbyint(t / y.quant.scale) - y.quant.offset;
+        const int code = int(std::clamp(q, y_signed ? -128.0 : 0.0, y_signed ? 127.0 : 255.0));
+        want[r * cols + c] = static_cast<uint8_t>(code);
+      }
+    }
+    for (size_t threads : {1, 2}) {
+      const Bytes got = run_case(n, data, true, threads, "int8");
+      expect_close_and_varied(got, want, y_signed,
+                              "Add+LayerNorm " + dims_str(dx) + " iter " + std::to_string(iter) + " threads " +
+                                  std::to_string(threads));
+    }
+  }
+}
+
+// It declines what it does not cover: different shapes (no broadcast), a
+// per-channel operand, a static operand, a float operand.
+TEST(Quantized8AddLayerNorm, Declines) {
+  const TensorDesc a = q8(dtype::kUfixed8, {2, 8}, 0.02f, -128), y = q8(dtype::kUfixed8, {2, 8}, 0.03f, -128);
+  const Param axes = u32_tensor_param("axes", {1}, {1});
+  auto accepts = [&](const TensorDesc& x0, const TensorDesc& x1) {
+    Node n{std::string(kAddLayerNorm), "add+ln", {x0, x1}, {y}, {axes}};
+    ThreadEnv env(1);
+    NodeDesc d = n.desc();
+    d.env = env.env();
+    std::unique_ptr<OpKernel> k;
+    return fast_path(kAddLayerNorm, "int8").prepare(d, &k) && k != nullptr;
+  };
+  EXPECT_TRUE(accepts(a, a));
+  EXPECT_FALSE(accepts(a, q8(dtype::kUfixed8, {1, 8}, 0.02f, -128)));
+  TensorDesc pc = a;
+  pc.quant.axis = 1;
+  pc.quant.scales.assign(8, 0.02f);
+  pc.quant.offsets.assign(8, -128);
+  EXPECT_FALSE(accepts(a, pc));
+  TensorDesc st = a;
+  const Bytes codes(16, 7);
+  st.static_data = codes.data();
+  EXPECT_FALSE(accepts(a, st));
+  EXPECT_FALSE(accepts(a, typed(dtype::kFloat32, {2, 8})));
 }
 
 // Both 8-bit MatMul paths over the same random cases: [B, M, K] x static
