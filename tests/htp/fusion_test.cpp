@@ -731,6 +731,18 @@ TEST(FusionGraph, Uint8AddLayerNormRoundsOnceAndIsCloserThanTheNodes) {
   const GraphRun ref = run(b.g, true, false, s);
   EXPECT_EQ(ref.steps, 2u);
   EXPECT_EQ(ref.out, run(b.g, false, false, s).out);
+  // A static operand: the finder pairs the nodes, the kernel declines, and
+  // the nodes run one by one, as with fusion off.
+  Builder st = add_norm_block(&s);
+  std::vector<uint8_t> codes(st.g.tensors[1].num_bytes());
+  for (size_t i = 0; i < codes.size(); ++i) codes[i] = static_cast<uint8_t>(i * 37);
+  st.g.tensors[1].type = tt::kStatic;
+  st.g.tensors[1].static_data = std::move(codes);
+  ASSERT_EQ(htp::find_add_layer_norms(st.g, {}, {}).size(), 1u);
+  const GraphRun st_on = run(st.g, true, true, s), st_off = run(st.g, false, true, s);
+  EXPECT_EQ(st_on.steps, 2u);
+  EXPECT_TRUE(st_on.intermediate.has_value());
+  EXPECT_EQ(st_on.out, st_off.out);
 }
 
 }  // namespace
