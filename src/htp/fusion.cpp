@@ -118,6 +118,46 @@ bool is_pointwise(std::string_view t) {
   return false;
 }
 
+// How each finder looks the graph up: tensors by id, the nodes reading each
+// tensor (one entry per reading input, in node order), and the nodes an
+// earlier finder already holds (a node is in one fused step at most).
+struct GraphIndex {
+  std::unordered_map<uint32_t, const TensorSpec*> tensor;
+  std::unordered_map<uint32_t, std::vector<int>> readers;
+  std::vector<bool> taken;
+
+  GraphIndex(const GraphSpec& spec, const std::vector<Fusion>& fusions, const std::vector<PointwiseChain>& chains)
+      : taken(spec.nodes.size(), false) {
+    for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
+    for (int n = 0; n < static_cast<int>(spec.nodes.size()); ++n) {
+      for (uint32_t id : spec.nodes[n].inputs) {
+        if (id != kNoTensor) readers[id].push_back(n);
+      }
+    }
+    for (const Fusion& f : fusions) {
+      for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
+        if (n >= 0) taken[n] = true;
+      }
+    }
+    for (const PointwiseChain& c : chains) {
+      for (int n : c.nodes) taken[n] = true;
+    }
+  }
+  const TensorSpec* get(uint32_t id) const {
+    auto it = tensor.find(id);
+    return it == tensor.end() ? nullptr : it->second;
+  }
+  // The single reader of `id` after node `after`, if `id` may disappear:
+  // NATIVE (so not a graph output) and read by exactly one input.
+  int sole_reader(uint32_t id, int after) const {
+    const TensorSpec* t = get(id);
+    if (t == nullptr || t->type != tensor_type::kNative) return -1;
+    auto it = readers.find(id);
+    if (it == readers.end() || it->second.size() != 1 || it->second[0] <= after) return -1;
+    return it->second[0];
+  }
+};
+
 // Nodes a chain may grow over before it must be closed, and the most nodes
 // one chain holds: chains are short (SiLU is two), the bound keeps the
 // search linear.
@@ -127,25 +167,11 @@ constexpr size_t kChainMaxNodes = 8;
 }  // namespace
 
 std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const std::vector<Fusion>& fusions) {
-  std::unordered_map<uint32_t, const TensorSpec*> tensor;
-  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
-  std::unordered_map<uint32_t, std::vector<int>> readers;
+  GraphIndex index(spec, fusions, {});
+  auto& readers = index.readers;
+  auto& taken = index.taken;
   const int n_nodes = static_cast<int>(spec.nodes.size());
-  for (int n = 0; n < n_nodes; ++n) {
-    for (uint32_t id : spec.nodes[n].inputs) {
-      if (id != kNoTensor) readers[id].push_back(n);
-    }
-  }
-  std::vector<bool> taken(spec.nodes.size(), false);
-  for (const Fusion& f : fusions) {
-    for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
-      if (n >= 0) taken[n] = true;
-    }
-  }
-  auto get = [&](uint32_t id) -> const TensorSpec* {
-    auto it = tensor.find(id);
-    return it == tensor.end() ? nullptr : it->second;
-  };
+  auto get = [&](uint32_t id) { return index.get(id); };
   // A one-element static operand (GELU's 0.5, HardSwish's 3 and 6 written
   // out): the same for every element, so it may join a chain.
   auto static_scalar = [&](uint32_t id) {
@@ -225,31 +251,16 @@ std::string chain_type(const GraphSpec& spec, const PointwiseChain& c) {
 }
 
 std::vector<Fusion> find_fusions(const GraphSpec& spec) {
-  std::unordered_map<uint32_t, const TensorSpec*> tensor;
-  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
-  // Who reads each tensor (node index per reading input) and who makes it.
-  std::unordered_map<uint32_t, std::vector<int>> readers;
+  const GraphIndex index(spec, {}, {});
+  const auto& readers = index.readers;
+  // Who makes each tensor.
   std::unordered_map<uint32_t, int> producer_of;
   const int n_nodes = static_cast<int>(spec.nodes.size());
   for (int n = 0; n < n_nodes; ++n) {
-    for (uint32_t id : spec.nodes[n].inputs) {
-      if (id != kNoTensor) readers[id].push_back(n);
-    }
     for (uint32_t id : spec.nodes[n].outputs) producer_of.emplace(id, n);
   }
-  auto get = [&](uint32_t id) -> const TensorSpec* {
-    auto it = tensor.find(id);
-    return it == tensor.end() ? nullptr : it->second;
-  };
-  // The single reader of `id` after node `after`, if `id` may disappear:
-  // NATIVE (so not a graph output) and read by exactly one input.
-  auto sole_reader = [&](uint32_t id, int after) -> int {
-    const TensorSpec* t = get(id);
-    if (t == nullptr || t->type != tensor_type::kNative) return -1;
-    auto it = readers.find(id);
-    if (it == readers.end() || it->second.size() != 1 || it->second[0] <= after) return -1;
-    return it->second[0];
-  };
+  auto get = [&](uint32_t id) { return index.get(id); };
+  auto sole_reader = [&](uint32_t id, int after) { return index.sole_reader(id, after); };
   // The next node's output has the intermediate's dims and type.
   auto same_shape = [&](uint32_t a, uint32_t b) {
     const TensorSpec* x = get(a);
@@ -354,30 +365,11 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
 
 std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std::vector<Fusion>& fusions,
                                                const std::vector<PointwiseChain>& chains) {
-  std::unordered_map<uint32_t, const TensorSpec*> tensor;
-  for (const TensorSpec& t : spec.tensors) tensor[t.id] = &t;
-  std::unordered_map<uint32_t, std::vector<int>> readers;
+  GraphIndex index(spec, fusions, chains);
   const int n_nodes = static_cast<int>(spec.nodes.size());
-  for (int n = 0; n < n_nodes; ++n) {
-    for (uint32_t id : spec.nodes[n].inputs) {
-      if (id != kNoTensor) readers[id].push_back(n);
-    }
-  }
-  std::vector<bool> taken(spec.nodes.size(), false);
-  for (const Fusion& f : fusions) {
-    for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
-      if (n >= 0) taken[n] = true;
-    }
-  }
-  for (const PointwiseChain& c : chains) {
-    for (int n : c.nodes) taken[n] = true;
-  }
-  auto get = [&](uint32_t id) -> const TensorSpec* {
-    auto it = tensor.find(id);
-    return it == tensor.end() ? nullptr : it->second;
-  };
+  auto get = [&](uint32_t id) { return index.get(id); };
   auto ours = [&](int n) {
-    return !taken[n] && (spec.nodes[n].package.empty() || spec.nodes[n].package == ops::kPackageName);
+    return !index.taken[n] && (spec.nodes[n].package.empty() || spec.nodes[n].package == ops::kPackageName);
   };
   auto q8_per_tensor = [&](uint32_t id) {
     const TensorSpec* t = id == kNoTensor ? nullptr : get(id);
@@ -394,13 +386,9 @@ std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std:
     const uint32_t s = add.outputs[0];
     if (!q8_per_tensor(add.inputs[0]) || !q8_per_tensor(add.inputs[1]) || !q8_per_tensor(s)) continue;
     const TensorSpec* st = get(s);
-    if (st->type != tensor_type::kNative || get(add.inputs[0])->dims != st->dims ||
-        get(add.inputs[1])->dims != st->dims) {
-      continue;
-    }
-    auto rd = readers.find(s);
-    if (rd == readers.end() || rd->second.size() != 1 || rd->second[0] <= a) continue;
-    const int m = rd->second[0];
+    if (get(add.inputs[0])->dims != st->dims || get(add.inputs[1])->dims != st->dims) continue;
+    const int m = index.sole_reader(s, a);
+    if (m < 0) continue;
     const NodeSpec& norm = spec.nodes[m];
     if (!ours(m) || norm.type != "LayerNorm" || norm.inputs.empty() || norm.inputs[0] != s ||
         norm.outputs.size() != 1) {
@@ -412,7 +400,7 @@ std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std:
       affine_static = affine_static && (norm.inputs[i] == kNoTensor || (t && t->type == tensor_type::kStatic));
     }
     if (!affine_static) continue;
-    taken[a] = taken[m] = true;
+    index.taken[a] = index.taken[m] = true;
     out.push_back({a, m, s});
   }
   return out;

@@ -244,16 +244,24 @@ TEST(Quantized8Softmax, DeclinesInnerAxis) {
   EXPECT_FALSE(fast_path("Softmax", "int8").prepare(n.desc(), &k));
 }
 
+// Dims of rank 1..max_rank, rows of 2..300 elements (the normalized axis
+// last); case 0 is the transformer encoder's [1, 128, 256], which several
+// pool tasks split.
+std::vector<uint32_t> random_rows(std::mt19937& rng, int iter, uint32_t max_rank) {
+  if (iter == 0) return {1, 128, 256};
+  std::vector<uint32_t> dims(rand_int(rng, 1, max_rank));
+  for (auto& d : dims) d = rand_int(rng, 1, 12);
+  dims.back() = rand_int(rng, 2, 300);
+  return dims;
+}
+
 // 8-bit LayerNorm over a block of trailing axes, with and without gamma and
 // beta (8-bit or float, as converters give them): the same bytes as the
 // reference behind the type adapter, at 1 and 2 threads.
 TEST(Quantized8LayerNorm, MatchesReferenceExactlyOverRandomShapes) {
   std::mt19937 rng(17);
   for (int iter = 0; iter < 30; ++iter) {
-    std::vector<uint32_t> dx(rand_int(rng, 1, 4));
-    for (auto& d : dx) d = rand_int(rng, 1, 12);
-    dx.back() = rand_int(rng, 2, 300);
-    if (iter == 0) dx = {1, 128, 256};  // the transformer encoder's, several pool tasks
+    const std::vector<uint32_t> dx = random_rows(rng, iter, 4);
     const uint32_t rank = static_cast<uint32_t>(dx.size());
     const uint32_t m = rank > 1 && iter % 4 == 3 ? 2 : 1;
     std::vector<uint32_t> block(dx.end() - m, dx.end());
@@ -297,10 +305,7 @@ TEST(Quantized8LayerNorm, MatchesReferenceExactlyOverRandomShapes) {
 TEST(Quantized8AddLayerNorm, NormalizesTheUnroundedSumWithinOneStep) {
   std::mt19937 rng(23);
   for (int iter = 0; iter < 24; ++iter) {
-    std::vector<uint32_t> dx(rand_int(rng, 1, 3));
-    for (auto& d : dx) d = rand_int(rng, 1, 10);
-    dx.back() = rand_int(rng, 2, 300);
-    if (iter == 0) dx = {1, 128, 256};  // the transformer encoder's, several pool tasks
+    const std::vector<uint32_t> dx = random_rows(rng, iter, 3);
     const size_t cols = dx.back();
     const TensorDesc a = random_q8(rng, dx, rand_float(rng, 1.0f, 5.0f));
     const TensorDesc b = random_q8(rng, dx, rand_float(rng, 0.3f, 3.0f));
