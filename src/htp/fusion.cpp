@@ -135,7 +135,7 @@ struct GraphIndex {
       }
     }
     for (const Fusion& f : fusions) {
-      for (int n : {f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
+      for (int n : {f.scale, f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
         if (n >= 0) taken[n] = true;
       }
     }
@@ -250,6 +250,66 @@ std::string chain_type(const GraphSpec& spec, const PointwiseChain& c) {
   return s;
 }
 
+namespace {
+
+// Rule list: fusion.h, "Channel scale". Fills f's scale fields when the
+// producer p's input 0 is such a product.
+void find_channel_scale(const GraphSpec& spec, const GraphIndex& index, const std::unordered_map<uint32_t, int>& producer_of,
+                        const std::vector<bool>& taken, int p, Fusion* f) {
+  const NodeSpec& prod = spec.nodes[p];
+  const uint32_t m = prod.inputs[0];
+  auto made = producer_of.find(m);
+  if (made == producer_of.end() || made->second >= p || index.sole_reader(m, made->second) != p) return;
+  const int q = made->second;
+  const NodeSpec& mul = spec.nodes[q];
+  if (taken[q] || mul.type != "ElementWiseMultiply" || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
+      !mul.params.empty() || (!mul.package.empty() && mul.package != ops::kPackageName) || mul.outputs[0] != m) {
+    return;
+  }
+  const TensorSpec* ms = index.get(m);
+  const TensorSpec* out = prod.outputs.empty() ? nullptr : index.get(prod.outputs[0]);
+  if (ms == nullptr || out == nullptr || ms->dtype != ops::dtype::kFloat32 || ms->dims.size() != 4 ||
+      out->dims.size() != 4) {
+    return;
+  }
+  const uint32_t channels = ms->dims[3];
+  auto is_scale = [&](uint32_t id) {
+    const TensorSpec* t = index.get(id);
+    return t != nullptr && t->dtype == ops::dtype::kFloat32 &&
+           t->dims == std::vector<uint32_t>{1, 1, 1, channels};
+  };
+  auto is_map = [&](uint32_t id) {
+    const TensorSpec* t = index.get(id);
+    return t != nullptr && t->dtype == ops::dtype::kFloat32 && t->dims == ms->dims;
+  };
+  const uint32_t a = mul.inputs[0], b = mul.inputs[1];
+  if (a == b || a == kNoTensor || b == kNoTensor) return;
+  uint32_t x, s;
+  if (is_map(a) && is_scale(b)) {
+    x = a, s = b;
+  } else if (is_map(b) && is_scale(a)) {
+    x = b, s = a;
+  } else {
+    return;
+  }
+  // Rescaling Cout x C weights each execute against a pass over H x W x C.
+  if (uint64_t{out->dims[3]} * 4 > uint64_t{ms->dims[1]} * ms->dims[2]) return;
+  f->scale = q;
+  f->scaled = x;
+  f->channel_scale = s;
+  f->eliminated.insert(f->eliminated.begin(), m);
+}
+
+}  // namespace
+
+Fusion Fusion::without_scale() const {
+  Fusion f = *this;
+  if (f.scale >= 0) f.eliminated.erase(f.eliminated.begin());
+  f.scale = -1;
+  f.scaled = f.channel_scale = kNoTensor;
+  return f;
+}
+
 std::vector<Fusion> find_fusions(const GraphSpec& spec) {
   const GraphIndex index(spec, {}, {});
   const auto& readers = index.readers;
@@ -281,6 +341,8 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     if (!f32 && !is_8bit(ts->dtype)) continue;
     Fusion f;
     f.producer = p;
+    // 0. A channel scale in front (FLOAT_32 Conv2d).
+    if (f32 && prod.type == "Conv2d" && !prod.inputs.empty()) find_channel_scale(spec, index, producer_of, taken, p, &f);
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
     // 1. A residual add (FLOAT_32 only): other operand available before p.
@@ -353,8 +415,9 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         f.eliminated.push_back(cur);
       }
     }
-    if (f.add < 0 && f.multiply < 0 && f.clamp < 0) continue;
+    if (!f.has_epilogue() && f.scale < 0) continue;
     taken[p] = true;
+    if (f.scale >= 0) taken[f.scale] = true;
     if (f.add >= 0) taken[f.add] = true;
     if (f.multiply >= 0) taken[f.sigmoid] = taken[f.multiply] = true;
     if (f.clamp >= 0) taken[f.clamp] = true;
@@ -407,7 +470,7 @@ std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std:
 }
 
 std::string fused_name(const GraphSpec& spec, const Fusion& f) {
-  std::string s = spec.nodes[f.producer].name;
+  std::string s = f.scale >= 0 ? spec.nodes[f.scale].name + "+" + spec.nodes[f.producer].name : spec.nodes[f.producer].name;
   if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
   if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].name + "+" + spec.nodes[f.multiply].name;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].name;
@@ -415,7 +478,7 @@ std::string fused_name(const GraphSpec& spec, const Fusion& f) {
 }
 
 std::string fused_type(const GraphSpec& spec, const Fusion& f) {
-  std::string s = spec.nodes[f.producer].type;
+  std::string s = f.scale >= 0 ? spec.nodes[f.scale].type + "+" + spec.nodes[f.producer].type : spec.nodes[f.producer].type;
   if (f.add >= 0) s += "+" + spec.nodes[f.add].type;
   if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].type + "+" + spec.nodes[f.multiply].type;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;

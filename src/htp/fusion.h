@@ -56,6 +56,32 @@
 // adapter (which does not carry an epilogue), or when fast paths are linked
 // and none takes the fused node (the reference would then run the producer),
 // it prepares the nodes unfused instead. OPENHTP_FUSION=off turns the pass off, for comparison.
+//
+// Channel scale (FLOAT_32), the one piece of work fused in FRONT of a
+// producer: a squeeze-excite block's Multiply of a feature map by one factor
+// per channel, whose product only a Conv2d reads,
+//
+//   x ──► Multiply(x, s[1,1,1,C]) ──m──► Conv2d(m, W, b) ──► ...
+//
+// runs as the Conv2d reading x with each input channel c of its weights
+// multiplied by s[c] at every execute (sum_c W[o,c] * (x[c] * s[c]) is
+// sum_c (W[o,c] * s[c]) * x[c]): the product m, as large as x, is never
+// written or read. The sums round differently (each product once, where the
+// nodes round x * s first), so the step is within float rounding of the
+// nodes, not bit-exact with them; the test beside it bounds the difference.
+// Rules:
+//   - m is NATIVE and read by exactly one input: the Conv2d's input 0;
+//   - x is a rank-4 FLOAT_32 [N, H, W, C] tensor and s FLOAT_32 of dims
+//     [1, 1, 1, C] (either operand order); m has x's dims;
+//   - rescaling the weights costs less than the pass it saves: the Conv2d's
+//     output channels times 4 are at most H * W (EfficientNet-B0's first
+//     three stages; from 14x14 on, the weights outweigh the feature map);
+//   - the Multiply is in no other fusion.
+// The step runs at the Conv2d's place (x and s exist there: the Multiply,
+// which read them, came earlier). Only a fast path that rescales packed
+// weights (FastPath::takes_input_scale) takes it; otherwise the Multiply
+// runs as its own step right before the Conv2d, and the Conv2d keeps any
+// epilogue it fused.
 #pragma once
 
 #include <string>
@@ -74,8 +100,17 @@ struct Fusion {
   uint32_t residual = kNoTensor;  // the Add's other operand (tensor id)
   float lo = 0.0f, hi = 0.0f;     // the clamp's bounds (real values), when clamp >= 0
   std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
+  // Channel scale (above): the Multiply before the producer, or -1; x, read
+  // in place of the product, and s.
+  int scale = -1;
+  uint32_t scaled = kNoTensor, channel_scale = kNoTensor;
+  // The product a channel scale removes (eliminated's first entry), or kNoTensor.
+  uint32_t scale_product() const { return scale >= 0 ? eliminated.front() : kNoTensor; }
+  bool has_epilogue() const { return add >= 0 || multiply >= 0 || clamp >= 0; }
   // The last fused node: the step writes its output.
-  int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : add); }
+  int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : (add >= 0 ? add : producer)); }
+  // The same fusion without its channel scale (what runs when no kernel takes it).
+  Fusion without_scale() const;
 };
 
 // Every legal fusion of `spec`, in producer order; a node is in at most one.
@@ -145,8 +180,9 @@ struct AddLayerNorm {
 std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std::vector<Fusion>& fusions,
                                                const std::vector<PointwiseChain>& chains);
 
-// The fused step's name in profiles: the node names joined by '+'
-// ("conv_3+relu_3"), and its type likewise ("Conv2d+Relu").
+// The fused step's name in profiles: the node names joined by '+', in the
+// order they ran ("conv_3+relu_3", "se_mul+conv_4"), and its type likewise
+// ("Conv2d+Relu").
 std::string fused_name(const GraphSpec& spec, const Fusion& f);
 std::string fused_type(const GraphSpec& spec, const Fusion& f);
 std::string add_layer_norm_name(const GraphSpec& spec, const AddLayerNorm& f);  // "add_3+ln_3"

@@ -53,6 +53,22 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, GraphError*
 
 std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanOptions& options, GraphError* err,
                                                      std::string* message) {
+  if (options.stored_placements == nullptr || !options.fusion) {
+    return build(std::move(spec), options, true, err, message, nullptr);
+  }
+  // A channel scale reads x where the Multiply was, later: a stored plan
+  // made without it (an older build, or OPENHTP_FUSION=off at conversion)
+  // may have put another tensor over x by then, and is refused. Such a
+  // binary still loads, as the graph its plan was made for.
+  GraphSpec copy = spec;
+  bool used_scale = false;
+  std::unique_ptr<PreparedGraph> g = build(std::move(spec), options, true, err, message, &used_scale);
+  if (g || !used_scale || *err != GraphError::kInvalidGraph) return g;
+  return build(std::move(copy), options, false, err, message, nullptr);
+}
+
+std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOptions& options, bool channel_scales,
+                                                    GraphError* err, std::string* message, bool* used_channel_scale) {
   std::unique_ptr<PreparedGraph> g(new PreparedGraph);
   g->spec_ = std::move(spec);
   g->vtcm_budget_bytes_ = options.vtcm_budget_bytes;
@@ -114,8 +130,18 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   // absorbed into one (set once that step's kernel is built).
   std::vector<Fusion> fusions;
   if (options.fusion) fusions = find_fusions(g->spec_);
-  std::vector<int> fusion_at(n_nodes, -1);
-  for (size_t k = 0; k < fusions.size(); ++k) fusion_at[fusions[k].producer] = static_cast<int>(k);
+  if (!channel_scales) {
+    std::vector<Fusion> kept;
+    for (const Fusion& f : fusions) {
+      if (f.has_epilogue()) kept.push_back(f.without_scale());
+    }
+    fusions = std::move(kept);
+  }
+  std::vector<int> fusion_at(n_nodes, -1), scale_at(n_nodes, -1);
+  for (size_t k = 0; k < fusions.size(); ++k) {
+    fusion_at[fusions[k].producer] = static_cast<int>(k);
+    if (fusions[k].scale >= 0) scale_at[fusions[k].scale] = static_cast<int>(k);
+  }
   std::vector<PointwiseChain> chains;
   if (options.fusion) chains = find_pointwise_chains(g->spec_, fusions);
   std::vector<int> chain_at(n_nodes, -1);
@@ -187,7 +213,10 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     step.name = fused_name(g->spec_, f);
     step.type = fused_type(g->spec_, f);
     std::vector<uint32_t> ins = prod.inputs;
+    if (f.scale >= 0) ins[0] = f.scaled;
     if (f.residual != kNoTensor) ins.push_back(f.residual);
+    if (f.scale >= 0) ins.push_back(f.channel_scale);
+    step.input_scaled = f.scale >= 0;
     for (uint32_t id : ins) {
       const int s = id == kNoTensor ? -1 : slot_of(id);
       if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
@@ -197,7 +226,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     const int out = slot_of(g->spec_.nodes[f.last()].outputs[0]);
     if (out < 0 || produced[out]) return std::nullopt;
     step.out_slots.push_back(out);
-    step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
+    if (f.has_epilogue()) step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
       return std::nullopt;
     }
@@ -283,9 +312,36 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
     }
     return true;
   };
+  // Node n as a step of its own.
+  auto own_step = [&](int n) -> bool {
+    const NodeSpec& node = g->spec_.nodes[n];
+    Step step;
+    step.node = n;
+    step.name = node.name;
+    step.type = node.type;
+    for (uint32_t id : node.inputs) {
+      if (!read(node, id, &step)) return false;
+    }
+    for (uint32_t id : node.outputs) {
+      if (!write(node, id, &step)) return false;
+    }
+    if (fusion_at[n] < 0 && !node_ok(node)) return false;
+    step.op_inputs = step.in_slots.size();
+    g->steps_.push_back(std::move(step));
+    Step& added = g->steps_.back();
+    if (ops::Status st = g->prepare_kernel(added, &added.kernel, &added.impl); !st.ok()) {
+      fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp, st.message);
+      return false;
+    }
+    return true;
+  };
   for (int n = 0; n < n_nodes; ++n) {
     const NodeSpec& node = g->spec_.nodes[n];
-    if ((absorbed[n] || fusion_at[n] >= 0) && !node_ok(node)) return nullptr;
+    if ((absorbed[n] || fusion_at[n] >= 0 || scale_at[n] >= 0) && !node_ok(node)) return nullptr;
+    // A channel scale's Multiply: its work moves to the Conv2d that reads
+    // its product (which runs it as its own step there if no kernel takes
+    // the scale); nothing reads the product before.
+    if (scale_at[n] >= 0) continue;
     if (absorbed[n]) {
       // Its work runs in an earlier fused step; it is still judged by its
       // own op's rules, on its own tensors.
@@ -335,14 +391,30 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
       }
     }
     if (fusion_at[n] >= 0) {
-      const Fusion& f = fusions[fusion_at[n]];
-      if (std::optional<Step> fused = try_fused(f)) {
+      Fusion f = fusions[fusion_at[n]];
+      std::optional<Step> fused = try_fused(f);
+      if (!fused && f.scale >= 0) {
+        // No kernel takes the channel scale: the Multiply runs here, then
+        // the Conv2d with whatever epilogue it fused.
+        if (!own_step(f.scale)) return nullptr;
+        f = f.without_scale();
+        if (f.has_epilogue()) fused = try_fused(f);
+      }
+      if (fused) {
         Step step = std::move(*fused);
         // Lifetimes and producers as if the nodes ran here, minus the
         // intermediates, which nobody writes or reads now.
         Step bookkeeping;
-        for (uint32_t id : node.inputs) {
-          if (!read(node, id, &bookkeeping)) return nullptr;
+        size_t first_input = 0;
+        if (f.scale >= 0) {
+          const NodeSpec& mul = g->spec_.nodes[f.scale];
+          for (uint32_t id : mul.inputs) {
+            if (!read(mul, id, &bookkeeping)) return nullptr;
+          }
+          first_input = 1;  // the product, which nobody writes now
+        }
+        for (size_t i = first_input; i < node.inputs.size(); ++i) {
+          if (!read(node, node.inputs[i], &bookkeeping)) return nullptr;
         }
         if (f.residual != kNoTensor && !read(g->spec_.nodes[f.add], f.residual, &bookkeeping)) return nullptr;
         for (uint32_t id : f.eliminated) {
@@ -354,27 +426,13 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
         if (f.multiply >= 0) absorbed[f.sigmoid] = absorbed[f.multiply] = true;
         if (f.clamp >= 0) absorbed[f.clamp] = true;
         g->steps_.push_back(std::move(step));
+        if (f.scale >= 0 && used_channel_scale != nullptr) *used_channel_scale = true;
+        // The Multiply is judged by its own rules too.
+        if (f.scale >= 0 && !validate_own(f.scale)) return nullptr;
         continue;
       }
     }
-    Step step;
-    step.node = n;
-    step.name = node.name;
-    step.type = node.type;
-    for (uint32_t id : node.inputs) {
-      if (!read(node, id, &step)) return nullptr;
-    }
-    for (uint32_t id : node.outputs) {
-      if (!write(node, id, &step)) return nullptr;
-    }
-    if (fusion_at[n] < 0 && !node_ok(node)) return nullptr;
-    step.op_inputs = step.in_slots.size();
-    g->steps_.push_back(std::move(step));
-    Step& added = g->steps_.back();
-    if (ops::Status st = g->prepare_kernel(added, &added.kernel, &added.impl); !st.ok()) {
-      return fail(st.code == ops::StatusCode::kUnsupported ? GraphError::kUnsupportedOp : GraphError::kInvalidOp,
-                  st.message);
-    }
+    if (!own_step(n)) return nullptr;
   }
   for (int i = 0; i < n_tensors; ++i) {
     if (tensors[i].is_graph_output() && !produced[i]) {
@@ -579,9 +637,11 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
   ops::Epilogue epilogue;
   if (step.epilogue) {
     epilogue = *step.epilogue;
-    epilogue.residual = in_descs.size() > step.op_inputs ? &in_descs[step.op_inputs] : nullptr;
+    const bool residual = in_descs.size() > step.op_inputs + (step.input_scaled ? 1 : 0);
+    epilogue.residual = residual ? &in_descs[step.op_inputs] : nullptr;
     nd.epilogue = &epilogue;
   }
+  if (step.input_scaled) nd.input_scale = &in_descs.back();
   return ops::prepare_node(nd, kernel, impl);
 }
 

@@ -211,6 +211,9 @@ class PreparedGraph {
     // Add, in_slots its two operands then the LayerNorm's gamma and beta.
     // -1 for any other step.
     int fused_norm = -1;
+    // A fused channel scale (fusion.h): in_slots[0] is x, and s is the last
+    // input (after the residual, if any).
+    bool input_scaled = false;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
@@ -232,6 +235,10 @@ class PreparedGraph {
     int slot = 0;
     TensorPlacement where;
   };
+  // create() once: channel_scales false leaves fusion.h's channel scales
+  // out; *used_channel_scale (may be null) tells whether a step took one.
+  static std::unique_ptr<PreparedGraph> build(GraphSpec spec, const PlanOptions& options, bool channel_scales,
+                                              GraphError* err, std::string* message, bool* used_channel_scale);
   PreparedGraph() = default;
   // Runs step n's kernel on the bound tensors (and its clocks, when node
   // profiling is on).

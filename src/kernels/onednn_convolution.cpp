@@ -31,12 +31,22 @@ using ops::ConvGeometry;
 class ConvKernel final : public ops::OpKernel {
  public:
   // res_slot: the residual's executor slot (SIZE_MAX: none), read from in[res_in].
-  ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in, EpilogueTail tail)
-      : ex_(std::move(ex)), src_(src), dst_(dst), res_slot_(res_slot), res_in_(res_in), tail_(tail) {}
+  // scaled: channel-scaled weights (null: none), the factors read from in[scale_in].
+  ConvKernel(Executor ex, size_t src, size_t dst, size_t res_slot, size_t res_in, EpilogueTail tail,
+             std::shared_ptr<ChannelScaledWeights> scaled, size_t scale_in)
+      : ex_(std::move(ex)),
+        src_(src),
+        dst_(dst),
+        res_slot_(res_slot),
+        res_in_(res_in),
+        tail_(tail),
+        scaled_(std::move(scaled)),
+        scale_in_(scale_in) {}
   size_t workspace_bytes() const override { return ex_.workspace_bytes(); }
   bool uses_openmp_team() const override { return ex_.multi_threaded(); }
   void set_workspace(void* memory) override { ex_.set_workspace(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
+    if (scaled_) scaled_->apply(static_cast<const float*>(in[scale_in_]));
     ex_.bind(src_, in[0]);
     if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
@@ -48,6 +58,8 @@ class ConvKernel final : public ops::OpKernel {
   Executor ex_;
   size_t src_, dst_, res_slot_, res_in_;
   EpilogueTail tail_;
+  std::shared_ptr<ChannelScaledWeights> scaled_;
+  size_t scale_in_;
 };
 
 }  // namespace
@@ -71,6 +83,8 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
   const size_t threads = static_cast<size_t>(threads_of(node));
   const OneThreadPlanning one_thread;  // each slab's primitive is planned for one thread
   memory shared;
+  std::shared_ptr<ChannelScaledWeights> scaled;
+  std::vector<std::shared_ptr<ChannelScaledWeights>> distinct_scaled;  // one per weights layout the slabs use
   std::vector<SlabKernel::Slab> slabs;
   for (const SlabRows& r : slab_rows(g, threads)) {
     const memory::desc src({1, g.Cin, r.g.H, g.W}, dt::f32, tag::nhwc);
@@ -78,7 +92,9 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     dnnl::primitive_attr attr = default_attr();
     add_epilogue(node, dst, &attr, ResidualAs::kBinary, SiluAs::kPass);
     dnnl::convolution_forward::primitive_desc pd;
-    SlabKernel::Slab sl{make_conv_f32(node, r.g, dnnl::algorithm::convolution_direct, src, dst, attr, 1, &pd, &shared)};
+    SlabKernel::Slab sl{make_conv_f32(node, r.g, dnnl::algorithm::convolution_direct, src, dst, attr, 1, &pd, &shared,
+                                      node.input_scale != nullptr ? &scaled : nullptr)};
+    if (scaled && (distinct_scaled.empty() || distinct_scaled.back() != scaled)) distinct_scaled.push_back(scaled);
     sl.src = sl.ex.add_bound(DNNL_ARG_SRC, src);
     sl.dst = sl.ex.add_bound(DNNL_ARG_DST, dst);
     if (has_residual(node)) sl.res = sl.ex.add_bound(residual_arg(), dst);
@@ -87,8 +103,14 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout * sizeof(float);
     slabs.push_back(std::move(sl));
   }
+  SlabKernel::Before before;
+  if (!distinct_scaled.empty()) {
+    before = [weights = std::move(distinct_scaled), at = node.input_scale_index()](std::span<const void* const> in) {
+      for (const auto& w : weights) w->apply(static_cast<const float*>(in[at]));
+    };
+  }
   *kernel = std::make_unique<SlabKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
-                                         graph_pool(node), silu_on_slab(node));
+                                         graph_pool(node), silu_on_slab(node), std::move(before));
   return true;
 }
 
@@ -105,7 +127,8 @@ memory::desc user_weights(const ConvGeometry& g) {
 
 Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::algorithm alg,
                        const memory::desc& src, const memory::desc& dst, const dnnl::primitive_attr& attr, int threads,
-                       dnnl::convolution_forward::primitive_desc* pd, memory* shared_weights) {
+                       dnnl::convolution_forward::primitive_desc* pd, memory* shared_weights,
+                       std::shared_ptr<ChannelScaledWeights>* scaled_weights) {
   const memory::desc w_user = user_weights(g);
   const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
   const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
@@ -145,7 +168,14 @@ Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::a
     if (shared_weights != nullptr) *shared_weights = w_packed;
   }
   Executor ex(conv(*pd), pd->scratchpad_desc(), threads);
-  ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  if (scaled_weights != nullptr) {
+    if (!*scaled_weights || (*scaled_weights)->weights().get_desc() != pd->weights_desc()) {
+      *scaled_weights = std::make_shared<ChannelScaledWeights>(w_packed, w_user, g);
+    }
+    ex.add_fixed(DNNL_ARG_WEIGHTS, (*scaled_weights)->weights());
+  } else {
+    ex.add_fixed(DNNL_ARG_WEIGHTS, w_packed);
+  }
   if (g.has_bias) {
     memory b(bias_md, engine());
     std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
@@ -176,12 +206,14 @@ bool prepare_f32(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   dnnl::primitive_attr attr = default_attr();
   add_epilogue(node, dst, &attr);
   dnnl::convolution_forward::primitive_desc pd;
-  Executor ex = make_conv_f32(node, g, dnnl::algorithm::convolution_direct, src, dst, attr, threads, &pd);
+  std::shared_ptr<ChannelScaledWeights> scaled;
+  Executor ex = make_conv_f32(node, g, dnnl::algorithm::convolution_direct, src, dst, attr, threads, &pd, nullptr,
+                              node.input_scale != nullptr ? &scaled : nullptr);
   const size_t src_slot = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t dst_slot = ex.add_bound(DNNL_ARG_DST, dst);
   const size_t res_slot = has_residual(node) ? ex.add_bound(residual_arg(), dst) : SIZE_MAX;
   *kernel = std::make_unique<ConvKernel>(std::move(ex), src_slot, dst_slot, res_slot, residual_input(node),
-                                         EpilogueTail(node));
+                                         EpilogueTail(node), std::move(scaled), node.input_scale_index());
   return true;
 }
 
@@ -232,6 +264,10 @@ bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
   use_graph_threads(node);
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
   if (g == nullptr || node.inputs[0].dtype != ops::dtype::kFloat32 || !epilogue_fits_f32(node)) return false;
+  if (node.input_scale != nullptr &&
+      (node.input_scale->dtype != ops::dtype::kFloat32 || node.input_scale->num_elements() != g->Cin)) {
+    return false;
+  }
   try {
     return prepare_f32(node, *g, kernel);
   } catch (const dnnl::error&) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "kernels/onednn_channel_scale.h"
 #include "kernels/onednn_runtime.h"
 #include "threads/threadpool.h"
 #include "ops/conv_geometry.h"
@@ -56,10 +57,15 @@ dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t ra
 Executor make_conv_f32(const ops::NodeDesc& node, const ops::ConvGeometry& g, dnnl::algorithm alg,
                        const dnnl::memory::desc& src, const dnnl::memory::desc& dst, const dnnl::primitive_attr& attr,
                        int threads, dnnl::convolution_forward::primitive_desc* pd,
-                       dnnl::memory* shared_weights = nullptr);
+                       dnnl::memory* shared_weights = nullptr,
+                       std::shared_ptr<ChannelScaledWeights>* scaled_weights = nullptr);
 // shared_weights: packed weights to use when they are in the layout the
 // primitive wants (else it packs its own and, when given, stores them there
 // for the next caller): the slabs of one convolution share one copy.
+// scaled_weights (a node with NodeDesc::input_scale): the primitive reads
+// channel-scaled weights (onednn_channel_scale.h) — *scaled_weights when
+// they are in its layout, else new ones, stored there; the caller applies
+// the scale before each execute.
 
 // The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
 // without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).

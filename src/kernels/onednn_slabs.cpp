@@ -47,8 +47,8 @@ std::function<void(void* out, size_t bytes)> silu_on_slab(const ops::NodeDesc& n
   return [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
 }
 
-SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after)
-    : slabs_(std::move(slabs)), res_in_(res_in), pool_(pool), after_(std::move(after)) {
+SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after, Before before)
+    : slabs_(std::move(slabs)), res_in_(res_in), pool_(pool), after_(std::move(after)), before_(std::move(before)) {
   size_t bytes = 0;
   for (const Slab& sl : slabs_) bytes += ops::align_workspace(sl.ex.workspace_bytes());
   ws_ = ops::Workspace(bytes);
@@ -66,6 +66,7 @@ void SlabKernel::carve(uint8_t* base) {
 
 void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out) {
   if (uint8_t* base = ws_.data(); !carved_ || base != carved_at_) carve(base);  // first run, or the regions moved
+  if (before_) before_(in);
   const uint8_t* x = static_cast<const uint8_t*>(in[0]);
   const uint8_t* r = res_in_ != SIZE_MAX ? static_cast<const uint8_t*>(in[res_in_]) : nullptr;
   uint8_t* y = static_cast<uint8_t*>(out[0]);

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <vector>
 
 #include "kernels/onednn_runtime.h"
@@ -73,8 +74,11 @@ class SlabKernel final : public ops::OpKernel {
     size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes
   };
   using After = std::function<void(void* out, size_t bytes)>;
+  // What runs once per run(), on the calling thread, before any slab (the
+  // channel scale of the weights the slabs share); empty without one.
+  using Before = std::function<void(std::span<const void* const> in)>;
   // res_in: the run() input the residual is read from (SIZE_MAX: none).
-  SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {});
+  SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {}, Before before = {});
   // [slab 0 scratchpad][slab 1 scratchpad]...
   size_t workspace_bytes() const override { return ws_.bytes(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
@@ -87,6 +91,7 @@ class SlabKernel final : public ops::OpKernel {
   size_t res_in_;
   pthreadpool_t pool_;
   After after_;
+  Before before_;
   ops::Workspace ws_;
   bool carved_ = false;
   uint8_t* carved_at_ = nullptr;

@@ -227,8 +227,19 @@ struct NodeDesc {
   const ParsedParams* parsed = nullptr;
   // Fused epilogue (see Epilogue); null for an ordinary node.
   const Epilogue* epilogue = nullptr;
+  // Fused channel scale in front of the op (htp/fusion.h, "channel scale"):
+  // the op's input 0 is x, and it computes as if it read x * s, s being
+  // this tensor ([1, 1, 1, C]: one factor per channel of x). Its data is
+  // run()'s in[input_scale_index()], after the op's own inputs and the
+  // epilogue's residual. Null for an ordinary node. Only a fast path whose
+  // FastPath::takes_input_scale is set is given such a node; no reference
+  // kernel takes one.
+  const TensorDesc* input_scale = nullptr;
 
   bool has_epilogue() const { return epilogue != nullptr && !epilogue->empty(); }
+  size_t input_scale_index() const {
+    return inputs.size() + (epilogue != nullptr && epilogue->residual != nullptr ? 1 : 0);
+  }
   // Parameter lookup; nullptr when absent.
   const Param* find_param(std::string_view param_name) const;
 };
@@ -346,6 +357,9 @@ struct FastPath {
   std::string_view library;    // "xnnpack", "onednn", ... (logs, tests)
   FastPrepareFn prepare;       // null for a chain entry
   PrepareChainFn prepare_chain = nullptr;
+  // It honours NodeDesc::input_scale (or declines such a node); the others
+  // are not asked about a node that has one.
+  bool takes_input_scale = false;
 };
 // The type_name of the fast path entry that builds pointwise chains; no op
 // has this name.

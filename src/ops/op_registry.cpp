@@ -117,13 +117,22 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
   // ends up running.
   Status s = adapt ? detail::prepare_adapted(*def, node, false, nullptr) : def->prepare(node, nullptr);
   if (!s.ok() || kernel == nullptr) return s;
+  if (node.input_scale != nullptr && (!use_fast_paths || node.env == nullptr)) {
+    return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
+                               "': no reference kernel takes a fused channel scale");
+  }
   if (use_fast_paths && node.env != nullptr) {
     for (const FastPath& fp : node.env->fast_paths) {
+      if (node.input_scale != nullptr && !fp.takes_input_scale) continue;
       if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) {
         if (impl) *impl = fp.library;
         return Status::Ok();
       }
     }
+  }
+  if (node.input_scale != nullptr) {
+    return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
+                               "': no fast path takes its fused channel scale");
   }
   if (!adapt) {
     if (impl) *impl = "reference";

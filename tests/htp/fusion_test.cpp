@@ -746,3 +746,263 @@ TEST(FusionGraph, Uint8AddLayerNormRoundsOnceAndIsCloserThanTheNodes) {
 }
 
 }  // namespace
+
+namespace {
+
+// ---- channel scale: Multiply(x, s[1,1,1,C]) -> Conv2d ---------------------
+
+// x [1,h,w,c] -> mul(x, s) -> conv (k x k, c -> cout) [-> add(r) -> relu]
+// -> out. x is the output of relu0 over a graph input (so that it is planned
+// NATIVE memory), s and r graph inputs; m is the product.
+struct ScaleBlock {
+  Builder b;
+  uint32_t x = 0, s = 0, m = 0, y = 0;
+};
+ScaleBlock scale_block(uint32_t h, uint32_t w, uint32_t c, uint32_t cout, uint32_t k, bool residual,
+                       bool scale_first = false) {
+  ScaleBlock sb;
+  Builder& b = sb.b;
+  b.rng.seed(h * 1000 + w * 100 + c * 10 + cout + k);
+  const uint32_t in = b.tensor(tt::kAppWrite, {1, h, w, c});
+  sb.s = b.tensor(tt::kAppWrite, {1, 1, 1, c});
+  const uint32_t r = residual ? b.tensor(tt::kAppWrite, {1, h, w, cout}) : 0;
+  sb.x = b.tensor(tt::kNative, {1, h, w, c});
+  b.g.nodes.push_back({"relu0", "", "Relu", {}, {in}, {sb.x}});
+  sb.m = b.tensor(tt::kNative, {1, h, w, c});
+  b.g.nodes.push_back({"mul", "", "ElementWiseMultiply", {},
+                       scale_first ? std::vector<uint32_t>{sb.s, sb.x} : std::vector<uint32_t>{sb.x, sb.s},
+                       {sb.m}});
+  const uint32_t wt = b.tensor(tt::kStatic, {k, k, c, cout});
+  const uint32_t bias = b.tensor(tt::kStatic, {cout});
+  std::uniform_real_distribution<float> d(-0.5f, 0.5f);
+  for (uint32_t id : {wt, bias}) {
+    std::vector<uint8_t> v(b.g.tensors[id - 1].num_bytes());
+    for (size_t i = 0; i < v.size(); i += 4) {
+      const float f = d(b.rng);
+      std::memcpy(&v[i], &f, 4);
+    }
+    b.g.tensors[id - 1].static_data = std::move(v);
+  }
+  const uint32_t p = k / 2;
+  const uint32_t conv_out = b.tensor(residual ? tt::kNative : tt::kAppRead, {1, h, w, cout});
+  b.g.nodes.push_back({"conv", "", "Conv2d",
+                       {u32_tensor("stride", {2}, {1, 1}), u32_tensor("pad_amount", {2, 2}, {p, p, p, p})},
+                       {sb.m, wt, bias}, {conv_out}});
+  sb.y = conv_out;
+  if (residual) {
+    const uint32_t sum = b.tensor(tt::kNative, {1, h, w, cout});
+    b.g.nodes.push_back({"add", "", "ElementWiseAdd", {}, {conv_out, r}, {sum}});
+    sb.y = b.tensor(tt::kAppRead, {1, h, w, cout});
+    b.g.nodes.push_back({"relu", "", "Relu", {}, {sum}, {sb.y}});
+  }
+  return sb;
+}
+
+TEST(FusionPass, ChannelScaleFoldsIntoTheConvThatAloneReadsTheProduct) {
+  for (bool scale_first : {false, true}) {
+    const ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false, scale_first);
+    const auto f = htp::find_fusions(sb.b.g);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(f[0].scale, 1);
+    EXPECT_EQ(f[0].producer, 2);
+    EXPECT_EQ(f[0].scaled, sb.x);
+    EXPECT_EQ(f[0].channel_scale, sb.s);
+    EXPECT_EQ(f[0].scale_product(), sb.m);
+    EXPECT_EQ(f[0].last(), 2);
+    EXPECT_EQ(htp::fused_name(sb.b.g, f[0]), "mul+conv");
+    EXPECT_EQ(htp::fused_type(sb.b.g, f[0]), "ElementWiseMultiply+Conv2d");
+    const htp::Fusion plain = f[0].without_scale();
+    EXPECT_EQ(plain.scale, -1);
+    EXPECT_TRUE(plain.eliminated.empty());
+  }
+  // With the conv's own epilogue: one step of four nodes.
+  const ScaleBlock full = scale_block(8, 8, 6, 4, 3, true);
+  const auto f = htp::find_fusions(full.b.g);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(htp::fused_name(full.b.g, f[0]), "mul+conv+add+relu");
+  EXPECT_EQ(f[0].eliminated.size(), 3u);  // the product, the conv's output, the sum
+  // Each rule broken: no channel scale (and nothing else to fuse).
+  auto no_scale = [](const htp::GraphSpec& g) {
+    const auto fs = htp::find_fusions(g);
+    return std::none_of(fs.begin(), fs.end(), [](const htp::Fusion& x) { return x.scale >= 0; });
+  };
+  {  // the product read by another node too
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    sb.b.node("other", "Relu", {sb.m}, tt::kAppRead);
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+  {  // the product a graph output
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    sb.b.g.tensors[sb.m - 1].type = tt::kAppRead;
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+  {  // a full element-wise product, not one factor per channel
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    sb.b.g.tensors[sb.s - 1].dims = {1, 8, 8, 6};
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+  {  // weights that outweigh the map: 4 x 4 output channels > 3 x 3 pixels
+    const ScaleBlock sb = scale_block(3, 3, 6, 4, 1, false);
+    EXPECT_TRUE(no_scale(sb.b.g));
+    EXPECT_FALSE(no_scale(scale_block(4, 4, 6, 4, 1, false).b.g));  // 16 <= 16: taken
+  }
+  {  // 8-bit tensors
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    for (uint32_t id : {sb.x, sb.s, sb.m}) {
+      sb.b.g.tensors[id - 1].dtype = kU8;
+      sb.b.g.tensors[id - 1].quant = ops::Quant::per_tensor(0.01f, 0);
+    }
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+  {  // a producer other than Conv2d
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    sb.b.g.nodes[2].type = "DepthWiseConv2d";
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+  {  // the product read as the conv's weights, not its input
+    ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+    std::swap(sb.b.g.nodes[2].inputs[0], sb.b.g.nodes[2].inputs[1]);
+    EXPECT_TRUE(no_scale(sb.b.g));
+  }
+}
+
+TEST(FusionGraph, F32ChannelScaleMatchesTheNodesOverRandomShapes) {
+  // The fused step sums (w * s) * x where the nodes sum w * (x * s): each
+  // product rounds once instead of twice, so the two differ by float
+  // rounding only: |out| <= k*k*c * 0.5 + 0.5 here, each term off by at most
+  // 2^-23 of its size.
+  std::mt19937 rng(11);
+  for (int round = 0; round < 12; ++round) {
+    const uint32_t h = 4 + rng() % 9, w = 4 + rng() % 9, c = 1 + rng() % 40;
+    const uint32_t cout = 1 + rng() % std::max<uint32_t>(1, std::min<uint32_t>(24, h * w / 4));
+    const uint32_t k = round % 3 == 2 ? 3 : 1;
+    const bool residual = round % 2 == 1;
+    const ScaleBlock sb = scale_block(h, w, c, cout, k, residual);
+    for (size_t threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << h << "x" << w << "x" << c << " -> " << cout << ", " << k << "x" << k
+                                      << (residual ? " + residual" : "") << ", " << threads << " threads");
+      const GraphRun off = run(sb.b.g, false, true, sb.m, threads);
+      const GraphRun on = run(sb.b.g, true, true, sb.m, threads);
+      ASSERT_EQ(on.profile.size(), 2u);
+      EXPECT_EQ(on.profile[1].name, residual ? "mul+conv+add+relu" : "mul+conv");
+      EXPECT_EQ(on.profile[1].impl, "onednn");
+      EXPECT_FALSE(on.intermediate.has_value()) << "the product is not planned";
+      EXPECT_EQ(off.steps, residual ? 5u : 3u);
+      const float bound = (k * k * c * 0.5f + 1.0f) * 4.0f * 1.2e-7f;
+      expect_f32_near(on.out, off.out, std::max(bound, 1e-6f));
+    }
+  }
+}
+
+TEST(FusionGraph, F32ChannelScaleReadsTheScaleOfEachExecute) {
+  // The weights are rescaled from the factors bound at every execute, not
+  // those of the first: two executes of one prepared graph with different
+  // factors each match the nodes.
+  const ScaleBlock sb = scale_block(6, 6, 8, 5, 1, false);
+  for (size_t threads : {1, 2}) {
+    htp::PlanOptions opt;
+    opt.fast_paths = kernels::fast_paths();
+    htp::GraphSpec s = sb.b.g;
+    s.num_hvx_threads = static_cast<uint32_t>(threads);
+    htp::GraphError err;
+    std::string msg;
+    auto on = htp::PreparedGraph::create(s, opt, &err, &msg);
+    ASSERT_TRUE(on) << msg;
+    opt.fusion = false;
+    auto off = htp::PreparedGraph::create(s, opt, &err, &msg);
+    ASSERT_TRUE(off) << msg;
+    ASSERT_EQ(on->num_steps(), 2u);
+    std::vector<float> x(6 * 6 * 8), f(8);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    for (float& v : x) v = d(rng);
+    for (int turn = 0; turn < 3; ++turn) {
+      for (float& v : f) v = d(rng) * static_cast<float>(turn + 1);
+      std::vector<float> y_on(6 * 6 * 5), y_off(6 * 6 * 5);
+      const htp::TensorBinding ins[] = {{on->input_ids()[0], x.data(), x.size() * 4},
+                                        {on->input_ids()[1], f.data(), f.size() * 4}};
+      const htp::TensorBinding out_on[] = {{on->output_ids()[0], y_on.data(), y_on.size() * 4}};
+      const htp::TensorBinding out_off[] = {{off->output_ids()[0], y_off.data(), y_off.size() * 4}};
+      ASSERT_EQ(on->execute(ins, out_on, &msg), htp::GraphError::kNone) << msg;
+      ASSERT_EQ(off->execute(ins, out_off, &msg), htp::GraphError::kNone) << msg;
+      for (size_t i = 0; i < y_on.size(); ++i) ASSERT_NEAR(y_on[i], y_off[i], 1e-5f) << "turn " << turn << ", " << i;
+    }
+  }
+}
+
+TEST(FusionGraph, ChannelScaleWithoutAKernelForItRunsTheMultiplyBeforeTheConv) {
+  // Reference kernels take no channel scale: the Multiply runs as its own
+  // step right before the conv, which keeps its own epilogue, and the
+  // output is the nodes' bit for bit.
+  const ScaleBlock sb = scale_block(8, 8, 6, 4, 1, true);
+  const GraphRun ref_on = run(sb.b.g, true, false, sb.m), ref_off = run(sb.b.g, false, false, sb.m);
+  ASSERT_EQ(ref_on.profile.size(), 3u);
+  EXPECT_EQ(ref_on.profile[1].name, "mul");
+  EXPECT_EQ(ref_on.profile[2].name, "conv+add+relu");
+  EXPECT_TRUE(ref_on.intermediate.has_value());
+  EXPECT_EQ(ref_on.out, ref_off.out);
+  // Asked of the reference directly, the fused node is refused, not run
+  // without its scale.
+  ops::TensorDesc x, w, b, y;
+  x.dtype = w.dtype = b.dtype = y.dtype = kF32;
+  x.dims = {1, 4, 4, 2};
+  w.dims = {1, 1, 2, 2};
+  b.dims = {2};
+  y.dims = {1, 4, 4, 2};
+  std::vector<float> wv(4, 0.5f), bv(2, 0.0f);
+  w.static_data = wv.data();
+  b.static_data = bv.data();
+  ops::TensorDesc scale = x;
+  scale.dims = {1, 1, 1, 2};
+  const ops::TensorDesc ins[] = {x, w, b};
+  const ops::Param params[] = {u32_tensor("stride", {2}, {1, 1}), u32_tensor("pad_amount", {2, 2}, {0, 0, 0, 0})};
+  ops::NodeDesc nd{"conv", "Conv2d", ins, {&y, 1}, params};
+  nd.input_scale = &scale;
+  std::unique_ptr<ops::OpKernel> k;
+  EXPECT_TRUE(ops::prepare_node(nd, nullptr).ok()) << "validation is the conv's own";
+  EXPECT_EQ(ops::prepare_reference(nd, &k).code, ops::StatusCode::kUnsupported);
+  EXPECT_FALSE(k);
+}
+
+TEST(FusionGraph, APlanStoredWithoutTheChannelScaleStillLoads) {
+  // Without the channel scale, x dies at the Multiply and the conv's output
+  // may take its memory; the fused step reads x where the conv runs, so such
+  // a stored plan does not fit it. The graph then loads as the plan was made
+  // for: the Multiply as its own step.
+  ScaleBlock sb = scale_block(8, 8, 6, 4, 1, false);
+  const uint32_t conv_out = sb.y;
+  sb.b.g.tensors[conv_out - 1].type = tt::kNative;
+  // A Sigmoid alone is no epilogue: the conv's output stays planned.
+  sb.b.g.nodes.push_back({"sig", "", "Sigmoid", {}, {conv_out}, {sb.b.tensor(tt::kAppRead, {1, 8, 8, 4})}});
+  htp::PlanOptions opt;
+  opt.fusion = false;
+  opt.fast_paths = kernels::fast_paths();
+  htp::GraphError err;
+  std::string msg;
+  auto unfused = htp::PreparedGraph::create(sb.b.g, opt, &err, &msg);
+  ASSERT_TRUE(unfused) << msg;
+  // The unfused plan with the conv's output moved onto x (dead by then for
+  // the nodes as written): a plan the unfused graph accepts.
+  htp::StoredPlan stored = unfused->placements();
+  ASSERT_TRUE(stored.count(sb.x) && stored.count(conv_out));
+  stored[conv_out] = stored.at(sb.x);
+  opt.stored_placements = &stored;
+  ASSERT_TRUE(htp::PreparedGraph::create(sb.b.g, opt, &err, &msg)) << msg;
+  const GraphRun on = run(sb.b.g, true, true, sb.m, 1, &stored);
+  ASSERT_EQ(on.profile.size(), 4u);
+  EXPECT_EQ(on.profile[1].name, "mul");
+  EXPECT_EQ(on.profile[2].name, "conv");
+  expect_f32_near(on.out, run(sb.b.g, false, true, sb.m).out, 1e-5f);
+  // A plan made with it loads with it.
+  opt.fusion = true;
+  opt.stored_placements = nullptr;
+  auto fused = htp::PreparedGraph::create(sb.b.g, opt, &err, &msg);
+  ASSERT_TRUE(fused) << msg;
+  const htp::StoredPlan own = fused->placements();
+  const GraphRun again = run(sb.b.g, true, true, sb.m, 1, &own);
+  ASSERT_EQ(again.profile.size(), 3u);
+  EXPECT_EQ(again.profile[1].name, "mul+conv");
+  expect_f32_near(again.out, on.out, 1e-5f);
+}
+
+}  // namespace
