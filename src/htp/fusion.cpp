@@ -135,7 +135,7 @@ struct GraphIndex {
       }
     }
     for (const Fusion& f : fusions) {
-      for (int n : {f.scale, f.producer, f.add, f.sigmoid, f.multiply, f.clamp}) {
+      for (int n : {f.scale, f.producer, f.add, f.sigmoid, f.multiply, f.clamp, f.mean}) {
         if (n >= 0) taken[n] = true;
       }
     }
@@ -300,6 +300,39 @@ void find_channel_scale(const GraphSpec& spec, const GraphIndex& index, const st
   f->eliminated.insert(f->eliminated.begin(), m);
 }
 
+// Rule list: fusion.h, "Channel mean". The ReduceMean node over f's
+// output, or -1.
+int find_channel_mean(const GraphSpec& spec, const GraphIndex& index, const std::vector<bool>& taken, const Fusion& f) {
+  const uint32_t y = spec.nodes[f.last()].outputs[0];
+  const TensorSpec* ys = index.get(y);
+  if (ys == nullptr || ys->dtype != ops::dtype::kFloat32 || ys->dims.size() != 4 || ys->dims[0] != 1) return -1;
+  auto rd = index.readers.find(y);
+  if (rd == index.readers.end()) return -1;
+  for (int r : rd->second) {
+    const NodeSpec& n = spec.nodes[r];
+    if (taken[r] || n.type != "ReduceMean" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
+        (!n.package.empty() && n.package != ops::kPackageName)) {
+      continue;
+    }
+    bool axes_hw = false, others = false;
+    for (const ops::Param& p : n.params) {
+      if (p.name == "axes" && p.is_tensor && p.data.size() == 8) {
+        uint32_t a[2];
+        std::memcpy(a, p.data.data(), 8);
+        axes_hw = (a[0] == 1 && a[1] == 2) || (a[0] == 2 && a[1] == 1);
+      } else if (p.name != "keep_dims") {
+        others = true;
+      }
+    }
+    const TensorSpec* g = index.get(n.outputs[0]);
+    if (!axes_hw || others || g == nullptr || g->dtype != ops::dtype::kFloat32) continue;
+    uint64_t elements = 1;
+    for (uint32_t d : g->dims) elements *= d;
+    if (elements == ys->dims[3]) return r;
+  }
+  return -1;
+}
+
 }  // namespace
 
 Fusion Fusion::without_scale() const {
@@ -415,9 +448,12 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         f.eliminated.push_back(cur);
       }
     }
+    // 4. A channel mean of the SiLU's output.
+    if (f.multiply >= 0) f.mean = find_channel_mean(spec, index, taken, f);
     if (!f.has_epilogue() && f.scale < 0) continue;
     taken[p] = true;
     if (f.scale >= 0) taken[f.scale] = true;
+    if (f.mean >= 0) taken[f.mean] = true;
     if (f.add >= 0) taken[f.add] = true;
     if (f.multiply >= 0) taken[f.sigmoid] = taken[f.multiply] = true;
     if (f.clamp >= 0) taken[f.clamp] = true;
@@ -474,6 +510,7 @@ std::string fused_name(const GraphSpec& spec, const Fusion& f) {
   if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
   if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].name + "+" + spec.nodes[f.multiply].name;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].name;
+  if (f.mean >= 0) s += "+" + spec.nodes[f.mean].name;
   return s;
 }
 
@@ -482,6 +519,7 @@ std::string fused_type(const GraphSpec& spec, const Fusion& f) {
   if (f.add >= 0) s += "+" + spec.nodes[f.add].type;
   if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].type + "+" + spec.nodes[f.multiply].type;
   if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;
+  if (f.mean >= 0) s += "+" + spec.nodes[f.mean].type;
   return s;
 }
 

@@ -82,6 +82,25 @@
 // weights (FastPath::takes_input_scale) takes it; otherwise the Multiply
 // runs as its own step right before the Conv2d, and the Conv2d keeps any
 // epilogue it fused.
+//
+// Channel mean (FLOAT_32), a second output: the squeeze-excite block's
+// global average pool of a fused SiLU's output,
+//
+//   producer ─► SiLU [─► clamp] ──y──► ReduceMean(y, axes {1, 2}) ──► g [1,1,1,C]
+//                                 └──► (y's other readers)
+//
+// is summed while the SiLU pass (kernels/silu.h, openhtp's own, after the
+// primitive) has each value in a register, so y is not read again; y is
+// still written for its other readers. Rules:
+//   - the fusion has the SiLU (its pass is where the sums are taken) and y
+//     is [1, H, W, C] FLOAT_32;
+//   - the ReduceMean reads y alone, over exactly axes 1 and 2, with no
+//     parameter but keep_dims; its output is C FLOAT_32 values;
+//   - it is in no other fusion.
+// The mean is written at the producer's place, before the ReduceMean's own
+// (nothing can read it earlier). The sums are float, in pixel order, as the
+// ReduceMean kernel's own; a kernel without the pass (oneDNN's swish
+// post-op) declines, and the ReduceMean then runs at its place.
 #pragma once
 
 #include <string>
@@ -104,13 +123,21 @@ struct Fusion {
   // in place of the product, and s.
   int scale = -1;
   uint32_t scaled = kNoTensor, channel_scale = kNoTensor;
+  // Channel mean (above): the ReduceMean whose output the step also writes, or -1.
+  int mean = -1;
   // The product a channel scale removes (eliminated's first entry), or kNoTensor.
   uint32_t scale_product() const { return scale >= 0 ? eliminated.front() : kNoTensor; }
   bool has_epilogue() const { return add >= 0 || multiply >= 0 || clamp >= 0; }
   // The last fused node: the step writes its output.
   int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : (add >= 0 ? add : producer)); }
-  // The same fusion without its channel scale (what runs when no kernel takes it).
+  // The same fusion without its channel scale, or mean (what runs when no
+  // kernel takes them).
   Fusion without_scale() const;
+  Fusion without_mean() const {
+    Fusion f = *this;
+    f.mean = -1;
+    return f;
+  }
 };
 
 // Every legal fusion of `spec`, in producer order; a node is in at most one.

@@ -56,19 +56,20 @@ std::unique_ptr<PreparedGraph> PreparedGraph::create(GraphSpec spec, const PlanO
   if (options.stored_placements == nullptr || !options.fusion) {
     return build(std::move(spec), options, true, err, message, nullptr);
   }
-  // A channel scale reads x where the Multiply was, later: a stored plan
-  // made without it (an older build, or OPENHTP_FUSION=off at conversion)
-  // may have put another tensor over x by then, and is refused. Such a
-  // binary still loads, as the graph its plan was made for.
+  // A channel scale reads x later than the Multiply did, a channel mean
+  // writes its output earlier than the ReduceMean did: a stored plan made
+  // without them (an older build, or OPENHTP_FUSION=off at conversion) may
+  // have another tensor in that memory then, and is refused. Such a binary
+  // still loads, as the graph its plan was made for.
   GraphSpec copy = spec;
-  bool used_scale = false;
-  std::unique_ptr<PreparedGraph> g = build(std::move(spec), options, true, err, message, &used_scale);
-  if (g || !used_scale || *err != GraphError::kInvalidGraph) return g;
+  bool moved = false;
+  std::unique_ptr<PreparedGraph> g = build(std::move(spec), options, true, err, message, &moved);
+  if (g || !moved || *err != GraphError::kInvalidGraph) return g;
   return build(std::move(copy), options, false, err, message, nullptr);
 }
 
-std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOptions& options, bool channel_scales,
-                                                    GraphError* err, std::string* message, bool* used_channel_scale) {
+std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOptions& options, bool moved_work,
+                                                    GraphError* err, std::string* message, bool* moved_any) {
   std::unique_ptr<PreparedGraph> g(new PreparedGraph);
   g->spec_ = std::move(spec);
   g->vtcm_budget_bytes_ = options.vtcm_budget_bytes;
@@ -130,10 +131,10 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
   // absorbed into one (set once that step's kernel is built).
   std::vector<Fusion> fusions;
   if (options.fusion) fusions = find_fusions(g->spec_);
-  if (!channel_scales) {
+  if (!moved_work) {
     std::vector<Fusion> kept;
     for (const Fusion& f : fusions) {
-      if (f.has_epilogue()) kept.push_back(f.without_scale());
+      if (f.has_epilogue()) kept.push_back(f.without_scale().without_mean());
     }
     fusions = std::move(kept);
   }
@@ -226,6 +227,12 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     const int out = slot_of(g->spec_.nodes[f.last()].outputs[0]);
     if (out < 0 || produced[out]) return std::nullopt;
     step.out_slots.push_back(out);
+    if (f.mean >= 0) {
+      const int mean = slot_of(g->spec_.nodes[f.mean].outputs[0]);
+      if (mean < 0 || produced[mean]) return std::nullopt;
+      step.out_slots.push_back(mean);
+      step.channel_mean = true;
+    }
     if (f.has_epilogue()) step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
       return std::nullopt;
@@ -393,6 +400,11 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     if (fusion_at[n] >= 0) {
       Fusion f = fusions[fusion_at[n]];
       std::optional<Step> fused = try_fused(f);
+      if (!fused && f.mean >= 0) {
+        // No kernel takes the mean: the ReduceMean runs at its own place.
+        f = f.without_mean();
+        fused = try_fused(f);
+      }
       if (!fused && f.scale >= 0) {
         // No kernel takes the channel scale: the Multiply runs here, then
         // the Conv2d with whatever epilogue it fused.
@@ -425,8 +437,13 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
         if (f.add >= 0) absorbed[f.add] = true;
         if (f.multiply >= 0) absorbed[f.sigmoid] = absorbed[f.multiply] = true;
         if (f.clamp >= 0) absorbed[f.clamp] = true;
+        if (f.mean >= 0) {
+          const NodeSpec& mean = g->spec_.nodes[f.mean];
+          if (!write(mean, mean.outputs[0], &bookkeeping)) return nullptr;
+          absorbed[f.mean] = true;  // judged by its own rules at its place
+        }
         g->steps_.push_back(std::move(step));
-        if (f.scale >= 0 && used_channel_scale != nullptr) *used_channel_scale = true;
+        if ((f.scale >= 0 || f.mean >= 0) && moved_any != nullptr) *moved_any = true;
         // The Multiply is judged by its own rules too.
         if (f.scale >= 0 && !validate_own(f.scale)) return nullptr;
         continue;
@@ -633,7 +650,9 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
   // A fused step's NodeDesc is the producer's, with the last fused node's
   // output and the epilogue; its residual input follows the op's own.
   const std::span<const ops::TensorDesc> op_inputs(in_descs.data(), step.op_inputs);
-  ops::NodeDesc nd{node.name, node.type, op_inputs, out_descs, node.params, &env_};
+  // A channel mean's output is the second output of the step, not of the op.
+  const std::span<const ops::TensorDesc> op_outputs(out_descs.data(), step.channel_mean ? 1 : out_descs.size());
+  ops::NodeDesc nd{node.name, node.type, op_inputs, op_outputs, node.params, &env_};
   ops::Epilogue epilogue;
   if (step.epilogue) {
     epilogue = *step.epilogue;
@@ -642,6 +661,7 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
     nd.epilogue = &epilogue;
   }
   if (step.input_scaled) nd.input_scale = &in_descs.back();
+  if (step.channel_mean) nd.channel_mean = &out_descs[1];
   return ops::prepare_node(nd, kernel, impl);
 }
 

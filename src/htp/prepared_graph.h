@@ -214,6 +214,8 @@ class PreparedGraph {
     // A fused channel scale (fusion.h): in_slots[0] is x, and s is the last
     // input (after the residual, if any).
     bool input_scaled = false;
+    // A fused channel mean (fusion.h): out_slots[1] is the ReduceMean's output.
+    bool channel_mean = false;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
@@ -235,10 +237,11 @@ class PreparedGraph {
     int slot = 0;
     TensorPlacement where;
   };
-  // create() once: channel_scales false leaves fusion.h's channel scales
-  // out; *used_channel_scale (may be null) tells whether a step took one.
-  static std::unique_ptr<PreparedGraph> build(GraphSpec spec, const PlanOptions& options, bool channel_scales,
-                                              GraphError* err, std::string* message, bool* used_channel_scale);
+  // create() once: moved_work false leaves out the fusions that move a
+  // node's work to another place in node order (fusion.h's channel scale
+  // and channel mean); *moved_any (may be null) tells whether a step took one.
+  static std::unique_ptr<PreparedGraph> build(GraphSpec spec, const PlanOptions& options, bool moved_work,
+                                              GraphError* err, std::string* message, bool* moved_any);
   PreparedGraph() = default;
   // Runs step n's kernel on the bound tensors (and its clocks, when node
   // profiling is on).

@@ -51,7 +51,7 @@ class ConvKernel final : public ops::OpKernel {
     if (res_slot_ != SIZE_MAX) ex_.bind(res_slot_, in[res_in_]);
     ex_.bind(dst_, out[0]);
     ex_.execute();
-    tail_.apply(out[0]);
+    tail_.apply(out[0], out.size() > 1 ? out[1] : nullptr);
   }
 
  private:
@@ -109,8 +109,9 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
       for (const auto& w : weights) w->apply(static_cast<const float*>(in[at]));
     };
   }
+  const size_t mean_channels = node.channel_mean != nullptr ? size_t{g.Cout} : 0;
   *kernel = std::make_unique<SlabKernel>(std::move(slabs), has_residual(node) ? residual_input(node) : SIZE_MAX,
-                                         graph_pool(node), silu_on_slab(node), std::move(before));
+                                         graph_pool(node), silu_on_slab(node), std::move(before), mean_channels);
   return true;
 }
 
@@ -246,18 +247,40 @@ void add_epilogue(const ops::NodeDesc& node, const memory::desc& dst, dnnl::prim
 }
 
 bool silu_after_primitive(const ops::NodeDesc& node) {
-  return node.has_epilogue() && node.epilogue->swish && threads_of(node) == 1;
+  // A channel mean is summed in the pass, so a node with one takes the pass
+  // on any number of threads (only small maps get here on several: larger
+  // ones run as slabs, each with its own pass).
+  return node.has_epilogue() && node.epilogue->swish && (threads_of(node) == 1 || node.channel_mean != nullptr);
 }
 
 EpilogueTail::EpilogueTail(const ops::NodeDesc& node) {
   if (!silu_after_primitive(node)) return;
   active_ = true;
   n_ = node.outputs[0].num_elements();
+  if (node.channel_mean != nullptr && channel_mean_fits(node)) channels_ = node.outputs[0].dims.back();
   silu_clamp_bounds(*node.epilogue, &lo_, &hi_);
 }
 
-void EpilogueTail::apply(void* out) const {
-  if (active_) silu_clamp_f32(static_cast<float*>(out), n_, lo_, hi_);
+void EpilogueTail::apply(void* out, void* mean) const {
+  if (!active_) return;
+  if (channels_ == 0 || mean == nullptr) {
+    silu_clamp_f32(static_cast<float*>(out), n_, lo_, hi_);
+    return;
+  }
+  float* sums = static_cast<float*>(mean);
+  std::fill(sums, sums + channels_, 0.0f);
+  const size_t pixels = n_ / channels_;
+  silu_clamp_f32_sums(static_cast<float*>(out), pixels, channels_, lo_, hi_, sums);
+  const float scale = 1.0f / static_cast<float>(pixels);
+  for (size_t c = 0; c < channels_; ++c) sums[c] *= scale;
+}
+
+bool channel_mean_fits(const ops::NodeDesc& node) {
+  if (node.channel_mean == nullptr) return true;
+  const ops::TensorDesc& y = node.outputs[0];
+  return node.has_epilogue() && node.epilogue->swish && y.dtype == ops::dtype::kFloat32 && y.dims.size() == 4 &&
+         y.dims[0] == 1 && node.channel_mean->dtype == ops::dtype::kFloat32 &&
+         node.channel_mean->num_elements() == y.dims[3];
 }
 
 bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
@@ -268,6 +291,7 @@ bool prepare_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* k
       (node.input_scale->dtype != ops::dtype::kFloat32 || node.input_scale->num_elements() != g->Cin)) {
     return false;
   }
+  if (!channel_mean_fits(node)) return false;
   try {
     return prepare_f32(node, *g, kernel);
   } catch (const dnnl::error&) {

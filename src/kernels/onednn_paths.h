@@ -94,7 +94,9 @@ void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl
 // it loses (5.85-6.06 against 5.18-6.36 ms, and 0.96-1.02x ORT against
 // 0.91x): each oneDNN thread applies the post-op to the part of the output
 // it wrote, in its own cache, and a pass split over the pool does not split
-// the output the way the primitive did (bench_cache_locality).
+// the output the way the primitive did (bench_cache_locality). A node with a
+// channel mean (NodeDesc::channel_mean) takes the pass on any number of
+// threads: the sums are taken in it.
 bool silu_after_primitive(const ops::NodeDesc& node);
 
 // A pointwise or depthwise convolution of one image on several threads, run
@@ -122,19 +124,28 @@ inline void silu_clamp_bounds(const ops::Epilogue& e, float* lo, float* hi) {
 }
 
 // What of a fused epilogue runs after the primitive, on the output in place:
-// SiLU and the clamp after it, when silu_after_primitive(node). Inactive
-// (apply does nothing) otherwise.
+// SiLU and the clamp after it, when silu_after_primitive(node), and with
+// them the node's channel mean (NodeDesc::channel_mean) when it has one.
+// Inactive (apply does nothing) otherwise.
 class EpilogueTail {
  public:
   EpilogueTail() = default;
   explicit EpilogueTail(const ops::NodeDesc& node);  // from node.epilogue
-  void apply(void* out) const;                       // out[0]: the node's FLOAT_32 output
+  // out: the node's FLOAT_32 output; mean: the channel mean's C floats
+  // (written when the node has one).
+  void apply(void* out, void* mean = nullptr) const;
+  bool takes_mean() const { return channels_ > 0; }
 
  private:
   bool active_ = false;
   size_t n_ = 0;
+  size_t channels_ = 0;  // > 0: a channel mean over n_ / channels_ pixels
   float lo_ = 0.0f, hi_ = 0.0f;
 };
+
+// Whether `node`'s channel mean (if any) is one a SiLU pass can take: the
+// node fuses a SiLU, its output is [1, H, W, C] and the mean C FLOAT_32s.
+bool channel_mean_fits(const ops::NodeDesc& node);
 
 // The execute argument the residual is bound to (post-op 0's second source).
 inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }

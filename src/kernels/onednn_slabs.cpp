@@ -40,15 +40,35 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
   return slabs;
 }
 
-std::function<void(void* out, size_t bytes)> silu_on_slab(const ops::NodeDesc& node) {
+std::function<void(void* out, size_t bytes, float* sums)> silu_on_slab(const ops::NodeDesc& node) {
   if (!node.has_epilogue() || !node.epilogue->swish) return {};
   float lo, hi;
   silu_clamp_bounds(*node.epilogue, &lo, &hi);
-  return [lo, hi](void* out, size_t bytes) { silu_clamp_f32(static_cast<float*>(out), bytes / sizeof(float), lo, hi); };
+  const size_t channels = node.outputs[0].dims.empty() ? 1 : node.outputs[0].dims.back();
+  return [lo, hi, channels](void* out, size_t bytes, float* sums) {
+    const size_t n = bytes / sizeof(float);
+    if (sums == nullptr) {
+      silu_clamp_f32(static_cast<float*>(out), n, lo, hi);
+    } else {
+      silu_clamp_f32_sums(static_cast<float*>(out), n / channels, channels, lo, hi, sums);
+    }
+  };
 }
 
-SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after, Before before)
-    : slabs_(std::move(slabs)), res_in_(res_in), pool_(pool), after_(std::move(after)), before_(std::move(before)) {
+SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after, Before before,
+                       size_t mean_channels)
+    : slabs_(std::move(slabs)),
+      res_in_(res_in),
+      pool_(pool),
+      after_(std::move(after)),
+      before_(std::move(before)),
+      mean_channels_(mean_channels) {
+  if (mean_channels_ > 0) {
+    partial_sums_.assign(slabs_.size() * mean_channels_, 0.0f);
+    size_t bytes = 0;
+    for (const Slab& sl : slabs_) bytes += sl.out_bytes;
+    pixels_ = bytes / sizeof(float) / mean_channels_;
+  }
   size_t bytes = 0;
   for (const Slab& sl : slabs_) bytes += ops::align_workspace(sl.ex.workspace_bytes());
   ws_ = ops::Workspace(bytes);
@@ -77,10 +97,22 @@ void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out
       sl.ex.bind(sl.dst, y + sl.out_offset);
       if (r != nullptr) sl.ex.bind(sl.res, r + sl.out_offset);
       sl.ex.execute();
-      if (after_) after_(y + sl.out_offset, sl.out_bytes);
+      if (after_) {
+        after_(y + sl.out_offset, sl.out_bytes, mean_channels_ > 0 ? &partial_sums_[i * mean_channels_] : nullptr);
+      }
     }
   };
+  if (mean_channels_ > 0) std::fill(partial_sums_.begin(), partial_sums_.end(), 0.0f);
   parallel_tiles(pool_, slabs_.size(), 1, body);
+  if (mean_channels_ > 0) {  // the slabs' sums, in slab order, then the mean
+    float* mean = static_cast<float*>(out[1]);
+    const float scale = 1.0f / static_cast<float>(pixels_);
+    for (size_t c = 0; c < mean_channels_; ++c) {
+      float s = 0.0f;
+      for (size_t i = 0; i < slabs_.size(); ++i) s += partial_sums_[i * mean_channels_ + c];
+      mean[c] = s * scale;
+    }
+  }
 }
 
 }  // namespace openhtp::kernels::onednn

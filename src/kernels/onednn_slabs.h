@@ -63,8 +63,9 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads);
 // What runs on each slab's output rows after its primitive: the node's fused
 // SiLU (and the clamp after it) as openhtp's pass, which oneDNN's Winograd
 // kernels have no post-op for and a slab's rows are still in cache for;
-// empty without one.
-std::function<void(void* out, size_t bytes)> silu_on_slab(const ops::NodeDesc& node);
+// empty without one. `sums` (may be null): C floats the pass adds each
+// channel's results to (the node's channel mean).
+std::function<void(void* out, size_t bytes, float* sums)> silu_on_slab(const ops::NodeDesc& node);
 
 class SlabKernel final : public ops::OpKernel {
  public:
@@ -73,12 +74,15 @@ class SlabKernel final : public ops::OpKernel {
     size_t src = 0, dst = 0, res = SIZE_MAX;  // bound slots (res: none)
     size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes
   };
-  using After = std::function<void(void* out, size_t bytes)>;
+  using After = std::function<void(void* out, size_t bytes, float* sums)>;
   // What runs once per run(), on the calling thread, before any slab (the
   // channel scale of the weights the slabs share); empty without one.
   using Before = std::function<void(std::span<const void* const> in)>;
   // res_in: the run() input the residual is read from (SIZE_MAX: none).
-  SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {}, Before before = {});
+  // mean_channels > 0: the node's channel mean, out[1], from each slab's
+  // sums in after() (which must then be set).
+  SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {}, Before before = {},
+             size_t mean_channels = 0);
   // [slab 0 scratchpad][slab 1 scratchpad]...
   size_t workspace_bytes() const override { return ws_.bytes(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
@@ -92,6 +96,9 @@ class SlabKernel final : public ops::OpKernel {
   pthreadpool_t pool_;
   After after_;
   Before before_;
+  size_t mean_channels_;
+  std::vector<float> partial_sums_;  // [slab][channel], when mean_channels_ > 0
+  size_t pixels_ = 0;                // of the whole output
   ops::Workspace ws_;
   bool carved_ = false;
   uint8_t* carved_at_ = nullptr;

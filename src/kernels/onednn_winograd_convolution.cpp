@@ -153,7 +153,7 @@ class WinogradConvKernel final : public ops::OpKernel {
     auto body = [&](size_t start, size_t count) {
       for (size_t i = start; i < start + count; ++i) {
         parts_[i].run(x, r, y);
-        if (after_) after_(y + parts_[i].out_offset, parts_[i].out_bytes);
+        if (after_) after_(y + parts_[i].out_offset, parts_[i].out_bytes, nullptr);
       }
     };
     parallel_tiles(parts_.size() > 1 ? pool_ : nullptr, parts_.size(), 1, body);
@@ -217,7 +217,7 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
     omp_set_num_threads(threads);
     parts.push_back(make_part(node, g, 0, 0, threads, SiluAs::kAuto, nullptr));
     if (silu_after_primitive(node)) {
-      after = [tail = EpilogueTail(node)](void* out, size_t) { tail.apply(out); };
+      after = [tail = EpilogueTail(node)](void* out, size_t, float*) { tail.apply(out); };
     }
   }
   *kernel = std::make_unique<WinogradConvKernel>(std::move(parts), has_residual(node) ? residual_input(node) : SIZE_MAX,

@@ -98,6 +98,77 @@ __attribute__((target("avx512f"))) void silu_clamp_avx512(float* y, size_t n, fl
   }
 }
 
+// One block of V vectors (16 V channels from c0, the last vector masked to
+// `tail` lanes) over every pixel, its sums held in registers.
+template <int V>
+__attribute__((target("avx512f"), always_inline)) inline void silu_sums_block(float* y, size_t pixels,
+                                                                            size_t channels, size_t c0,
+                                                                            __mmask16 tail, const SiluConstants& c,
+                                                                            float* sums) {
+  __m512 acc[V];
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) acc[v] = _mm512_maskz_loadu_ps(v == V - 1 ? tail : 0xffff, sums + c0 + 16 * v);
+  for (size_t p = 0; p < pixels; ++p) {
+    float* row = y + p * channels + c0;
+#pragma GCC unroll 4
+    for (int v = 0; v < V; ++v) {
+      const __mmask16 m = v == V - 1 ? tail : static_cast<__mmask16>(0xffff);
+      const __m512 r = silu_step(_mm512_maskz_loadu_ps(m, row + 16 * v), c);
+      _mm512_mask_storeu_ps(row + 16 * v, m, r);
+      acc[v] = _mm512_add_ps(acc[v], r);  // lanes outside the mask are never stored
+    }
+  }
+#pragma GCC unroll 4
+  for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(sums + c0 + 16 * v, v == V - 1 ? tail : 0xffff, acc[v]);
+}
+
+__attribute__((target("avx512f"))) void silu_clamp_sums_avx512(float* y, size_t pixels, size_t channels, float lo,
+                                                              float hi, float* sums) {
+  const SiluConstants c = {_mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(-87.0f), _mm512_set1_ps(89.0f),
+                           _mm512_set1_ps(-0.693145751953125f),  _mm512_set1_ps(-1.428606765330187e-06f),
+                           _mm512_set1_ps(1.0f),                 _mm512_set1_ps(lo),
+                           _mm512_set1_ps(hi),                   _mm512_set1_ps(1.0f / 5040),
+                           _mm512_set1_ps(1.0f / 720),           _mm512_set1_ps(1.0f / 120),
+                           _mm512_set1_ps(1.0f / 24),            _mm512_set1_ps(1.0f / 6),
+                           _mm512_set1_ps(0.5f)};
+  if (channels > 64) {
+    // Pixel by pixel, the sums in memory (L1): blocks of channels taken one
+    // pass each would read the map once per block, in strided pieces
+    // (144 channels: 15 % slower than the plain pass, against 4 % this way).
+    const size_t full = channels / 16 * 16;
+    const __mmask16 tail = static_cast<__mmask16>((1u << (channels - full)) - 1);
+    for (size_t p = 0; p < pixels; ++p) {
+      float* row = y + p * channels;
+      size_t i = 0;
+      for (; i < full; i += 16) {
+        const __m512 r = silu_step(_mm512_loadu_ps(row + i), c);
+        _mm512_storeu_ps(row + i, r);
+        _mm512_storeu_ps(sums + i, _mm512_add_ps(_mm512_loadu_ps(sums + i), r));
+      }
+      if (tail != 0) {
+        const __m512 r = silu_step(_mm512_maskz_loadu_ps(tail, row + i), c);
+        _mm512_mask_storeu_ps(row + i, tail, r);
+        _mm512_mask_storeu_ps(sums + i, tail, _mm512_add_ps(_mm512_maskz_loadu_ps(tail, sums + i), r));
+      }
+    }
+    return;
+  }
+  // Up to 64 channels: one block, its sums in up to four registers across
+  // every pixel.
+  for (size_t c0 = 0; c0 < channels; c0 += 64) {
+    const size_t width = channels - c0 < 64 ? channels - c0 : 64;
+    const int vectors = static_cast<int>((width + 15) / 16);
+    const size_t last = width - 16 * (vectors - 1);
+    const __mmask16 tail = static_cast<__mmask16>((1u << last) - 1);
+    switch (vectors) {
+      case 1: silu_sums_block<1>(y, pixels, channels, c0, tail, c, sums); break;
+      case 2: silu_sums_block<2>(y, pixels, channels, c0, tail, c, sums); break;
+      case 3: silu_sums_block<3>(y, pixels, channels, c0, tail, c, sums); break;
+      default: silu_sums_block<4>(y, pixels, channels, c0, tail, c, sums); break;
+    }
+  }
+}
+
 bool have_avx512f() {
   static const bool yes = [] {
     __builtin_cpu_init();
@@ -107,6 +178,22 @@ bool have_avx512f() {
 }
 
 }  // namespace
+
+void silu_clamp_f32_sums_portable(float* y, size_t pixels, size_t channels, float lo, float hi, float* sums) {
+  for (size_t p = 0; p < pixels; ++p) {
+    float* row = y + p * channels;
+    silu_clamp_f32_portable(row, channels, lo, hi);
+    for (size_t c = 0; c < channels; ++c) sums[c] += row[c];
+  }
+}
+
+void silu_clamp_f32_sums(float* y, size_t pixels, size_t channels, float lo, float hi, float* sums) {
+  if (have_avx512f()) {
+    silu_clamp_sums_avx512(y, pixels, channels, lo, hi, sums);
+  } else {
+    silu_clamp_f32_sums_portable(y, pixels, channels, lo, hi, sums);
+  }
+}
 
 void silu_clamp_f32(float* y, size_t n, float lo, float hi) {
   if (have_avx512f()) {

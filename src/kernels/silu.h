@@ -26,4 +26,11 @@ void silu_clamp_f32(float* y, size_t n, float lo, float hi);
 // tests hold both to the contract above).
 void silu_clamp_f32_portable(float* y, size_t n, float lo, float hi);
 
+// The same over `pixels` x `channels` (NHWC), and sums[c] += the results of
+// channel c, in pixel order, in float (htp/fusion.h's channel mean: the
+// global average pool after a squeeze-excite block's SiLU, summed while each
+// value is in a register).
+void silu_clamp_f32_sums(float* y, size_t pixels, size_t channels, float lo, float hi, float* sums);
+void silu_clamp_f32_sums_portable(float* y, size_t pixels, size_t channels, float lo, float hi, float* sums);
+
 }  // namespace openhtp::kernels

@@ -235,6 +235,12 @@ struct NodeDesc {
   // FastPath::takes_input_scale is set is given such a node; no reference
   // kernel takes one.
   const TensorDesc* input_scale = nullptr;
+  // Fused ReduceMean of the op's (epilogue's) output over its H and W
+  // (htp/fusion.h, "channel mean"): the output is [1, H, W, C] and this
+  // tensor, C floats, is written as run()'s out[1]. Null for an ordinary
+  // node. Only a fast path whose FastPath::takes_channel_mean is set is
+  // given such a node; no reference kernel takes one.
+  const TensorDesc* channel_mean = nullptr;
 
   bool has_epilogue() const { return epilogue != nullptr && !epilogue->empty(); }
   size_t input_scale_index() const {
@@ -360,6 +366,8 @@ struct FastPath {
   // It honours NodeDesc::input_scale (or declines such a node); the others
   // are not asked about a node that has one.
   bool takes_input_scale = false;
+  // The same for NodeDesc::channel_mean.
+  bool takes_channel_mean = false;
 };
 // The type_name of the fast path entry that builds pointwise chains; no op
 // has this name.

@@ -117,22 +117,25 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
   // ends up running.
   Status s = adapt ? detail::prepare_adapted(*def, node, false, nullptr) : def->prepare(node, nullptr);
   if (!s.ok() || kernel == nullptr) return s;
-  if (node.input_scale != nullptr && (!use_fast_paths || node.env == nullptr)) {
+  // Fused work around the op that only some fast paths do (htp/fusion.h):
+  // a kernel that never looks at it must not be asked.
+  const bool scale = node.input_scale != nullptr, mean = node.channel_mean != nullptr;
+  if ((scale || mean) && (!use_fast_paths || node.env == nullptr)) {
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
-                               "': no reference kernel takes a fused channel scale");
+                               "': no reference kernel takes a fused channel scale or mean");
   }
   if (use_fast_paths && node.env != nullptr) {
     for (const FastPath& fp : node.env->fast_paths) {
-      if (node.input_scale != nullptr && !fp.takes_input_scale) continue;
+      if ((scale && !fp.takes_input_scale) || (mean && !fp.takes_channel_mean)) continue;
       if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) {
         if (impl) *impl = fp.library;
         return Status::Ok();
       }
     }
   }
-  if (node.input_scale != nullptr) {
+  if (scale || mean) {
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
-                               "': no fast path takes its fused channel scale");
+                               "': no fast path takes its fused channel scale or mean");
   }
   if (!adapt) {
     if (impl) *impl = "reference";

@@ -1005,4 +1005,173 @@ TEST(FusionGraph, APlanStoredWithoutTheChannelScaleStillLoads) {
   expect_f32_near(again.out, on.out, 1e-5f);
 }
 
+// ---- channel mean: SiLU output -> ReduceMean over H, W --------------------
+
+// in [1,h,w,c] -> producer (dw 3x3 or conv 1x1, c -> c) -> sig -> mul -> y
+// (APP_READ, a graph output too) ; y -> mean(axes {1,2}) -> g [1,1,1,c]
+// (APP_READ). *y_id, *g_id get the ids.
+Builder mean_block(uint32_t h, uint32_t w, uint32_t c, bool depthwise, uint32_t* y_id, uint32_t* g_id,
+                   bool keep_dims = true) {
+  Builder b;
+  b.rng.seed(h * 100 + w * 10 + c);
+  const uint32_t in = b.tensor(tt::kAppWrite, {1, h, w, c});
+  const uint32_t k = depthwise ? 3 : 1;
+  const uint32_t wt = b.tensor(tt::kStatic, depthwise ? std::vector<uint32_t>{3, 3, 1, c} : std::vector<uint32_t>{1, 1, c, c});
+  std::uniform_real_distribution<float> d(-0.5f, 0.5f);
+  std::vector<uint8_t> v(b.g.tensors[wt - 1].num_bytes());
+  for (size_t i = 0; i < v.size(); i += 4) {
+    const float f = d(b.rng);
+    std::memcpy(&v[i], &f, 4);
+  }
+  b.g.tensors[wt - 1].static_data = std::move(v);
+  const uint32_t t = b.tensor(tt::kNative, {1, h, w, c});
+  const uint32_t p = k / 2;
+  b.g.nodes.push_back({"conv", "", depthwise ? "DepthWiseConv2d" : "Conv2d",
+                       {u32_tensor("stride", {2}, {1, 1}), u32_tensor("pad_amount", {2, 2}, {p, p, p, p})},
+                       {in, wt},
+                       {t}});
+  const uint32_t s = b.tensor(tt::kNative, {1, h, w, c});
+  b.g.nodes.push_back({"sig", "", "Sigmoid", {}, {t}, {s}});
+  *y_id = b.tensor(tt::kAppRead, {1, h, w, c});
+  b.g.nodes.push_back({"mul", "", "ElementWiseMultiply", {}, {t, s}, {*y_id}});
+  *g_id = b.tensor(tt::kAppRead, keep_dims ? std::vector<uint32_t>{1, 1, 1, c} : std::vector<uint32_t>{1, c});
+  std::vector<ops::Param> params = {u32_tensor("axes", {2}, {1, 2})};
+  if (keep_dims) params.push_back(scalar("keep_dims", ops::dtype::kBool8, 1));
+  b.g.nodes.push_back({"mean", "", "ReduceMean", std::move(params), {*y_id}, {*g_id}});
+  return b;
+}
+
+TEST(FusionPass, ChannelMeanRidesOnTheSiluPass) {
+  uint32_t y, g;
+  for (bool depthwise : {false, true}) {
+    for (bool keep : {true, false}) {
+      const Builder b = mean_block(6, 6, 8, depthwise, &y, &g, keep);
+      const auto f = htp::find_fusions(b.g);
+      ASSERT_EQ(f.size(), 1u);
+      EXPECT_EQ(f[0].mean, 3);
+      EXPECT_EQ(f[0].last(), 2) << "the step's first output is still the SiLU's";
+      EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv+sig+mul+mean");
+      EXPECT_EQ(htp::find_fusions(b.g)[0].without_mean().mean, -1);
+    }
+  }
+  auto no_mean = [](const Builder& b) {
+    const auto fs = htp::find_fusions(b.g);
+    return std::none_of(fs.begin(), fs.end(), [](const htp::Fusion& x) { return x.mean >= 0; });
+  };
+  {  // other axes: a mean over W only
+    Builder b = mean_block(6, 6, 8, true, &y, &g);
+    b.g.nodes[3].params[0] = u32_tensor("axes", {1}, {2});
+    b.g.tensors[g - 1].dims = {1, 6, 1, 8};
+    EXPECT_TRUE(no_mean(b));
+  }
+  {  // over H, W and C
+    Builder b = mean_block(6, 6, 8, true, &y, &g);
+    b.g.nodes[3].params[0] = u32_tensor("axes", {3}, {1, 2, 3});
+    b.g.tensors[g - 1].dims = {1, 1, 1, 1};
+    EXPECT_TRUE(no_mean(b));
+  }
+  {  // a parameter the pass would ignore
+    Builder b = mean_block(6, 6, 8, true, &y, &g);
+    b.g.nodes[3].params.push_back(scalar("other", ops::dtype::kUint32, 1));
+    EXPECT_TRUE(no_mean(b));
+  }
+  {  // a batch of two: one mean per image
+    Builder b = mean_block(6, 6, 8, true, &y, &g);
+    for (auto& t : b.g.tensors) {
+      if (t.dims.size() == 4 && t.dims[1] == 6) t.dims[0] = 2;
+    }
+    b.g.tensors[g - 1].dims = {2, 1, 1, 8};
+    EXPECT_TRUE(no_mean(b));
+  }
+  {  // no SiLU to ride on: conv -> relu -> mean
+    Builder b = mean_block(6, 6, 8, true, &y, &g);
+    b.g.nodes.erase(b.g.nodes.begin() + 1);  // the Sigmoid
+    b.g.nodes[1] = {"relu", "", "Relu", {}, {b.g.nodes[0].outputs[0]}, {y}};
+    EXPECT_TRUE(no_mean(b));
+    EXPECT_EQ(htp::find_fusions(b.g).size(), 1u) << "the clamp still fuses";
+  }
+}
+
+TEST(FusionGraph, ChannelMeanMatchesTheNodesOverRandomShapes) {
+  // The mean is the float sum of the SiLU's results in pixel order (per
+  // slab, then the slabs' sums) times 1 / (H W), the ReduceMean kernel's
+  // own arithmetic up to the order of the additions; y itself is the same
+  // pass either way.
+  std::mt19937 rng(17);
+  for (int round = 0; round < 10; ++round) {
+    const uint32_t h = 2 + rng() % 14, w = 2 + rng() % 14, c = 1 + rng() % 150;
+    const bool depthwise = round % 2 == 0;
+    uint32_t y, g;
+    const Builder b = mean_block(h, w, c, depthwise, &y, &g);
+    for (size_t threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << h << "x" << w << "x" << c << (depthwise ? " depthwise" : " 1x1") << ", "
+                                      << threads << " threads");
+      htp::PlanOptions opt;
+      opt.fast_paths = kernels::fast_paths();
+      htp::GraphSpec spec = b.g;
+      spec.num_hvx_threads = static_cast<uint32_t>(threads);
+      htp::GraphError err;
+      std::string msg;
+      auto on = htp::PreparedGraph::create(spec, opt, &err, &msg);
+      ASSERT_TRUE(on) << msg;
+      opt.fusion = false;
+      auto off = htp::PreparedGraph::create(spec, opt, &err, &msg);
+      ASSERT_TRUE(off) << msg;
+      ASSERT_EQ(on->num_steps(), 1u);
+      on->set_node_profiling(true);
+      std::vector<float> x(size_t{h} * w * c);
+      std::uniform_real_distribution<float> d(-2.0f, 2.0f);
+      for (float& v : x) v = d(rng);
+      std::vector<float> y_on(x.size()), y_off(x.size()), g_on(c, -1.0f), g_off(c, -2.0f);
+      const htp::TensorBinding ins[] = {{on->input_ids()[0], x.data(), x.size() * 4}};
+      const htp::TensorBinding out_on[] = {{y, y_on.data(), y_on.size() * 4}, {g, g_on.data(), g_on.size() * 4}};
+      const htp::TensorBinding out_off[] = {{y, y_off.data(), y_off.size() * 4}, {g, g_off.data(), g_off.size() * 4}};
+      ASSERT_EQ(on->execute(ins, out_on, &msg), htp::GraphError::kNone) << msg;
+      ASSERT_EQ(off->execute(ins, out_off, &msg), htp::GraphError::kNone) << msg;
+      EXPECT_EQ(on->node_profile()[0].name, "conv+sig+mul+mean");
+      EXPECT_EQ(on->node_profile()[0].impl, "onednn");
+      for (size_t i = 0; i < y_on.size(); ++i) ASSERT_NEAR(y_on[i], y_off[i], 1e-5f) << "y " << i;
+      // |silu| <= |conv| <= 2 * 9 * 0.5: the sum of h w terms, each off by
+      // 2^-24 of the running sum at most, in either order.
+      const float bound = 9.0f * 1.2e-7f * static_cast<float>(h * w);
+      for (size_t i = 0; i < c; ++i) ASSERT_NEAR(g_on[i], g_off[i], bound) << "mean " << i;
+    }
+  }
+}
+
+TEST(FusionGraph, ChannelMeanWithoutAKernelForItRunsTheReduceMean) {
+  // Reference kernels take no channel mean: the ReduceMean runs at its own
+  // place, and both outputs are the nodes' bit for bit.
+  uint32_t y, g;
+  const Builder b = mean_block(6, 6, 8, true, &y, &g);
+  std::vector<float> x(6 * 6 * 8);
+  std::mt19937 rng(2);
+  for (float& v : x) v = std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
+  std::vector<float> outs[2][2];
+  for (bool fusion : {true, false}) {
+    htp::PlanOptions opt;
+    opt.fusion = fusion;
+    htp::GraphError err;
+    std::string msg;
+    auto graph = htp::PreparedGraph::create(b.g, opt, &err, &msg);
+    ASSERT_TRUE(graph) << msg;
+    if (fusion) {
+      graph->set_node_profiling(true);
+      EXPECT_EQ(graph->num_steps(), 2u);
+    }
+    std::vector<float>& yv = outs[fusion][0] = std::vector<float>(x.size());
+    std::vector<float>& gv = outs[fusion][1] = std::vector<float>(8);
+    const htp::TensorBinding ins[] = {{graph->input_ids()[0], x.data(), x.size() * 4}};
+    const htp::TensorBinding o[] = {{y, yv.data(), yv.size() * 4}, {g, gv.data(), gv.size() * 4}};
+    ASSERT_EQ(graph->execute(ins, o, &msg), htp::GraphError::kNone) << msg;
+    if (fusion) {
+      ASSERT_EQ(graph->node_profile().size(), 2u);
+      EXPECT_EQ(graph->node_profile()[0].name, "conv+sig+mul");
+      EXPECT_EQ(graph->node_profile()[1].name, "mean");
+    }
+  }
+  EXPECT_EQ(outs[1][0], outs[0][0]);
+  EXPECT_EQ(outs[1][1], outs[0][1]);
+}
+
 }  // namespace
