@@ -415,8 +415,10 @@ struct GraphRun {
   std::vector<std::vector<uint8_t>> inputs;  // what each graph input was bound to
 };
 
-GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t intermediate, size_t threads = 1,
-        const htp::StoredPlan* stored = nullptr) {
+// The graph prepared with fusion on or off, the fast paths or the
+// reference kernels only, a stored plan or none.
+std::unique_ptr<htp::PreparedGraph> prepared(const htp::GraphSpec& spec, bool fusion, size_t threads,
+                                             bool fast = true, const htp::StoredPlan* stored = nullptr) {
   htp::PlanOptions opt;
   opt.fusion = fusion;
   if (fast) opt.fast_paths = kernels::fast_paths();
@@ -427,6 +429,13 @@ GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t interm
   std::string msg;
   auto g = htp::PreparedGraph::create(std::move(s), opt, &err, &msg);
   EXPECT_TRUE(g) << msg;
+  return g;
+}
+
+GraphRun run(const htp::GraphSpec& spec, bool fusion, bool fast, uint32_t intermediate, size_t threads = 1,
+        const htp::StoredPlan* stored = nullptr) {
+  auto g = prepared(spec, fusion, threads, fast, stored);
+  std::string msg;
   GraphRun r;
   if (!g) return r;
   // Every input random, from one generator (the first input's values do not
@@ -900,17 +909,9 @@ TEST(FusionGraph, F32ChannelScaleReadsTheScaleOfEachExecute) {
   // factors each match the nodes.
   const ScaleBlock sb = scale_block(6, 6, 8, 5, 1, false);
   for (size_t threads : {1, 2}) {
-    htp::PlanOptions opt;
-    opt.fast_paths = kernels::fast_paths();
-    htp::GraphSpec s = sb.b.g;
-    s.num_hvx_threads = static_cast<uint32_t>(threads);
-    htp::GraphError err;
     std::string msg;
-    auto on = htp::PreparedGraph::create(s, opt, &err, &msg);
-    ASSERT_TRUE(on) << msg;
-    opt.fusion = false;
-    auto off = htp::PreparedGraph::create(s, opt, &err, &msg);
-    ASSERT_TRUE(off) << msg;
+    auto on = prepared(sb.b.g, true, threads), off = prepared(sb.b.g, false, threads);
+    ASSERT_TRUE(on && off);
     ASSERT_EQ(on->num_steps(), 2u);
     std::vector<float> x(6 * 6 * 8), f(8);
     std::mt19937 rng(5);
@@ -1106,17 +1107,9 @@ TEST(FusionGraph, ChannelMeanMatchesTheNodesOverRandomShapes) {
     for (size_t threads : {1, 2}) {
       SCOPED_TRACE(testing::Message() << h << "x" << w << "x" << c << (depthwise ? " depthwise" : " 1x1") << ", "
                                       << threads << " threads");
-      htp::PlanOptions opt;
-      opt.fast_paths = kernels::fast_paths();
-      htp::GraphSpec spec = b.g;
-      spec.num_hvx_threads = static_cast<uint32_t>(threads);
-      htp::GraphError err;
       std::string msg;
-      auto on = htp::PreparedGraph::create(spec, opt, &err, &msg);
-      ASSERT_TRUE(on) << msg;
-      opt.fusion = false;
-      auto off = htp::PreparedGraph::create(spec, opt, &err, &msg);
-      ASSERT_TRUE(off) << msg;
+      auto on = prepared(b.g, true, threads), off = prepared(b.g, false, threads);
+      ASSERT_TRUE(on && off);
       ASSERT_EQ(on->num_steps(), 1u);
       on->set_node_profiling(true);
       std::vector<float> x(size_t{h} * w * c);
