@@ -903,6 +903,32 @@ TEST(FusionGraph, F32ChannelScaleMatchesTheNodesOverRandomShapes) {
   }
 }
 
+TEST(FusionGraph, F32ChannelScaleOfAGroupedConv) {
+  // Group g of the conv reads input channels [g cin_g, (g + 1) cin_g): each
+  // packed weight takes the factor of its own input channel, not of its
+  // index within the group.
+  for (uint32_t groups : {2u, 4u}) {
+    ScaleBlock sb = scale_block(8, 8, 8, 4, 1, false);
+    htp::NodeSpec& conv = sb.b.g.nodes[2];
+    conv.params.push_back(scalar("group", ops::dtype::kUint32, groups));
+    htp::TensorSpec& w = sb.b.g.tensors[conv.inputs[1] - 1];
+    w.dims = {1, 1, 8 / groups, 4};
+    std::vector<uint8_t> wv(w.num_bytes());
+    for (size_t i = 0; i < wv.size(); i += 4) {
+      const float f = 0.1f * static_cast<float>(i / 4 % 7) - 0.3f;
+      std::memcpy(&wv[i], &f, 4);
+    }
+    w.static_data = std::move(wv);
+    ASSERT_EQ(htp::find_fusions(sb.b.g).size(), 1u);
+    for (size_t threads : {1, 2}) {
+      const GraphRun off = run(sb.b.g, false, true, sb.m, threads), on = run(sb.b.g, true, true, sb.m, threads);
+      ASSERT_EQ(on.profile.size(), 2u) << groups << " groups";
+      EXPECT_EQ(on.profile[1].name, "mul+conv");
+      expect_f32_near(on.out, off.out, 1e-5f);
+    }
+  }
+}
+
 TEST(FusionGraph, F32ChannelScaleReadsTheScaleOfEachExecute) {
   // The weights are rescaled from the factors bound at every execute, not
   // those of the first: two executes of one prepared graph with different
