@@ -99,8 +99,15 @@
 //   - it is in no other fusion.
 // The mean is written at the producer's place, before the ReduceMean's own
 // (nothing can read it earlier). The sums are float, in pixel order, as the
-// ReduceMean kernel's own; a kernel without the pass (oneDNN's swish
-// post-op) declines, and the ReduceMean then runs at its place.
+// ReduceMean kernel's own. Only a fast path that runs the SiLU as that pass
+// (FastPath::takes_channel_mean: the oneDNN convolutions, which take the
+// pass for such a node on any number of threads) takes it; otherwise the
+// ReduceMean runs at its own place.
+//
+// Both move work in node order (x is read later than the Multiply read it,
+// the mean written earlier than the ReduceMean wrote it), so a context
+// binary's stored plan made without them may not fit;
+// PreparedGraph::create then prepares the graph without them.
 #pragma once
 
 #include <string>
