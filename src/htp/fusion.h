@@ -127,13 +127,11 @@ struct Fusion {
   float lo = 0.0f, hi = 0.0f;     // the clamp's bounds (real values), when clamp >= 0
   std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
   // Channel scale (above): the Multiply before the producer, or -1; x, read
-  // in place of the product, and s.
+  // in place of the product, and s. The product is eliminated's first entry.
   int scale = -1;
   uint32_t scaled = kNoTensor, channel_scale = kNoTensor;
   // Channel mean (above): the ReduceMean whose output the step also writes, or -1.
   int mean = -1;
-  // The product a channel scale removes (eliminated's first entry), or kNoTensor.
-  uint32_t scale_product() const { return scale >= 0 ? eliminated.front() : kNoTensor; }
   bool has_epilogue() const { return add >= 0 || multiply >= 0 || clamp >= 0; }
   // The last fused node: the step writes its output.
   int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : (add >= 0 ? add : producer)); }

@@ -257,7 +257,7 @@ EpilogueTail::EpilogueTail(const ops::NodeDesc& node) {
   if (!silu_after_primitive(node)) return;
   active_ = true;
   n_ = node.outputs[0].num_elements();
-  if (node.channel_mean != nullptr && channel_mean_fits(node)) channels_ = node.outputs[0].dims.back();
+  if (node.channel_mean != nullptr) channels_ = node.outputs[0].dims.back();  // shape: channel_mean_fits
   silu_clamp_bounds(*node.epilogue, &lo_, &hi_);
 }
 

@@ -119,11 +119,8 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
   if (!s.ok() || kernel == nullptr) return s;
   // Fused work around the op that only some fast paths do (htp/fusion.h):
   // a kernel that never looks at it must not be asked.
+  // No reference kernel takes them either (the check after the loop).
   const bool scale = node.input_scale != nullptr, mean = node.channel_mean != nullptr;
-  if ((scale || mean) && (!use_fast_paths || node.env == nullptr)) {
-    return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
-                               "': no reference kernel takes a fused channel scale or mean");
-  }
   if (use_fast_paths && node.env != nullptr) {
     for (const FastPath& fp : node.env->fast_paths) {
       if ((scale && !fp.takes_input_scale) || (mean && !fp.takes_channel_mean)) continue;

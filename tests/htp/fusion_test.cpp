@@ -816,7 +816,7 @@ TEST(FusionPass, ChannelScaleFoldsIntoTheConvThatAloneReadsTheProduct) {
     EXPECT_EQ(f[0].producer, 2);
     EXPECT_EQ(f[0].scaled, sb.x);
     EXPECT_EQ(f[0].channel_scale, sb.s);
-    EXPECT_EQ(f[0].scale_product(), sb.m);
+    EXPECT_EQ(f[0].eliminated.front(), sb.m);
     EXPECT_EQ(f[0].last(), 2);
     EXPECT_EQ(htp::fused_name(sb.b.g, f[0]), "mul+conv");
     EXPECT_EQ(htp::fused_type(sb.b.g, f[0]), "ElementWiseMultiply+Conv2d");
@@ -1001,30 +1001,22 @@ TEST(FusionGraph, APlanStoredWithoutTheChannelScaleStillLoads) {
   sb.b.g.tensors[conv_out - 1].type = tt::kNative;
   // A Sigmoid alone is no epilogue: the conv's output stays planned.
   sb.b.g.nodes.push_back({"sig", "", "Sigmoid", {}, {conv_out}, {sb.b.tensor(tt::kAppRead, {1, 8, 8, 4})}});
-  htp::PlanOptions opt;
-  opt.fusion = false;
-  opt.fast_paths = kernels::fast_paths();
-  htp::GraphError err;
-  std::string msg;
-  auto unfused = htp::PreparedGraph::create(sb.b.g, opt, &err, &msg);
-  ASSERT_TRUE(unfused) << msg;
+  auto unfused = prepared(sb.b.g, false, 1);
+  ASSERT_TRUE(unfused);
   // The unfused plan with the conv's output moved onto x (dead by then for
   // the nodes as written): a plan the unfused graph accepts.
   htp::StoredPlan stored = unfused->placements();
   ASSERT_TRUE(stored.count(sb.x) && stored.count(conv_out));
   stored[conv_out] = stored.at(sb.x);
-  opt.stored_placements = &stored;
-  ASSERT_TRUE(htp::PreparedGraph::create(sb.b.g, opt, &err, &msg)) << msg;
+  ASSERT_TRUE(prepared(sb.b.g, false, 1, true, &stored));
   const GraphRun on = run(sb.b.g, true, true, sb.m, 1, &stored);
   ASSERT_EQ(on.profile.size(), 4u);
   EXPECT_EQ(on.profile[1].name, "mul");
   EXPECT_EQ(on.profile[2].name, "conv");
   expect_f32_near(on.out, run(sb.b.g, false, true, sb.m).out, 1e-5f);
   // A plan made with it loads with it.
-  opt.fusion = true;
-  opt.stored_placements = nullptr;
-  auto fused = htp::PreparedGraph::create(sb.b.g, opt, &err, &msg);
-  ASSERT_TRUE(fused) << msg;
+  auto fused = prepared(sb.b.g, true, 1);
+  ASSERT_TRUE(fused);
   const htp::StoredPlan own = fused->placements();
   const GraphRun again = run(sb.b.g, true, true, sb.m, 1, &own);
   ASSERT_EQ(again.profile.size(), 3u);
@@ -1168,12 +1160,9 @@ TEST(FusionGraph, ChannelMeanWithoutAKernelForItRunsTheReduceMean) {
   for (float& v : x) v = std::uniform_real_distribution<float>(-2.0f, 2.0f)(rng);
   std::vector<float> outs[2][2];
   for (bool fusion : {true, false}) {
-    htp::PlanOptions opt;
-    opt.fusion = fusion;
-    htp::GraphError err;
+    auto graph = prepared(b.g, fusion, 1, /*fast=*/false);
+    ASSERT_TRUE(graph);
     std::string msg;
-    auto graph = htp::PreparedGraph::create(b.g, opt, &err, &msg);
-    ASSERT_TRUE(graph) << msg;
     if (fusion) {
       graph->set_node_profiling(true);
       EXPECT_EQ(graph->num_steps(), 2u);
