@@ -163,6 +163,11 @@ else
   done
   setup_ort_peer
   echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # How unequal the vCPUs are this hour: the ceiling the two-thread rows are
+  # read against (docs/performance.md, "Session 11").
+  balance_bin="$build/bin/bench_cpu_balance"
+  if [[ -x "$balance_bin" ]]; then timeout 60 "$balance_bin" 50 || true
+  else echo "bench_cpu_balance not built (ninja -C $build bench_cpu_balance): vCPU balance not measured"; fi
   timeout 120 "$gemm_bin" --threads 1,2 --json "$models/gemm_peak_before.json"
   timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2 \
     --gemm-peak "$gemm_bin" --gemm-n 1024 --json "$models/onnx_models.json" ${ort_args[@]+"${ort_args[@]}"} || onnx_status=$?
