@@ -20,9 +20,8 @@
 // taken in the same hour. The pass overstates a graph's share of the
 // effect: a graph's nodes are not all memory-bound.
 //   bench_cpu_balance [rounds]   (default 100)
-#include <sched.h>
-
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -58,11 +57,18 @@ __attribute__((noinline)) float compute_chain(size_t steps, float seed) {
 
 // One timed memory pass on the calling thread (already pinned), both buffers
 // written by this thread first so that they sit in this CPU's caches, not
-// the other's (the bench_cache_locality effect).
-double timed_memory(std::vector<float>& a, std::vector<float>& b, int round) {
+// the other's (the bench_cache_locality effect). With a gate, the pass
+// starts once `parties` threads have written theirs, so that they overlap.
+double timed_memory(std::vector<float>& a, std::vector<float>& b, int round, std::atomic<int>* gate = nullptr,
+                    int parties = 0) {
   for (size_t i = 0; i < a.size(); ++i) {
     a[i] = static_cast<float>((i + round) & 15);
     b[i] = static_cast<float>(i & 7);
+  }
+  if (gate != nullptr) {
+    gate->fetch_add(1);
+    while (gate->load() < parties) {
+    }
   }
   const double t0 = now_us();
   memory_pass(a.data(), b.data(), a.size(), 1.0001f);
@@ -101,13 +107,14 @@ int main(int argc, char** argv) {
     }
     // Both at once: one thread per CPU, each on its own map.
     double t[2] = {};
+    std::atomic<int> gate{0};
     std::thread other([&] {
       const bench::ScopedPin pin({0}, cpu[1]);
-      t[1] = timed_memory(a2, b2, r);
+      t[1] = timed_memory(a2, b2, r, &gate, 2);
     });
     {
       const bench::ScopedPin pin({0}, cpu[0]);
-      t[0] = timed_memory(a, b, r);
+      t[0] = timed_memory(a, b, r, &gate, 2);
     }
     other.join();
     both[0].push_back(t[0]);
