@@ -56,8 +56,8 @@ build() {
 
 # Under ASan+UBSan: the process-boundary and API tests, the kernels (reference
 # and fast paths), and the ONNX importer's passes (it parses untrusted files).
-SANITIZED_TESTS=(fastrpc_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test htp_test threads_test fuzz_context_binary
-  fuzz_graph_prepare fuzz_system_binary_info
+SANITIZED_TESTS=(fastrpc_test parallel_copy_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test
+  htp_test threads_test fuzz_context_binary fuzz_graph_prepare fuzz_system_binary_info
   fuzz_execute_request onnx_passes_test dsp_heap_test)
 
 case "${1:-}" in
@@ -82,7 +82,7 @@ case "${1:-}" in
     OPENHTP_KERNELS=reference ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -j2 \
       -R '^qnn_inproc\.'
     echo "== TSan"
-    build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test qnn_test qnn_no_throw_test \
+    build build-tsan -DOPENHTP_SANITIZE=thread -DOPENHTP_BUILD_BENCH=OFF -- fastrpc_test parallel_copy_test qnn_test qnn_no_throw_test \
       qnn_nonrpc_test htp_test QnnHtpSkel openhtp-cdsp openhtp_test_skel
     # The DSP side runs reference kernels here: oneDNN's OpenMP and XNNPACK's
     # pthreadpool are not TSan-instrumented, so their internal hand-offs would

@@ -1,6 +1,8 @@
 #include "fastrpc/parallel_copy.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -10,13 +12,45 @@
 namespace openhtp::fastrpc {
 namespace {
 
+// The copy goes in chunks claimed from both ends of one word: the caller
+// takes chunks from the front, the helper from the back, until they meet.
+// Why not two fixed halves: the vCPUs of a shared host are not equally fast
+// (one ran memory-bound work 1.2-2.4x slower than the other in the same
+// hour, bench_cpu_balance), and with halves a copy finished when the slower
+// core did. Claimed chunks let the faster core copy more, and a helper that
+// wakes late finds less, or nothing, left instead of holding the caller up
+// for a whole half (docs/performance.md, "Session 11").
+//
+// The word: job tag (24 bits) | next chunk from the front (20) | end of the
+// chunks not claimed yet (20). A claim is one compare-and-swap, so no chunk
+// is copied twice or never. The protocol that keeps a claim and the buffers
+// it copies in the same job, however late the helper runs:
+//   - the caller writes the job's buffers, then the word (the new tag, all
+//     chunks unclaimed), then publishes the job; it claims until none is
+//     left, then waits until `copying` is 0 before it returns (and so before
+//     it writes another job's buffers);
+//   - the helper raises `copying` before it reads the buffers and lowers it
+//     after its last claim, claiming only with the tag of the job it woke
+//     for. A claim can succeed only while the word holds that tag with
+//     chunks left, i.e. while that job runs; its caller then waits for the
+//     helper, so the buffers the helper read are that job's.
+constexpr size_t kChunkBytes = 256u << 10;  // 64 claims for 16 MiB
+constexpr int kIndexBits = 20;
+constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
+constexpr uint64_t kTagMask = (uint64_t{1} << (64 - 2 * kIndexBits)) - 1;
+
+uint64_t pack(uint64_t tag, uint64_t front, uint64_t back) {
+  return ((tag & kTagMask) << (2 * kIndexBits)) | (front << kIndexBits) | back;
+}
+
 struct Helper {
-  alignas(64) ipc::FutexWord job;   // bumped by the caller to hand over a half
-  alignas(64) ipc::FutexWord done;  // set to the job's number when the half is copied
-  void* dst = nullptr;
-  const void* src = nullptr;
-  size_t n = 0;
-  std::mutex busy;      // one split copy at a time; others copy alone
+  alignas(64) ipc::FutexWord job;  // bumped by the caller when a copy is there to share
+  alignas(64) std::atomic<uint64_t> chunks{0};
+  alignas(64) std::atomic<uint32_t> copying{0};  // the helper is reading buffers or copying
+  std::atomic<char*> dst{nullptr};
+  std::atomic<const char*> src{nullptr};
+  std::atomic<size_t> n{0};
+  std::mutex busy;  // one shared copy at a time; others copy alone
   bool started = false;
   uint32_t seq = 0;
 };
@@ -26,14 +60,37 @@ Helper& helper() {
   return *h;
 }
 
+// One chunk of the job tagged `tag`, from the front or the back; false when
+// none is left or the word is another job's.
+bool claim(Helper& h, uint64_t tag, bool front, size_t* chunk) {
+  uint64_t w = h.chunks.load();
+  for (;;) {
+    const uint64_t b = (w >> kIndexBits) & kIndexMask, e = w & kIndexMask;
+    if ((w >> (2 * kIndexBits)) != (tag & kTagMask) || b >= e) return false;
+    if (h.chunks.compare_exchange_weak(w, front ? pack(tag, b + 1, e) : pack(tag, b, e - 1))) {
+      *chunk = front ? b : e - 1;
+      return true;
+    }
+  }
+}
+
+void copy_chunk(char* dst, const char* src, size_t n, size_t chunk) {
+  const size_t at = chunk * kChunkBytes;
+  std::memcpy(dst + at, src + at, std::min(kChunkBytes, n - at));
+}
+
 void helper_loop(Helper* h) {
   uint32_t seen = 0;
   for (;;) {
-    uint32_t v = ipc::futex_wait_change(h->job, seen, ipc::default_spin_ns(), 0);
+    const uint32_t v = ipc::futex_wait_change(h->job, seen, ipc::default_spin_ns(), 0);
     if (v == seen) continue;
     seen = v;
-    std::memcpy(h->dst, h->src, h->n);
-    ipc::futex_publish(h->done, v);
+    h->copying.fetch_add(1);
+    char* dst = h->dst.load();
+    const char* src = h->src.load();
+    const size_t n = h->n.load();
+    for (size_t c; claim(*h, v, /*front=*/false, &c);) copy_chunk(dst, src, n, c);
+    h->copying.fetch_sub(1);
   }
 }
 
@@ -41,7 +98,9 @@ void helper_loop(Helper* h) {
 
 void parallel_copy(void* dst, const void* src, size_t n) {
   Helper& h = helper();
-  if (n < kParallelCopyThreshold || std::thread::hardware_concurrency() < 2 || !h.busy.try_lock()) {
+  const size_t chunks = (n + kChunkBytes - 1) / kChunkBytes;
+  if (n < kParallelCopyThreshold || chunks > kIndexMask || std::thread::hardware_concurrency() < 2 ||
+      !h.busy.try_lock()) {
     std::memcpy(dst, src, n);
     return;
   }
@@ -50,15 +109,18 @@ void parallel_copy(void* dst, const void* src, size_t n) {
     std::thread(helper_loop, &h).detach();
     h.started = true;
   }
-  // Cache-line aligned split so the two halves never share a line.
-  const size_t first = (n / 2) & ~size_t{63};
-  h.dst = static_cast<char*>(dst) + first;
-  h.src = static_cast<const char*>(src) + first;
-  h.n = n - first;
   const uint32_t job = ++h.seq;
+  h.dst.store(static_cast<char*>(dst));
+  h.src.store(static_cast<const char*>(src));
+  h.n.store(n);
+  h.chunks.store(pack(job, 0, chunks));
   ipc::futex_publish(h.job, job);
-  std::memcpy(dst, src, first);
-  while (ipc::futex_wait_change(h.done, job - 1, ipc::default_spin_ns(), 0) != job) {
+  char* d = static_cast<char*>(dst);
+  const char* s = static_cast<const char*>(src);
+  for (size_t c; claim(h, job, /*front=*/true, &c);) copy_chunk(d, s, n, c);
+  // Every chunk is claimed; the helper may still be copying its last one.
+  for (uint32_t i = 1; h.copying.load() != 0; ++i) {
+    if ((i & 1023) == 0) std::this_thread::yield();
   }
 }
 
@@ -68,7 +130,8 @@ void parallel_copy_after_fork() {
   h.started = false;
   h.seq = 0;
   h.job.value.store(0);
-  h.done.value.store(0);
+  h.chunks.store(0);
+  h.copying.store(0);
 }
 
 }  // namespace openhtp::fastrpc
