@@ -124,6 +124,21 @@ def main():
           " median rate of dnnl_sgemm %d^3 taking turns with that model's runs (else the standalone mean);\n"
           "  %%best: the same over the best standalone dnnl_sgemm run at that thread count (the least"
           " disturbed rate this machine gave in this run)" % n)
+
+    # Issue 14 item 3: how much faster two threads are than one, per engine
+    # (median times); read it against bench_cpu_balance's ceiling, printed
+    # before the models.
+    by = {(r["model"], r["threads"]): r for r in rows}
+    pairs = [(m, by[(m, 1)], by[(m, 2)]) for m in dict.fromkeys(r["model"] for r in rows)
+             if (m, 1) in by and (m, 2) in by]
+    if pairs:
+        print("\ntwo threads over one (median time at 1 thread / at 2; target >= 1.7 on ResNet-18 and MobileNetV2):")
+        print(f"  {'model':20} {'ORT fp32':>9} {'openhtp fp32':>13} {'openhtp uint8':>14}")
+        for m, one, two in pairs:
+            speedup = lambda e: (one[e + "_ms"] / two[e + "_ms"]  # noqa: E731
+                                 if one.get(e + "_ms") and two.get(e + "_ms") else None)
+            print(f"  {m:20} {fmt(speedup('onnxruntime')):>9} {fmt(speedup('htp_fp32')):>13}"
+                  f" {fmt(speedup('htp_uint8')):>14}")
     return 0
 
 
