@@ -21,26 +21,27 @@ namespace {
 // wakes late finds less, or nothing, left instead of holding the caller up
 // for a whole half (docs/performance.md, "Session 11").
 //
-// The word: job tag (24 bits) | next chunk from the front (20) | end of the
-// chunks not claimed yet (20). A claim is one compare-and-swap, so no chunk
-// is copied twice or never. The protocol that keeps a claim and the buffers
-// it copies in the same job, however late the helper runs:
-//   - the caller writes the job's buffers, then the word (the new tag, all
-//     chunks unclaimed), then publishes the job; it claims until none is
-//     left, then waits until `copying` is 0 before it returns (and so before
-//     it writes another job's buffers);
-//   - the helper raises `copying` before it reads the buffers and lowers it
-//     after its last claim, claiming only with the tag of the job it woke
-//     for. A claim can succeed only while the word holds that tag with
-//     chunks left, i.e. while that job runs; its caller then waits for the
-//     helper, so the buffers the helper read are that job's.
+// The word: job number (32 bits) | next chunk from the front (16) | end of
+// the chunks not claimed yet (16). A claim is one compare-and-swap, so no
+// chunk is copied twice or never. The protocol that keeps a claim and the
+// buffers it copies in the same job, however late the helper runs:
+//   - the caller writes the job's buffers, then the word (the job's number,
+//     all chunks unclaimed), then publishes the job number; it claims until
+//     none is left, then waits until `copying` is 0 before it returns (and
+//     so before it writes another job's buffers);
+//   - the helper raises `copying`, reads the buffers, and goes on only if
+//     the published job is still the one it woke for (so it read them after
+//     that job's caller wrote them all); it claims only with that job's
+//     number and lowers `copying` after its last claim. A claim succeeds
+//     only while the word holds that number with chunks left, i.e. while
+//     that job runs, and its caller then waits for the helper.
+// A copy of more than 65535 chunks (16 GiB) is not shared.
 constexpr size_t kChunkBytes = 256u << 10;  // 64 claims for 16 MiB
-constexpr int kIndexBits = 20;
+constexpr int kIndexBits = 16;
 constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
-constexpr uint64_t kTagMask = (uint64_t{1} << (64 - 2 * kIndexBits)) - 1;
 
-uint64_t pack(uint64_t tag, uint64_t front, uint64_t back) {
-  return ((tag & kTagMask) << (2 * kIndexBits)) | (front << kIndexBits) | back;
+uint64_t pack(uint32_t job, uint64_t front, uint64_t back) {
+  return (uint64_t{job} << (2 * kIndexBits)) | (front << kIndexBits) | back;
 }
 
 struct Helper {
@@ -60,14 +61,14 @@ Helper& helper() {
   return *h;
 }
 
-// One chunk of the job tagged `tag`, from the front or the back; false when
-// none is left or the word is another job's.
-bool claim(Helper& h, uint64_t tag, bool front, size_t* chunk) {
+// One chunk of job `job`, from the front or the back; false when none is
+// left or the word is another job's.
+bool claim(Helper& h, uint32_t job, bool front, size_t* chunk) {
   uint64_t w = h.chunks.load();
   for (;;) {
     const uint64_t b = (w >> kIndexBits) & kIndexMask, e = w & kIndexMask;
-    if ((w >> (2 * kIndexBits)) != (tag & kTagMask) || b >= e) return false;
-    if (h.chunks.compare_exchange_weak(w, front ? pack(tag, b + 1, e) : pack(tag, b, e - 1))) {
+    if ((w >> (2 * kIndexBits)) != job || b >= e) return false;
+    if (h.chunks.compare_exchange_weak(w, front ? pack(job, b + 1, e) : pack(job, b, e - 1))) {
       *chunk = front ? b : e - 1;
       return true;
     }
@@ -89,7 +90,9 @@ void helper_loop(Helper* h) {
     char* dst = h->dst.load();
     const char* src = h->src.load();
     const size_t n = h->n.load();
-    for (size_t c; claim(*h, v, /*front=*/false, &c);) copy_chunk(dst, src, n, c);
+    if (h->job.value.load() == v) {
+      for (size_t c; claim(*h, v, /*front=*/false, &c);) copy_chunk(dst, src, n, c);
+    }
     h->copying.fetch_sub(1);
   }
 }
