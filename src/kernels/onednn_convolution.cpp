@@ -271,8 +271,16 @@ void EpilogueTail::apply(void* out, void* mean) const {
   std::fill(sums, sums + channels_, 0.0f);
   const size_t pixels = n_ / channels_;
   silu_clamp_f32_sums(static_cast<float*>(out), pixels, channels_, lo_, hi_, sums);
+  finish_channel_mean(sums, 1, channels_, pixels, sums);
+}
+
+void finish_channel_mean(const float* sums, size_t parts, size_t channels, size_t pixels, float* mean) {
   const float scale = 1.0f / static_cast<float>(pixels);
-  for (size_t c = 0; c < channels_; ++c) sums[c] *= scale;
+  for (size_t c = 0; c < channels; ++c) {
+    float s = 0.0f;
+    for (size_t i = 0; i < parts; ++i) s += sums[i * channels + c];
+    mean[c] = s * scale;
+  }
 }
 
 bool channel_mean_fits(const ops::NodeDesc& node) {

@@ -134,7 +134,6 @@ class EpilogueTail {
   // out: the node's FLOAT_32 output; mean: the channel mean's C floats
   // (written when the node has one).
   void apply(void* out, void* mean = nullptr) const;
-  bool takes_mean() const { return channels_ > 0; }
 
  private:
   bool active_ = false;
@@ -146,6 +145,11 @@ class EpilogueTail {
 // Whether `node`'s channel mean (if any) is one a SiLU pass can take: the
 // node fuses a SiLU, its output is [1, H, W, C] and the mean C FLOAT_32s.
 bool channel_mean_fits(const ops::NodeDesc& node);
+
+// The channel mean from per-part channel sums ([part][channel], added in
+// part order, as the ReduceMean kernel adds pixels in order): mean[c] =
+// (sum over parts) / pixels. `mean` may be `sums` itself when parts is 1.
+void finish_channel_mean(const float* sums, size_t parts, size_t channels, size_t pixels, float* mean);
 
 // The execute argument the residual is bound to (post-op 0's second source).
 inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1; }

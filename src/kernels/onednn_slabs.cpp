@@ -104,14 +104,8 @@ void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out
   };
   if (mean_channels_ > 0) std::fill(partial_sums_.begin(), partial_sums_.end(), 0.0f);
   parallel_tiles(pool_, slabs_.size(), 1, body);
-  if (mean_channels_ > 0) {  // the slabs' sums, in slab order, then the mean
-    float* mean = static_cast<float*>(out[1]);
-    const float scale = 1.0f / static_cast<float>(pixels_);
-    for (size_t c = 0; c < mean_channels_; ++c) {
-      float s = 0.0f;
-      for (size_t i = 0; i < slabs_.size(); ++i) s += partial_sums_[i * mean_channels_ + c];
-      mean[c] = s * scale;
-    }
+  if (mean_channels_ > 0) {
+    finish_channel_mean(partial_sums_.data(), slabs_.size(), mean_channels_, pixels_, static_cast<float*>(out[1]));
   }
 }
 
