@@ -135,7 +135,7 @@ struct GraphIndex {
       }
     }
     for (const Fusion& f : fusions) {
-      for (int n : {f.scale, f.producer, f.add, f.sigmoid, f.multiply, f.clamp, f.mean}) {
+      for (int n : f.nodes()) {
         if (n >= 0) taken[n] = true;
       }
     }
@@ -451,12 +451,9 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     // 4. A channel mean of the SiLU's output.
     if (f.multiply >= 0) f.mean = find_channel_mean(spec, index, taken, f);
     if (!f.has_epilogue() && f.scale < 0) continue;
-    taken[p] = true;
-    if (f.scale >= 0) taken[f.scale] = true;
-    if (f.mean >= 0) taken[f.mean] = true;
-    if (f.add >= 0) taken[f.add] = true;
-    if (f.multiply >= 0) taken[f.sigmoid] = taken[f.multiply] = true;
-    if (f.clamp >= 0) taken[f.clamp] = true;
+    for (int n : f.nodes()) {
+      if (n >= 0) taken[n] = true;
+    }
     out.push_back(std::move(f));
   }
   return out;
@@ -505,23 +502,24 @@ std::vector<AddLayerNorm> find_add_layer_norms(const GraphSpec& spec, const std:
   return out;
 }
 
-std::string fused_name(const GraphSpec& spec, const Fusion& f) {
-  std::string s = f.scale >= 0 ? spec.nodes[f.scale].name + "+" + spec.nodes[f.producer].name : spec.nodes[f.producer].name;
-  if (f.add >= 0) s += "+" + spec.nodes[f.add].name;
-  if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].name + "+" + spec.nodes[f.multiply].name;
-  if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].name;
-  if (f.mean >= 0) s += "+" + spec.nodes[f.mean].name;
+namespace {
+
+// The fused nodes' names (or types), in order, joined by '+'.
+std::string joined(const GraphSpec& spec, const Fusion& f, std::string NodeSpec::*field) {
+  std::string s;
+  for (int n : f.nodes()) {
+    if (n < 0) continue;
+    if (!s.empty()) s += "+";
+    s += spec.nodes[n].*field;
+  }
   return s;
 }
 
-std::string fused_type(const GraphSpec& spec, const Fusion& f) {
-  std::string s = f.scale >= 0 ? spec.nodes[f.scale].type + "+" + spec.nodes[f.producer].type : spec.nodes[f.producer].type;
-  if (f.add >= 0) s += "+" + spec.nodes[f.add].type;
-  if (f.multiply >= 0) s += "+" + spec.nodes[f.sigmoid].type + "+" + spec.nodes[f.multiply].type;
-  if (f.clamp >= 0) s += "+" + spec.nodes[f.clamp].type;
-  if (f.mean >= 0) s += "+" + spec.nodes[f.mean].type;
-  return s;
-}
+}  // namespace
+
+std::string fused_name(const GraphSpec& spec, const Fusion& f) { return joined(spec, f, &NodeSpec::name); }
+
+std::string fused_type(const GraphSpec& spec, const Fusion& f) { return joined(spec, f, &NodeSpec::type); }
 
 std::string add_layer_norm_name(const GraphSpec& spec, const AddLayerNorm& f) {
   return spec.nodes[f.add].name + "+" + spec.nodes[f.norm].name;

@@ -110,6 +110,7 @@
 // PreparedGraph::create then prepares the graph without them.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,9 @@ struct Fusion {
   // Channel mean (above): the ReduceMean whose output the step also writes, or -1.
   int mean = -1;
   bool has_epilogue() const { return add >= 0 || multiply >= 0 || clamp >= 0; }
+  // Every node of the fusion in the order the step runs their work, -1 for
+  // the parts it does not have.
+  std::array<int, 7> nodes() const { return {scale, producer, add, sigmoid, multiply, clamp, mean}; }
   // The last fused node: the step writes its output.
   int last() const { return clamp >= 0 ? clamp : (multiply >= 0 ? multiply : (add >= 0 ? add : producer)); }
   // The same fusion without its channel scale, or mean (what runs when no
