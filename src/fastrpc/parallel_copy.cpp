@@ -80,6 +80,8 @@ void copy_chunk(char* dst, const char* src, size_t n, size_t chunk) {
   std::memcpy(dst + at, src + at, std::min(kChunkBytes, n - at));
 }
 
+std::atomic<void (*)()> g_helper_hook{nullptr};
+
 void helper_loop(Helper* h) {
   uint32_t seen = 0;
   for (;;) {
@@ -91,7 +93,10 @@ void helper_loop(Helper* h) {
     const char* src = h->src.load();
     const size_t n = h->n.load();
     if (h->job.value.load() == v) {
-      for (size_t c; claim(*h, v, /*front=*/false, &c);) copy_chunk(dst, src, n, c);
+      for (size_t c; claim(*h, v, /*front=*/false, &c);) {
+        if (void (*hook)() = g_helper_hook.load(std::memory_order_relaxed)) hook();
+        copy_chunk(dst, src, n, c);
+      }
     }
     h->copying.fetch_sub(1);
   }
@@ -136,5 +141,7 @@ void parallel_copy_after_fork() {
   h.chunks.store(0);
   h.copying.store(0);
 }
+
+void parallel_copy_set_helper_hook(void (*hook)()) { g_helper_hook.store(hook); }
 
 }  // namespace openhtp::fastrpc

@@ -21,4 +21,9 @@ void parallel_copy(void* dst, const void* src, size_t n);
 // After fork(): the helper thread does not exist in the child.
 void parallel_copy_after_fork();
 
+// Tests only: `hook` runs on the helper thread after each chunk it claims and
+// before it copies it (null: none), so a test can hold the helper inside a
+// copy and see that parallel_copy still returns only once every byte is in.
+void parallel_copy_set_helper_hook(void (*hook)());
+
 }  // namespace openhtp::fastrpc

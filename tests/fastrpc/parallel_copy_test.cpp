@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -92,6 +94,33 @@ TEST(ParallelCopy, ConcurrentCallersEachGetTheirOwnBytes) {
   }
   for (std::thread& th : threads) th.join();
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(bad[t], 0) << "thread " << t;
+}
+
+// The caller's last step, waiting for the helper's chunk in flight, is what
+// keeps a copy from returning with bytes still to come. A hook holds the
+// helper for 20 ms inside each chunk it claims: without the wait, the
+// caller would return long before that chunk is written.
+std::atomic<int> g_held_chunks{0};
+
+TEST(ParallelCopy, ReturnsOnlyAfterTheHelpersChunkIsIn) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "one CPU: the copy is never shared";
+  openhtp::fastrpc::parallel_copy_set_helper_hook([] {
+    g_held_chunks.fetch_add(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  });
+  std::vector<uint8_t> src(8u << 20), dst(src.size());
+  int shared = 0;
+  for (uint32_t round = 0; round < 50 && shared < 3; ++round) {
+    fill(&src, 1000 + round);
+    std::memset(dst.data(), 0, dst.size());
+    const int before = g_held_chunks.load();
+    parallel_copy(dst.data(), src.data(), src.size());
+    const bool helper_took_one = g_held_chunks.load() != before;
+    ASSERT_EQ(std::memcmp(dst.data(), src.data(), src.size()), 0) << "round " << round << " returned early";
+    shared += helper_took_one ? 1 : 0;
+  }
+  openhtp::fastrpc::parallel_copy_set_helper_hook(nullptr);
+  EXPECT_GT(shared, 0) << "the helper never took a chunk in 50 copies: nothing was tested";
 }
 
 }  // namespace
