@@ -6,7 +6,18 @@
 //            the last-level cache, as a graph's maps do between nodes;
 //   compute  a chain of fused multiply-adds in registers.
 // Then both CPUs run the memory pass at once, one copy each, to show what
-// sharing the cache and memory costs.
+// sharing the cache and memory costs; then the pass over ONE map split in
+// halves, each CPU its own half, written by itself first — what a
+// memory-bound node split over two threads gets at best — against the whole
+// map on each CPU alone; and a cache line bounced between the two CPUs
+// (the round trip a thread team's handoff costs).
+//
+// Why the last two: what a split gets on memory-bound work is measured here,
+// not inferred from one CPU at a time; and the host moves the two vCPUs
+// between a near placement (the line's round trip ~200 ns) and a far one
+// (600-800 ns) within minutes, which moves the cost of every handoff
+// between a graph's threads (docs/performance.md, "Session 12"). Read a
+// run's two-thread figures against what is printed here.
 //
 // Why: on a shared host the vCPUs are not equally fast, and which one is
 // slower changes with the host's load. On the VMs this project is measured
@@ -75,6 +86,46 @@ double timed_memory(std::vector<float>& a, std::vector<float>& b, int round, std
   return now_us() - t0;
 }
 
+// The pass over [lo, hi) of one map, on a thread pinned to `cpu`, written
+// by it first; starts when both halves are written (the gate).
+double timed_half(std::vector<float>& a, std::vector<float>& b, size_t lo, size_t hi, int round,
+                  std::atomic<int>* gate) {
+  for (size_t i = lo; i < hi; ++i) {
+    a[i] = static_cast<float>((i + round) & 15);
+    b[i] = static_cast<float>(i & 7);
+  }
+  gate->fetch_add(1);
+  while (gate->load() < 2) {
+  }
+  const double t0 = now_us();
+  memory_pass(a.data() + lo, b.data() + lo, hi - lo, 1.0001f);
+  return now_us() - t0;
+}
+
+// Mean round trip of one cache line between the calling thread (pinned) and
+// a thread pinned to `other`, in ns: each side waits for the other's count.
+double line_round_trip_ns(int other) {
+  constexpr int kTrips = 20000;
+  alignas(64) std::atomic<int> ball{0};
+  std::thread peer([&] {
+    const bench::ScopedPin pin({0}, other);
+    for (int i = 0; i < kTrips; ++i) {
+      while (ball.load(std::memory_order_acquire) != 2 * i + 1) {
+      }
+      ball.store(2 * i + 2, std::memory_order_release);
+    }
+  });
+  const double t0 = now_us();
+  for (int i = 0; i < kTrips; ++i) {
+    ball.store(2 * i + 1, std::memory_order_release);
+    while (ball.load(std::memory_order_acquire) != 2 * i + 2) {
+    }
+  }
+  const double t = now_us() - t0;
+  peer.join();
+  return t * 1000.0 / kTrips;
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -90,7 +141,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::vector<float> a(kMapFloats), b(kMapFloats, 0.0f), a2(kMapFloats), b2(kMapFloats, 0.0f);
-  std::vector<double> mem[2], cmp[2], both[2];
+  std::vector<double> mem[2], cmp[2], both[2], halves, trips;
   volatile float sink = 0;
   for (int r = 0; r < rounds; ++r) {
     for (int c = 0; c < 2; ++c) {
@@ -119,6 +170,23 @@ int main(int argc, char** argv) {
     other.join();
     both[0].push_back(t[0]);
     both[1].push_back(t[1]);
+    // One map in halves, each CPU its own; the split ends with the later half.
+    std::atomic<int> half_gate{0};
+    double h[2] = {};
+    std::thread second([&] {
+      const bench::ScopedPin pin({0}, cpu[1]);
+      h[1] = timed_half(a, b, a.size() / 2, a.size(), r, &half_gate);
+    });
+    {
+      const bench::ScopedPin pin({0}, cpu[0]);
+      h[0] = timed_half(a, b, 0, a.size() / 2, r, &half_gate);
+    }
+    second.join();
+    halves.push_back(std::max(h[0], h[1]));
+    if (r % 10 == 0) {
+      const bench::ScopedPin pin({0}, cpu[0]);
+      trips.push_back(line_round_trip_ns(cpu[1]));
+    }
   }
   (void)sink;
   std::printf("bench_cpu_balance: medians of %d interleaved rounds, us\n", rounds);
@@ -131,8 +199,13 @@ int main(int argc, char** argv) {
   const double mem_ratio = line("memory pass, alone", mem[0], mem[1]);
   line("compute chain, alone", cmp[0], cmp[1]);
   line("memory pass, both at once", both[0], both[1]);
+  const double fast_alone = std::min(median(mem[0]), median(mem[1])), split = median(halves);
+  std::printf("  %-28s %10.1f\n", "memory pass, halves on both", split);
+  std::printf("  %-28s %10.0f ns\n", "cache line round trip", median(trips));
   std::printf("  CPUs %d and %d; slower / faster on the memory pass %.2f: two threads in equal shares are at\n"
               "  most %.2fx one thread on the faster CPU, %.2fx with shares matched to speed\n",
               cpu[0], cpu[1], mem_ratio, 2.0 / mem_ratio, 1.0 + 1.0 / mem_ratio);
+  std::printf("  a memory-bound step split over the two CPUs: %.2fx the faster CPU alone (halves, measured)\n",
+              fast_alone / split);
   return 0;
 }
