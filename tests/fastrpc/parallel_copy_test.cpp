@@ -110,7 +110,7 @@ TEST(ParallelCopy, ReturnsOnlyAfterTheHelpersChunkIsIn) {
   });
   std::vector<uint8_t> src(8u << 20), dst(src.size());
   int shared = 0;
-  for (uint32_t round = 0; round < 50 && shared < 3; ++round) {
+  for (uint32_t round = 0; round < 200 && shared < 3; ++round) {
     fill(&src, 1000 + round);
     std::memset(dst.data(), 0, dst.size());
     const int before = g_held_chunks.load();
@@ -120,7 +120,7 @@ TEST(ParallelCopy, ReturnsOnlyAfterTheHelpersChunkIsIn) {
     shared += helper_took_one ? 1 : 0;
   }
   openhtp::fastrpc::parallel_copy_set_helper_hook(nullptr);
-  EXPECT_GT(shared, 0) << "the helper never took a chunk in 50 copies: nothing was tested";
+  EXPECT_GT(shared, 0) << "the helper never took a chunk in 200 copies: nothing was tested";
 }
 
 }  // namespace
