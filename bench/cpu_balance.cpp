@@ -34,6 +34,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -69,10 +70,12 @@ __attribute__((noinline)) float compute_chain(size_t steps, float seed) {
 // One timed memory pass on the calling thread (already pinned), both buffers
 // written by this thread first so that they sit in this CPU's caches, not
 // the other's (the bench_cache_locality effect). With a gate, the pass
-// starts once `parties` threads have written theirs, so that they overlap.
+// starts once `parties` threads have written theirs, so that they overlap;
+// [lo, hi) limits it to one part of the map (the halves).
 double timed_memory(std::vector<float>& a, std::vector<float>& b, int round, std::atomic<int>* gate = nullptr,
-                    int parties = 0) {
-  for (size_t i = 0; i < a.size(); ++i) {
+                    int parties = 0, size_t lo = 0, size_t hi = SIZE_MAX) {
+  hi = std::min(hi, a.size());  // [lo, hi): the part of the map this thread passes over
+  for (size_t i = lo; i < hi; ++i) {
     a[i] = static_cast<float>((i + round) & 15);
     b[i] = static_cast<float>(i & 7);
   }
@@ -80,22 +83,6 @@ double timed_memory(std::vector<float>& a, std::vector<float>& b, int round, std
     gate->fetch_add(1);
     while (gate->load() < parties) {
     }
-  }
-  const double t0 = now_us();
-  memory_pass(a.data(), b.data(), a.size(), 1.0001f);
-  return now_us() - t0;
-}
-
-// The pass over [lo, hi) of one map, on a thread pinned to `cpu`, written
-// by it first; starts when both halves are written (the gate).
-double timed_half(std::vector<float>& a, std::vector<float>& b, size_t lo, size_t hi, int round,
-                  std::atomic<int>* gate) {
-  for (size_t i = lo; i < hi; ++i) {
-    a[i] = static_cast<float>((i + round) & 15);
-    b[i] = static_cast<float>(i & 7);
-  }
-  gate->fetch_add(1);
-  while (gate->load() < 2) {
   }
   const double t0 = now_us();
   memory_pass(a.data() + lo, b.data() + lo, hi - lo, 1.0001f);
@@ -175,11 +162,11 @@ int main(int argc, char** argv) {
     double h[2] = {};
     std::thread second([&] {
       const bench::ScopedPin pin({0}, cpu[1]);
-      h[1] = timed_half(a, b, a.size() / 2, a.size(), r, &half_gate);
+      h[1] = timed_memory(a, b, r, &half_gate, 2, a.size() / 2, a.size());
     });
     {
       const bench::ScopedPin pin({0}, cpu[0]);
-      h[0] = timed_half(a, b, 0, a.size() / 2, r, &half_gate);
+      h[0] = timed_memory(a, b, r, &half_gate, 2, 0, a.size() / 2);
     }
     second.join();
     halves.push_back(std::max(h[0], h[1]));
