@@ -75,6 +75,17 @@ TEST_F(Priority, TheProfileReportsYieldsEvenWhenThereAreNone) {
   api().contextFree(ctx, nullptr);
 }
 
+// How long to wait, on attempt `attempt`, between starting the long execute
+// on its thread and the other one: 0, then 100 us doubling to 12.8 ms, round
+// and round. The long one must have reached the HTP and still be running;
+// where it gets there depends on the build (under TSan its call takes
+// milliseconds to arrive: delays up to 550 us never overlapped it in 30
+// attempts, once in a clean-clone run) and on the host.
+std::chrono::microseconds start_delay(int attempt) {
+  const int k = attempt % 9;
+  return k == 0 ? std::chrono::microseconds(0) : std::chrono::microseconds(100) * (1 << (k - 1));
+}
+
 TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
   Qnn_ContextHandle_t low_ctx = context(QNN_PRIORITY_LOW), high_ctx = context(QNN_PRIORITY_HIGH);
   Qnn_GraphHandle_t low = chain(low_ctx, "low", kLongOps);
@@ -89,7 +100,7 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
       low_events = run(low, &low_ok);
     });
     while (!low_started) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::microseconds(100 + 50 * (attempt % 10)));
+    std::this_thread::sleep_for(start_delay(attempt));
     run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok);
@@ -122,7 +133,7 @@ TEST_F(Priority, AHighPriorityExecutePreemptsALongLowOne) {
       low_events = run(low, &low_ok);
     });
     while (!low_started) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::microseconds(50 * (attempt % 10)));
+    std::this_thread::sleep_for(start_delay(attempt));
     high_events = run(high, &high_ok);
     t.join();
     EXPECT_TRUE(low_ok && high_ok);
