@@ -87,8 +87,8 @@ void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl
                   ResidualAs residual = ResidualAs::kBinary, SiluAs silu = SiluAs::kAuto);
 
 // Where a fused SiLU runs. oneDNN 2.6's swish post-op costs ~0.3 ns an
-// element on this machine; openhtp's pass (kernels/silu.h) ~0.14 ns from
-// cache, re-reading the output the primitive just wrote. On one thread the
+// element on this machine; openhtp's pass (kernels/silu.h) 0.14-0.21 ns,
+// re-reading the output the primitive just wrote. On one thread the
 // pass wins: EfficientNet-B0 fp32 6.37-6.63 ms a run against 6.85-7.15 with
 // the post-op (openhtp-graph-profile, the two alternated six times). On two
 // it loses (5.85-6.06 against 5.18-6.36 ms, and 0.96-1.02x ORT against

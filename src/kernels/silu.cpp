@@ -14,6 +14,25 @@ namespace openhtp::kernels {
 
 namespace {
 
+// exp(r) on |r| <= ln2 / 2 as 1 + r + c2 r^2 + ... + c6 r^6: a near-minimax
+// fit of the relative error (Lawson's iteration over 4000 Chebyshev nodes,
+// the coefficients then rounded to float), max relative error 1.7e-8 (0.3
+// ulp). It replaced the degree-7 Taylor polynomial: one fused multiply-add
+// fewer an element, no less accurate (session 13, docs/performance.md).
+constexpr float kExpC2 = 0.4999999403953552f;
+constexpr float kExpC3 = 0.16666431725025177f;
+constexpr float kExpC4 = 0.04166800156235695f;
+constexpr float kExpC5 = 0.00837415549904108f;
+constexpr float kExpC6 = 0.0013843653723597527f;
+// x is clamped to [kXMin, kXMax] before exp(-x): k = round(-x / ln 2) stays
+// in [-126, 128], so 2^k is a normal float or, at k = 128 (x below about
+// -88.7), infinity, and x / (1 + inf) the -0 the contract gives there. NaN
+// becomes kXMin (a finite exponent; the division by it keeps the NaN).
+constexpr float kXMin = -89.0f;
+constexpr float kXMax = 87.0f;
+constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split: k * kLn2Hi is exact
+constexpr float kLn2Lo = 1.428606765330187e-06f;
+
 }  // namespace
 
 // The arithmetic, element by element (GCC vectorizes it at -O3; one clone
@@ -22,20 +41,15 @@ __attribute__((target_clones("avx2", "default"))) void silu_clamp_f32_portable(f
                                                                                  float hi) {
   for (size_t i = 0; i < n; ++i) {
     const float x = y[i];
-    // e = exp(a), a = -x, clamped so that k stays in [-126, 128]: 2^k is a
-    // normal float or (k = 128) infinity.
-    float a = x == x ? -x : 0.0f;  // NaN: any finite a (the division gives NaN), no NaN to integer
-    a = a < -87.0f ? -87.0f : a;
-    a = a > 89.0f ? 89.0f : a;
-    const float k = std::nearbyint(a * 1.44269504088896341f);
-    float r = std::fma(k, -0.693145751953125f, a);  // ln 2 split: the high part is exact in k * it
-    r = std::fma(k, -1.428606765330187e-06f, r);
-    float p = 1.0f / 5040;
-    p = std::fma(p, r, 1.0f / 720);
-    p = std::fma(p, r, 1.0f / 120);
-    p = std::fma(p, r, 1.0f / 24);
-    p = std::fma(p, r, 1.0f / 6);
-    p = std::fma(p, r, 0.5f);
+    float xc = x > kXMin ? x : kXMin;  // NaN: the comparison is false
+    xc = xc < kXMax ? xc : kXMax;
+    const float k = std::nearbyint(xc * -1.44269504088896341f);
+    float r = -std::fma(k, kLn2Hi, xc);  // -x - k ln2, in two steps
+    r = std::fma(-k, kLn2Lo, r);
+    float p = std::fma(kExpC6, r, kExpC5);
+    p = std::fma(p, r, kExpC4);
+    p = std::fma(p, r, kExpC3);
+    p = std::fma(p, r, kExpC2);
     p = std::fma(p, r, 1.0f);
     p = std::fma(p, r, 1.0f);
     const float scale = std::bit_cast<float>(static_cast<int32_t>(k + 127.0f) << 23);
@@ -50,56 +64,68 @@ namespace {
 
 // The same arithmetic on 16 lanes. Written out because GCC's vectorization
 // of the loop above (nearbyint, the exponent built in an integer register)
-// costs twice this: 0.28 against 0.14 ns an element for a 112x112x96
-// output. 2^k * p is vscalefps (exact, and infinity at k = 128 as the shift
-// above gives); fma(p, 2^k, 1) is then scalef + 1, the same single rounding.
+// costs about twice this. 2^k * p is vscalefps (exact, and infinity at
+// k = 128 as the shift above gives); fma(p, 2^k, 1) is then scalef + 1, the
+// same single rounding. The pass is bound by its vector instructions, not by
+// memory (0.15 ns an element from L2 as from a 4.8 MB map against 0.06 for a
+// plain scaling pass), so every instruction counts: the clamp after the SiLU
+// is left out where there is none (Clamp false).
 struct SiluConstants {
-  __m512 log2e, a_min, a_max, ln2_hi, ln2_lo, one, lo, hi, c7, c6, c5, c4, c3, c2;
+  __m512 neg_log2e, x_min, x_max, ln2_hi, ln2_lo, one, lo, hi, c6, c5, c4, c3, c2;
 };
 
+template <bool Clamp>
 __attribute__((target("avx512f"), always_inline)) inline __m512 silu_step(__m512 x, const SiluConstants& c) {
-  const __mmask16 is_nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
-  __m512 a = _mm512_maskz_sub_ps(static_cast<__mmask16>(~is_nan), _mm512_setzero_ps(), x);  // -x, NaN -> 0
-  a = _mm512_min_ps(_mm512_max_ps(a, c.a_min), c.a_max);
-  const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(a, c.log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fmadd_ps(k, c.ln2_hi, a);
-  r = _mm512_fmadd_ps(k, c.ln2_lo, r);
-  __m512 p = _mm512_fmadd_ps(c.c7, r, c.c6);
-  p = _mm512_fmadd_ps(p, r, c.c5);
+  // max returns its second operand when either is NaN: NaN -> x_min.
+  const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, c.x_min), c.x_max);
+  const __m512 k =
+      _mm512_roundscale_ps(_mm512_mul_ps(xc, c.neg_log2e), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmsub_ps(k, c.ln2_hi, xc);  // -(k ln2hi) - x
+  r = _mm512_fnmadd_ps(k, c.ln2_lo, r);
+  __m512 p = _mm512_fmadd_ps(c.c6, r, c.c5);
   p = _mm512_fmadd_ps(p, r, c.c4);
   p = _mm512_fmadd_ps(p, r, c.c3);
   p = _mm512_fmadd_ps(p, r, c.c2);
   p = _mm512_fmadd_ps(p, r, c.one);
   p = _mm512_fmadd_ps(p, r, c.one);
-  const __m512 d = _mm512_add_ps(_mm512_scalef_ps(p, k), c.one);
-  const __m512 v = _mm512_div_ps(x, d);
+  const __m512 v = _mm512_div_ps(x, _mm512_add_ps(_mm512_scalef_ps(p, k), c.one));
+  if constexpr (!Clamp) return v;
   // max/min return their second operand when either is NaN: NaN passes.
   return _mm512_min_ps(c.hi, _mm512_max_ps(c.lo, v));
 }
 
 __attribute__((target("avx512f"))) SiluConstants silu_constants(float lo, float hi) {
-  return {_mm512_set1_ps(1.44269504088896341f), _mm512_set1_ps(-87.0f), _mm512_set1_ps(89.0f),
-          _mm512_set1_ps(-0.693145751953125f),  _mm512_set1_ps(-1.428606765330187e-06f),
-          _mm512_set1_ps(1.0f),                 _mm512_set1_ps(lo),
-          _mm512_set1_ps(hi),                   _mm512_set1_ps(1.0f / 5040),
-          _mm512_set1_ps(1.0f / 720),           _mm512_set1_ps(1.0f / 120),
-          _mm512_set1_ps(1.0f / 24),            _mm512_set1_ps(1.0f / 6),
-          _mm512_set1_ps(0.5f)};
+  return {_mm512_set1_ps(-1.44269504088896341f), _mm512_set1_ps(kXMin),  _mm512_set1_ps(kXMax),
+          _mm512_set1_ps(kLn2Hi),                _mm512_set1_ps(kLn2Lo), _mm512_set1_ps(1.0f),
+          _mm512_set1_ps(lo),                    _mm512_set1_ps(hi),     _mm512_set1_ps(kExpC6),
+          _mm512_set1_ps(kExpC5),                _mm512_set1_ps(kExpC4), _mm512_set1_ps(kExpC3),
+          _mm512_set1_ps(kExpC2)};
+}
+
+bool clamps(float lo, float hi) { return !(std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0); }
+
+template <bool Clamp>
+__attribute__((target("avx512f"))) void silu_avx512(float* y, size_t n, const SiluConstants& c) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, silu_step<Clamp>(_mm512_loadu_ps(y + i), c));
+  if (i < n) {  // masked: nothing read or written past y + n
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(y + i, m, silu_step<Clamp>(_mm512_maskz_loadu_ps(m, y + i), c));
+  }
 }
 
 __attribute__((target("avx512f"))) void silu_clamp_avx512(float* y, size_t n, float lo, float hi) {
   const SiluConstants c = silu_constants(lo, hi);
-  size_t i = 0;
-  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(y + i, silu_step(_mm512_loadu_ps(y + i), c));
-  if (i < n) {  // masked: nothing read or written past y + n
-    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
-    _mm512_mask_storeu_ps(y + i, m, silu_step(_mm512_maskz_loadu_ps(m, y + i), c));
+  if (clamps(lo, hi)) {
+    silu_avx512<true>(y, n, c);
+  } else {
+    silu_avx512<false>(y, n, c);
   }
 }
 
 // One block of V vectors (16 V channels from c0, the last vector masked to
 // `tail` lanes) over every pixel, its sums held in registers.
-template <int V>
+template <int V, bool Clamp>
 __attribute__((target("avx512f"), always_inline)) inline void silu_sums_block(float* y, size_t pixels,
                                                                             size_t channels, size_t c0,
                                                                             __mmask16 tail, const SiluConstants& c,
@@ -112,7 +138,7 @@ __attribute__((target("avx512f"), always_inline)) inline void silu_sums_block(fl
 #pragma GCC unroll 4
     for (int v = 0; v < V; ++v) {
       const __mmask16 m = v == V - 1 ? tail : static_cast<__mmask16>(0xffff);
-      const __m512 r = silu_step(_mm512_maskz_loadu_ps(m, row + 16 * v), c);
+      const __m512 r = silu_step<Clamp>(_mm512_maskz_loadu_ps(m, row + 16 * v), c);
       _mm512_mask_storeu_ps(row + 16 * v, m, r);
       acc[v] = _mm512_add_ps(acc[v], r);  // lanes outside the mask are never stored
     }
@@ -121,9 +147,9 @@ __attribute__((target("avx512f"), always_inline)) inline void silu_sums_block(fl
   for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(sums + c0 + 16 * v, v == V - 1 ? tail : 0xffff, acc[v]);
 }
 
-__attribute__((target("avx512f"))) void silu_clamp_sums_avx512(float* y, size_t pixels, size_t channels, float lo,
-                                                              float hi, float* sums) {
-  const SiluConstants c = silu_constants(lo, hi);
+template <bool Clamp>
+__attribute__((target("avx512f"))) void silu_sums_avx512(float* y, size_t pixels, size_t channels,
+                                                        const SiluConstants& c, float* sums) {
   if (channels > 64) {
     // Pixel by pixel, the sums in memory (L1): blocks of channels taken one
     // pass each would read the map once per block, in strided pieces
@@ -134,12 +160,12 @@ __attribute__((target("avx512f"))) void silu_clamp_sums_avx512(float* y, size_t 
       float* row = y + p * channels;
       size_t i = 0;
       for (; i < full; i += 16) {
-        const __m512 r = silu_step(_mm512_loadu_ps(row + i), c);
+        const __m512 r = silu_step<Clamp>(_mm512_loadu_ps(row + i), c);
         _mm512_storeu_ps(row + i, r);
         _mm512_storeu_ps(sums + i, _mm512_add_ps(_mm512_loadu_ps(sums + i), r));
       }
       if (tail != 0) {
-        const __m512 r = silu_step(_mm512_maskz_loadu_ps(tail, row + i), c);
+        const __m512 r = silu_step<Clamp>(_mm512_maskz_loadu_ps(tail, row + i), c);
         _mm512_mask_storeu_ps(row + i, tail, r);
         _mm512_mask_storeu_ps(sums + i, tail, _mm512_add_ps(_mm512_maskz_loadu_ps(tail, sums + i), r));
       }
@@ -154,11 +180,21 @@ __attribute__((target("avx512f"))) void silu_clamp_sums_avx512(float* y, size_t 
     const size_t last = width - 16 * (vectors - 1);
     const __mmask16 tail = static_cast<__mmask16>((1u << last) - 1);
     switch (vectors) {
-      case 1: silu_sums_block<1>(y, pixels, channels, c0, tail, c, sums); break;
-      case 2: silu_sums_block<2>(y, pixels, channels, c0, tail, c, sums); break;
-      case 3: silu_sums_block<3>(y, pixels, channels, c0, tail, c, sums); break;
-      default: silu_sums_block<4>(y, pixels, channels, c0, tail, c, sums); break;
+      case 1: silu_sums_block<1, Clamp>(y, pixels, channels, c0, tail, c, sums); break;
+      case 2: silu_sums_block<2, Clamp>(y, pixels, channels, c0, tail, c, sums); break;
+      case 3: silu_sums_block<3, Clamp>(y, pixels, channels, c0, tail, c, sums); break;
+      default: silu_sums_block<4, Clamp>(y, pixels, channels, c0, tail, c, sums); break;
     }
+  }
+}
+
+__attribute__((target("avx512f"))) void silu_clamp_sums_avx512(float* y, size_t pixels, size_t channels, float lo,
+                                                              float hi, float* sums) {
+  const SiluConstants c = silu_constants(lo, hi);
+  if (clamps(lo, hi)) {
+    silu_sums_avx512<true>(y, pixels, channels, c, sums);
+  } else {
+    silu_sums_avx512<false>(y, pixels, channels, c, sums);
   }
 }
 
