@@ -193,6 +193,22 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
     return true;
   };
 
+  std::unordered_map<uint32_t, int> producer_of;
+  for (int n = 0; n < n_nodes; ++n) {
+    for (uint32_t id : spec.nodes[n].outputs) producer_of[id] = n;
+  }
+  // The convolution that may write the chain's output itself (fusion.h,
+  // "producer table"), or -1: x is its only output, NATIVE, and it is in no
+  // fusion; whether every reader of x is in the chain is checked per prefix.
+  auto table_producer = [&](uint32_t x) {
+    auto it = producer_of.find(x);
+    if (it == producer_of.end() || taken[it->second]) return -1;
+    const NodeSpec& p = spec.nodes[it->second];
+    const bool conv = p.type == "Conv2d" || p.type == "DepthWiseConv2d";
+    if (!conv || p.outputs.size() != 1 || (!p.package.empty() && p.package != ops::kPackageName)) return -1;
+    return get(x)->type == tensor_type::kNative ? it->second : -1;
+  };
+
   std::vector<PointwiseChain> out;
   for (int a = 0; a < n_nodes; ++a) {
     if (taken[a] || spec.nodes[a].inputs.empty()) continue;
@@ -200,6 +216,7 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
     const TensorSpec* xs = get(x);
     if (xs == nullptr || !is_8bit(xs->dtype) || !xs->quant.present || xs->quant.per_channel()) continue;
     if (!linkable(a, xs->dims)) continue;
+    const int producer = table_producer(x);
     // Grow: a node joins when all its inputs are x or outputs of the chain.
     std::vector<int> chain;
     std::unordered_map<uint32_t, bool> avail{{x, true}};
@@ -211,9 +228,10 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
       chain.push_back(n);
       avail[spec.nodes[n].outputs[0]] = true;
     }
-    // The longest prefix of two or more whose only escaping value is its
-    // last node's output.
-    for (size_t k = chain.size(); k >= 2; --k) {
+    // The longest prefix whose only escaping value is its last node's
+    // output: two nodes or more, or one when the producer writes its table
+    // (its own step is then gone, not just merged into another).
+    for (size_t k = chain.size(); k >= 1; --k) {
       std::vector<int> prefix(chain.begin(), chain.begin() + static_cast<long>(k));
       auto inside = [&](int n) { return std::find(prefix.begin(), prefix.end(), n) != prefix.end(); };
       bool ok = true;
@@ -226,11 +244,17 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
         eliminated.push_back(id);
       }
       if (!ok) continue;
+      const TensorSpec* y = get(spec.nodes[prefix.back()].outputs[0]);
+      bool with_producer = producer >= 0 && y != nullptr && is_8bit(y->dtype);
+      for (int r : readers[x]) with_producer = with_producer && inside(r);
+      if (k < 2 && !with_producer) continue;
       PointwiseChain c;
       c.input = x;
       c.nodes = std::move(prefix);
       c.eliminated = std::move(eliminated);
+      if (with_producer) c.producer = producer;
       for (int n : c.nodes) taken[n] = true;
+      if (with_producer) taken[producer] = true;
       out.push_back(std::move(c));
       break;
     }
@@ -248,6 +272,14 @@ std::string chain_type(const GraphSpec& spec, const PointwiseChain& c) {
   std::string s;
   for (int n : c.nodes) s += (s.empty() ? "" : "+") + spec.nodes[n].type;
   return s;
+}
+
+std::string producer_table_name(const GraphSpec& spec, const PointwiseChain& c) {
+  return spec.nodes[c.producer].name + "+" + chain_name(spec, c);
+}
+
+std::string producer_table_type(const GraphSpec& spec, const PointwiseChain& c) {
+  return spec.nodes[c.producer].type + "+" + chain_type(spec, c);
 }
 
 namespace {

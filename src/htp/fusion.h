@@ -170,16 +170,43 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec);
 // The step runs at the first node's place (it reads x only, which exists
 // there). It is a fast path: with reference kernels only, or when the table
 // cannot be made, the nodes run unfused.
+//
+// Producer table: when x is the output of a Conv2d or DepthWiseConv2d
+//
+//   conv ──x──► [chain: Sigmoid, Multiply(x, s)] ──► y
+//
+// the table goes into the convolution's own step, which writes y: its kernel
+// quantizes into x's encoding as before and maps every code through the
+// table right after (NodeDesc::output_table; the oneDNN int8 convolutions do
+// it per slab of rows, on the thread that wrote them, while they are in its
+// cache). The codes the table reads are the ones the chain would have read,
+// so the step is still bit-exact with the nodes; x is never written and the
+// chain has no step of its own. Here one node is a chain too (a Sigmoid
+// alone). Rules, besides the chain's:
+//   - the convolution is in no fusion (an 8-bit clamp it fused would be
+//     applied before the table: not what the nodes compute), x is its only
+//     output, NATIVE, and every node that reads x is in the chain;
+//   - y is 8-bit (the table maps codes to codes).
+// Only a fast path that applies the table (FastPath::takes_output_table)
+// takes the step; otherwise the convolution and the chain run as steps of
+// their own (a one-node chain as the node). The step writes y at the
+// convolution's place, earlier than the chain did, so a context binary's
+// stored plan made without it may not fit: as with the channel mean,
+// PreparedGraph::create then prepares the graph without it.
 struct PointwiseChain {
   uint32_t input = kNoTensor;        // x
   std::vector<int> nodes;            // node indices, in order; the last writes the output
   std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
+  int producer = -1;                 // producer table: the convolution that writes y, or -1
 };
 
 // Every pointwise chain of `spec` among the nodes no fusion in `fusions` holds.
 std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const std::vector<Fusion>& fusions);
 std::string chain_name(const GraphSpec& spec, const PointwiseChain& c);
 std::string chain_type(const GraphSpec& spec, const PointwiseChain& c);
+// A producer table's step (c.producer >= 0): "conv_5+sig_5+mul_5", "Conv2d+Sigmoid+ElementWiseMultiply".
+std::string producer_table_name(const GraphSpec& spec, const PointwiseChain& c);
+std::string producer_table_type(const GraphSpec& spec, const PointwiseChain& c);
 
 // Add -> LayerNorm (8-bit): an ElementWiseAdd whose sum only a LayerNorm
 // reads, the residual sum of a post-norm transformer layer:

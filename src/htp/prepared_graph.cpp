@@ -145,8 +145,12 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
   }
   std::vector<PointwiseChain> chains;
   if (options.fusion) chains = find_pointwise_chains(g->spec_, fusions);
-  std::vector<int> chain_at(n_nodes, -1);
-  for (size_t k = 0; k < chains.size(); ++k) chain_at[chains[k].nodes.front()] = static_cast<int>(k);
+  std::vector<int> chain_at(n_nodes, -1), producer_table_at(n_nodes, -1);
+  for (size_t k = 0; k < chains.size(); ++k) {
+    chain_at[chains[k].nodes.front()] = static_cast<int>(k);
+    if (!moved_work) chains[k].producer = -1;  // the chain's output written earlier: a move
+    if (chains[k].producer >= 0) producer_table_at[chains[k].producer] = static_cast<int>(k);
+  }
   std::vector<AddLayerNorm> add_norms;
   if (options.fusion) add_norms = find_add_layer_norms(g->spec_, fusions, chains);
   std::vector<int> add_norm_at(n_nodes, -1);
@@ -259,6 +263,29 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
     return step;
   };
+  // A convolution writing its chain's output through the chain's table,
+  // kernel built, or nullopt (then the two run as steps of their own): an
+  // input not yet produced, no table, or no fast path applies it.
+  auto try_producer_table = [&](const PointwiseChain& c) -> std::optional<Step> {
+    const NodeSpec& prod = g->spec_.nodes[c.producer];
+    Step step;
+    step.node = c.producer;
+    step.name = producer_table_name(g->spec_, c);
+    step.type = producer_table_type(g->spec_, c);
+    for (uint32_t id : prod.inputs) {
+      const int s = id == kNoTensor ? -1 : slot_of(id);
+      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
+      step.in_slots.push_back(s);
+    }
+    step.op_inputs = step.in_slots.size();
+    const int x = slot_of(c.input), out = slot_of(g->spec_.nodes[c.nodes.back()].outputs[0]);
+    if (x < 0 || out < 0 || produced[out]) return std::nullopt;
+    step.out_slots.push_back(out);
+    step.output_as = x;
+    if (!g->chain_table(c.nodes, &step.output_table).ok()) return std::nullopt;
+    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
+    return step;
+  };
   // An Add -> LayerNorm step, kernel built, or nullopt (then the two nodes
   // run one by one): an input not yet produced, or no fast path takes it.
   auto try_add_norm = [&](const AddLayerNorm& an) -> std::optional<Step> {
@@ -354,6 +381,30 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
       // own op's rules, on its own tensors.
       if (!validate_own(n)) return nullptr;
       continue;
+    }
+    if (producer_table_at[n] >= 0) {
+      const PointwiseChain& c = chains[producer_table_at[n]];
+      if (!node_ok(node)) return nullptr;
+      if (std::optional<Step> fused = try_producer_table(c)) {
+        // Lifetimes as if the chain ran here, minus x and the chain's
+        // intermediates; the chain's nodes are judged at their places.
+        Step bookkeeping;
+        for (uint32_t id : node.inputs) {
+          if (!read(node, id, &bookkeeping)) return nullptr;
+        }
+        produced[slot_of(c.input)] = true;
+        eliminated.push_back(slot_of(c.input));
+        for (uint32_t id : c.eliminated) {
+          produced[slot_of(id)] = true;
+          eliminated.push_back(slot_of(id));
+        }
+        const NodeSpec& last = g->spec_.nodes[c.nodes.back()];
+        if (!write(last, last.outputs[0], &bookkeeping)) return nullptr;
+        for (int k : c.nodes) absorbed[k] = true;
+        g->steps_.push_back(std::move(*fused));
+        if (moved_any != nullptr) *moved_any = true;
+        continue;
+      }
     }
     if (chain_at[n] >= 0) {
       const PointwiseChain& c = chains[chain_at[n]];
@@ -568,26 +619,23 @@ void PreparedGraph::apply_plan(const Plan& plan) {
   regions_bound_ = false;  // NATIVE pointers and workspaces are bound again at the next execute
 }
 
-ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
-                                                std::string* impl) const {
-  const ops::FastPath* maker = nullptr;
-  for (const ops::FastPath& fp : env_.fast_paths) {
-    if (fp.type_name == ops::kPointwiseChain && fp.prepare_chain != nullptr) maker = &fp;
-  }
-  if (maker == nullptr) return ops::Status::Unsupported("no fast path builds pointwise chains");
+ops::Status PreparedGraph::chain_links(const std::vector<int>& nodes, std::vector<std::vector<ops::TensorDesc>>* ins,
+                                       std::vector<std::vector<ops::TensorDesc>>* outs,
+                                       std::vector<ops::ChainLink>* links) const {
   // Each link's tensors, from the spec; a link's input is the chain's input
   // (-1) or an earlier link's output.
-  std::vector<std::vector<ops::TensorDesc>> ins(step.chain.size()), outs(step.chain.size());
-  std::vector<ops::ChainLink> links;
-  const uint32_t x = spec_.nodes[step.chain.front()].inputs[0];
-  for (size_t j = 0; j < step.chain.size(); ++j) {
-    const NodeSpec& n = spec_.nodes[step.chain[j]];
+  ins->assign(nodes.size(), {});
+  outs->assign(nodes.size(), {});
+  links->clear();
+  const uint32_t x = spec_.nodes[nodes.front()].inputs[0];
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const NodeSpec& n = spec_.nodes[nodes[j]];
     ops::ChainLink l{};
     for (uint32_t id : n.inputs) {
       int src = -2;
       if (id == x) src = -1;
       for (size_t k = 0; k < j; ++k) {
-        if (spec_.nodes[step.chain[k]].outputs[0] == id) src = static_cast<int>(k);
+        if (spec_.nodes[nodes[k]].outputs[0] == id) src = static_cast<int>(k);
       }
       auto slot = slot_of_id_.find(id);
       if (slot == slot_of_id_.end()) return ops::Status::Invalid("pointwise chain: a link reads an unknown tensor");
@@ -597,13 +645,39 @@ ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_pt
         d.static_data = pointers_[slot->second];
       }
       if (src == -2) return ops::Status::Invalid("pointwise chain: a link reads outside it");
-      ins[j].push_back(std::move(d));
+      (*ins)[j].push_back(std::move(d));
       l.sources.push_back(src);
     }
-    for (uint32_t id : n.outputs) outs[j].push_back(desc_of(spec_.tensors[slot_of_id_.at(id)]));
-    l.node = ops::NodeDesc{n.name, n.type, ins[j], outs[j], n.params, &env_};
-    links.push_back(std::move(l));
+    for (uint32_t id : n.outputs) (*outs)[j].push_back(desc_of(spec_.tensors[slot_of_id_.at(id)]));
+    l.node = ops::NodeDesc{n.name, n.type, (*ins)[j], (*outs)[j], n.params, &env_};
+    links->push_back(std::move(l));
   }
+  return ops::Status::Ok();
+}
+
+ops::Status PreparedGraph::chain_table(const std::vector<int>& nodes, std::vector<uint8_t>* table) const {
+  const ops::FastPath* maker = nullptr;
+  for (const ops::FastPath& fp : env_.fast_paths) {
+    if (fp.type_name == ops::kPointwiseChain && fp.chain_table != nullptr) maker = &fp;
+  }
+  if (maker == nullptr) return ops::Status::Unsupported("no fast path makes pointwise chain tables");
+  std::vector<std::vector<ops::TensorDesc>> ins, outs;
+  std::vector<ops::ChainLink> links;
+  if (ops::Status st = chain_links(nodes, &ins, &outs, &links); !st.ok()) return st;
+  if (!maker->chain_table(links, table)) return ops::Status::Unsupported("pointwise chain table declined");
+  return ops::Status::Ok();
+}
+
+ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
+                                                std::string* impl) const {
+  const ops::FastPath* maker = nullptr;
+  for (const ops::FastPath& fp : env_.fast_paths) {
+    if (fp.type_name == ops::kPointwiseChain && fp.prepare_chain != nullptr) maker = &fp;
+  }
+  if (maker == nullptr) return ops::Status::Unsupported("no fast path builds pointwise chains");
+  std::vector<std::vector<ops::TensorDesc>> ins, outs;
+  std::vector<ops::ChainLink> links;
+  if (ops::Status st = chain_links(step.chain, &ins, &outs, &links); !st.ok()) return st;
   if (kernel == nullptr) return ops::Status::Ok();
   if (!maker->prepare_chain(links, env_, kernel) || !*kernel) {
     return ops::Status::Unsupported("pointwise chain '" + step.name + "' declined");
@@ -646,6 +720,7 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
     in_descs.push_back(std::move(d));
   }
   for (int s : step.out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
+  if (step.output_as >= 0) out_descs[0] = desc_of(spec_.tensors[step.output_as]);
   if (step.fused_norm >= 0) return prepare_add_layer_norm_kernel(step, in_descs, out_descs, kernel, impl);
   // A fused step's NodeDesc is the producer's, with the last fused node's
   // output and the epilogue; its residual input follows the op's own.
@@ -662,6 +737,7 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
   }
   if (step.input_scaled) nd.input_scale = &in_descs.back();
   if (step.channel_mean) nd.channel_mean = &out_descs[1];
+  if (!step.output_table.empty()) nd.output_table = step.output_table.data();
   return ops::prepare_node(nd, kernel, impl);
 }
 

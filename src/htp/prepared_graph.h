@@ -216,6 +216,12 @@ class PreparedGraph {
     bool input_scaled = false;
     // A fused channel mean (fusion.h): out_slots[1] is the ReduceMean's output.
     bool channel_mean = false;
+    // A producer table (fusion.h): the chain's 256 answers, which the
+    // convolution maps its codes through, and the slot of x, whose encoding
+    // it quantizes into (out_slots[0] is the chain's output). Empty / -1
+    // for any other step.
+    std::vector<uint8_t> output_table;
+    int output_as = -1;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
@@ -261,6 +267,12 @@ class PreparedGraph {
   ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
   // A pointwise chain's step (Step::chain): one kernel from the chain fast path.
   ops::Status prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
+  // The links of the chain of `nodes` (fusion.h), their tensors held in
+  // ins / outs.
+  ops::Status chain_links(const std::vector<int>& nodes, std::vector<std::vector<ops::TensorDesc>>* ins,
+                          std::vector<std::vector<ops::TensorDesc>>* outs, std::vector<ops::ChainLink>* links) const;
+  // The 256 answers of the chain of `nodes`, from the chain fast path.
+  ops::Status chain_table(const std::vector<int>& nodes, std::vector<uint8_t>* table) const;
   // An Add -> LayerNorm step (Step::fused_norm): one kernel from the fast
   // path for ops::kAddLayerNorm, given the step's tensors.
   ops::Status prepare_add_layer_norm_kernel(const Step& step, std::span<const ops::TensorDesc> ins,

@@ -73,12 +73,7 @@ class LookupKernel final : public ops::OpKernel {
     const uint8_t* x = x_ + start;
     const uint8_t* table = table_.data();  // a local: y may alias anything, the table must stay in a register
     if (out_bytes_ == 1) {
-      uint8_t* y = y_ + start;
-      if (have_vbmi()) {
-        lookup_vbmi(table, x, y, count);
-        return;
-      }
-      for (size_t i = 0; i < count; ++i) y[i] = table[x[i]];
+      lookup_bytes(table, x, y_ + start, count);
       return;
     }
     uint8_t* y = y_ + start * out_bytes_;
@@ -126,8 +121,11 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
   return true;
 }
 
-bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& env,
-                   std::unique_ptr<ops::OpKernel>* kernel) {
+namespace {
+
+// The chain's answers over the 256 codes of its input x (table, 256 entries
+// of the last link's output element), and x; false when it cannot be made.
+bool chain_answers(std::span<const ops::ChainLink> chain, std::vector<uint8_t>* table, const ops::TensorDesc** input) {
   if (chain.empty()) return false;
   // The chain's input: the first source -1 found (every link reads only it
   // and earlier links, htp/fusion.cpp).
@@ -183,8 +181,39 @@ bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& 
     void* out_ptrs[] = {answers[j].data()};
     reference->run(in_ptrs, out_ptrs);
   }
-  *kernel = std::make_unique<LookupKernel>(std::move(answers.back()), out_bytes, x->num_elements(), env.pool);
+  *table = std::move(answers.back());
+  *input = x;
   return true;
+}
+
+}  // namespace
+
+bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& env,
+                   std::unique_ptr<ops::OpKernel>* kernel) {
+  std::vector<uint8_t> table;
+  const ops::TensorDesc* x = nullptr;
+  if (!chain_answers(chain, &table, &x)) return false;
+  const size_t out_bytes = table.size() / 256;
+  *kernel = std::make_unique<LookupKernel>(std::move(table), out_bytes, x->num_elements(), env.pool);
+  return true;
+}
+
+bool chain_table(std::span<const ops::ChainLink> chain, std::vector<uint8_t>* table) {
+  const ops::TensorDesc* x = nullptr;
+  return chain_answers(chain, table, &x) && table->size() == 256;
+}
+
+void lookup_bytes(const uint8_t* table, const uint8_t* x, uint8_t* y, size_t n) {
+  if (have_vbmi()) {
+    lookup_vbmi(table, x, y, n);
+    return;
+  }
+  for (size_t i = 0; i < n; ++i) y[i] = table[x[i]];
+}
+
+void lookup_bytes_in_shares(pthreadpool_t pool, const uint8_t* table, uint8_t* y, size_t n) {
+  auto body = [table, y](size_t start, size_t count) { lookup_bytes(table, y + start, y + start, count); };
+  run_in_shares(pool, n, kShareMin, body);
 }
 
 }  // namespace openhtp::kernels::lut

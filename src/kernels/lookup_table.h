@@ -9,8 +9,12 @@
 // golden model bit for bit by construction.
 #pragma once
 
+#include <pthreadpool.h>
+
+#include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include "ops/op.h"
 
@@ -28,5 +32,16 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
 // per-tensor, or when the output is per-channel or wider than 4 bytes.
 bool prepare_chain(std::span<const ops::ChainLink> chain, const ops::KernelEnv& env,
                    std::unique_ptr<ops::OpKernel>* kernel);
+
+// The same chain's 256 answers when its output is 8-bit (htp/fusion.h,
+// "producer table": a convolution applies them to its own output), or false.
+bool chain_table(std::span<const ops::ChainLink> chain, std::vector<uint8_t>* table);
+
+// y[i] = table[x[i]] for i < n (x == y allowed), with the AVX-512 VBMI
+// permutes where the CPU has them.
+void lookup_bytes(const uint8_t* table, const uint8_t* x, uint8_t* y, size_t n);
+// The same in place over y, one share per pool thread from 16K elements on
+// (the shares a multi-threaded producer wrote, parallel_tiles.h).
+void lookup_bytes_in_shares(pthreadpool_t pool, const uint8_t* table, uint8_t* y, size_t n);
 
 }  // namespace openhtp::kernels::lut

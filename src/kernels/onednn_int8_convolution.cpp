@@ -17,11 +17,19 @@
 // The HWIO filter is reordered once at prepare into the kernel's layout
 // (with oneDNN's zero-point / s8 compensation); the kernel keeps no pointer
 // to the node's buffers. run() only swaps the src/dst data handles.
+//
+// A node with an output table (htp/fusion.h, "producer table": the
+// pointwise chain after it, SiLU in EfficientNet) maps its codes through the
+// table right after the primitive: in a slab's rows on the thread that just
+// wrote them, else over the output in the shares the primitive's threads
+// wrote.
+#include <array>
 #include <cstring>
 #include <optional>
 #include <string_view>
 #include <vector>
 
+#include "kernels/lookup_table.h"
 #include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
@@ -49,6 +57,28 @@ memory::desc user_weights(const ConvGeometry& g) {
   return memory::desc({memory::dim{g.group}, cout_g, cin_g, g.KH, g.KW}, dt::s8,
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
+
+// A convolution whose output codes then go through a 256-entry table.
+class TabledOutput final : public ops::OpKernel {
+ public:
+  TabledOutput(std::unique_ptr<ops::OpKernel> conv, const uint8_t* table, size_t n, pthreadpool_t pool)
+      : conv_(std::move(conv)), n_(n), pool_(pool) {
+    std::memcpy(table_.data(), table, table_.size());
+  }
+  size_t workspace_bytes() const override { return conv_->workspace_bytes(); }
+  void set_workspace(void* memory) override { conv_->set_workspace(memory); }
+  bool uses_openmp_team() const override { return conv_->uses_openmp_team(); }
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    conv_->run(in, out);
+    lut::lookup_bytes_in_shares(pool_, table_.data(), static_cast<uint8_t*>(out[0]), n_);
+  }
+
+ private:
+  std::unique_ptr<ops::OpKernel> conv_;
+  std::array<uint8_t, 256> table_;
+  size_t n_;
+  pthreadpool_t pool_;
+};
 
 bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
@@ -135,7 +165,15 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
       slabs.push_back(std::move(sl));
     }
     if (!ok) return false;
-    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node));
+    SlabKernel::After table_rows;
+    if (node.output_table != nullptr) {
+      std::array<uint8_t, 256> table;
+      std::memcpy(table.data(), node.output_table, table.size());
+      table_rows = [table](void* rows, size_t bytes, float*) {
+        lut::lookup_bytes(table.data(), static_cast<uint8_t*>(rows), static_cast<uint8_t*>(rows), bytes);
+      };
+    }
+    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node), std::move(table_rows));
     return true;
   }
   std::optional<Executor> ex;
@@ -145,6 +183,10 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   if (planned == 1) one_thread.emplace();
   if (!make(g, planned, &ex, &src_slot, &dst_slot)) return false;
   *kernel = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
+  if (node.output_table != nullptr) {
+    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), node.output_table, node.outputs[0].num_elements(),
+                                             graph_pool(node));
+  }
   return true;
 }
 

@@ -241,6 +241,13 @@ struct NodeDesc {
   // node. Only a fast path whose FastPath::takes_channel_mean is set is
   // given such a node; no reference kernel takes one.
   const TensorDesc* channel_mean = nullptr;
+  // 256 output codes (htp/fusion.h, "producer table"): the op quantizes its
+  // 8-bit output as outputs[0] says, then writes table[code] in place of
+  // each code (a pointwise chain's answers; the buffer is the chain's
+  // output). Null for an ordinary node. Only a fast path whose
+  // FastPath::takes_output_table is set is given such a node; no reference
+  // kernel takes one.
+  const uint8_t* output_table = nullptr;
 
   bool has_epilogue() const { return epilogue != nullptr && !epilogue->empty(); }
   size_t input_scale_index() const {
@@ -357,6 +364,9 @@ struct ChainLink {
 // link's output), or declines (false).
 using PrepareChainFn = bool (*)(std::span<const ChainLink> chain, const KernelEnv& env,
                                 std::unique_ptr<OpKernel>* kernel);
+// The chain's 256 answers when its output is 8-bit too (table[code of the
+// input] = code of the output), or false.
+using ChainTableFn = bool (*)(std::span<const ChainLink> chain, std::vector<uint8_t>* table);
 
 struct FastPath {
   std::string_view type_name;  // op type it accelerates (kPointwiseChain: a chain)
@@ -368,6 +378,10 @@ struct FastPath {
   bool takes_input_scale = false;
   // The same for NodeDesc::channel_mean.
   bool takes_channel_mean = false;
+  // The same for NodeDesc::output_table.
+  bool takes_output_table = false;
+  // A chain entry's table maker (null: its chains are never a producer's).
+  ChainTableFn chain_table = nullptr;
 };
 // The type_name of the fast path entry that builds pointwise chains; no op
 // has this name.

@@ -121,18 +121,22 @@ Status prepare_with(const NodeDesc& given, bool use_fast_paths, std::unique_ptr<
   // a kernel that never looks at it must not be asked.
   // No reference kernel takes them either (the check after the loop).
   const bool scale = node.input_scale != nullptr, mean = node.channel_mean != nullptr;
+  const bool table = node.output_table != nullptr;
   if (use_fast_paths && node.env != nullptr) {
     for (const FastPath& fp : node.env->fast_paths) {
-      if ((scale && !fp.takes_input_scale) || (mean && !fp.takes_channel_mean)) continue;
+      if ((scale && !fp.takes_input_scale) || (mean && !fp.takes_channel_mean) ||
+          (table && !fp.takes_output_table)) {
+        continue;
+      }
       if (fp.type_name == node.type && fp.prepare(node, kernel) && *kernel) {
         if (impl) *impl = fp.library;
         return Status::Ok();
       }
     }
   }
-  if (scale || mean) {
+  if (scale || mean || table) {
     return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
-                               "': no fast path takes its fused channel scale or mean");
+                               "': no fast path takes its fused channel scale, mean or output table");
   }
   if (!adapt) {
     if (impl) *impl = "reference";

@@ -103,6 +103,17 @@ struct Builder {
     g.nodes.push_back({name, "", "Conv2d", conv_params(), {in, wb[0], wb[1]}, {out}});
     return out;
   }
+  // A 1x1 convolution, 4 -> 4 channels.
+  uint32_t pointwise(const char* name, uint32_t in) {
+    auto wb = conv_weights();  // [3,3,4,4]: its first [1,1,4,4] block serves
+    htp::TensorSpec& w = g.tensors[wb[0] - 1];
+    w.dims = {1, 1, 4, 4};
+    w.static_data = std::vector<uint8_t>(w.static_data.data(), w.static_data.data() + w.num_bytes());
+    const uint32_t out = tensor(tt::kNative);
+    g.nodes.push_back({name, "", "Conv2d", {u32_tensor("stride", {2}, {1, 1}), u32_tensor("pad_amount", {2, 2}, {0, 0, 0, 0})},
+                       {in, wb[0], wb[1]}, {out}});
+    return out;
+  }
   uint32_t node(const char* name, const char* type, std::vector<uint32_t> ins, uint32_t out_type = tt::kNative,
                 std::vector<ops::Param> params = {}) {
     const uint32_t out = tensor(out_type);
@@ -584,15 +595,20 @@ TEST(FusionGraph, Uint8ClampFusesOnTheFastPathAndMatches) {
 
 
 TEST(FusionGraph, Uint8SiluChainIsOneTableBitExact) {
-  uint32_t c, s;
-  const Builder b = silu_block(kU8, &c, &s);
+  // SiLU of a graph input: no producer to take the table, a step of its own.
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.05f, -128);
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t s = b.node("sig", "Sigmoid", {x});
+  b.node("mul", "ElementWiseMultiply", {x, s}, tt::kAppRead);
   for (size_t threads : {1, 2}) {
     const GraphRun off = run(b.g, false, true, s, threads), on = run(b.g, true, true, s, threads);
-    EXPECT_EQ(off.steps, 3u);
-    ASSERT_EQ(on.steps, 2u);
-    EXPECT_EQ(on.profile[1].name, "sig+mul");
-    EXPECT_EQ(on.profile[1].type, "Sigmoid+ElementWiseMultiply");
-    EXPECT_EQ(on.profile[1].impl, "lookup-table");
+    EXPECT_EQ(off.steps, 2u);
+    ASSERT_EQ(on.steps, 1u);
+    EXPECT_EQ(on.profile[0].name, "sig+mul");
+    EXPECT_EQ(on.profile[0].type, "Sigmoid+ElementWiseMultiply");
+    EXPECT_EQ(on.profile[0].impl, "lookup-table");
     EXPECT_TRUE(off.intermediate.has_value());
     EXPECT_FALSE(on.intermediate.has_value()) << "the sigmoid's output is never written";
     ASSERT_EQ(on.out, off.out);
@@ -601,8 +617,112 @@ TEST(FusionGraph, Uint8SiluChainIsOneTableBitExact) {
   }
   // Reference kernels only: no table, the nodes run one by one.
   const GraphRun ref = run(b.g, true, false, s);
-  EXPECT_EQ(ref.steps, 3u);
+  EXPECT_EQ(ref.steps, 2u);
   EXPECT_EQ(ref.out, run(b.g, false, true, s).out);
+}
+
+// The steps a producer table leaves (fusion.h): one where the convolution's
+// fast path applies the table (the oneDNN int8 convolutions, on CPUs with
+// VNNI), else the convolution and the chain apart.
+size_t producer_table_steps(const GraphRun& on) { return on.profile.at(0).impl == "onednn-int8" ? 1u : 2u; }
+
+TEST(FusionGraph, Uint8SiluAfterAConvIsTheConvsTableBitExact) {
+  // 3x3 convolution (one oneDNN primitive, the table over the output in
+  // shares) and 1x1 (one slab of rows per thread at two threads, the table
+  // on each slab), with the table of a two-node chain and of a lone Sigmoid.
+  for (bool pointwise : {false, true}) {
+    for (bool lone_sigmoid : {false, true}) {
+      Builder b;
+      b.act_dt = kU8;
+      b.act_q = ops::Quant::per_tensor(0.05f, -128);
+      const uint32_t x = b.tensor(tt::kAppWrite);
+      const uint32_t c = pointwise ? b.pointwise("conv", x) : b.conv("conv", x);
+      const uint32_t s = b.node("sig", "Sigmoid", {c}, lone_sigmoid ? tt::kAppRead : tt::kNative);
+      if (!lone_sigmoid) b.node("mul", "ElementWiseMultiply", {c, s}, tt::kAppRead);
+      const std::string what = std::string(pointwise ? "1x1" : "3x3") + (lone_sigmoid ? " sigmoid" : " silu");
+      for (size_t threads : {1, 2}) {
+        const GraphRun off = run(b.g, false, true, c, threads), on = run(b.g, true, true, c, threads);
+        ASSERT_FALSE(on.profile.empty()) << what;
+        EXPECT_EQ(off.steps, lone_sigmoid ? 2u : 3u) << what;
+        ASSERT_EQ(on.steps, producer_table_steps(on)) << what;
+        if (on.steps == 1) {
+          EXPECT_EQ(on.profile[0].name, lone_sigmoid ? "conv+sig" : "conv+sig+mul") << what;
+          EXPECT_EQ(on.profile[0].type, lone_sigmoid ? "Conv2d+Sigmoid" : "Conv2d+Sigmoid+ElementWiseMultiply");
+          EXPECT_FALSE(on.intermediate.has_value()) << what << ": the conv's output is never written";
+        }
+        EXPECT_TRUE(off.intermediate.has_value()) << what;
+        ASSERT_EQ(on.out, off.out) << what << ", threads " << threads;
+        std::set<uint8_t> codes(on.out.begin(), on.out.end());
+        EXPECT_GT(codes.size(), 10u) << what << ": outputs spread over the codes";
+      }
+    }
+  }
+}
+
+TEST(FusionPass, ProducerTableRules) {
+  uint32_t c, s;
+  Builder b = silu_block(kU8, &c, &s);
+  auto chains = htp::find_pointwise_chains(b.g, htp::find_fusions(b.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0);
+  EXPECT_EQ(htp::producer_table_name(b.g, chains[0]), "conv+sig+mul");
+  EXPECT_EQ(htp::producer_table_type(b.g, chains[0]), "Conv2d+Sigmoid+ElementWiseMultiply");
+  // The conv's output also read outside the chain: it must be written; the
+  // chain stays, on its own.
+  Builder b2 = silu_block(kU8, &c, &s);
+  b2.node("relu", "Relu", {c}, tt::kAppRead);
+  chains = htp::find_pointwise_chains(b2.g, htp::find_fusions(b2.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, -1);
+  // ... or a graph output.
+  Builder b3 = silu_block(kU8, &c, &s);
+  b3.g.tensors[c - 1].type = tt::kAppRead;
+  chains = htp::find_pointwise_chains(b3.g, htp::find_fusions(b3.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, -1);
+  // One node is a chain only with a producer to take its table.
+  Builder b4;
+  b4.act_dt = kU8;
+  b4.act_q = ops::Quant::per_tensor(0.05f, -128);
+  const uint32_t x4 = b4.tensor(tt::kAppWrite);
+  b4.node("sig", "Sigmoid", {b4.conv("conv", x4)}, tt::kAppRead);
+  chains = htp::find_pointwise_chains(b4.g, {});
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0);
+  EXPECT_EQ(chains[0].nodes, std::vector<int>{1});
+  Builder b5;
+  b5.act_dt = kU8;
+  b5.act_q = ops::Quant::per_tensor(0.05f, -128);
+  b5.node("sig", "Sigmoid", {b5.tensor(tt::kAppWrite)}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_pointwise_chains(b5.g, {}).empty());
+  // A producer that is not a convolution (a pooling) keeps its output.
+  Builder b6;
+  b6.act_dt = kU8;
+  b6.act_q = ops::Quant::per_tensor(0.05f, -128);
+  const uint32_t p6 = b6.node("neg", "ElementWiseNeg", {b6.tensor(tt::kAppWrite)});
+  b6.node("relu", "Relu", {b6.node("sig", "Sigmoid", {p6})}, tt::kAppRead);
+  chains = htp::find_pointwise_chains(b6.g, {});
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, -1);
+}
+
+TEST(FusionGraph, APlanStoredWithoutTheProducerTableLoadsWithIt) {
+  uint32_t c, s;
+  const Builder b = silu_block(kU8, &c, &s);
+  htp::PlanOptions opt;
+  opt.fusion = false;
+  htp::GraphError err;
+  std::string msg;
+  auto unfused = htp::PreparedGraph::create(b.g, opt, &err, &msg);
+  ASSERT_TRUE(unfused) << msg;
+  const htp::StoredPlan stored = unfused->placements();
+  ASSERT_TRUE(stored.count(c));
+  // Here y is a graph output, which no plan places: nothing the stored plan
+  // put in memory is live where the table writes y early, so it is taken.
+  const GraphRun on = run(b.g, true, true, c, 1, &stored);
+  ASSERT_FALSE(on.profile.empty());
+  EXPECT_EQ(on.steps, producer_table_steps(on));
+  EXPECT_EQ(on.out, run(b.g, false, true, c).out);
 }
 
 TEST(FusionGraph, Uint8ChainWithStaticScalarsIsBitExact) {
@@ -626,9 +746,13 @@ TEST(FusionGraph, Uint8ChainWithStaticScalarsIsBitExact) {
   b.node("div6", "ElementWiseDivide", {m, six}, tt::kAppRead);
   const GraphRun off = run(b.g, false, true, m), on = run(b.g, true, true, m);
   EXPECT_EQ(off.steps, 5u);
-  ASSERT_EQ(on.steps, 2u);
-  EXPECT_EQ(on.profile[1].name, "add3+relu6+mul+div6");
-  EXPECT_EQ(on.profile[1].impl, "lookup-table");
+  ASSERT_EQ(on.steps, producer_table_steps(on));
+  if (on.steps == 1) {
+    EXPECT_EQ(on.profile[0].name, "conv+add3+relu6+mul+div6");  // the conv's table
+  } else {
+    EXPECT_EQ(on.profile[1].name, "add3+relu6+mul+div6");
+    EXPECT_EQ(on.profile[1].impl, "lookup-table");
+  }
   EXPECT_FALSE(on.intermediate.has_value());
   ASSERT_EQ(on.out, off.out);
   EXPECT_EQ(on.out, run(b.g, false, false, m).out) << "and equal to the reference kernels' answer";
