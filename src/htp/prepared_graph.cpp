@@ -279,7 +279,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     }
     step.op_inputs = step.in_slots.size();
     const int x = slot_of(c.input), out = slot_of(g->spec_.nodes[c.nodes.back()].outputs[0]);
-    if (x < 0 || out < 0 || produced[out]) return std::nullopt;
+    if (x < 0 || produced[x] || out < 0 || produced[out]) return std::nullopt;  // produced twice: own_step says so
     step.out_slots.push_back(out);
     step.output_as = x;
     if (!g->chain_table(c.nodes, &step.output_table).ok()) return std::nullopt;

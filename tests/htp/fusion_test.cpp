@@ -695,7 +695,8 @@ TEST(FusionPass, ProducerTableRules) {
   b5.act_q = ops::Quant::per_tensor(0.05f, -128);
   b5.node("sig", "Sigmoid", {b5.tensor(tt::kAppWrite)}, tt::kAppRead);
   EXPECT_TRUE(htp::find_pointwise_chains(b5.g, {}).empty());
-  // A producer that is not a convolution (a pooling) keeps its output.
+  // No convolution before the chain: here x's producer is pointwise and
+  // joins the chain, whose input is then a graph input.
   Builder b6;
   b6.act_dt = kU8;
   b6.act_q = ops::Quant::per_tensor(0.05f, -128);
