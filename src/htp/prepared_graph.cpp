@@ -207,6 +207,16 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     step->out_slots.push_back(s);
     return true;
   };
+  // A fused step's inputs, each an existing tensor (kNoTensor: omitted), as
+  // its in_slots; false when one is unknown or not yet produced.
+  auto take_inputs = [&](const std::vector<uint32_t>& ids, Step* step) -> bool {
+    for (uint32_t id : ids) {
+      const int s = id == kNoTensor ? -1 : slot_of(id);
+      if (id != kNoTensor && (s < 0 || !produced[s])) return false;
+      step->in_slots.push_back(s);
+    }
+    return true;
+  };
   // The fused step for fusion f, kernel built, or nullopt when it cannot be
   // (then the nodes are prepared one by one, and report their own errors):
   // an unknown or not yet produced tensor, a kernel that refuses, or one
@@ -222,11 +232,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     if (f.residual != kNoTensor) ins.push_back(f.residual);
     if (f.scale >= 0) ins.push_back(f.channel_scale);
     step.input_scaled = f.scale >= 0;
-    for (uint32_t id : ins) {
-      const int s = id == kNoTensor ? -1 : slot_of(id);
-      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
-      step.in_slots.push_back(s);
-    }
+    if (!take_inputs(ins, &step)) return std::nullopt;
     step.op_inputs = prod.inputs.size();
     const int out = slot_of(g->spec_.nodes[f.last()].outputs[0]);
     if (out < 0 || produced[out]) return std::nullopt;
@@ -272,11 +278,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     step.node = c.producer;
     step.name = producer_table_name(g->spec_, c);
     step.type = producer_table_type(g->spec_, c);
-    for (uint32_t id : prod.inputs) {
-      const int s = id == kNoTensor ? -1 : slot_of(id);
-      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
-      step.in_slots.push_back(s);
-    }
+    if (!take_inputs(prod.inputs, &step)) return std::nullopt;
     step.op_inputs = step.in_slots.size();
     const int x = slot_of(c.input), out = slot_of(g->spec_.nodes[c.nodes.back()].outputs[0]);
     if (x < 0 || produced[x] || out < 0 || produced[out]) return std::nullopt;  // produced twice: own_step says so
@@ -298,11 +300,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     step.type = add_layer_norm_type(g->spec_, an);
     std::vector<uint32_t> ins = add.inputs;
     ins.insert(ins.end(), norm.inputs.begin() + 1, norm.inputs.end());
-    for (uint32_t id : ins) {
-      const int s = id == kNoTensor ? -1 : slot_of(id);
-      if (id != kNoTensor && (s < 0 || !produced[s])) return std::nullopt;
-      step.in_slots.push_back(s);
-    }
+    if (!take_inputs(ins, &step)) return std::nullopt;
     step.op_inputs = step.in_slots.size();
     const int out = slot_of(norm.outputs[0]);
     if (out < 0 || produced[out]) return std::nullopt;
@@ -655,12 +653,19 @@ ops::Status PreparedGraph::chain_links(const std::vector<int>& nodes, std::vecto
   return ops::Status::Ok();
 }
 
-ops::Status PreparedGraph::chain_table(const std::vector<int>& nodes, std::vector<uint8_t>* table) const {
-  const ops::FastPath* maker = nullptr;
+const ops::FastPath* PreparedGraph::chain_path() const {
+  const ops::FastPath* path = nullptr;
   for (const ops::FastPath& fp : env_.fast_paths) {
-    if (fp.type_name == ops::kPointwiseChain && fp.chain_table != nullptr) maker = &fp;
+    if (fp.type_name == ops::kPointwiseChain) path = &fp;
   }
-  if (maker == nullptr) return ops::Status::Unsupported("no fast path makes pointwise chain tables");
+  return path;
+}
+
+ops::Status PreparedGraph::chain_table(const std::vector<int>& nodes, std::vector<uint8_t>* table) const {
+  const ops::FastPath* maker = chain_path();
+  if (maker == nullptr || maker->chain_table == nullptr) {
+    return ops::Status::Unsupported("no fast path makes pointwise chain tables");
+  }
   std::vector<std::vector<ops::TensorDesc>> ins, outs;
   std::vector<ops::ChainLink> links;
   if (ops::Status st = chain_links(nodes, &ins, &outs, &links); !st.ok()) return st;
@@ -670,11 +675,10 @@ ops::Status PreparedGraph::chain_table(const std::vector<int>& nodes, std::vecto
 
 ops::Status PreparedGraph::prepare_chain_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel,
                                                 std::string* impl) const {
-  const ops::FastPath* maker = nullptr;
-  for (const ops::FastPath& fp : env_.fast_paths) {
-    if (fp.type_name == ops::kPointwiseChain && fp.prepare_chain != nullptr) maker = &fp;
+  const ops::FastPath* maker = chain_path();
+  if (maker == nullptr || maker->prepare_chain == nullptr) {
+    return ops::Status::Unsupported("no fast path builds pointwise chains");
   }
-  if (maker == nullptr) return ops::Status::Unsupported("no fast path builds pointwise chains");
   std::vector<std::vector<ops::TensorDesc>> ins, outs;
   std::vector<ops::ChainLink> links;
   if (ops::Status st = chain_links(step.chain, &ins, &outs, &links); !st.ok()) return st;

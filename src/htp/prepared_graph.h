@@ -271,6 +271,8 @@ class PreparedGraph {
   // ins / outs.
   ops::Status chain_links(const std::vector<int>& nodes, std::vector<std::vector<ops::TensorDesc>>* ins,
                           std::vector<std::vector<ops::TensorDesc>>* outs, std::vector<ops::ChainLink>* links) const;
+  // env_'s fast path entry for pointwise chains (ops::kPointwiseChain), or null.
+  const ops::FastPath* chain_path() const;
   // The 256 answers of the chain of `nodes`, from the chain fast path.
   ops::Status chain_table(const std::vector<int>& nodes, std::vector<uint8_t>* table) const;
   // An Add -> LayerNorm step (Step::fused_norm): one kernel from the fast

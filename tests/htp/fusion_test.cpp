@@ -527,16 +527,21 @@ TEST(FusionGraph, F32OutputsEqualFusionOff) {
   EXPECT_EQ(ref_on.profile[1].impl, "reference");
 }
 
-TEST(FusionGraph, APlanStoredWithoutFusionLoadsWithIt) {
-  uint32_t c2;
-  const Builder b = residual_block(&c2);
+// The plan a context binary made without fusion (OPENHTP_FUSION=off) stores.
+htp::StoredPlan plan_without_fusion(const htp::GraphSpec& spec) {
   htp::PlanOptions opt;
   opt.fusion = false;
   htp::GraphError err;
   std::string msg;
-  auto unfused = htp::PreparedGraph::create(b.g, opt, &err, &msg);
-  ASSERT_TRUE(unfused) << msg;
-  const htp::StoredPlan stored = unfused->placements();
+  auto unfused = htp::PreparedGraph::create(spec, opt, &err, &msg);
+  EXPECT_TRUE(unfused) << msg;
+  return unfused ? unfused->placements() : htp::StoredPlan{};
+}
+
+TEST(FusionGraph, APlanStoredWithoutFusionLoadsWithIt) {
+  uint32_t c2;
+  const Builder b = residual_block(&c2);
+  const htp::StoredPlan stored = plan_without_fusion(b.g);
   ASSERT_TRUE(stored.count(c2));
   const GraphRun on = run(b.g, true, true, c2, 1, &stored);
   EXPECT_EQ(on.steps, 2u);
@@ -710,13 +715,7 @@ TEST(FusionPass, ProducerTableRules) {
 TEST(FusionGraph, APlanStoredWithoutTheProducerTableLoadsWithIt) {
   uint32_t c, s;
   const Builder b = silu_block(kU8, &c, &s);
-  htp::PlanOptions opt;
-  opt.fusion = false;
-  htp::GraphError err;
-  std::string msg;
-  auto unfused = htp::PreparedGraph::create(b.g, opt, &err, &msg);
-  ASSERT_TRUE(unfused) << msg;
-  const htp::StoredPlan stored = unfused->placements();
+  const htp::StoredPlan stored = plan_without_fusion(b.g);
   ASSERT_TRUE(stored.count(c));
   // Here y is a graph output, which no plan places: nothing the stored plan
   // put in memory is live where the table writes y early, so it is taken.
