@@ -1307,3 +1307,79 @@ TEST(FusionGraph, ChannelMeanWithoutAKernelForItRunsTheReduceMean) {
 }
 
 }  // namespace
+
+// ---- 8-bit channel mean on a producer table ----------------------------------
+
+// x -> conv (3x3 or 1x1) -> sig -> mul -> y (APP_READ); y -> mean(axes {1,2})
+// -> g [1,1,1,4] (APP_READ): the 8-bit squeeze-excite head.
+Builder q8_mean_block(bool pointwise, uint32_t* c_id, uint32_t* y_id, uint32_t* g_id) {
+  Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.05f, -128);
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  *c_id = pointwise ? b.pointwise("conv", x) : b.conv("conv", x);
+  const uint32_t s = b.node("sig", "Sigmoid", {*c_id});
+  *y_id = b.node("mul", "ElementWiseMultiply", {*c_id, s}, tt::kAppRead);
+  *g_id = b.tensor(tt::kAppRead, {1, 1, 1, 4});
+  b.g.tensors[*g_id - 1].quant = ops::Quant::per_tensor(0.02f, -100);  // its own encoding
+  b.g.nodes.push_back({"mean", "", "ReduceMean",
+                       {u32_tensor("axes", {2}, {1, 2}), scalar("keep_dims", ops::dtype::kBool8, 1)},
+                       {*y_id},
+                       {*g_id}});
+  return b;
+}
+
+TEST(FusionPass, Uint8ChannelMeanRidesOnTheProducerTable) {
+  uint32_t c, y, g;
+  Builder b = q8_mean_block(false, &c, &y, &g);
+  auto chains = htp::find_pointwise_chains(b.g, htp::find_fusions(b.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0);
+  EXPECT_EQ(chains[0].mean, 3);
+  EXPECT_EQ(htp::producer_table_name(b.g, chains[0]), "conv+sig+mul+mean");
+  // More than 65536 pixels: float sums of codes would no longer be exact.
+  for (uint32_t id : {c, b.g.nodes[1].outputs[0], y}) b.g.tensors[id - 1].dims = {1, 257, 256, 4};
+  chains = htp::find_pointwise_chains(b.g, htp::find_fusions(b.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].producer, 0);
+  EXPECT_EQ(chains[0].mean, -1);
+  // A float mean of 8-bit codes is not this fusion's.
+  Builder b2 = q8_mean_block(false, &c, &y, &g);
+  b2.g.tensors[g - 1].dtype = kF32;
+  chains = htp::find_pointwise_chains(b2.g, htp::find_fusions(b2.g));
+  ASSERT_EQ(chains.size(), 1u);
+  EXPECT_EQ(chains[0].mean, -1);
+}
+
+TEST(FusionGraph, Uint8ChannelMeanEqualsTheReduceMeanKernel) {
+  for (bool pointwise : {false, true}) {
+    uint32_t c, y, g;
+    const Builder b = q8_mean_block(pointwise, &c, &y, &g);
+    for (size_t threads : {1, 2}) {
+      SCOPED_TRACE(testing::Message() << (pointwise ? "1x1" : "3x3") << ", " << threads << " threads");
+      auto on = prepared(b.g, true, threads), off = prepared(b.g, false, threads);
+      ASSERT_TRUE(on && off);
+      on->set_node_profiling(true);
+      std::mt19937 rng(5);
+      std::vector<uint8_t> x(6 * 6 * 4);
+      for (auto& v : x) v = static_cast<uint8_t>(rng());
+      std::vector<uint8_t> y_on(x.size()), y_off(x.size()), g_on(4, 1), g_off(4, 2);
+      std::string msg;
+      const htp::TensorBinding ins[] = {{on->input_ids()[0], x.data(), x.size()}};
+      const htp::TensorBinding out_on[] = {{y, y_on.data(), y_on.size()}, {g, g_on.data(), g_on.size()}};
+      const htp::TensorBinding out_off[] = {{y, y_off.data(), y_off.size()}, {g, g_off.data(), g_off.size()}};
+      ASSERT_EQ(on->execute(ins, out_on, &msg), htp::GraphError::kNone) << msg;
+      ASSERT_EQ(off->execute(ins, out_off, &msg), htp::GraphError::kNone) << msg;
+      const auto profile = on->node_profile();
+      ASSERT_FALSE(profile.empty());
+      if (profile[0].impl == "onednn-int8") {
+        ASSERT_EQ(on->num_steps(), 1u);
+        EXPECT_EQ(profile[0].name, "conv+sig+mul+mean");
+      }
+      EXPECT_EQ(y_on, y_off);
+      EXPECT_EQ(g_on, g_off) << "the fused mean is the 8-bit ReduceMean kernel's, code for code";
+      std::set<uint8_t> codes(g_on.begin(), g_on.end());
+      EXPECT_GT(codes.size(), 1u) << "the channels' means differ";
+    }
+  }
+}
