@@ -162,50 +162,7 @@ struct GraphIndex {
 // one chain holds: chains are short (SiLU is two), the bound keeps the
 // search linear.
 constexpr int kChainWindow = 16;
-
-// An 8-bit channel mean is summed in float: exact while 255 times the
-// pixels stays within float's 24-bit integers.
-constexpr uint64_t kMaxMeanPixels8 = uint64_t{1} << 16;
 constexpr size_t kChainMaxNodes = 8;
-
-// Rule lists: fusion.h, "Channel mean" (FLOAT_32) and "Producer table" (8-bit).
-int find_channel_mean(const GraphSpec& spec, const GraphIndex& index, const std::vector<bool>& taken, uint32_t y) {
-  const TensorSpec* ys = index.get(y);
-  if (ys == nullptr || ys->dims.size() != 4 || ys->dims[0] != 1) return -1;
-  const bool f32 = ys->dtype == ops::dtype::kFloat32;
-  const bool q8 = is_8bit(ys->dtype) && ys->quant.present && !ys->quant.per_channel();
-  // 8-bit: the sums of codes are taken in float, exact up to 2^24.
-  if (!f32 && !(q8 && uint64_t{ys->dims[1]} * ys->dims[2] <= kMaxMeanPixels8)) return -1;
-  auto rd = index.readers.find(y);
-  if (rd == index.readers.end()) return -1;
-  for (int r : rd->second) {
-    const NodeSpec& n = spec.nodes[r];
-    if (taken[r] || n.type != "ReduceMean" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
-        (!n.package.empty() && n.package != ops::kPackageName)) {
-      continue;
-    }
-    bool axes_hw = false, others = false;
-    for (const ops::Param& p : n.params) {
-      if (p.name == "axes" && p.is_tensor && p.data.size() == 8) {
-        uint32_t a[2];
-        std::memcpy(a, p.data.data(), 8);
-        axes_hw = (a[0] == 1 && a[1] == 2) || (a[0] == 2 && a[1] == 1);
-      } else if (p.name != "keep_dims") {
-        others = true;
-      }
-    }
-    const TensorSpec* g = index.get(n.outputs[0]);
-    if (!axes_hw || others || g == nullptr) continue;
-    if (f32 ? g->dtype != ops::dtype::kFloat32 : (!is_8bit(g->dtype) || !g->quant.present || g->quant.per_channel())) {
-      continue;
-    }
-    uint64_t elements = 1;
-    for (uint32_t d : g->dims) elements *= d;
-    if (elements == ys->dims[3]) return r;
-  }
-  return -1;
-}
-
 
 }  // namespace
 
@@ -295,13 +252,9 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
       c.input = x;
       c.nodes = std::move(prefix);
       c.eliminated = std::move(eliminated);
+      if (with_producer) c.producer = producer;
       for (int n : c.nodes) taken[n] = true;
-      if (with_producer) {
-        c.producer = producer;
-        taken[producer] = true;
-        c.mean = find_channel_mean(spec, index, taken, spec.nodes[c.nodes.back()].outputs[0]);
-        if (c.mean >= 0) taken[c.mean] = true;
-      }
+      if (with_producer) taken[producer] = true;
       out.push_back(std::move(c));
       break;
     }
@@ -322,11 +275,11 @@ std::string chain_type(const GraphSpec& spec, const PointwiseChain& c) {
 }
 
 std::string producer_table_name(const GraphSpec& spec, const PointwiseChain& c) {
-  return spec.nodes[c.producer].name + "+" + chain_name(spec, c) + (c.mean >= 0 ? "+" + spec.nodes[c.mean].name : "");
+  return spec.nodes[c.producer].name + "+" + chain_name(spec, c);
 }
 
 std::string producer_table_type(const GraphSpec& spec, const PointwiseChain& c) {
-  return spec.nodes[c.producer].type + "+" + chain_type(spec, c) + (c.mean >= 0 ? "+" + spec.nodes[c.mean].type : "");
+  return spec.nodes[c.producer].type + "+" + chain_type(spec, c);
 }
 
 namespace {
@@ -377,6 +330,39 @@ void find_channel_scale(const GraphSpec& spec, const GraphIndex& index, const st
   f->scaled = x;
   f->channel_scale = s;
   f->eliminated.insert(f->eliminated.begin(), m);
+}
+
+// Rule list: fusion.h, "Channel mean". The ReduceMean node over f's
+// output, or -1.
+int find_channel_mean(const GraphSpec& spec, const GraphIndex& index, const std::vector<bool>& taken, const Fusion& f) {
+  const uint32_t y = spec.nodes[f.last()].outputs[0];
+  const TensorSpec* ys = index.get(y);
+  if (ys == nullptr || ys->dtype != ops::dtype::kFloat32 || ys->dims.size() != 4 || ys->dims[0] != 1) return -1;
+  auto rd = index.readers.find(y);
+  if (rd == index.readers.end()) return -1;
+  for (int r : rd->second) {
+    const NodeSpec& n = spec.nodes[r];
+    if (taken[r] || n.type != "ReduceMean" || n.inputs.size() != 1 || n.outputs.size() != 1 ||
+        (!n.package.empty() && n.package != ops::kPackageName)) {
+      continue;
+    }
+    bool axes_hw = false, others = false;
+    for (const ops::Param& p : n.params) {
+      if (p.name == "axes" && p.is_tensor && p.data.size() == 8) {
+        uint32_t a[2];
+        std::memcpy(a, p.data.data(), 8);
+        axes_hw = (a[0] == 1 && a[1] == 2) || (a[0] == 2 && a[1] == 1);
+      } else if (p.name != "keep_dims") {
+        others = true;
+      }
+    }
+    const TensorSpec* g = index.get(n.outputs[0]);
+    if (!axes_hw || others || g == nullptr || g->dtype != ops::dtype::kFloat32) continue;
+    uint64_t elements = 1;
+    for (uint32_t d : g->dims) elements *= d;
+    if (elements == ys->dims[3]) return r;
+  }
+  return -1;
 }
 
 }  // namespace
@@ -495,7 +481,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
       }
     }
     // 4. A channel mean of the SiLU's output.
-    if (f.multiply >= 0) f.mean = find_channel_mean(spec, index, taken, spec.nodes[f.last()].outputs[0]);
+    if (f.multiply >= 0) f.mean = find_channel_mean(spec, index, taken, f);
     if (!f.has_epilogue() && f.scale < 0) continue;
     for (int n : f.nodes()) {
       if (n >= 0) taken[n] = true;

@@ -187,14 +187,6 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec);
 //     applied before the table: not what the nodes compute), x is its only
 //     output, NATIVE, and every node that reads x is in the chain;
 //   - y is 8-bit (the table maps codes to codes).
-// With it, an 8-bit channel mean: the squeeze-excite block's ReduceMean of y
-// over H and W (the channel mean's rules above, y and its output 8-bit
-// per-tensor, H * W at most 65536) is summed from y's codes as the table
-// writes them — in float, exact at that size — and finished as the 8-bit
-// ReduceMean kernel finishes (kernels/quantized_elementwise.h mean_code), so
-// the step equals the nodes run by the fast paths, code for code. Only a
-// fast path with FastPath::takes_channel_mean takes it; otherwise the
-// ReduceMean runs at its own place.
 // Only a fast path that applies the table (FastPath::takes_output_table)
 // takes the step; otherwise the convolution and the chain run as steps of
 // their own (a one-node chain as the node). The step writes y at the
@@ -206,15 +198,13 @@ struct PointwiseChain {
   std::vector<int> nodes;            // node indices, in order; the last writes the output
   std::vector<uint32_t> eliminated;  // intermediates no longer written (tensor ids)
   int producer = -1;                 // producer table: the convolution that writes y, or -1
-  int mean = -1;                     // ... and the ReduceMean whose output it also writes, or -1
 };
 
 // Every pointwise chain of `spec` among the nodes no fusion in `fusions` holds.
 std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const std::vector<Fusion>& fusions);
 std::string chain_name(const GraphSpec& spec, const PointwiseChain& c);
 std::string chain_type(const GraphSpec& spec, const PointwiseChain& c);
-// A producer table's step (c.producer >= 0): "conv_5+sig_5+mul_5[+mean_5]",
-// "Conv2d+Sigmoid+ElementWiseMultiply[+ReduceMean]".
+// A producer table's step (c.producer >= 0): "conv_5+sig_5+mul_5", "Conv2d+Sigmoid+ElementWiseMultiply".
 std::string producer_table_name(const GraphSpec& spec, const PointwiseChain& c);
 std::string producer_table_type(const GraphSpec& spec, const PointwiseChain& c);
 

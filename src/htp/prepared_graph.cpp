@@ -284,12 +284,6 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     if (x < 0 || produced[x] || out < 0 || produced[out]) return std::nullopt;  // produced twice: own_step says so
     step.out_slots.push_back(out);
     step.output_as = x;
-    if (c.mean >= 0) {
-      const int mean = slot_of(g->spec_.nodes[c.mean].outputs[0]);
-      if (mean < 0 || produced[mean]) return std::nullopt;
-      step.out_slots.push_back(mean);
-      step.channel_mean = true;
-    }
     if (!g->chain_table(c.nodes, &step.output_table).ok()) return std::nullopt;
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
     return step;
@@ -387,14 +381,9 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
       continue;
     }
     if (producer_table_at[n] >= 0) {
-      PointwiseChain c = chains[producer_table_at[n]];
+      const PointwiseChain& c = chains[producer_table_at[n]];
       if (!node_ok(node)) return nullptr;
-      std::optional<Step> fused = try_producer_table(c);
-      if (!fused && c.mean >= 0) {
-        c.mean = -1;  // no kernel takes the mean: the ReduceMean runs at its own place
-        fused = try_producer_table(c);
-      }
-      if (fused) {
+      if (std::optional<Step> fused = try_producer_table(c)) {
         // Lifetimes as if the chain ran here, minus x and the chain's
         // intermediates; the chain's nodes are judged at their places.
         Step bookkeeping;
@@ -410,11 +399,6 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
         const NodeSpec& last = g->spec_.nodes[c.nodes.back()];
         if (!write(last, last.outputs[0], &bookkeeping)) return nullptr;
         for (int k : c.nodes) absorbed[k] = true;
-        if (c.mean >= 0) {
-          const NodeSpec& mean = g->spec_.nodes[c.mean];
-          if (!write(mean, mean.outputs[0], &bookkeeping)) return nullptr;
-          absorbed[c.mean] = true;  // judged by its own rules at its place
-        }
         g->steps_.push_back(std::move(*fused));
         if (moved_any != nullptr) *moved_any = true;
         continue;
@@ -740,7 +724,6 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
     in_descs.push_back(std::move(d));
   }
   for (int s : step.out_slots) out_descs.push_back(desc_of(spec_.tensors[s]));
-  const ops::TensorDesc table_answers = out_descs[0];  // a producer table's: the chain's output
   if (step.output_as >= 0) out_descs[0] = desc_of(spec_.tensors[step.output_as]);
   if (step.fused_norm >= 0) return prepare_add_layer_norm_kernel(step, in_descs, out_descs, kernel, impl);
   // A fused step's NodeDesc is the producer's, with the last fused node's
@@ -758,10 +741,7 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
   }
   if (step.input_scaled) nd.input_scale = &in_descs.back();
   if (step.channel_mean) nd.channel_mean = &out_descs[1];
-  if (!step.output_table.empty()) {
-    nd.output_table = step.output_table.data();
-    nd.output_table_desc = &table_answers;
-  }
+  if (!step.output_table.empty()) nd.output_table = step.output_table.data();
   return ops::prepare_node(nd, kernel, impl);
 }
 

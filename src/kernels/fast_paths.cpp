@@ -20,11 +20,10 @@ std::span<const ops::FastPath> fast_paths() {
   static constexpr ops::FastPath kPaths[] = {
       {"Conv2d", "onednn-winograd", &onednn::prepare_conv2d_winograd},  // fp32 3x3 stride 1
       {"Conv2d", "onednn", &onednn::prepare_conv2d, nullptr, /*takes_input_scale=*/true, /*takes_channel_mean=*/true},
-      {"Conv2d", "onednn-int8", &onednn::prepare_conv2d_int8, nullptr, false, /*takes_channel_mean=*/true,
-       /*takes_output_table=*/true},
+      {"Conv2d", "onednn-int8", &onednn::prepare_conv2d_int8, nullptr, false, false, /*takes_output_table=*/true},
       {"Conv2d", "xnnpack", &xnn::prepare_conv2d},
       {"DepthWiseConv2d", "onednn", &onednn::prepare_conv2d, nullptr, false, /*takes_channel_mean=*/true},
-      {"DepthWiseConv2d", "onednn-int8", &onednn::prepare_conv2d_int8, nullptr, false, /*takes_channel_mean=*/true,
+      {"DepthWiseConv2d", "onednn-int8", &onednn::prepare_conv2d_int8, nullptr, false, false,
        /*takes_output_table=*/true},
       {"DepthWiseConv2d", "xnnpack", &xnn::prepare_conv2d},
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},

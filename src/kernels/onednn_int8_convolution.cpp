@@ -23,7 +23,6 @@
 // table right after the primitive: in a slab's rows on the thread that just
 // wrote them, else over the output in the shares the primitive's threads
 // wrote.
-#include <algorithm>
 #include <array>
 #include <cstring>
 #include <optional>
@@ -37,7 +36,6 @@
 #include "kernels/onednn_slabs.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
-#include "kernels/quantized_elementwise.h"
 #include "ops/parsed_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -60,56 +58,19 @@ memory::desc user_weights(const ConvGeometry& g) {
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
 
-// A fused channel mean of the table's answers (htp/fusion.h, "producer
-// table"): per-channel sums of the codes, then the 8-bit ReduceMean's
-// finish. Sums in float: the fusion pass allows at most 65536 pixels, so
-// they are exact integers, and their order does not matter.
-struct CodeMean {
-  size_t channels = 0, pixels = 0;
-  bool is_signed = false;
-  ops::TensorDesc codes, mean;  // the answers' encoding, the mean's
-
-  // sums[c] += code of channel c, over `bytes` of NHWC codes.
-  void add(const uint8_t* y, size_t bytes, float* sums) const {
-    for (size_t p = 0; p < bytes; p += channels) {
-      for (size_t c = 0; c < channels; ++c) {
-        sums[c] += is_signed ? static_cast<float>(static_cast<int8_t>(y[p + c])) : static_cast<float>(y[p + c]);
-      }
-    }
-  }
-  // out[c] from the sums of `parts` parts ([part][channel]).
-  void finish(const float* sums, size_t parts, void* out) const {
-    uint8_t* m = static_cast<uint8_t*>(out);
-    for (size_t c = 0; c < channels; ++c) {
-      float s = 0.0f;
-      for (size_t i = 0; i < parts; ++i) s += sums[i * channels + c];
-      m[c] = q8::mean_code(static_cast<int64_t>(s), pixels, codes, mean);
-    }
-  }
-};
-
-// A convolution whose output codes then go through a 256-entry table, and
-// perhaps its channel mean.
+// A convolution whose output codes then go through a 256-entry table.
 class TabledOutput final : public ops::OpKernel {
  public:
-  TabledOutput(std::unique_ptr<ops::OpKernel> conv, const uint8_t* table, size_t n, pthreadpool_t pool,
-               std::optional<CodeMean> mean)
-      : conv_(std::move(conv)), n_(n), pool_(pool), mean_(std::move(mean)) {
+  TabledOutput(std::unique_ptr<ops::OpKernel> conv, const uint8_t* table, size_t n, pthreadpool_t pool)
+      : conv_(std::move(conv)), n_(n), pool_(pool) {
     std::memcpy(table_.data(), table, table_.size());
-    if (mean_) sums_.resize(mean_->channels);
   }
   size_t workspace_bytes() const override { return conv_->workspace_bytes(); }
   void set_workspace(void* memory) override { conv_->set_workspace(memory); }
   bool uses_openmp_team() const override { return conv_->uses_openmp_team(); }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     conv_->run(in, out);
-    uint8_t* y = static_cast<uint8_t*>(out[0]);
-    lut::lookup_bytes_in_shares(pool_, table_.data(), y, n_);
-    if (mean_) {
-      std::fill(sums_.begin(), sums_.end(), 0.0f);
-      mean_->add(y, n_, sums_.data());
-      mean_->finish(sums_.data(), 1, out[1]);
-    }
+    lut::lookup_bytes_in_shares(pool_, table_.data(), static_cast<uint8_t*>(out[0]), n_);
   }
 
  private:
@@ -117,25 +78,11 @@ class TabledOutput final : public ops::OpKernel {
   std::array<uint8_t, 256> table_;
   size_t n_;
   pthreadpool_t pool_;
-  std::optional<CodeMean> mean_;
-  std::vector<float> sums_;
 };
 
 bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;  // weights are reordered once; dynamic ones are not
-  // A channel mean only of a table's answers (8-bit; the fp32 one is the
-  // SiLU pass's, onednn_convolution.cpp).
-  std::optional<CodeMean> mean;
-  if (node.channel_mean != nullptr) {
-    if (node.output_table == nullptr || node.output_table_desc == nullptr) return false;
-    mean.emplace();
-    mean->channels = g.Cout;
-    mean->pixels = size_t{g.Ho} * g.Wo;
-    mean->is_signed = node.output_table_desc->dtype == ops::dtype::kSfixed8;
-    mean->codes = *node.output_table_desc;
-    mean->mean = *node.channel_mean;
-  }
   const auto x = int8_operand(node.inputs[0]);
   const auto y = int8_operand(node.outputs[0]);
   if (!x || !y) return false;
@@ -219,19 +166,14 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
     }
     if (!ok) return false;
     SlabKernel::After table_rows;
-    SlabKernel::FinishMean finish;
     if (node.output_table != nullptr) {
       std::array<uint8_t, 256> table;
       std::memcpy(table.data(), node.output_table, table.size());
-      table_rows = [table, mean](void* rows, size_t bytes, float* sums) {
-        uint8_t* y = static_cast<uint8_t*>(rows);
-        lut::lookup_bytes(table.data(), y, y, bytes);
-        if (sums != nullptr) mean->add(y, bytes, sums);  // the codes just written, in this thread's cache
+      table_rows = [table](void* rows, size_t bytes, float*) {
+        lut::lookup_bytes(table.data(), static_cast<uint8_t*>(rows), static_cast<uint8_t*>(rows), bytes);
       };
     }
-    if (mean) finish = [mean](const float* sums, size_t parts, void* out) { mean->finish(sums, parts, out); };
-    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node), std::move(table_rows),
-                                           SlabKernel::Before{}, mean ? mean->channels : 0, std::move(finish));
+    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node), std::move(table_rows));
     return true;
   }
   std::optional<Executor> ex;
@@ -243,7 +185,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   *kernel = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
   if (node.output_table != nullptr) {
     *kernel = std::make_unique<TabledOutput>(std::move(*kernel), node.output_table, node.outputs[0].num_elements(),
-                                             graph_pool(node), std::move(mean));
+                                             graph_pool(node));
   }
   return true;
 }

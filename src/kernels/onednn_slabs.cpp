@@ -56,14 +56,13 @@ std::function<void(void* out, size_t bytes, float* sums)> silu_on_slab(const ops
 }
 
 SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after, Before before,
-                       size_t mean_channels, FinishMean finish_mean)
+                       size_t mean_channels)
     : slabs_(std::move(slabs)),
       res_in_(res_in),
       pool_(pool),
       after_(std::move(after)),
       before_(std::move(before)),
-      mean_channels_(mean_channels),
-      finish_mean_(std::move(finish_mean)) {
+      mean_channels_(mean_channels) {
   if (mean_channels_ > 0) {
     partial_sums_.assign(slabs_.size() * mean_channels_, 0.0f);
     size_t bytes = 0;
@@ -105,9 +104,7 @@ void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out
   };
   if (mean_channels_ > 0) std::fill(partial_sums_.begin(), partial_sums_.end(), 0.0f);
   parallel_tiles(pool_, slabs_.size(), 1, body);
-  if (mean_channels_ > 0 && finish_mean_) {
-    finish_mean_(partial_sums_.data(), slabs_.size(), out[1]);
-  } else if (mean_channels_ > 0) {
+  if (mean_channels_ > 0) {
     finish_channel_mean(partial_sums_.data(), slabs_.size(), mean_channels_, pixels_, static_cast<float*>(out[1]));
   }
 }

@@ -78,14 +78,11 @@ class SlabKernel final : public ops::OpKernel {
   // What runs once per run(), on the calling thread, before any slab (the
   // channel scale of the weights the slabs share); empty without one.
   using Before = std::function<void(std::span<const void* const> in)>;
-  // What turns the slabs' sums ([slab][channel]) into out[1]; empty: the
-  // fp32 channel mean's floats (finish_channel_mean).
-  using FinishMean = std::function<void(const float* sums, size_t slabs, void* mean)>;
   // res_in: the run() input the residual is read from (SIZE_MAX: none).
   // mean_channels > 0: the node's channel mean, out[1], from each slab's
   // sums in after() (which must then be set).
   SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t pool, After after = {}, Before before = {},
-             size_t mean_channels = 0, FinishMean finish_mean = {});
+             size_t mean_channels = 0);
   // [slab 0 scratchpad][slab 1 scratchpad]...
   size_t workspace_bytes() const override { return ws_.bytes(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
@@ -100,7 +97,6 @@ class SlabKernel final : public ops::OpKernel {
   After after_;
   Before before_;
   size_t mean_channels_;
-  FinishMean finish_mean_;
   std::vector<float> partial_sums_;  // [slab][channel], when mean_channels_ > 0
   size_t pixels_ = 0;                // of the whole output
   ops::Workspace ws_;

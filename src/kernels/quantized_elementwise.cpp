@@ -656,7 +656,13 @@ class ReduceMeanKernel final : public ops::OpKernel {
     return s;
   }
 
-  uint8_t finish(int64_t sum) const { return mean_code(sum, reduced_, x_desc_, y_desc_); }
+  // The mean of `reduced_` codes summing to `sum`, in real numbers, rounded
+  // to float as the reference's output is, then quantized.
+  uint8_t finish(int64_t sum) const {
+    const double mean = (static_cast<double>(sum) / static_cast<double>(reduced_) + x_desc_.quant.offset) *
+                        double{x_desc_.quant.scale};
+    return quantize(static_cast<float>(mean), y_desc_);
+  }
 
   ops::TensorDesc x_desc_, y_desc_;
   size_t outer_, reduced_, inner_;
@@ -669,12 +675,6 @@ class ReduceMeanKernel final : public ops::OpKernel {
 };
 
 }  // namespace
-
-uint8_t mean_code(int64_t sum, size_t count, const ops::TensorDesc& x, const ops::TensorDesc& y) {
-  const double mean =
-      (static_cast<double>(sum) / static_cast<double>(count) + x.quant.offset) * double{x.quant.scale};
-  return quantize(static_cast<float>(mean), y);
-}
 
 bool prepare_reduce_mean(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1 || node.has_epilogue()) return false;

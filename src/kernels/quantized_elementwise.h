@@ -63,10 +63,4 @@ bool prepare_add_layer_norm(const ops::NodeDesc& node, std::unique_ptr<ops::OpKe
 // Quantize FLOAT_32 -> 8-bit per-tensor, bit-exact, on the graph's pool.
 bool prepare_quantize(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 
-// The ReduceMean's answer for `count` codes of x (8-bit per-tensor)
-// summing to `sum`: the mean in real numbers, rounded to float as the
-// reference's output is, quantized into y. What the ReduceMean kernel above
-// writes, and a fused channel mean (htp/fusion.h, "producer table") with it.
-uint8_t mean_code(int64_t sum, size_t count, const ops::TensorDesc& x, const ops::TensorDesc& y);
-
 }  // namespace openhtp::kernels::q8

@@ -248,9 +248,6 @@ struct NodeDesc {
   // FastPath::takes_output_table is set is given such a node; no reference
   // kernel takes one.
   const uint8_t* output_table = nullptr;
-  // With an output table, the encoding of its answers (the chain's output),
-  // which a fused channel_mean averages.
-  const TensorDesc* output_table_desc = nullptr;
 
   bool has_epilogue() const { return epilogue != nullptr && !epilogue->empty(); }
   size_t input_scale_index() const {
