@@ -124,6 +124,7 @@ bool is_pointwise(std::string_view t) {
 struct GraphIndex {
   std::unordered_map<uint32_t, const TensorSpec*> tensor;
   std::unordered_map<uint32_t, std::vector<int>> readers;
+  std::unordered_map<uint32_t, int> producer;  // the first node writing each tensor
   std::vector<bool> taken;
 
   GraphIndex(const GraphSpec& spec, const std::vector<Fusion>& fusions, const std::vector<PointwiseChain>& chains)
@@ -133,6 +134,7 @@ struct GraphIndex {
       for (uint32_t id : spec.nodes[n].inputs) {
         if (id != kNoTensor) readers[id].push_back(n);
       }
+      for (uint32_t id : spec.nodes[n].outputs) producer.emplace(id, n);
     }
     for (const Fusion& f : fusions) {
       for (int n : f.nodes()) {
@@ -193,16 +195,12 @@ std::vector<PointwiseChain> find_pointwise_chains(const GraphSpec& spec, const s
     return true;
   };
 
-  std::unordered_map<uint32_t, int> producer_of;
-  for (int n = 0; n < n_nodes; ++n) {
-    for (uint32_t id : spec.nodes[n].outputs) producer_of[id] = n;
-  }
   // The convolution that may write the chain's output itself (fusion.h,
   // "producer table"), or -1: x is its only output, NATIVE, and it is in no
   // fusion; whether every reader of x is in the chain is checked per prefix.
   auto table_producer = [&](uint32_t x) {
-    auto it = producer_of.find(x);
-    if (it == producer_of.end() || taken[it->second]) return -1;
+    auto it = index.producer.find(x);
+    if (it == index.producer.end() || taken[it->second]) return -1;
     const NodeSpec& p = spec.nodes[it->second];
     const bool conv = p.type == "Conv2d" || p.type == "DepthWiseConv2d";
     if (!conv || p.outputs.size() != 1 || (!p.package.empty() && p.package != ops::kPackageName)) return -1;
@@ -286,12 +284,12 @@ namespace {
 
 // Rule list: fusion.h, "Channel scale". Fills f's scale fields when the
 // producer p's input 0 is such a product.
-void find_channel_scale(const GraphSpec& spec, const GraphIndex& index, const std::unordered_map<uint32_t, int>& producer_of,
-                        const std::vector<bool>& taken, int p, Fusion* f) {
+void find_channel_scale(const GraphSpec& spec, const GraphIndex& index, const std::vector<bool>& taken, int p,
+                        Fusion* f) {
   const NodeSpec& prod = spec.nodes[p];
   const uint32_t m = prod.inputs[0];
-  auto made = producer_of.find(m);
-  if (made == producer_of.end() || made->second >= p || index.sole_reader(m, made->second) != p) return;
+  auto made = index.producer.find(m);
+  if (made == index.producer.end() || made->second >= p || index.sole_reader(m, made->second) != p) return;
   const int q = made->second;
   const NodeSpec& mul = spec.nodes[q];
   if (taken[q] || mul.type != "ElementWiseMultiply" || mul.inputs.size() != 2 || mul.outputs.size() != 1 ||
@@ -378,12 +376,7 @@ Fusion Fusion::without_scale() const {
 std::vector<Fusion> find_fusions(const GraphSpec& spec) {
   const GraphIndex index(spec, {}, {});
   const auto& readers = index.readers;
-  // Who makes each tensor.
-  std::unordered_map<uint32_t, int> producer_of;
   const int n_nodes = static_cast<int>(spec.nodes.size());
-  for (int n = 0; n < n_nodes; ++n) {
-    for (uint32_t id : spec.nodes[n].outputs) producer_of.emplace(id, n);
-  }
   auto get = [&](uint32_t id) { return index.get(id); };
   auto sole_reader = [&](uint32_t id, int after) { return index.sole_reader(id, after); };
   // The next node's output has the intermediate's dims and type.
@@ -407,7 +400,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     Fusion f;
     f.producer = p;
     // 0. A channel scale in front (FLOAT_32 Conv2d).
-    if (f32 && prod.type == "Conv2d" && !prod.inputs.empty()) find_channel_scale(spec, index, producer_of, taken, p, &f);
+    if (f32 && prod.type == "Conv2d" && !prod.inputs.empty()) find_channel_scale(spec, index, taken, p, &f);
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
     // 1. A residual add (FLOAT_32 only): other operand available before p.
@@ -418,9 +411,9 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
       const TensorSpec* os = get(other);
       bool available = false;
       if (os != nullptr && other != cur) {
-        auto made = producer_of.find(other);
+        auto made = index.producer.find(other);
         available = os->type == tensor_type::kStatic || os->is_graph_input() ||
-                    (made != producer_of.end() && made->second < p);
+                    (made != index.producer.end() && made->second < p);
       }
       if (available && same_shape(cur, other) && same_shape(cur, add.outputs[0])) {
         f.add = e;
