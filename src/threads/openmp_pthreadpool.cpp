@@ -59,6 +59,7 @@ namespace openhtp::threads {
 namespace {
 
 std::atomic<uint64_t> g_dispatches{0};
+std::atomic<uint64_t> g_split_dispatches{0};
 
 // A grid of up to six dimensions; the last one varies fastest. tile[d] is 1
 // for a dimension that is not tiled.
@@ -126,6 +127,7 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
     return;
   }
+  g_split_dispatches.fetch_add(1, std::memory_order_relaxed);
   // Inside a team (team.h) the loop's shares go to the team's waiting
   // threads, split as schedule(static) below splits them.
   struct Job {
@@ -152,6 +154,7 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
 }  // namespace
 
 uint64_t dispatches() { return g_dispatches.load(std::memory_order_relaxed); }
+uint64_t split_dispatches() { return g_split_dispatches.load(std::memory_order_relaxed); }
 
 pthreadpool_t create_pool(size_t threads) {
   if (threads == 0) threads = static_cast<size_t>(std::max(1, omp_get_num_procs()));

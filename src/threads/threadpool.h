@@ -27,6 +27,9 @@ void parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t ta
 // pool to a library (XNNPACK) checks with it that the library's calls reach
 // this implementation and not another pthreadpool loaded before it.
 uint64_t dispatches();
+// Of those, the calls that ran on more than one thread: a test's way to see
+// that a kernel split its work.
+uint64_t split_dispatches();
 
 // The calling thread's denormal mode as pthreadpool's
 // PTHREADPOOL_FLAG_DISABLE_DENORMALS asks: flush-to-zero and

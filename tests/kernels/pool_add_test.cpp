@@ -96,6 +96,34 @@ TEST(PoolMax2d, U8SameEncodingXnnpackExact) {
   }
 }
 
+// Pooling is memory-bound and splits over the graph's threads from small
+// sizes (xnnpack_pooling.cpp): a 64x64x8 max pooling, 32K elements, far
+// under pool_for's 1M, runs on both threads, and exactly.
+TEST(PoolMax2d, SplitsOverThreadsFromSmallSizesExact) {
+  std::mt19937 rng(64);
+  PoolShape s;
+  s.N = 1;
+  s.H = s.W = 64;
+  s.C = 8;
+  s.fh = s.fw = 3;
+  s.sh = s.sw = 2;
+  s.pt = s.pb = s.pl = s.pr = 1;
+  s.Ho = s.Wo = 32;
+  s.ceil = false;
+  ThreadEnv two(2);
+  for (const bool u8 : {false, true}) {
+    const Quant q = per_tensor(0.05f, -128);
+    Case c = u8 ? pool_case("PoolMax2d", s, quantized(dtype::kUfixed8, {}, q), quantized(dtype::kUfixed8, {}, q), false)
+                : pool_case("PoolMax2d", s, f32({}), f32({}), false);
+    const size_t n = c.node.inputs[0].num_elements();
+    c.data = {u8 ? random_bytes(rng, n) : to_bytes(random_floats(rng, n))};
+    const Bytes ref = run_reference(c);
+    const uint64_t before = openhtp::threads::split_dispatches();
+    EXPECT_EQ(run_fast(c, fast_path("PoolMax2d", "xnnpack"), two.env()), ref) << s.str();
+    EXPECT_GT(openhtp::threads::split_dispatches(), before) << (u8 ? "u8" : "f32") << ": ran on the caller's thread only";
+  }
+}
+
 TEST(PoolAvg2d, F32XnnpackMatchesReference) {
   std::mt19937 rng(63);
   const FastPath& fp = fast_path("PoolAvg2d", "xnnpack");

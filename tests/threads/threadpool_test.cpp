@@ -230,6 +230,15 @@ TEST_P(ThreadPool, CountsDispatches) {
   EXPECT_EQ(openhtp::threads::dispatches(), before + 2);
 }
 
+TEST_P(ThreadPool, CountsSplitDispatchesOnlyWhereSeveralThreadsRan) {
+  const uint64_t before = openhtp::threads::split_dispatches();
+  calls([&] {
+    pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 3, 0);  // splits on 2+ threads
+    pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 1, 0);  // one tile: never splits
+  });
+  EXPECT_EQ(openhtp::threads::split_dispatches(), before + (threads() >= 2 ? 1 : 0));
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Combine(::testing::Values(0, 1, 2, 3), ::testing::Bool()),
                          [](const auto& info) {
                            const size_t n = std::get<0>(info.param);
