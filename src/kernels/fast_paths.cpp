@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kernels/float_layer_norm.h"
 #include "kernels/float_reduce.h"
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
@@ -33,6 +34,8 @@ std::span<const ops::FastPath> fast_paths() {
       {"MatMul", "onednn-int8", &onednn::prepare_matmul_int8},  // 8-bit, int32 sums (VNNI)
       {"MatMul", "onednn-q8", &q8::prepare_matmul},  // 8-bit: dequantize, fp32 oneDNN, quantize
       {"LayerNorm", "int8", &q8::prepare_layer_norm},
+      {"LayerNorm", "vectorized", &f32::prepare_layer_norm},
+      {"RmsNorm", "vectorized", &f32::prepare_rms_norm},
       {ops::kAddLayerNorm, "int8", &q8::prepare_add_layer_norm},  // htp/fusion.h: one rounding, not two
       {"ElementWiseAdd", "xnnpack", &xnn::prepare_add},
       {"PoolMax2d", "xnnpack", &xnn::prepare_pool_max2d},

@@ -12,7 +12,7 @@
 #include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/reduce_layout.h"
-#include "ops/lane_sum.h"
+#include "ops/trailing_norm.h"
 #include "ops/quant.h"
 #include "ops/workspace.h"
 #include "ops/shape.h"
@@ -935,14 +935,13 @@ class LayerNormKernel final : public ops::OpKernel {
   }
 
  private:
-  // The reference's arithmetic (its eight-lane double sums, ops/lane_sum.h)
+  // The reference's arithmetic (ops/trailing_norm.h's statistics)
   // on the codes' float values, or on the float sums a + b.
   template <bool kSum>
   void row(size_t r) const {
     const uint8_t* x = x_ + r * cols_;
     const uint8_t* b = kSum ? b_ + r * cols_ : nullptr;
     uint8_t* y = y_ + r * cols_;
-    const double n = static_cast<double>(cols_);
     const float* deq = deq_.data();
     const float* b_deq = b_deq_.data();
     auto value = [&](size_t c) -> float {
@@ -952,17 +951,12 @@ class LayerNormKernel final : public ops::OpKernel {
         return deq[x[c]];
       }
     };
-    const double center = ops::lane_sum(cols_, [&](size_t c) { return double{value(c)}; }) / n;
-    const double sq = ops::lane_sum(cols_, [&](size_t c) {
-      const double d = value(c) - center;
-      return d * d;
-    });
-    const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
+    const ops::NormStats st = ops::norm_stats(cols_, true, epsilon_, value);
     float out[256];
     for (size_t c0 = 0; c0 < cols_; c0 += 256) {
       const size_t m = std::min<size_t>(256, cols_ - c0);
       for (size_t c = 0; c < m; ++c) {
-        double t = (value(c0 + c) - center) * inv;
+        double t = (value(c0 + c) - st.center) * st.inv;
         if (!gamma_.empty()) t *= gamma_[c0 + c];
         if (!beta_.empty()) t += beta_[c0 + c];
         out[c] = static_cast<float>(t);
@@ -1005,21 +999,12 @@ bool make_layer_norm(const ops::NodeDesc& node, const ops::TensorDesc* b, std::u
     affine[i - 1].resize(t.num_elements());
     ops::quant::to_float(t, t.static_data, affine[i - 1].data());
   }
-  // The reference takes a block of trailing axes (validated above): its
-  // size is the product of the last M dims, M = the length of `axes`.
-  const ops::Param* axes = node.find_param("axes");
-  const size_t m = axes != nullptr && axes->is_tensor && axes->dims.size() == 1 ? axes->dims[0] : 1;
-  if (m == 0 || m > x.dims.size()) return false;
-  size_t cols = 1;
-  for (size_t i = x.dims.size() - m; i < x.dims.size(); ++i) cols *= x.dims[i];
-  if (cols == 0) return false;
+  ops::NormShape shape;
+  if (!ops::norm_shape(node, 0.001f, &shape)) return false;
   for (const auto& a : affine) {
-    if (!a.empty() && a.size() != cols) return false;
+    if (!a.empty() && a.size() != shape.cols) return false;
   }
-  const ops::Param* eps = node.find_param("epsilon");
-  const double epsilon = eps != nullptr ? static_cast<double>(static_cast<float>(eps->f)) : double{0.001f};
-  const size_t rows = x.num_elements() / cols;
-  *kernel = std::make_unique<LayerNormKernel>(x, b, y, rows, cols, epsilon, std::move(affine[0]),
+  *kernel = std::make_unique<LayerNormKernel>(x, b, y, shape.rows, shape.cols, shape.epsilon, std::move(affine[0]),
                                               std::move(affine[1]), graph_pool(node));
   return true;
 }

@@ -12,7 +12,7 @@
 namespace openhtp::ops {
 
 template <typename Term>
-double lane_sum(size_t n, Term term) {
+inline __attribute__((always_inline)) double lane_sum(size_t n, Term term) {
   double l[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   size_t c = 0;
   for (; c + 8 <= n; c += 8) {

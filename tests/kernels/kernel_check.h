@@ -218,4 +218,32 @@ inline int32_t pick_u8_zero_point(std::mt19937& rng) {
   return i < 3 ? kSpecial[i] : static_cast<int32_t>(rand_int(rng, 0, 255));
 }
 
+inline std::string dims_str(const std::vector<uint32_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
+  return s + "]";
+}
+
+// One node on the reference (fast false) or on the fast path of `library`
+// at `threads`, inputs whose TensorDesc has static_data bound as static.
+inline Bytes run_case(const Node& n, const std::vector<Bytes>& data, bool fast, size_t threads, const char* library) {
+  Case c{n, data, std::vector<bool>(data.size(), false)};
+  for (size_t i = 0; i < data.size(); ++i) c.is_static[i] = n.inputs[i].static_data != nullptr;
+  c.bind_static();
+  if (!fast) return run_reference(c);
+  ThreadEnv env(threads);
+  return run_fast(c, fast_path(n.type, library), env.env());
+}
+
+// Dims of rank 1..max_rank, rows of 2..300 elements (the normalized axis
+// last); case 0 is the transformer encoder's [1, 128, 256], which several
+// pool tasks split.
+inline std::vector<uint32_t> random_rows(std::mt19937& rng, int iter, uint32_t max_rank) {
+  if (iter == 0) return {1, 128, 256};
+  std::vector<uint32_t> dims(rand_int(rng, 1, max_rank));
+  for (auto& d : dims) d = rand_int(rng, 1, 12);
+  dims.back() = rand_int(rng, 2, 300);
+  return dims;
+}
+
 }  // namespace kernelstest

@@ -20,12 +20,6 @@ TensorDesc q8(uint32_t dt, std::vector<uint32_t> dims, float scale, int32_t offs
   return t;
 }
 
-std::string dims_str(const std::vector<uint32_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? "," : "") + std::to_string(d[i]);
-  return s + "]";
-}
-
 uint32_t pick_type(std::mt19937& rng) { return rand_int(rng, 0, 1) ? dtype::kUfixed8 : dtype::kSfixed8; }
 
 // A random 8-bit encoding whose real range is about [-range, range] shifted.
@@ -68,15 +62,6 @@ void expect_close_and_varied(const Bytes& fast, const Bytes& want, bool is_signe
   size_t off = 0;
   for (size_t i = 0; i < fast.size() && i < want.size(); ++i) off += fast[i] != want[i];
   EXPECT_LE(off, fast.size() / 50 + 1) << what << ": " << off << " of " << fast.size() << " outputs one step off";
-}
-
-Bytes run_case(const Node& n, const std::vector<Bytes>& data, bool fast, size_t threads, const char* library) {
-  Case c{n, data, std::vector<bool>(data.size(), false)};
-  for (size_t i = 0; i < data.size(); ++i) c.is_static[i] = n.inputs[i].static_data != nullptr;
-  c.bind_static();
-  if (!fast) return run_reference(c);
-  ThreadEnv env(threads);
-  return run_fast(c, fast_path(n.type, library), env.env());
 }
 
 TEST(Quantized8Binary, MatchesReferenceExactlyOverRandomShapesAndEncodings) {
@@ -242,17 +227,6 @@ TEST(Quantized8Softmax, DeclinesInnerAxis) {
   Node n{"Softmax", "sm", {q8(dtype::kUfixed8, {2, 3, 4}, 0.1f, 0)}, {q8(dtype::kUfixed8, {2, 3, 4}, 1.0f / 256, 0)},
          {u32_param("axis", 1)}};
   EXPECT_FALSE(fast_path("Softmax", "int8").prepare(n.desc(), &k));
-}
-
-// Dims of rank 1..max_rank, rows of 2..300 elements (the normalized axis
-// last); case 0 is the transformer encoder's [1, 128, 256], which several
-// pool tasks split.
-std::vector<uint32_t> random_rows(std::mt19937& rng, int iter, uint32_t max_rank) {
-  if (iter == 0) return {1, 128, 256};
-  std::vector<uint32_t> dims(rand_int(rng, 1, max_rank));
-  for (auto& d : dims) d = rand_int(rng, 1, 12);
-  dims.back() = rand_int(rng, 2, 300);
-  return dims;
 }
 
 // 8-bit LayerNorm over a block of trailing axes, with and without gamma and

@@ -13,10 +13,10 @@
 #include <cmath>
 #include <vector>
 
-#include "ops/lane_sum.h"
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
 #include "ops/shape.h"
+#include "ops/trailing_norm.h"
 #include "ops/validate.h"
 
 namespace openhtp::ops::detail {
@@ -37,17 +37,11 @@ class TrailingNormKernel final : public OpKernel {
     const float* gamma = has_gamma_ ? static_cast<const float*>(in[1]) : nullptr;
     const float* beta = has_beta_ ? static_cast<const float*>(in[2]) : nullptr;
     float* y = static_cast<float*>(out[0]);
-    const double n = static_cast<double>(cols_);
     for (size_t r = 0; r < rows_; ++r, x += cols_, y += cols_) {
-      // Statistics in double, two passes (mean first, then squared
-      // deviations): no cancellation when |mean| >> std. Summed over eight
-      // lanes (ops/lane_sum.h), as the 8-bit fast path does.
-      double center = 0.0;
-      if (kind_ == Kind::kLayerNorm) center = lane_sum(cols_, [&](size_t c) { return double{x[c]}; }) / n;
-      const double sq = lane_sum(cols_, [&](size_t c) { return (x[c] - center) * (x[c] - center); });
-      const double inv = 1.0 / std::sqrt(sq / n + epsilon_);
+      // The statistics every fast path shares (ops/trailing_norm.h).
+      const NormStats st = norm_stats(cols_, kind_ == Kind::kLayerNorm, epsilon_, [&](size_t c) { return x[c]; });
       for (size_t c = 0; c < cols_; ++c) {
-        double v = (x[c] - center) * inv;
+        double v = (x[c] - st.center) * st.inv;
         if (gamma) v *= gamma[c];
         if (beta) v += beta[c];
         y[c] = static_cast<float>(v);
