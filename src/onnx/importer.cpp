@@ -7,6 +7,7 @@
 #include "onnx/calibration.h"
 #include "onnx/preserve_io.h"
 #include "onnx/constant_folding.h"
+#include "onnx/matmul_bias_folding.h"
 #include "onnx/empty_values.h"
 #include "onnx/control_flow_unrolling.h"
 #include "onnx/rank_collapse.h"
@@ -135,6 +136,7 @@ bool import_model(const PreparedModel& prepared, const ImportOptions& options, c
                   QnnGraphDesc* desc_out, std::string* error) {
   QnnGraphDesc desc;
   if (!build_graph_desc(prepared, options, &desc, error)) return false;
+  if (!options.quantize) fold_matmul_biases(&desc);
   if (options.quantize) {
     if (options.calibration.empty()) {
       *error = "quantized conversion needs calibration inputs (--input_list)";

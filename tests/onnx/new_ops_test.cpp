@@ -742,3 +742,53 @@ TEST(OnnxNewOps, LegacyScatterReplaces) {
 }
 
 }  // namespace
+
+namespace {
+
+// x [1, 5, 8] times W [8, 6] plus B as `bias_dims`, then Relu: PyTorch's
+// Linear on a 3-D input. With `product_out`, the MatMul's product is also a
+// graph output (the Add may then not be folded into it).
+onnx::ModelProto linear_relu(const std::vector<int64_t>& bias_dims, bool product_out) {
+  ModelBuilder b;
+  b.input("x", {1, 5, 8}).output("y", {1, 5, 6});
+  if (product_out) b.output("t", {1, 5, 6});
+  b.initializer("W", {8, 6}, ramp(48, 0.05, -1.1));
+  b.initializer("B", bias_dims, ramp(6, 0.3, -0.8));
+  b.node("MatMul", "mm", {"x", "W"}, {"t"});
+  b.node("Add", "add", {"t", "B"}, {"u"});
+  b.node("Relu", "relu", {"u"}, {"y"});
+  return b.model();
+}
+
+}  // namespace
+
+// A float Linear (MatMul + Add of a static row) runs as one MatMul with QNN's
+// bias input (onnx/matmul_bias_folding.h), within float rounding of the
+// formula computed here in double; not when the product is a graph output.
+TEST(OnnxMatMulBias, FloatLinearIsOneMatMulWithBias) {
+  const std::vector<float> x = ramp(40, 0.07, -1.3);
+  const std::vector<float> w = ramp(48, 0.05, -1.1), bias = ramp(6, 0.3, -0.8);
+  std::vector<double> want;
+  for (int r = 0; r < 5; ++r) {
+    for (int j = 0; j < 6; ++j) {
+      double acc = bias[j];
+      for (int k = 0; k < 8; ++k) acc += double{x[r * 8 + k]} * w[k * 6 + j];
+      want.push_back(std::max(acc, 0.0));
+    }
+  }
+  for (const std::vector<int64_t>& bias_dims : {std::vector<int64_t>{6}, std::vector<int64_t>{1, 1, 6}}) {
+    for (const bool product_out : {false, true}) {
+      QnnGraphDesc desc;
+      const auto out = run_model(linear_relu(bias_dims, product_out), {f32_bytes(x)}, &desc);
+      ASSERT_EQ(out.size(), product_out ? 2u : 1u);
+      expect_close(as_f32(out[0]), want, 1e-5);
+      size_t adds = 0, with_bias = 0;
+      for (const auto& node : desc.nodes) {
+        adds += node.type == "ElementWiseAdd" ? 1 : 0;
+        with_bias += node.type == "MatMul" && node.inputs.size() == 3 ? 1 : 0;
+      }
+      EXPECT_EQ(adds, product_out ? 1u : 0u) << "bias rank " << bias_dims.size();
+      EXPECT_EQ(with_bias, product_out ? 0u : 1u) << "bias rank " << bias_dims.size();
+    }
+  }
+}

@@ -18,6 +18,7 @@
 #include "onnx/importer.h"
 #include "onnx/layout.h"
 #include "onnx/lowering.h"
+#include "onnx/matmul_bias_folding.h"
 
 namespace {
 
@@ -654,3 +655,57 @@ TEST(OnnxInputShapes, SymbolicDimensionNamesTheInputAndSuggestsDashD) {
 }
 
 }  // namespace
+
+namespace {
+
+// MatMul(x, W) -> t -> Add(t, c) -> y, lowered; `c_static` false makes c a
+// graph input.
+QnnGraphDesc matmul_add(const std::vector<int64_t>& c_dims, bool c_static) {
+  ModelBuilder b;
+  b.input("x", {1, 4, 8}).output("y", {1, 4, 6});
+  if (!c_static) b.input("c", c_dims);
+  b.initializer("W", {8, 6}, iota_values(48, 0.01f, -0.2f));
+  size_t n = 1;
+  for (int64_t d : c_dims) n *= static_cast<size_t>(d);
+  if (c_static) b.initializer("c", c_dims, iota_values(n, 0.1f, -0.3f));
+  b.node("MatMul", "mm", {"x", "W"}, {"t"});
+  b.node("Add", "add", {"t", "c"}, {"y"});
+  QnnGraphDesc g;
+  std::string error;
+  EXPECT_TRUE(lower(b.model(), &g, &error)) << error;
+  return g;
+}
+
+}  // namespace
+
+// onnx/matmul_bias_folding.h: the Add of a static row folds into the MatMul
+// as its bias [N] (a [1, 1, N] row is copied as [N], the original dropped);
+// a full [M, N] addend or a dynamic one does not.
+TEST(OnnxMatMulBiasFolding, FoldsAStaticRowOnlyAndKeepsTheGraphWhole) {
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{6}, std::vector<int64_t>{1, 1, 6}}) {
+    QnnGraphDesc g = matmul_add(dims, true);
+    const size_t tensors = g.tensors.size();
+    ASSERT_EQ(fold_matmul_biases(&g), 1u);
+    ASSERT_EQ(g.nodes.size(), 1u);
+    const QNode& mm = g.nodes[0];
+    EXPECT_EQ(mm.type, QNN_OP_MAT_MUL);
+    ASSERT_EQ(mm.inputs.size(), 3u);
+    EXPECT_EQ(mm.outputs[0], g.outputs[0]) << "the MatMul now writes the Add's output";
+    const QTensor* bias = g.find(mm.inputs[2]);
+    ASSERT_NE(bias, nullptr);
+    EXPECT_EQ(bias->type, QNN_TENSOR_TYPE_STATIC);
+    EXPECT_EQ(bias->dims, (std::vector<uint32_t>{6}));
+    std::vector<float> v(6);
+    ASSERT_EQ(bias->data.size(), sizeof(float) * 6);
+    std::memcpy(v.data(), bias->data.data(), bias->data.size());
+    EXPECT_EQ(v, iota_values(6, 0.1f, -0.3f));
+    EXPECT_EQ(g.tensors.size(), tensors - 1) << "the product is gone (and a replaced [1, 1, N] row with it)";
+    for (size_t i = 0; i < g.tensors.size(); ++i) EXPECT_EQ(g.index.at(g.tensors[i].name), i);
+  }
+  QnnGraphDesc full = matmul_add({4, 6}, true);
+  EXPECT_EQ(fold_matmul_biases(&full), 0u);
+  EXPECT_EQ(full.nodes.size(), 2u);
+  QnnGraphDesc dynamic = matmul_add({6}, false);
+  EXPECT_EQ(fold_matmul_biases(&dynamic), 0u);
+  EXPECT_EQ(dynamic.nodes.size(), 2u);
+}
