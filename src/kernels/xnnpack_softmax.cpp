@@ -12,6 +12,8 @@ namespace {
 
 namespace dtype = ops::dtype;
 
+constexpr size_t kSplitMinElems = size_t{16} << 10;
+
 class SoftmaxKernel final : public ops::OpKernel {
  public:
   SoftmaxKernel(Operator op, size_t rows, size_t in_bytes, pthreadpool_t pool)
@@ -61,8 +63,14 @@ bool prepare_softmax_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   if (channels == 0 || elems == 0) return false;
   xnn_operator_t op = nullptr;
   if (xnn_create_softmax_nc_f32(channels, channels, channels, kRunFlags, &op) != xnn_status_success) return false;
-  auto k = std::make_unique<SoftmaxKernel>(Operator(op), elems / channels, elems * sizeof(float),
-                                           pool_for(node, uint64_t{elems} * 8));
+  // Split over the graph's threads from 16K elements (~12 us of exp and
+  // division at one thread), not at pool_for's 1M multiply-adds: the input
+  // is an attention MatMul's output that all threads wrote, and one thread
+  // reading it all took 0.115 ms at two threads against 0.05 at one. The
+  // transformer encoder's 4 x 128 x 128 scores, split: 0.065 each
+  // (docs/performance.md, session 14).
+  pthreadpool_t pool = elems >= kSplitMinElems ? pool_of(node) : nullptr;
+  auto k = std::make_unique<SoftmaxKernel>(Operator(op), elems / channels, elems * sizeof(float), pool);
   if (!k->setup_once(x)) return false;
   *kernel = std::move(k);
   return true;

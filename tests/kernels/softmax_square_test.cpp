@@ -33,7 +33,12 @@ TEST(Float32Softmax, WithinAFewUlpsOfTheReference) {
     const std::vector<float> want = from_bytes<float>(run_reference(c));
     for (size_t threads : {1, 2}) {
       ThreadEnv env(threads);
+      const uint64_t splits = openhtp::threads::split_dispatches();
       const std::vector<float> got = from_bytes<float>(run_fast(c, fast_path("Softmax", "xnnpack"), env.env()));
+      if (iter == 0 && threads == 2) {
+        // 64K elements: split over both threads (xnnpack_softmax.cpp).
+        EXPECT_GT(openhtp::threads::split_dispatches(), splits) << "the attention softmax ran on one thread";
+      }
       ASSERT_EQ(got.size(), want.size());
       for (size_t i = 0; i < got.size(); ++i) {
         // Probabilities in [0, 1]: a relative bound of 2e-6 (a few float
