@@ -581,8 +581,12 @@ GraphError PreparedGraph::make_plan(std::span<ops::OpKernel* const> kernels,
     requests.push_back({bytes, static_cast<int>(n), static_cast<int>(n), 0});
     if (!all_fixed.empty()) all_fixed.emplace_back();
   }
+  // On two threads each buffer's halves stay with one core (memory_planner.h,
+  // Layout::kThreadHalves). Two only: with more, a tensor's shares are
+  // thirds, quarters, which no one middle lines up.
+  const Layout layout = env_.num_threads == 2 ? Layout::kThreadHalves : Layout::kPacked;
   PlanError why;
-  if (plan_vtcm(requests, vtcm_budget_bytes_, kArenaAlignment, all_fixed, &plan->regions, &why)) {
+  if (plan_vtcm(requests, vtcm_budget_bytes_, kArenaAlignment, all_fixed, &plan->regions, &why, layout)) {
     return GraphError::kNone;
   }
   // Only a fixed (stored) placement can be refused, and only natives_ have them.

@@ -67,13 +67,30 @@ bool check_fixed(std::span<const BufferRequest> requests, size_t vtcm_budget_byt
 }  // namespace
 
 bool plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes, size_t alignment,
-               std::span<const std::optional<TensorPlacement>> fixed, VtcmPlan* plan, PlanError* error) {
+               std::span<const std::optional<TensorPlacement>> fixed, VtcmPlan* plan, PlanError* error,
+               Layout layout) {
   if (!fixed.empty() && fixed.size() != requests.size()) {
     error->why = "fixed placements given for " + std::to_string(fixed.size()) + " of " +
                  std::to_string(requests.size()) + " requests";
     return false;
   }
   const bool any_fixed = std::any_of(fixed.begin(), fixed.end(), [](const auto& f) { return f.has_value(); });
+  if (any_fixed && layout == Layout::kThreadHalves) {
+    // A stored plan this layout made from these requests: taken whole.
+    VtcmPlan fresh;
+    PlanError unused;
+    plan_vtcm(requests, vtcm_budget_bytes, alignment, {}, &fresh, &unused, layout);  // nothing fixed: cannot fail
+    bool same = true;
+    for (size_t i = 0; i < requests.size() && same; ++i) {
+      same = !fixed[i] || (fixed[i]->region == fresh.placements[i].region &&
+                           fixed[i]->offset == fresh.placements[i].offset);
+    }
+    if (same) {
+      *plan = std::move(fresh);
+      return true;
+    }
+    layout = Layout::kPacked;
+  }
   if (any_fixed && !check_fixed(requests, vtcm_budget_bytes, alignment, fixed, error)) return false;
   auto fixed_in = [&](size_t i, Region r) { return any_fixed && fixed[i] && fixed[i]->region == r; };
 
@@ -89,7 +106,7 @@ bool plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes
     whole_fixed.push_back(fixed_in(i, Region::kVtcm) ? fixed[i]->offset : kNotFixed);
     whole_index.push_back(i);
   }
-  const MemoryPlan whole = plan_memory(whole_req, alignment, whole_fixed);
+  const MemoryPlan whole = plan_memory(whole_req, alignment, whole_fixed, layout);
 
   // Step 2: what fits stays in VTCM at its offset; the rest spills.
   std::vector<BufferRequest> spilled;
@@ -114,7 +131,7 @@ bool plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes
   if (!spilled.empty()) {
     // Step 3: same algorithm, same lifetimes, only the spilled set: a valid
     // plan of its own in a separate memory.
-    const MemoryPlan spill = plan_memory(spilled, alignment, spilled_fixed);
+    const MemoryPlan spill = plan_memory(spilled, alignment, spilled_fixed, layout);
     for (size_t k = 0; k < spilled.size(); ++k) {
       out.placements[spilled_index[k]] = {Region::kSpillFill, spill.offsets[k]};
     }

@@ -111,8 +111,15 @@ struct PlanError {
 
 // `fixed`: empty, or one entry per request (nullopt: the planner chooses).
 // False, with `error` filled and `plan` untouched, when a fixed placement
-// breaks a rule above.
+// breaks a rule above. `layout` (memory_planner.h) lays out both the whole
+// arena and the spilled set. With fixed placements and kThreadHalves, the
+// plan made without them is taken when it puts every fixed request where it
+// is fixed — a stored plan made in that layout from the same requests, whose
+// unstored requests (the kernels' workspaces) then land where they did when
+// it was made, in their lanes; any other stored plan is honoured as it is,
+// the rest packed around it.
 bool plan_vtcm(std::span<const BufferRequest> requests, size_t vtcm_budget_bytes, size_t alignment,
-               std::span<const std::optional<TensorPlacement>> fixed, VtcmPlan* plan, PlanError* error);
+               std::span<const std::optional<TensorPlacement>> fixed, VtcmPlan* plan, PlanError* error,
+               Layout layout = Layout::kPacked);
 
 }  // namespace openhtp::htp

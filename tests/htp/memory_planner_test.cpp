@@ -2,6 +2,7 @@
 // two simultaneously live buffers overlapping — checked on random inputs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "htp/memory_planner.h"
@@ -49,4 +50,53 @@ TEST(MemoryPlanner, RandomPlansAreValidAndNearThePeak) {
       }
     }
   }
+}
+
+// Layout::kThreadHalves (memory_planner.h): valid like the packed plan, and
+// any two buffers that share a byte have their middles within one alignment
+// of each other — so a byte below one's middle is below the other's too, and
+// each cache line is only ever in first halves or only in second halves.
+// Read slack stays inside the arena.
+TEST(MemoryPlanner, ThreadHalvesKeepEveryByteOnOneSideOfEveryMiddle) {
+  using openhtp::htp::end_with_slack;
+  using openhtp::htp::Layout;
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<BufferRequest> r;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) {
+      int a = static_cast<int>(rng() % 20), b = static_cast<int>(rng() % 20);
+      r.push_back({1 + rng() % 5000, std::min(a, b), std::max(a, b), rng() % 4 == 0 ? size_t{64} : size_t{0}});
+    }
+    const auto plan = plan_memory(r, 64, {}, Layout::kThreadHalves);
+    ASSERT_GE(plan.total_size, peak_live_bytes(r, 64));
+    for (int i = 0; i < n; ++i) {
+      EXPECT_EQ(plan.offsets[i] % 64, 0u);
+      EXPECT_LE(end_with_slack(r[i], plan.offsets[i], 64), plan.total_size);
+      const double mid_i = plan.offsets[i] + r[i].size / 2.0;
+      for (int j = i + 1; j < n; ++j) {
+        const bool live_together = r[i].first_use <= r[j].last_use && r[j].first_use <= r[i].last_use;
+        const bool overlap = plan.offsets[i] < plan.offsets[j] + r[j].size && plan.offsets[j] < plan.offsets[i] + r[i].size;
+        ASSERT_FALSE(live_together && overlap) << "trial " << trial << " buffers " << i << "," << j;
+        if (overlap) {
+          const double mid_j = plan.offsets[j] + r[j].size / 2.0;
+          ASSERT_LT(std::abs(mid_i - mid_j), 64.0) << "trial " << trial << " buffers " << i << "," << j;
+        }
+      }
+    }
+  }
+}
+
+// With any offset fixed, plan_memory packs the others around them whatever
+// the layout; without, the layouts differ (the 1000-byte buffer is centred
+// in the 4096-byte lane the others share).
+TEST(MemoryPlanner, ThreadHalvesWithFixedOffsetsIsThePackedPlan) {
+  using openhtp::htp::kNotFixed;
+  using openhtp::htp::Layout;
+  const std::vector<BufferRequest> r = {{4096, 0, 1}, {1000, 1, 2}, {3000, 2, 3}};
+  const std::vector<size_t> fixed = {8192, kNotFixed, kNotFixed};
+  const auto halves = plan_memory(r, 64, fixed, Layout::kThreadHalves);
+  EXPECT_EQ(halves.offsets, plan_memory(r, 64, fixed).offsets);
+  EXPECT_EQ(halves.offsets[0], 8192u);
+  EXPECT_NE(plan_memory(r, 64, {}, Layout::kThreadHalves).offsets, plan_memory(r, 64).offsets);
 }

@@ -557,3 +557,43 @@ TEST(VtcmPlanner, RandomFixedPlacementsAreJudgedRightAndPlannedAround) {
   EXPECT_GT(accepted, 200);
   EXPECT_GT(refused, 20);  // the arbitrary placements really exercise refusal
 }
+
+// A stored plan made in Layout::kThreadHalves (memory_planner.h) from the
+// same requests is taken whole: the requests it did not store (a graph's
+// workspaces) land where they did when it was made, in their lanes — also
+// for a set that spills. A stored packed plan is honoured as it is, the
+// rest packed around it.
+TEST(VtcmPlanner, StoredThreadHalvesPlanIsReproducedWithItsUnstoredRequests) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    std::vector<BufferRequest> r;
+    const int n = 2 + static_cast<int>(rng() % 20);
+    for (int i = 0; i < n; ++i) {
+      const int a = static_cast<int>(rng() % 12), b = static_cast<int>(rng() % 12);
+      r.push_back({1 + rng() % 4000, std::min(a, b), std::max(a, b)});
+    }
+    const size_t budget = trial % 2 ? 1u << 20 : 6000;  // roomy, or a set that spills
+    for (const htp::Layout made : {htp::Layout::kThreadHalves, htp::Layout::kPacked}) {
+      htp::VtcmPlan stored_plan;
+      htp::PlanError error;
+      ASSERT_TRUE(htp::plan_vtcm(r, budget, 64, {}, &stored_plan, &error, made));
+      // The first half of the requests is "stored" (the tensors), the rest not.
+      std::vector<std::optional<htp::TensorPlacement>> fixed(r.size());
+      for (size_t i = 0; i < r.size() / 2; ++i) fixed[i] = stored_plan.placements[i];
+      htp::VtcmPlan loaded;
+      ASSERT_TRUE(htp::plan_vtcm(r, budget, 64, fixed, &loaded, &error, htp::Layout::kThreadHalves)) << error.why;
+      for (size_t i = 0; i < r.size() / 2; ++i) {
+        EXPECT_EQ(loaded.placements[i].region, stored_plan.placements[i].region) << "trial " << trial;
+        EXPECT_EQ(loaded.placements[i].offset, stored_plan.placements[i].offset) << "trial " << trial;
+      }
+      if (made == htp::Layout::kThreadHalves) {
+        for (size_t i = r.size() / 2; i < r.size(); ++i) {
+          EXPECT_EQ(loaded.placements[i].region, stored_plan.placements[i].region) << "trial " << trial;
+          EXPECT_EQ(loaded.placements[i].offset, stored_plan.placements[i].offset) << "trial " << trial;
+        }
+        EXPECT_EQ(loaded.vtcm_bytes, stored_plan.vtcm_bytes);
+        EXPECT_EQ(loaded.spill_fill_bytes, stored_plan.spill_fill_bytes);
+      }
+    }
+  }
+}
