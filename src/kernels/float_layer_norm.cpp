@@ -8,12 +8,6 @@
 namespace openhtp::kernels::f32 {
 namespace {
 
-// Rows are split into one share per thread from this many elements: ~0.3 ns
-// an element vectorized, so 16K is ~5 us of work, several times a split's
-// cost; and the input is most often a producer's output that all threads
-// wrote in row shares (parallel_tiles.h run_in_shares).
-constexpr size_t kShareMinElems = size_t{16} << 10;
-
 // The reference's loop, row by row (reference/layer_norm.cpp): the shared
 // statistics, then (x - center) * inv [* gamma] [+ beta] in double, rounded
 // once. One clone per ISA level; this file is built with -ffp-contract=off
@@ -38,6 +32,8 @@ class TrailingNormKernel final : public ops::OpKernel {
  public:
   TrailingNormKernel(bool centred, const ops::NormShape& shape, bool has_gamma, bool has_beta, pthreadpool_t pool)
       : centred_(centred), shape_(shape), has_gamma_(has_gamma), has_beta_(has_beta), pool_(pool) {
+    // Rows in one share per thread from kShareMinElems (parallel_tiles.h):
+    // ~0.3 ns an element vectorized, 16K is ~5 us, several times a split.
     min_rows_ = std::max<size_t>(1, (kShareMinElems + shape.cols - 1) / shape.cols);
   }
 

@@ -14,12 +14,10 @@ namespace {
 
 namespace dtype = ops::dtype;
 
-// From this many elements a table lookup is split into one share per thread
-// (parallel_tiles.h run_in_shares): its input is a producer's output, which
-// a multi-threaded producer wrote in shares. It was 128K-element tiles from
-// 256K elements, which left most of EfficientNet-B0's lookups on one thread
-// reading half their input from the other core's cache.
-constexpr size_t kShareMin = size_t{16} << 10;
+// A table lookup splits into one share per thread from kShareMinElems
+// (parallel_tiles.h). It was 128K-element tiles from 256K elements, which
+// left most of EfficientNet-B0's lookups on one thread reading half their
+// input from the other core's cache.
 
 // y[i] = table[x[i]] for a 256-byte table, 64 elements per step with
 // AVX-512 VBMI: two 128-byte permutes (vpermi2b on the index's low 7 bits,
@@ -65,7 +63,7 @@ class LookupKernel final : public ops::OpKernel {
     x_ = static_cast<const uint8_t*>(in[0]);
     y_ = static_cast<uint8_t*>(out[0]);
     auto body = [this](size_t start, size_t count) { apply(start, count); };
-    run_in_shares(pool_, n_, kShareMin, body);
+    run_in_shares(pool_, n_, kShareMinElems, body);
   }
 
  private:
@@ -213,7 +211,7 @@ void lookup_bytes(const uint8_t* table, const uint8_t* x, uint8_t* y, size_t n) 
 
 void lookup_bytes_in_shares(pthreadpool_t pool, const uint8_t* table, uint8_t* y, size_t n) {
   auto body = [table, y](size_t start, size_t count) { lookup_bytes(table, y + start, y + start, count); };
-  run_in_shares(pool, n, kShareMin, body);
+  run_in_shares(pool, n, kShareMinElems, body);
 }
 
 }  // namespace openhtp::kernels::lut

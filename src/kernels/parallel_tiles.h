@@ -37,6 +37,15 @@ void run_tiles(pthreadpool_t pool, size_t n, size_t tile, Body& body) {
   parallel_tiles(n < 2 * tile ? nullptr : pool, n, tile, body);
 }
 
+// From how many elements a memory-bound step (a table lookup, a pooling, a
+// row broadcast, a softmax, a norm: ~0.1-1 ns an element) splits into one
+// share per thread: its input is most often what a multi-threaded producer
+// just wrote in shares, which one thread would read half of from the other
+// core's cache. Each of those steps was left on one thread below 256K
+// elements or pool_for's 1M multiply-adds once, and got faster split
+// (docs/performance.md, sessions 7 and 14).
+inline constexpr size_t kShareMinElems = size_t{16} << 10;
+
 // One contiguous share of [0, n) per pool thread, in order: body(start,
 // count) on thread t gets share t (OpenMP's static schedule), when `pool`
 // has more than one thread and n >= min; else one call. For memory-bound

@@ -336,12 +336,11 @@ RowFn row_fn(Op op, bool row_is_b) {
   return nullptr;
 }
 
-// From this many elements a row broadcast is split into one share per
-// thread (16K: a few microseconds of work against a ~1 us fork). EfficientNet-
-// B0 fp32 at 2 threads, with the global pools split the same way: 4.73-4.85
-// ms a run against 5.05-5.37 with 128K-element tiles from 256K elements
-// (openhtp-graph-profile, alternated six times).
-constexpr size_t kShareMin = size_t{16} << 10;
+// A row broadcast splits into one share per thread from kShareMinElems
+// (parallel_tiles.h; a few microseconds of work against a ~1 us fork).
+// EfficientNet-B0 fp32 at 2 threads, with the global pools split the same
+// way: 4.73-4.85 ms a run against 5.05-5.37 with 128K-element tiles from
+// 256K elements (openhtp-graph-profile, alternated six times).
 
 class RowBroadcastKernel final : public ops::OpKernel {
  public:
@@ -355,9 +354,9 @@ class RowBroadcastKernel final : public ops::OpKernel {
     auto body = [=, this](size_t start, size_t count) {
       fn_(dense + start * cols_, row, y + start * cols_, count, cols_);
     };
-    // One share of rows per thread, from kShareMin elements: the dense input
-    // is a producer's output, written in shares (parallel_tiles.h).
-    run_in_shares(pool_, rows_, std::max<size_t>(1, kShareMin / cols_), body);
+    // One share of rows per thread, from kShareMinElems elements: the dense
+    // input is a producer's output, written in shares (parallel_tiles.h).
+    run_in_shares(pool_, rows_, std::max<size_t>(1, kShareMinElems / cols_), body);
   }
 
  private:

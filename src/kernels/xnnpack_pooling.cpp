@@ -11,6 +11,7 @@
 //        average pooling, f32 and qu8.
 #include <cmath>
 
+#include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
@@ -71,22 +72,18 @@ class PoolKernel final : public ops::OpKernel {
 };
 
 // Pooling reads each input element about once and does next to no
-// arithmetic: it is memory-bound, like a table lookup, not work-bound like a
-// convolution, so it splits from a lookup's threshold (lookup_table.cpp), not
-// from pool_for's ~1M multiply-adds. Its input is most often a convolution's
-// output that all threads wrote, in rows; XNNPACK splits a pooling over
-// output rows, so each thread then reads mostly what it wrote. ResNet-18's
-// 112x112x64 max pooling (0.8M elements, under pool_for's bar) ran on one
-// thread reading half its input from the other core's cache: 0.096 ms at one
-// thread, 0.16-0.17 at two; split, 0.074-0.089 (openhtp-graph-profile,
-// docs/performance.md, session 14).
-constexpr uint64_t kSplitMinElems = uint64_t{16} << 10;
-
+// arithmetic: it is memory-bound, so it splits from kShareMinElems
+// (parallel_tiles.h), not from pool_for's ~1M multiply-adds. XNNPACK splits
+// a pooling over output rows, so each thread then reads mostly the rows it
+// wrote. ResNet-18's 112x112x64 max pooling (0.8M elements, under pool_for's
+// bar) ran on one thread reading half its input from the other core's
+// cache: 0.096 ms at one thread, 0.16-0.17 at two; split, 0.074-0.089
+// (docs/performance.md, session 14).
 bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDesc& node, const PoolGeometry& g,
             size_t elem_bytes, std::unique_ptr<ops::OpKernel>* kernel) {
   if (created != xnn_status_success) return false;
   const uint64_t elems = uint64_t{g.N} * g.axes[1].in * g.axes[2].in * g.C;
-  pthreadpool_t pool = elems >= kSplitMinElems ? pool_of(node) : nullptr;
+  pthreadpool_t pool = elems >= kShareMinElems ? pool_of(node) : nullptr;
   auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, elems * elem_bytes, pool);
   if (!k->setup_once(node.inputs[0])) return false;
   *kernel = std::move(k);

@@ -4,6 +4,7 @@
 // tests/kernels/softmax_test.cpp states). The attention scores of a
 // transformer are the case: 2 x 0.55 ms of a 2-layer encoder's 8 ms ran on
 // the reference. Other axes and beta != 1 are declined (the reference runs).
+#include "kernels/parallel_tiles.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
 
@@ -11,8 +12,6 @@ namespace openhtp::kernels::xnn {
 namespace {
 
 namespace dtype = ops::dtype;
-
-constexpr size_t kSplitMinElems = size_t{16} << 10;
 
 class SoftmaxKernel final : public ops::OpKernel {
  public:
@@ -63,13 +62,14 @@ bool prepare_softmax_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   if (channels == 0 || elems == 0) return false;
   xnn_operator_t op = nullptr;
   if (xnn_create_softmax_nc_f32(channels, channels, channels, kRunFlags, &op) != xnn_status_success) return false;
-  // Split over the graph's threads from 16K elements (~12 us of exp and
-  // division at one thread), not at pool_for's 1M multiply-adds: the input
+  // Split over the graph's threads from kShareMinElems (parallel_tiles.h;
+  // ~12 us of exp and division at one thread), not at pool_for's 1M
+  // multiply-adds: the input
   // is an attention MatMul's output that all threads wrote, and one thread
   // reading it all took 0.115 ms at two threads against 0.05 at one. The
   // transformer encoder's 4 x 128 x 128 scores, split: 0.065 each
   // (docs/performance.md, session 14).
-  pthreadpool_t pool = elems >= kSplitMinElems ? pool_of(node) : nullptr;
+  pthreadpool_t pool = elems >= kShareMinElems ? pool_of(node) : nullptr;
   auto k = std::make_unique<SoftmaxKernel>(Operator(op), elems / channels, elems * sizeof(float), pool);
   if (!k->setup_once(x)) return false;
   *kernel = std::move(k);
