@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
 
 #include "QnnOpDef.h"
 
@@ -63,6 +64,7 @@ size_t fold_matmul_biases(QnnGraphDesc* graph) {
         copied.push_back(bias);
         QTensor b = *c;
         b.name = add.outputs[0] + "_bias";
+        for (int n = 2; graph->find(b.name) != nullptr; ++n) b.name = add.outputs[0] + "_bias" + std::to_string(n);
         b.dims = {c->dims.back()};
         b.source_constant.clear();
         b.source_perm.clear();

@@ -702,6 +702,15 @@ TEST(OnnxMatMulBiasFolding, FoldsAStaticRowOnlyAndKeepsTheGraphWhole) {
     EXPECT_EQ(g.tensors.size(), tensors - 1) << "the product is gone (and a replaced [1, 1, N] row with it)";
     for (size_t i = 0; i < g.tensors.size(); ++i) EXPECT_EQ(g.index.at(g.tensors[i].name), i);
   }
+  // A [1, 1, N] row's copy takes a name no tensor has.
+  QnnGraphDesc taken = matmul_add({1, 1, 6}, true);
+  QTensor squatter;
+  squatter.name = taken.outputs[0] + "_bias";
+  squatter.dims = {1};
+  taken.add(squatter);
+  ASSERT_EQ(fold_matmul_biases(&taken), 1u);
+  EXPECT_NE(taken.nodes[0].inputs[2], squatter.name);
+  EXPECT_EQ(taken.find(taken.nodes[0].inputs[2])->dims, (std::vector<uint32_t>{6}));
   QnnGraphDesc full = matmul_add({4, 6}, true);
   EXPECT_EQ(fold_matmul_biases(&full), 0u);
   EXPECT_EQ(full.nodes.size(), 2u);
