@@ -6,6 +6,7 @@
 #include <random>
 
 #include "htp/memory_planner.h"
+#include "random_requests.h"
 
 using openhtp::htp::BufferRequest;
 using openhtp::htp::peak_live_bytes;
@@ -31,12 +32,8 @@ TEST(MemoryPlanner, DisjointLifetimesShareAndOverlappingOnesDoNot) {
 TEST(MemoryPlanner, RandomPlansAreValidAndNearThePeak) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<BufferRequest> r;
-    const int n = 1 + static_cast<int>(rng() % 30);
-    for (int i = 0; i < n; ++i) {
-      int a = static_cast<int>(rng() % 20), b = static_cast<int>(rng() % 20);
-      r.push_back({1 + rng() % 5000, std::min(a, b), std::max(a, b)});
-    }
+    const std::vector<BufferRequest> r = planner_test::random_requests(rng, 1, 30, 20, 5000);
+    const int n = static_cast<int>(r.size());
     auto plan = plan_memory(r, 64);
     const size_t peak = peak_live_bytes(r, 64);
     ASSERT_GE(plan.total_size, peak);
@@ -62,12 +59,8 @@ TEST(MemoryPlanner, ThreadHalvesKeepEveryByteOnOneSideOfEveryMiddle) {
   using openhtp::htp::Layout;
   std::mt19937 rng(11);
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<BufferRequest> r;
-    const int n = 1 + static_cast<int>(rng() % 30);
-    for (int i = 0; i < n; ++i) {
-      int a = static_cast<int>(rng() % 20), b = static_cast<int>(rng() % 20);
-      r.push_back({1 + rng() % 5000, std::min(a, b), std::max(a, b), rng() % 4 == 0 ? size_t{64} : size_t{0}});
-    }
+    const std::vector<BufferRequest> r = planner_test::random_requests(rng, 1, 30, 20, 5000, /*with_slack=*/true);
+    const int n = static_cast<int>(r.size());
     const auto plan = plan_memory(r, 64, {}, Layout::kThreadHalves);
     ASSERT_GE(plan.total_size, peak_live_bytes(r, 64));
     for (int i = 0; i < n; ++i) {

@@ -13,6 +13,7 @@
 #include "htp/memory_planner.h"
 #include "htp/prepared_graph.h"
 #include "htp/vtcm_plan.h"
+#include "random_requests.h"
 
 using namespace openhtp;
 using htp::BufferRequest;
@@ -164,12 +165,8 @@ TEST(VtcmPlanner, RandomPlansAreValidPerRegionAndNeverBelowThePeak) {
   std::mt19937 rng(20240611);
   int trials_that_spilled = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<BufferRequest> r;
-    const int n = 1 + static_cast<int>(rng() % 40);
-    for (int i = 0; i < n; ++i) {
-      const int a = static_cast<int>(rng() % 25), b = static_cast<int>(rng() % 25);
-      r.push_back({1 + rng() % 6000, std::min(a, b), std::max(a, b)});
-    }
+    const std::vector<BufferRequest> r = planner_test::random_requests(rng, 1, 40, 25, 6000);
+    const int n = static_cast<int>(r.size());
     const size_t peak = htp::peak_live_bytes(r, kAlign);
     const size_t budget = rng() % (peak + 1);  // from nothing up to the whole peak
     auto plan = htp::plan_vtcm(r, budget, kAlign);
@@ -566,12 +563,7 @@ TEST(VtcmPlanner, RandomFixedPlacementsAreJudgedRightAndPlannedAround) {
 TEST(VtcmPlanner, StoredThreadHalvesPlanIsReproducedWithItsUnstoredRequests) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 100; ++trial) {
-    std::vector<BufferRequest> r;
-    const int n = 2 + static_cast<int>(rng() % 20);
-    for (int i = 0; i < n; ++i) {
-      const int a = static_cast<int>(rng() % 12), b = static_cast<int>(rng() % 12);
-      r.push_back({1 + rng() % 4000, std::min(a, b), std::max(a, b)});
-    }
+    const std::vector<BufferRequest> r = planner_test::random_requests(rng, 2, 20, 12, 4000);
     const size_t budget = trial % 2 ? 1u << 20 : 6000;  // roomy, or a set that spills
     for (const htp::Layout made : {htp::Layout::kThreadHalves, htp::Layout::kPacked}) {
       htp::VtcmPlan stored_plan;
