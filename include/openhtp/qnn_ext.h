@@ -21,11 +21,19 @@ typedef struct {
   uint64_t bytesCopiedIn;
   uint64_t bytesCopiedOut;
   uint64_t bytesByReference;
-  uint64_t dspExecuteNs; /* time the graph ran on the emulated HTP */
+  uint64_t dspExecuteNs; /* time the graph ran on the emulated HTP; 0 when not measured (below) */
 } OpenHtp_ExecuteStats_t;
 
 /* QNN_SUCCESS, or QNN_GRAPH_ERROR_INVALID_HANDLE. */
 QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats);
+
+/* Whether the emulated HTP measures how long each execute of `graph` runs
+ * (dspExecuteNs above). Off by default: the two clock reads cost about as
+ * much as a tenth of a tiny in-process execute, and a client that does not
+ * read the figure should not pay for it. An execute given a profile handle is
+ * always measured (its "accelerator execute" event). QNN_SUCCESS, or
+ * QNN_GRAPH_ERROR_INVALID_HANDLE. */
+QNN_API Qnn_ErrorHandle_t OpenHtp_setDspTiming(Qnn_GraphHandle_t graph, uint8_t enable);
 
 /* Sizes of the external weights / spill-fill buffers the runtime allocated and
  * registered for `context` because the backend-extension file asked for them

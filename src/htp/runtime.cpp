@@ -194,8 +194,8 @@ class RuntimeImpl final : public Runtime {
     return guarded("memDeregister", [&] { return do_deregister_memory(mem_id); });
   }
   Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                 ExecResult* result, const CallControl* control) override {
-    return guarded("graphExecute", [&] { return do_execute(graph_id, inputs, outputs, result, control); });
+                 ExecResult* result, const CallControl* control, ExecTiming timing) override {
+    return guarded("graphExecute", [&] { return do_execute(graph_id, inputs, outputs, result, control, timing); });
   }
   RuntimeStats stats() const override;
   const DeviceSpec& device() const override { return options_.device; }
@@ -229,7 +229,7 @@ class RuntimeImpl final : public Runtime {
                             uint64_t offset, uint64_t size, uint64_t* mem_id);
   Status do_deregister_memory(uint64_t mem_id);
   Status do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                    ExecResult* result, const CallControl* control);
+                    ExecResult* result, const CallControl* control, ExecTiming timing);
   Status do_set_priority(uint64_t context_id, uint64_t graph_id, uint32_t priority);
   // Fills in_b_/out_b_ and memo_.graph; caller holds the HTP.
   Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs);
@@ -828,7 +828,8 @@ class Preemption final : public YieldPoint {
 }  // namespace
 
 Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs,
-                               std::span<const ExecBinding> outputs, ExecResult* result, const CallControl* control) {
+                               std::span<const ExecBinding> outputs, ExecResult* result, const CallControl* control,
+                               ExecTiming timing) {
   HtpScheduler::Ticket ticket;
   uint64_t queued_since = 0;
   if (!sched_.try_acquire(ticket)) {
@@ -895,9 +896,10 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   if (options_.observer != nullptr) yield_point = &observed.emplace(preemption, *options_.observer, graph_id);
   PreparedGraph& graph = *rec->graph;
   std::string message;
-  const uint64_t t0 = interval_ticks();
+  const bool timed = timing == ExecTiming::kMeasure;
+  const uint64_t t0 = timed ? interval_ticks() : 0;
   const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
-  result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
+  if (timed) result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
   if (preemption.paused_ticks() != 0) result->preempted_ns = interval_ns(preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());
   if (e == GraphError::kAborted) return Status::Error(QNN_GRAPH_ERROR_ABORTED, "graphExecute: " + message);

@@ -99,8 +99,14 @@ struct StepTime {
   std::vector<uint64_t> thread_ns;
 };
 
+// Whether an execute reads the clock around its kernels for
+// ExecResult::exec_ns. Two TSC reads were ~15 ns of a ~125 ns tiny in-process
+// execute; a client that neither profiles nor asks for the DSP time
+// (OpenHtp_setDspTiming) does not pay for them.
+enum class ExecTiming : uint8_t { kMeasure, kSkip };
+
 struct ExecResult {
-  uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP" (pauses excluded)
+  uint64_t exec_ns = 0;  // time inside the graph's kernels' loop, on the "DSP" (pauses excluded); 0 unmeasured
   uint32_t threads = 0;  // threads the graph's kernels ran on
   // Preemption (htp_scheduler.h): how often this execute yielded the HTP to
   // a higher-priority one, and what saving and restoring its live VTCM cost.
@@ -220,7 +226,8 @@ class Runtime {
   // QNN_GRAPH_ERROR_TIMED_OUT (its outputs are then undefined) and leaves
   // the graph ready for the next one.
   virtual Status execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
-                         ExecResult* result, const CallControl* control = nullptr) = 0;
+                         ExecResult* result, const CallControl* control = nullptr,
+                         ExecTiming timing = ExecTiming::kMeasure) = 0;
 
   virtual RuntimeStats stats() const = 0;
   virtual const DeviceSpec& device() const = 0;

@@ -10,8 +10,10 @@ uint64_t pack_align(uint64_t v) { return (v + kPackAlign - 1) / kPackAlign * kPa
 }  // namespace
 
 bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                    std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why) {
+                    std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, WireStatus* st,
+                    ExecEncoding* enc, std::string* why) {
   const size_t n_bind = inputs.size() + outputs.size();
+  const uint32_t timed = timing == htp::ExecTiming::kMeasure ? kAttrTimed : 0;
   // Memory handles only (the common case, and the one whose cost is the
   // call itself): checked first, in one pass.
   bool compact = graph_id <= UINT32_MAX && inputs.size() <= UINT16_MAX && outputs.size() <= UINT16_MAX;
@@ -35,7 +37,7 @@ bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
     enc->args[1].buf = {st, sizeof *st};
     enc->scatter.clear();
     enc->raw_inputs = enc->raw_outputs = 0;
-    enc->sc = REMOTE_SCALARS_MAKEX(kAttrCompactExec, kGraphExecute, 1, 1, 0, 0);
+    enc->sc = REMOTE_SCALARS_MAKEX(kAttrCompactExec | timed, kGraphExecute, 1, 1, 0, 0);
     return true;
   }
   uint32_t raw_in = 0, raw_out = 0;
@@ -109,7 +111,7 @@ bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
   enc->args.back().buf = {st, sizeof *st};
   enc->raw_inputs = raw_in;
   enc->raw_outputs = raw_out;
-  enc->sc = REMOTE_SCALARS_MAKEX(0, kGraphExecute, 1 + in_args, out_args + 1, 0, 0);
+  enc->sc = REMOTE_SCALARS_MAKEX(timed, kGraphExecute, 1 + in_args, out_args + 1, 0, 0);
   return true;
 }
 
@@ -124,6 +126,7 @@ bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::
     *why = "execute request: malformed call";
     return false;
   }
+  dec->timing = (REMOTE_SCALARS_METHOD_ATTR(sc) & kAttrTimed) != 0 ? htp::ExecTiming::kMeasure : htp::ExecTiming::kSkip;
   if ((REMOTE_SCALARS_METHOD_ATTR(sc) & kAttrCompactExec) != 0) {
     CompactExecRequest req;
     if (n_in != 1 || n_out != 1 || pra[0].buf.nLen < sizeof req) {

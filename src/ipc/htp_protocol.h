@@ -192,6 +192,9 @@ struct ExecRequest {
 // 8 bytes a tensor, not 24, so that a tiny execute's whole call fits in the
 // one cache line that carries its signal (ipc::kFirstLineFrameBytes).
 inline constexpr uint32_t kAttrCompactExec = 2;  // a REMOTE_SCALARS_METHOD_ATTR bit
+// An execute whose DSP time is wanted (htp::ExecTiming::kMeasure) says so
+// with this bit, in either request form.
+inline constexpr uint32_t kAttrTimed = 4;  // a REMOTE_SCALARS_METHOD_ATTR bit
 struct CompactExecRequest {
   uint32_t graph_id = 0;
   uint16_t num_inputs = 0;
@@ -466,7 +469,8 @@ struct ExecEncoding {
 
 // False (and *why) when the call cannot be expressed on this wire.
 bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                    std::span<const htp::ExecBinding> outputs, WireStatus* st, ExecEncoding* enc, std::string* why);
+                    std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, WireStatus* st,
+                    ExecEncoding* enc, std::string* why);
 // After a successful call: copies packed outputs to the client's buffers.
 void finish_execute(const ExecEncoding& enc);
 
@@ -474,6 +478,7 @@ void finish_execute(const ExecEncoding& enc);
 // memory; reused across calls.
 struct ExecDecoding {
   uint64_t graph_id = 0;
+  htp::ExecTiming timing = htp::ExecTiming::kSkip;
   std::vector<htp::ExecBinding> inputs, outputs;
   std::vector<uint8_t> arg_used;
 };

@@ -15,26 +15,21 @@ void ExecuteMemo::revalidate() {
   removals_ = now;
   graph_handle_ = 0;
   graph_.reset();
-  context_.reset();
   mems_.clear();
 }
 
-std::shared_ptr<Graph> ExecuteMemo::graph(const void* handle, std::shared_ptr<Context>* ctx) {
+std::shared_ptr<Graph> ExecuteMemo::graph(const void* handle) {
   const uint64_t h = reinterpret_cast<uintptr_t>(handle);
   if (h == graph_handle_ && h != 0) {
-    // Nothing was removed since these were live, so both locks succeed
-    // (unless a removal races with this call, which then orders after it).
-    auto g = graph_.lock();
-    *ctx = context_.lock();
-    if (g && *ctx) return g;
+    // Nothing was removed since it was live, so the lock succeeds (unless a
+    // removal races with this call, which then orders after it).
+    if (auto g = graph_.lock()) return g;
   }
   uint64_t removals;
   auto g = std::static_pointer_cast<Graph>(ObjectTable::instance().find(ObjectKind::kGraph, handle, &removals));
-  *ctx = g ? g->context.lock() : nullptr;
-  if (g && *ctx && removals == removals_) {
+  if (g && removals == removals_) {
     graph_handle_ = h;
     graph_ = g;
-    context_ = *ctx;
   }
   return g;
 }

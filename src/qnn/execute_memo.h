@@ -5,8 +5,8 @@
 // and a shared_ptr copy, three times for a graph with two memhandles. A
 // thread that executes the same graph again can skip all of that while
 // ObjectTable::removals() is unchanged: handles are never reused, so nothing
-// it resolved has gone away since. The memo holds weak references only, so it
-// never keeps a freed graph or context (and through it a backend) alive.
+// it resolved has gone away since. The memo holds a weak reference only, so it
+// never keeps a freed graph (and through it its context and backend) alive.
 #pragma once
 
 #include <cstdint>
@@ -27,8 +27,8 @@ class ExecuteMemo {
   // count the memo is now valid for.
   void revalidate();
 
-  // The graph and its context (both live, or both null), memoized.
-  std::shared_ptr<Graph> graph(const void* handle, std::shared_ptr<Context>* ctx);
+  // The live graph (which holds its context), or null; memoized.
+  std::shared_ptr<Graph> graph(const void* handle);
 
   // What execute needs of a mem handle, copied out; false if it is not live.
   struct Mem {
@@ -48,7 +48,6 @@ class ExecuteMemo {
   uint64_t removals_ = ~0ull;
   uint64_t graph_handle_ = 0;
   std::weak_ptr<Graph> graph_;
-  std::weak_ptr<Context> context_;
   std::vector<Mem> mems_;
 };
 

@@ -320,8 +320,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
                     g->spec.name.c_str(), g->spec.num_hvx_threads);
       return QNN_GRAPH_ERROR_GRAPH_FINALIZED;
     }
-    auto ctx = g->context.lock();
-    if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+    Context* const ctx = g->context.get();
     if (Qnn_ErrorHandle_t e = ctx->stub->graph_set_threads(g->remote_id, settings.num_hvx_threads);
         e != QNN_SUCCESS) {
       return e;
@@ -330,8 +329,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, cons
   // A priority applies from the next execute on (it only orders the HTP's
   // queue); before finalize it waits for the graph to exist in the runtime.
   if (g->finalized && settings.priority != g->priority) {
-    auto ctx = g->context.lock();
-    if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+    Context* const ctx = g->context.get();
     if (Qnn_ErrorHandle_t e = ctx->stub->graph_set_priority(g->remote_id, settings.priority); e != QNN_SUCCESS) {
       return e;
     }
@@ -350,8 +348,7 @@ QNN_API Qnn_ErrorHandle_t QnnTensor_createGraphTensor(Qnn_GraphHandle_t graph, Q
     QNN_LOG_ERROR("createGraphTensor: %p is not a live graph handle", graph);
     return QNN_TENSOR_ERROR_INVALID_HANDLE;
   }
-  auto ctx = g->context.lock();
-  if (!ctx) return QNN_TENSOR_ERROR_INVALID_HANDLE;
+  Context* const ctx = g->context.get();
   htp::TensorSpec spec;
   if (Qnn_ErrorHandle_t e = tensor_spec_from_client(tensor, &spec); e != QNN_SUCCESS) return e;
   std::lock_guard lock(g->mu);
@@ -382,8 +379,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_addNode(Qnn_GraphHandle_t graphHandle, Qnn_Op
     QNN_LOG_ERROR("graphAddNode: %p is not a live graph handle", graphHandle);
     return QNN_GRAPH_ERROR_INVALID_HANDLE;
   }
-  auto ctx = g->context.lock();
-  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  Context* const ctx = g->context.get();
   std::string why;
   if (!check_op_identity(opConfig, &why)) {
     QNN_LOG_ERROR("graphAddNode: %s", why.c_str());
@@ -474,8 +470,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
     QNN_LOG_ERROR("graphFinalize: %p is not a live graph handle", graphHandle);
     return QNN_GRAPH_ERROR_INVALID_HANDLE;
   }
-  auto ctx = g->context.lock();
-  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  Context* const ctx = g->context.get();
   std::lock_guard lock(g->mu);
   if (g->finalized) {
     QNN_LOG_ERROR("graphFinalize: graph '%s' is already finalized", g->spec.name.c_str());
@@ -541,13 +536,12 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   const uint64_t t0 = profileHandle != nullptr ? now_us() : 0;  // only the profile event needs it
   ExecuteMemo& memo = ExecuteMemo::of_this_thread();
   memo.revalidate();
-  std::shared_ptr<Context> ctx;
-  auto g = memo.graph(graphHandle, &ctx);
+  const std::shared_ptr<Graph> g = memo.graph(graphHandle);
   if (!g) {
     QNN_LOG_ERROR("graphExecute: %p is not a live graph handle", graphHandle);
     return QNN_GRAPH_ERROR_INVALID_HANDLE;
   }
-  if (!ctx) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  Context* const ctx = g->context.get();
   if ((numInputs > 0 && inputs == nullptr) || (numOutputs > 0 && outputs == nullptr)) {
     QNN_LOG_ERROR("graphExecute '%s': tensor arrays are NULL", g->spec.name.c_str());
     return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
@@ -663,7 +657,10 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
     if (ctx->stub->graph_node_times(g->remote_id, node_names, &steps_before) != QNN_SUCCESS) steps_before.clear();
   }
   ExecReport report;
-  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, &report, signal.control());
+  const htp::ExecTiming timing = profileHandle != nullptr || g->dsp_timing.load(std::memory_order_relaxed)
+                                     ? htp::ExecTiming::kMeasure
+                                     : htp::ExecTiming::kSkip;
+  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, timing, &report, signal.control());
       e != QNN_SUCCESS) {
     return e;
   }
@@ -736,6 +733,18 @@ QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, O
   return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("OpenHtp_getLastExecuteStats");
+}
+
+QNN_API Qnn_ErrorHandle_t OpenHtp_setDspTiming(Qnn_GraphHandle_t graph, uint8_t enable) try {
+  auto g = graph_of(graph);
+  if (!g) {
+    QNN_LOG_ERROR("OpenHtp_setDspTiming: %p is not a live graph handle", graph);
+    return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  }
+  g->dsp_timing.store(enable != 0, std::memory_order_relaxed);
+  return QNN_SUCCESS;
+} catch (...) {
+  return openhtp::qnn::api_exception("OpenHtp_setDspTiming");
 }
 
 }  // extern "C"

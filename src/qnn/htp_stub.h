@@ -84,10 +84,10 @@ class HtpStub {
                                                htp::MemoryKind kind, uint64_t* id) = 0;
   virtual Qnn_ErrorHandle_t mem_deregister(uint64_t id) = 0;
   // Bindings as htp::Runtime::execute takes them: a registered memory id, or
-  // a raw client buffer.
+  // a raw client buffer. `timing`: whether the DSP measures report->exec_ns.
   virtual Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                                    std::span<const htp::ExecBinding> outputs, ExecReport* report,
-                                    ipc::htp_wire::ControlWire* control) = 0;
+                                    std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing,
+                                    ExecReport* report, ipc::htp_wire::ControlWire* control) = 0;
 };
 
 // The two doors (one file each); used by HtpStub::get.

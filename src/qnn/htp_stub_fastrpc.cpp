@@ -144,14 +144,14 @@ class FastRpcStub final : public HtpStub {
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return id_call(wire::kMemDeregister, id); }
 
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, ExecReport* report,
+                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, ExecReport* report,
                             wire::ControlWire* control) override {
     // Each calling thread encodes into its own buffers: no allocation once a
     // thread has executed a graph this large, and no lock.
     thread_local wire::ExecEncoding enc;
     wire::WireStatus st;
     std::string why;
-    if (!wire::encode_execute(graph_id, inputs, outputs, &st, &enc, &why)) {
+    if (!wire::encode_execute(graph_id, inputs, outputs, timing, &st, &enc, &why)) {
       QNN_LOG_ERROR("graphExecute: %s", why.c_str());
       return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
     }

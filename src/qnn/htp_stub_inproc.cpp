@@ -86,11 +86,11 @@ class InProcessStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return report(rt_->deregister_memory(id)); }
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, ExecReport* r,
+                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, ExecReport* r,
                             ipc::htp_wire::ControlWire* control) override {
     htp::ExecResult res;
     const htp::CallControl c = control_of(control);
-    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &res, control != nullptr ? &c : nullptr);
+    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &res, control != nullptr ? &c : nullptr, timing);
     if (!s.ok()) return report(s);
     // Client buffers are used where they are: nothing is copied.
     uint64_t in_place = 0;

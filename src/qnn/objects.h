@@ -65,7 +65,10 @@ struct MemHandle : Object {
 };
 
 struct Graph : Object {
-  std::weak_ptr<Context> context;
+  // Strong: a graph keeps its context alive, so holding the graph is enough
+  // (one reference count on the execute path, not two). No cycle: a context
+  // lists its graphs by handle, and contextFree removes them from the table.
+  std::shared_ptr<Context> context;
   uint64_t context_handle = 0;
   std::mutex mu;
   htp::GraphSpec spec;
@@ -93,6 +96,9 @@ struct Graph : Object {
   // may leave figures of either.
   std::atomic<uint64_t> last_bytes_copied_in{0}, last_bytes_copied_out{0}, last_bytes_by_reference{0};
   std::atomic<uint64_t> last_exec_ns{0};
+  // OpenHtp_setDspTiming: the DSP measures every execute's time (otherwise
+  // only profiled executes; the others leave last_exec_ns 0).
+  std::atomic<bool> dsp_timing{false};
 };
 
 // The stub a new context of `b` is made through: the backend's, or, when

@@ -41,7 +41,7 @@ Seed seed(uint32_t raw_in, uint32_t mem_in, uint32_t raw_out, uint32_t mem_out) 
   wire::WireStatus st;
   wire::ExecEncoding enc;
   std::string why;
-  if (!wire::encode_execute(7, ins, outs, &st, &enc, &why)) {
+  if (!wire::encode_execute(7, ins, outs, openhtp::htp::ExecTiming::kMeasure, &st, &enc, &why)) {
     std::fprintf(stderr, "seed does not encode: %s\n", why.c_str());
     std::exit(2);
   }

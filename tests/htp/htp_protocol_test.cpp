@@ -193,13 +193,14 @@ TEST(HtpProtocol, ExecuteRoundTripsMixedBindings) {
   wire::WireStatus st;
   wire::ExecEncoding enc;
   std::string why;
-  ASSERT_TRUE(wire::encode_execute(77, in, out, &st, &enc, &why)) << why;
+  ASSERT_TRUE(wire::encode_execute(77, in, out, htp::ExecTiming::kSkip, &st, &enc, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 2u);   // request + x
   EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 3u);  // y, z, status
   EXPECT_EQ(wire::status_of(enc.sc, enc.args.data()), &st);
   wire::ExecDecoding dec;
   ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
   EXPECT_EQ(dec.graph_id, 77u);
+  EXPECT_EQ(dec.timing, htp::ExecTiming::kSkip);
   ASSERT_EQ(dec.inputs.size(), 2u);
   ASSERT_EQ(dec.outputs.size(), 3u);
   EXPECT_EQ(dec.inputs[0].tensor_id, 10u);
@@ -212,6 +213,35 @@ TEST(HtpProtocol, ExecuteRoundTripsMixedBindings) {
   EXPECT_EQ(dec.outputs[2].bytes, sizeof z);
 }
 
+// Whether the DSP measures the execute's time travels in both request forms
+// and survives a signal's control argument being added and taken off.
+TEST(HtpProtocol, ExecuteTimingTravelsInBothForms) {
+  float x[2] = {1, 2};
+  const std::vector<htp::ExecBinding> compact_in = {{10, 5, nullptr, 0}};
+  const std::vector<htp::ExecBinding> full_in = {{10, 0, x, sizeof x}};
+  const std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}};
+  for (const auto* in : {&compact_in, &full_in}) {
+    for (htp::ExecTiming timing : {htp::ExecTiming::kMeasure, htp::ExecTiming::kSkip}) {
+      wire::WireStatus st;
+      wire::ExecEncoding enc;
+      std::string why;
+      ASSERT_TRUE(wire::encode_execute(77, *in, out, timing, &st, &enc, &why)) << why;
+      wire::ExecDecoding dec;
+      ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+      EXPECT_EQ(dec.timing, timing);
+      wire::ControlWire control;
+      std::vector<remote_arg> with, stripped;
+      const uint32_t sc = wire::with_control(enc.sc, enc.args.data(), &control, &with);
+      uint32_t stripped_sc = 0;
+      const wire::ControlWire* seen = nullptr;
+      ASSERT_TRUE(wire::strip_control(sc, with.data(), &stripped_sc, &stripped, &seen));
+      EXPECT_EQ(seen, &control);
+      ASSERT_TRUE(wire::decode_execute(stripped_sc, stripped.data(), &dec, &why)) << why;
+      EXPECT_EQ(dec.timing, timing);
+    }
+  }
+}
+
 // An execute of memory handles only travels in the compact form, 8 bytes a
 // tensor, so that a tiny execute fits in one cache line of the call slot;
 // anything else keeps the full form.
@@ -221,7 +251,7 @@ TEST(HtpProtocol, ExecuteOfMemoryHandlesOnlyTravelsCompact) {
   wire::WireStatus st;
   wire::ExecEncoding enc;
   std::string why;
-  ASSERT_TRUE(wire::encode_execute(77, in, out, &st, &enc, &why)) << why;
+  ASSERT_TRUE(wire::encode_execute(77, in, out, htp::ExecTiming::kSkip, &st, &enc, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(enc.sc), wire::kAttrCompactExec);
   EXPECT_EQ(enc.request.size(), sizeof(wire::CompactExecRequest) + 3 * sizeof(wire::CompactBinding));
   EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 1u);
@@ -244,7 +274,7 @@ TEST(HtpProtocol, ExecuteOfMemoryHandlesOnlyTravelsCompact) {
     std::vector<htp::ExecBinding> big = in;
     if (graph == 77) big[1].mem_id = uint64_t{1} << 33;
     wire::ExecEncoding full;
-    ASSERT_TRUE(wire::encode_execute(graph, big, out, &st, &full, &why)) << why;
+    ASSERT_TRUE(wire::encode_execute(graph, big, out, htp::ExecTiming::kSkip, &st, &full, &why)) << why;
     EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(full.sc), 0u);
     ASSERT_TRUE(wire::decode_execute(full.sc, full.args.data(), &dec, &why)) << why;
     EXPECT_EQ(dec.graph_id, graph);
@@ -252,7 +282,7 @@ TEST(HtpProtocol, ExecuteOfMemoryHandlesOnlyTravelsCompact) {
   }
   float x[2];
   wire::ExecEncoding mixed;
-  ASSERT_TRUE(wire::encode_execute(77, {{{10, 0, x, sizeof x}}}, out, &st, &mixed, &why)) << why;
+  ASSERT_TRUE(wire::encode_execute(77, {{{10, 0, x, sizeof x}}}, out, htp::ExecTiming::kSkip, &st, &mixed, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(mixed.sc), 0u);
 }
 
@@ -264,7 +294,7 @@ TEST(HtpProtocol, ForgedCompactExecuteRequestsAreRefused) {
   wire::ExecDecoding dec;
   auto fresh = [&] {
     wire::ExecEncoding e;
-    EXPECT_TRUE(wire::encode_execute(3, in, out, &st, &e, &why));
+    EXPECT_TRUE(wire::encode_execute(3, in, out, htp::ExecTiming::kSkip, &st, &e, &why));
     return e;
   };
   {  // a count that does not match the bytes
@@ -316,7 +346,7 @@ TEST(HtpProtocol, ForgedExecuteRequestsAreRefused) {
   std::string why;
   auto fresh = [&] {
     wire::ExecEncoding enc;
-    EXPECT_TRUE(wire::encode_execute(1, in, out, &st, &enc, &why));
+    EXPECT_TRUE(wire::encode_execute(1, in, out, htp::ExecTiming::kSkip, &st, &enc, &why));
     return enc;
   };
   wire::ExecDecoding dec;
@@ -375,7 +405,7 @@ TEST(HtpProtocol, MoreClientBuffersThanACallCarriesArePacked) {
   wire::WireStatus st;
   wire::ExecEncoding enc;
   std::string why;
-  ASSERT_TRUE(wire::encode_execute(1, ins, outs, &st, &enc, &why)) << why;
+  ASSERT_TRUE(wire::encode_execute(1, ins, outs, htp::ExecTiming::kSkip, &st, &enc, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_INBUFS(enc.sc), 2u);   // request + the packed inputs
   EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 2u);  // the packed outputs + status
   wire::ExecDecoding dec;
@@ -396,7 +426,7 @@ TEST(HtpProtocol, MoreClientBuffersThanACallCarriesArePacked) {
   // Packed ranges that overlap, run backwards or leave the argument are forged.
   auto forge_packed = [&](size_t k, uint64_t offset, uint32_t bytes) {
     wire::ExecEncoding e2;
-    EXPECT_TRUE(wire::encode_execute(1, ins, outs, &st, &e2, &why));
+    EXPECT_TRUE(wire::encode_execute(1, ins, outs, htp::ExecTiming::kSkip, &st, &e2, &why));
     wire::WireBinding w;
     uint8_t* at = e2.request.data() + sizeof(wire::ExecRequest) + k * sizeof w;
     std::memcpy(&w, at, sizeof w);
@@ -414,7 +444,7 @@ TEST(HtpProtocol, MoreClientBuffersThanACallCarriesArePacked) {
 
   // 254 client buffers still travel one per argument.
   outs.resize(254);
-  ASSERT_TRUE(wire::encode_execute(1, {}, outs, &st, &enc, &why)) << why;
+  ASSERT_TRUE(wire::encode_execute(1, {}, outs, htp::ExecTiming::kSkip, &st, &enc, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_OUTBUFS(enc.sc), 255u);
   ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
   EXPECT_EQ(dec.outputs[253].data, &out_data[253]);

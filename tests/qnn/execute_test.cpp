@@ -53,6 +53,40 @@ TEST_F(Execute, ClientBuffersAreCopiedOnceEachWay) {
   EXPECT_EQ(st.bytesByReference, inproc ? 3u * n * 4 : 0u);
 }
 
+// The DSP times an execute only when asked: by OpenHtp_setDspTiming for the
+// graph, or by a profile handle on that execute. A plain execute reads no
+// clock and reports 0.
+TEST_F(Execute, DspTimeIsMeasuredOnlyWhenAsked) {
+  const uint32_t n = 1 << 16;  // enough work that a measured time is never 0 ns
+  build_add_relu(n);
+  auto a = ramp(n, -3.0f, 0.01f), b = ramp(n, 1.0f, -0.005f);
+  std::vector<float> out(n);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {a.data(), n * 4};
+  in[1].v1.clientBuf = {b.data(), n * 4};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {out.data(), n * 4};
+  auto dsp_ns = [&](Qnn_ProfileHandle_t profile) {
+    EXPECT_EQ(api().graphExecute(graph_, in, 2, &o, 1, profile, nullptr), QNN_SUCCESS);
+    OpenHtp_ExecuteStats_t st{};
+    EXPECT_EQ(OpenHtp_getLastExecuteStats(graph_, &st), QNN_SUCCESS);
+    return st.dspExecuteNs;
+  };
+  EXPECT_EQ(dsp_ns(nullptr), 0u);
+  ASSERT_EQ(OpenHtp_setDspTiming(graph_, 1), QNN_SUCCESS);
+  EXPECT_GT(dsp_ns(nullptr), 0u);
+  EXPECT_GT(dsp_ns(nullptr), 0u);  // it stays on
+  ASSERT_EQ(OpenHtp_setDspTiming(graph_, 0), QNN_SUCCESS);
+  EXPECT_EQ(dsp_ns(nullptr), 0u);
+  Qnn_ProfileHandle_t profile = nullptr;
+  ASSERT_EQ(api().profileCreate(backend_, QNN_PROFILE_LEVEL_BASIC, &profile), QNN_SUCCESS);
+  EXPECT_GT(dsp_ns(profile), 0u);
+  EXPECT_EQ(dsp_ns(nullptr), 0u);  // a profile asks for its own execute only
+  api().profileFree(profile);
+  EXPECT_EQ(OpenHtp_setDspTiming(nullptr, 1), QNN_GRAPH_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(out, expected_add_relu(a, b));
+}
+
 TEST_F(Execute, MemHandlesAreZeroCopyBothWays) {
   const uint32_t n = 4096;
   build_add_relu(n);

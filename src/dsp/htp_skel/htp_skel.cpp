@@ -207,7 +207,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
         return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphExecute: " + why);
       }
       htp::ExecResult r;
-      htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r, control);
+      htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r, control, dec.timing);
       st->exec_ns = r.exec_ns;
       st->exec_threads = static_cast<uint16_t>(r.threads);
       st->yields = static_cast<uint16_t>(std::min<uint32_t>(r.yields, UINT16_MAX));
