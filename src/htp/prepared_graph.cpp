@@ -959,9 +959,14 @@ GraphError PreparedGraph::execute(std::span<const TensorBinding> inputs, std::sp
 GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inputs,
                                              std::span<const TensorBinding> outputs, const MemoryRegions& regions,
                                              std::string* message, YieldPoint* yield_point) {
-  GraphError e = bind_regions(regions, message);
-  if (e == GraphError::kNone) e = bind(inputs, false, message);
+  GraphError e = bind(inputs, false, message);
   if (e == GraphError::kNone) e = bind(outputs, true, message);
+  if (e != GraphError::kNone) return e;
+  return execute_bound(regions, message, yield_point);
+}
+
+GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::string* message, YieldPoint* yield_point) {
+  GraphError e = bind_regions(regions, message);
   if (e != GraphError::kNone) return e;
   // On several threads, stretches of steps that split their work only
   // through the graph's pool run inside one thread team (threads/team.h),

@@ -134,6 +134,10 @@ class PreparedGraph {
   // `yield_point` (may be null) is asked at every op boundary.
   GraphError execute_serialized(std::span<const TensorBinding> inputs, std::span<const TensorBinding> outputs,
                                 const MemoryRegions& regions, std::string* message, YieldPoint* yield_point = nullptr);
+  // The same with the inputs and outputs the last execute_serialized bound
+  // (it returned anything but kBadBinding): for a caller that knows they are
+  // unchanged (htp::Runtime, when an execute sends the same bindings again).
+  GraphError execute_bound(const MemoryRegions& regions, std::string* message, YieldPoint* yield_point = nullptr);
   // The VTCM ranges that hold tensors alive across the boundary before step
   // `next_step` (written by an earlier step, read by a later one): what a
   // graph paused there needs back. Kernel workspaces live one step and are

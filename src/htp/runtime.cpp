@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
@@ -58,8 +59,8 @@ struct MemorySlice {
 
 // A context's memory: its spill-fill region is one buffer shared by all its
 // graphs (only one graph runs at a time), as large as the largest graph's
-// plan — and by every context of a spill-fill group. Changed only under
-// exec_mu_, so a running graph never sees it move.
+// plan — and by every context of a spill-fill group. Changed only with the
+// HTP held exclusively, so a running graph never sees it move.
 struct ContextMemory {
   RegionMemory spill_fill;                 // internal, when no external one is registered
   std::optional<MemorySlice> external_spill_fill;
@@ -125,6 +126,13 @@ struct GraphRecord {
   // without it.
   uint32_t own_priority = kInheritPriority;
   std::atomic<uint32_t> priority{QNN_PRIORITY_DEFAULT};
+  // The bindings `graph` holds from its last execute, as the caller sent
+  // them; current while bound_removals == removals_ (no registration those
+  // ids name has gone). An execute that sends the same ones again — the
+  // usual loop over the same buffers — skips resolving and binding them.
+  // Touched only by whoever holds the HTP.
+  std::vector<ExecBinding> bound_inputs, bound_outputs;
+  uint64_t bound_removals = ~0ull;
 };
 
 struct Registration {
@@ -136,8 +144,9 @@ struct Registration {
 // The last execute's resolution of graph and memory ids, reused while no
 // graph or registration has been removed since (`removals` unchanged): a
 // repeated execute then needs no table lookups. Raw pointers are safe
-// because every removal holds exec_mu_, which execute holds from lookup to
-// the end of the run — that is also what keeps the mappings alive.
+// because every removal holds the HTP exclusively, and an execute holds it
+// from lookup to the end of the run — that is also what keeps the mappings
+// alive.
 struct ExecMemo {
   static constexpr size_t kMaxMems = 32;  // a linear scan must stay short
   uint64_t removals = ~0ull;
@@ -231,8 +240,10 @@ class RuntimeImpl final : public Runtime {
   Status do_execute(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
                     ExecResult* result, const CallControl* control, ExecTiming timing);
   Status do_set_priority(uint64_t context_id, uint64_t graph_id, uint32_t priority);
-  // Fills in_b_/out_b_ and memo_.graph; caller holds the HTP.
-  Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs);
+  // Sets memo_.graph, and fills in_b_/out_b_ unless the graph already holds
+  // these bindings (*already_bound); caller holds the HTP.
+  Status resolve(uint64_t graph_id, std::span<const ExecBinding> inputs, std::span<const ExecBinding> outputs,
+                 bool* already_bound);
   // Moves the graph's STATIC tensors into the context's external weights
   // buffer (page-aligned, graph after graph). Caller holds the HTP.
   Status place_weights(ContextMemory& memory, PreparedGraph& graph);
@@ -553,6 +564,7 @@ Status RuntimeImpl::do_set_graph_threads(uint64_t graph_id, uint32_t num_threads
   std::shared_ptr<GraphRecord> rec;
   if (Status s = find_graph(graph_id, &rec); !s.ok()) return s;
   std::string why;
+  rec->bound_removals = ~0ull;  // new kernels: bind again
   if (rec->graph->set_num_threads(num_threads, &why) != GraphError::kNone) {
     return error(QNN_GRAPH_ERROR_INVALID_OP_CONFIG, "graph '%s' on %u threads: %s", rec->graph->spec().name.c_str(),
                  num_threads, why.c_str());
@@ -656,7 +668,7 @@ Status RuntimeImpl::do_deregister_memory(uint64_t mem_id) {
 }
 
 Status RuntimeImpl::resolve(uint64_t graph_id, std::span<const ExecBinding> inputs,
-                            std::span<const ExecBinding> outputs) {
+                            std::span<const ExecBinding> outputs, bool* already_bound) {
   std::unique_lock<std::mutex> tables;  // taken on the first memo miss
   if (memo_.removals != removals_) {
     memo_.removals = removals_;
@@ -674,7 +686,11 @@ Status RuntimeImpl::resolve(uint64_t graph_id, std::span<const ExecBinding> inpu
     memo_.graph_id = graph_id;
     memo_.graph = it->second.get();
   }
-  const uint64_t context_id = memo_.graph->context_id;
+  const GraphRecord& rec = *memo_.graph;
+  *already_bound = rec.bound_removals == removals_ && std::ranges::equal(inputs, rec.bound_inputs) &&
+                   std::ranges::equal(outputs, rec.bound_outputs);
+  if (*already_bound) return Status::Ok();
+  const uint64_t context_id = rec.context_id;
   auto bind_all = [&](std::span<const ExecBinding> from, std::vector<TensorBinding>* to) -> Status {
     to->clear();
     for (const ExecBinding& b : from) {
@@ -860,7 +876,8 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
     HtpScheduler::Ticket& t;
     ~Release() { s.release(t); }
   } release{sched_, ticket};
-  if (Status s = resolve(graph_id, inputs, outputs); !s.ok()) return s;
+  bool already_bound = false;
+  if (Status s = resolve(graph_id, inputs, outputs, &already_bound); !s.ok()) return s;
   if (vtcm_.data() == nullptr) vtcm_ = RegionMemory(options_.device.vtcm_bytes);
   // What this execute needs after a pause lives in locals: the next holder
   // of the HTP reuses memo_ and the binding scratch.
@@ -898,7 +915,15 @@ Status RuntimeImpl::do_execute(uint64_t graph_id, std::span<const ExecBinding> i
   std::string message;
   const bool timed = timing == ExecTiming::kMeasure;
   const uint64_t t0 = timed ? interval_ticks() : 0;
-  const GraphError e = graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
+  const GraphError e = already_bound ? graph.execute_bound(regions, &message, yield_point)
+                                     : graph.execute_serialized(in_b_, out_b_, regions, &message, yield_point);
+  if (e == GraphError::kBadBinding) {
+    rec->bound_removals = ~0ull;  // bound partly, or not at all
+  } else if (!already_bound) {
+    rec->bound_inputs.assign(inputs.begin(), inputs.end());
+    rec->bound_outputs.assign(outputs.begin(), outputs.end());
+    rec->bound_removals = removals_;
+  }
   if (timed) result->exec_ns = interval_ns(interval_ticks() - t0 - preemption.paused_ticks());
   if (preemption.paused_ticks() != 0) result->preempted_ns = interval_ns(preemption.paused_ticks());
   result->threads = static_cast<uint32_t>(graph.num_threads());

@@ -86,6 +86,7 @@ struct ExecBinding {
   uint64_t mem_id = 0;     // 0: a raw buffer
   void* data = nullptr;    // raw buffer (mem_id == 0)
   uint64_t bytes = 0;      // bytes at `data`
+  bool operator==(const ExecBinding&) const = default;
 };
 
 // A graph step's time over every execute since node timing began (a step

@@ -3,6 +3,7 @@
 // meets, so each rule is tested here by breaking it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -240,6 +241,53 @@ TEST_F(RuntimeTest, BindingsAfterDeregisterAreRefused) {
   EXPECT_EQ(s.code, QNN_MEM_ERROR_INVALID_HANDLE);
   EXPECT_NE(s.message.find("not registered"), std::string::npos) << s.message;
   EXPECT_EQ(rt->deregister_memory(in_id).code, QNN_MEM_ERROR_INVALID_HANDLE);
+}
+
+// An execute that sends the bindings of the graph's last execute again runs
+// on what the graph already holds; anything else binds afresh. Each step
+// below reads or writes different memory than the step before, so a reuse
+// where there should be none shows in the outputs.
+TEST_F(RuntimeTest, RepeatedBindingsAreReusedAndChangedOnesBoundAfresh) {
+  const uint64_t ctx = context();
+  const uint64_t g = prepare(ctx, two_inputs());
+  std::vector<float> x1(kN, 1.0f), x2(kN, 10.0f), y(kN, 2.0f), out1(kN), out2(kN);
+  auto sum_is = [](const std::vector<float>& v, float want) {
+    return std::all_of(v.begin(), v.end(), [&](float f) { return f == want; });
+  };
+  const std::vector<ExecBinding> in1 = {{kX, 0, x1.data(), kBytes}, {kY, 0, y.data(), kBytes}};
+  const std::vector<ExecBinding> o1 = {{kOut, 0, out1.data(), kBytes}};
+  ASSERT_TRUE(run(g, in1, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 3.0f));
+  x1.assign(kN, 4.0f);  // the same bindings again: the new bytes are read in place
+  ASSERT_TRUE(run(g, in1, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 6.0f));
+  // Another output buffer, then back to the first.
+  ASSERT_TRUE(run(g, in1, {{kOut, 0, out2.data(), kBytes}}).ok());
+  EXPECT_TRUE(sum_is(out2, 6.0f));
+  out1.assign(kN, -1.0f);
+  ASSERT_TRUE(run(g, in1, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 6.0f));
+  // A refused execute may have bound its first input before refusing the
+  // second: the next execute with the old bindings binds them all again.
+  const htp::Status bad = run(g, {{kX, 0, x2.data(), kBytes}, {kY, 0, y.data(), kBytes - 4}}, o1);
+  ASSERT_EQ(bad.code, QNN_GRAPH_ERROR_INVALID_TENSOR) << bad.message;
+  out1.assign(kN, -1.0f);
+  ASSERT_TRUE(run(g, in1, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 6.0f)) << "read x2, bound by the refused execute";
+  // A memory handle re-registered under a new id after its old id went.
+  auto mem = HeapRange::make(kBytes);
+  for (uint32_t i = 0; i < kN; ++i) mem->floats()[i] = 20.0f;
+  const uint64_t old_id = reg(ctx, MemoryKind::kTensor, mem, 0, kBytes);
+  const std::vector<ExecBinding> by_mem = {{kX, old_id, nullptr, 0}, {kY, 0, y.data(), kBytes}};
+  ASSERT_TRUE(run(g, by_mem, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 22.0f));
+  ASSERT_TRUE(rt->deregister_memory(old_id).ok());
+  EXPECT_EQ(run(g, by_mem, o1).code, QNN_MEM_ERROR_INVALID_HANDLE);
+  auto other = HeapRange::make(kBytes);
+  for (uint32_t i = 0; i < kN; ++i) other->floats()[i] = 30.0f;
+  const uint64_t new_id = reg(ctx, MemoryKind::kTensor, other, 0, kBytes);
+  ASSERT_TRUE(run(g, {{kX, new_id, nullptr, 0}, {kY, 0, y.data(), kBytes}}, o1).ok());
+  EXPECT_TRUE(sum_is(out1, 32.0f));
 }
 
 TEST_F(RuntimeTest, MemoryOfAnotherContextIsRefused) {
