@@ -27,7 +27,7 @@ struct Seed {
   std::vector<uint8_t> request;
   std::vector<size_t> arg_sizes;  // of args 1..n-1 (arg 0 is the request, the last the status)
   uint32_t n_in = 0, n_out = 0;
-  uint32_t attrs = 0;  // the call's method attributes (kAttrCompactExec for an all-memory-handle seed)
+  uint32_t attrs = 0;  // the call's method attributes (kAttrTimed; kAttrCompactExec for an all-memory-handle seed)
 };
 
 Seed seed(uint32_t raw_in, uint32_t mem_in, uint32_t raw_out, uint32_t mem_out) {
@@ -71,6 +71,8 @@ bool check(const std::vector<uint8_t>& request, uint32_t n_in, uint32_t n_out, u
   std::string why;
   if (!wire::decode_execute(sc, args.data(), dec, &why)) return !why.empty();
   *decoded = true;
+  const bool timed = (attrs & wire::kAttrTimed) != 0;
+  if (dec->timing != (timed ? openhtp::htp::ExecTiming::kMeasure : openhtp::htp::ExecTiming::kSkip)) return false;
   auto inside_one_arg = [&](const ExecBinding& b, uint32_t lo, uint32_t hi) {
     if (b.mem_id != 0) return b.data == nullptr;
     for (uint32_t a = lo; a < hi; ++a) {
@@ -97,7 +99,7 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 3.0;
   std::mt19937_64 rng(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1);
   const std::vector<Seed> seeds = {seed(2, 1, 1, 0), seed(0, 3, 0, 2), seed(5, 2, 4, 3), seed(300, 4, 260, 5)};
-  if (seeds[1].attrs != wire::kAttrCompactExec || seeds[0].attrs != 0) {
+  if ((seeds[1].attrs & wire::kAttrCompactExec) == 0 || (seeds[0].attrs & wire::kAttrCompactExec) != 0) {
     std::fprintf(stderr, "the seeds do not cover both request forms\n");
     return 1;
   }
@@ -118,7 +120,7 @@ int main(int argc, char** argv) {
     uint32_t n_in = s.n_in, n_out = s.n_out, attrs = s.attrs;
     const int edits = 1 + static_cast<int>(rng() % 6);
     for (int e = 0; e < edits; ++e) {
-      switch (rng() % 8) {
+      switch (rng() % 9) {
         case 0: if (!req.empty()) req[rng() % req.size()] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
         case 1: if (!req.empty()) req[rng() % req.size()] = static_cast<uint8_t>(rng()); break;
         case 2: if (!req.empty()) req.resize(rng() % req.size()); break;
@@ -133,6 +135,7 @@ int main(int argc, char** argv) {
         case 5: n_out = 1 + static_cast<uint32_t>(rng() % 6); break;
         case 6: if (!sizes.empty()) sizes[rng() % sizes.size()] = rng() % 64; break;
         case 7: attrs ^= wire::kAttrCompactExec; break;  // one form's bytes read as the other's
+        case 8: attrs ^= wire::kAttrTimed; break;
       }
     }
     if (n_in + n_out > kMaxArgs) continue;
