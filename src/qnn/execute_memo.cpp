@@ -1,5 +1,7 @@
 #include "qnn/execute_memo.h"
 
+#include "qnn/tensor_view.h"
+
 namespace openhtp::qnn {
 
 ExecuteMemo& ExecuteMemo::of_this_thread() {
@@ -16,6 +18,7 @@ void ExecuteMemo::revalidate() {
   graph_handle_ = 0;
   graph_.reset();
   mems_.clear();
+  request_graph_ = nullptr;
 }
 
 std::shared_ptr<Graph> ExecuteMemo::graph(const void* handle) {
@@ -52,6 +55,37 @@ bool ExecuteMemo::mem(const void* handle, Mem* out) {
     mems_.push_back(*out);
   }
   return true;
+}
+
+ExecuteMemo::TensorKey ExecuteMemo::key_of(const Qnn_Tensor_t& t) {
+  const TensorView v(&t);
+  if (!v.version_known()) return {};  // id 0: never a bound tensor's
+  if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) return {v.id(), v.mem_type(), v.mem_handle(), 0};
+  return {v.id(), v.mem_type(), v.client_buf().data, v.client_buf().dataSize};
+}
+
+bool ExecuteMemo::same_request(const void* graph, const Qnn_Tensor_t* in, uint32_t n_in, const Qnn_Tensor_t* out,
+                               uint32_t n_out) const {
+  if (graph != request_graph_ || graph == nullptr || n_in != request_inputs_ || n_in + n_out != request_.size()) {
+    return false;
+  }
+  for (uint32_t i = 0; i < n_in; ++i) {
+    if (!(key_of(in[i]) == request_[i])) return false;
+  }
+  for (uint32_t i = 0; i < n_out; ++i) {
+    if (!(key_of(out[i]) == request_[n_in + i])) return false;
+  }
+  return true;
+}
+
+void ExecuteMemo::remember_request(const void* graph, const Qnn_Tensor_t* in, uint32_t n_in, const Qnn_Tensor_t* out,
+                                   uint32_t n_out, uint64_t memhandle_bytes) {
+  request_.clear();
+  for (uint32_t i = 0; i < n_in; ++i) request_.push_back(key_of(in[i]));
+  for (uint32_t i = 0; i < n_out; ++i) request_.push_back(key_of(out[i]));
+  request_inputs_ = n_in;
+  request_memhandle_bytes_ = memhandle_bytes;
+  request_graph_ = graph;
 }
 
 }  // namespace openhtp::qnn

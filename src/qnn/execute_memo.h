@@ -42,6 +42,18 @@ class ExecuteMemo {
   // Scratch, reused across executes: the hot path does not allocate.
   std::vector<htp::ExecBinding> inputs, outputs;
 
+  // Whether this execute names the same graph and the same tensors, the same
+  // way (id, memory type, memHandle or client buffer), as the last one whose
+  // tensors all bound: then `inputs`/`outputs` hold its bindings already,
+  // and every check they passed still holds while nothing was removed — the
+  // usual loop over the same buffers skips them.
+  bool same_request(const void* graph, const Qnn_Tensor_t* in, uint32_t n_in, const Qnn_Tensor_t* out,
+                    uint32_t n_out) const;
+  void remember_request(const void* graph, const Qnn_Tensor_t* in, uint32_t n_in, const Qnn_Tensor_t* out,
+                        uint32_t n_out, uint64_t memhandle_bytes);
+  void forget_request() { request_graph_ = nullptr; }
+  uint64_t request_memhandle_bytes() const { return request_memhandle_bytes_; }
+
  private:
   static constexpr size_t kMaxMems = 32;  // a linear scan must stay short
 
@@ -49,6 +61,18 @@ class ExecuteMemo {
   uint64_t graph_handle_ = 0;
   std::weak_ptr<Graph> graph_;
   std::vector<Mem> mems_;
+  struct TensorKey {
+    uint32_t id = 0;
+    int32_t mem_type = 0;
+    const void* where = nullptr;  // the memHandle, or the client buffer's data
+    uint32_t size = 0;            // the client buffer's dataSize
+    bool operator==(const TensorKey&) const = default;
+  };
+  static TensorKey key_of(const Qnn_Tensor_t& t);
+  const void* request_graph_ = nullptr;
+  std::vector<TensorKey> request_;  // inputs, then outputs
+  uint32_t request_inputs_ = 0;
+  uint64_t request_memhandle_bytes_ = 0;
 };
 
 }  // namespace openhtp::qnn

@@ -87,6 +87,33 @@ TEST_F(Execute, DspTimeIsMeasuredOnlyWhenAsked) {
   EXPECT_EQ(out, expected_add_relu(a, b));
 }
 
+// Repeating an execute with one buffer changed (a client buffer's pointer,
+// or its size) binds the new one: only an identical request reuses the last
+// execute's bindings.
+TEST_F(Execute, ARepeatedExecuteWithAnotherBufferUsesIt) {
+  const uint32_t n = 256;
+  build_add_relu(n);
+  auto a1 = ramp(n, -3.0f, 0.01f), a2 = ramp(n, 2.0f, -0.02f), b = ramp(n, 1.0f, -0.005f);
+  std::vector<float> out1(n, -1.0f), out2(n, -1.0f);
+  auto run = [&](std::vector<float>& a, std::vector<float>& out, uint32_t out_bytes) {
+    Qnn_Tensor_t in[] = {a_, b_};
+    in[0].v1.clientBuf = {a.data(), n * 4};
+    in[1].v1.clientBuf = {b.data(), n * 4};
+    Qnn_Tensor_t o = out_;
+    o.v1.clientBuf = {out.data(), out_bytes};
+    return api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr);
+  };
+  ASSERT_EQ(run(a1, out1, n * 4), QNN_SUCCESS);
+  ASSERT_EQ(run(a1, out1, n * 4), QNN_SUCCESS);
+  EXPECT_EQ(out1, expected_add_relu(a1, b));
+  ASSERT_EQ(run(a1, out2, n * 4), QNN_SUCCESS);  // another output
+  EXPECT_EQ(out2, expected_add_relu(a1, b));
+  ASSERT_EQ(run(a2, out2, n * 4), QNN_SUCCESS);  // another input
+  EXPECT_EQ(out2, expected_add_relu(a2, b));
+  EXPECT_EQ(run(a2, out2, n * 4 - 4), QNN_GRAPH_ERROR_INVALID_TENSOR);  // the same buffer, too small now
+  ASSERT_EQ(run(a2, out2, n * 4), QNN_SUCCESS);
+}
+
 TEST_F(Execute, MemHandlesAreZeroCopyBothWays) {
   const uint32_t n = 4096;
   build_add_relu(n);

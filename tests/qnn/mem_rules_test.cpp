@@ -342,6 +342,33 @@ TEST_F(MemRules, ExecuteRefusesDeregisteredForeignAndTooSmallHandles) {
   rpcmem_free(buf);
 }
 
+// An execute that repeats the last one (same graph, same handles) reuses
+// its checked bindings, but not across a deregistration: the handle is then
+// refused by libQnnHtp's own rule, as on a first execute.
+TEST_F(MemRules, ARepeatedExecuteSeesADeregistrationInBetween) {
+  const uint32_t n = 64;
+  build_add_relu(n);
+  auto* buf = static_cast<float*>(rpcmem_alloc(25, 1, 3 * n * 4));
+  const int fd = rpcmem_to_fd(buf);
+  std::vector<uint32_t> full{n};
+  QnnMemHtp_Descriptor_t htp[3];
+  Qnn_MemDescriptor_t d[3] = {shared(&htp[0], fd, 3 * n * 4, 0, full), shared(&htp[1], fd, 3 * n * 4, n * 4, full),
+                              shared(&htp[2], fd, 3 * n * 4, 2 * n * 4, full)};
+  Qnn_MemHandle_t h[3];
+  ASSERT_EQ(api().memRegister(context_, d, 3, h), QNN_SUCCESS);
+  for (uint32_t i = 0; i < 2 * n; ++i) buf[i] = 1.0f;
+  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(buf[2 * n], 2.0f);
+  buf[0] = 5.0f;  // the repeat reads the new bytes
+  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
+  EXPECT_FLOAT_EQ(buf[2 * n], 6.0f);
+  ASSERT_EQ(api().memDeRegister(&h[1], 1), QNN_SUCCESS);
+  LogCapture::instance().clear();
+  EXPECT_EQ(run(h[0], h[1], h[2]), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"'b'", "not registered"}));
+  rpcmem_free(buf);
+}
+
 TEST_F(MemRules, FdClosedByTheClientAfterRegistrationStillWorks) {
   const uint32_t n = 32;
   build_add_relu(n);
