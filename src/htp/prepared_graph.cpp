@@ -996,9 +996,9 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
     if (next == Boundary::kStop) return e;
     if (next == Boundary::kYield) yield_point->yield(*this, n);
     if (!start_team(n)) {
-      const uint64_t before = learn ? threads::dispatches() : 0;
+      const uint64_t before = learn ? threads::split_dispatches() : 0;
       run_step(n);
-      if (learn) splitting_ahead_[n] = threads::dispatches() != before ? 1 : 0;  // summed below
+      if (learn) splitting_ahead_[n] = threads::split_dispatches() != before ? 1 : 0;  // summed below
       if (++n < steps_.size()) next = ask(n);
       continue;
     }
