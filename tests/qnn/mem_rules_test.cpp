@@ -40,6 +40,29 @@ class MemRules : public QnnFixture {
     d.customInfo = htp;
     return d;
   }
+  // add_relu's a, b and out (n floats each) as three handles on one rpcmem
+  // buffer of `floats` floats, at 0, n and 2n; a and b hold 1.0, and one
+  // execute through them has produced out = 2.0.
+  struct ThreeHandles {
+    std::vector<uint32_t> full;
+    QnnMemHtp_Descriptor_t htp[3];
+    Qnn_MemDescriptor_t d[3];
+    Qnn_MemHandle_t h[3];
+    float* buf = nullptr;
+    int fd = -1;
+  };
+  void register_three(uint32_t n, uint32_t floats, ThreeHandles* t) {
+    build_add_relu(n);
+    t->buf = static_cast<float*>(rpcmem_alloc(25, 1, floats * 4));
+    ASSERT_NE(t->buf, nullptr);
+    t->fd = rpcmem_to_fd(t->buf);
+    t->full = {n};
+    for (uint32_t i = 0; i < 3; ++i) t->d[i] = shared(&t->htp[i], t->fd, floats * 4, i * n * 4, t->full);
+    ASSERT_EQ(api().memRegister(context_, t->d, 3, t->h), QNN_SUCCESS);
+    for (uint32_t i = 0; i < 2 * n; ++i) t->buf[i] = 1.0f;
+    ASSERT_EQ(run(t->h[0], t->h[1], t->h[2]), QNN_SUCCESS);
+    ASSERT_FLOAT_EQ(t->buf[2 * n], 2.0f);
+  }
   // Executes add_relu with every tensor bound to the given handles/buffers.
   Qnn_ErrorHandle_t run(Qnn_MemHandle_t a, Qnn_MemHandle_t b, Qnn_MemHandle_t out) {
     Qnn_Tensor_t in[] = {a_, b_};
@@ -299,22 +322,18 @@ TEST_F(MemRules, DmaBufTypeNeedsTheClientPointer) {
 // Execute-time rules for handles: deregistered, foreign, too small.
 TEST_F(MemRules, ExecuteRefusesDeregisteredForeignAndTooSmallHandles) {
   const uint32_t n = 64;
-  build_add_relu(n);
-  auto* buf = static_cast<float*>(rpcmem_alloc(25, 1, 4 * n * 4));
-  const int fd = rpcmem_to_fd(buf);
-  std::vector<uint32_t> full{n}, small{n - 1};
-  QnnMemHtp_Descriptor_t htp[4];
-  Qnn_MemDescriptor_t d[3] = {shared(&htp[0], fd, 4 * n * 4, 0, full), shared(&htp[1], fd, 4 * n * 4, n * 4, full),
-                              shared(&htp[2], fd, 4 * n * 4, 2 * n * 4, full)};
-  Qnn_MemHandle_t h[3];
-  ASSERT_EQ(api().memRegister(context_, d, 3, h), QNN_SUCCESS);
-  for (uint32_t i = 0; i < 2 * n; ++i) buf[i] = 1.0f;
-  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
-  EXPECT_FLOAT_EQ(buf[2 * n], 2.0f);
+  ThreeHandles t;
+  ASSERT_NO_FATAL_FAILURE(register_three(n, 4 * n, &t));
+  float* const buf = t.buf;
+  const int fd = t.fd;
+  Qnn_MemHandle_t* const h = t.h;
+  Qnn_MemDescriptor_t* const d = t.d;
+  std::vector<uint32_t> small{n - 1};
+  QnnMemHtp_Descriptor_t small_htp;
 
   // Too small: a handle describing n-1 floats bound to an n-float tensor.
   Qnn_MemHandle_t tiny = nullptr;
-  auto ds = shared(&htp[3], fd, 4 * n * 4, 3 * n * 4, small);
+  auto ds = shared(&small_htp, fd, 4 * n * 4, 3 * n * 4, small);
   ASSERT_EQ(api().memRegister(context_, &ds, 1, &tiny), QNN_SUCCESS);
   LogCapture::instance().clear();
   EXPECT_EQ(run(h[0], h[1], tiny), QNN_GRAPH_ERROR_INVALID_TENSOR);
@@ -347,18 +366,10 @@ TEST_F(MemRules, ExecuteRefusesDeregisteredForeignAndTooSmallHandles) {
 // refused by libQnnHtp's own rule, as on a first execute.
 TEST_F(MemRules, ARepeatedExecuteSeesADeregistrationInBetween) {
   const uint32_t n = 64;
-  build_add_relu(n);
-  auto* buf = static_cast<float*>(rpcmem_alloc(25, 1, 3 * n * 4));
-  const int fd = rpcmem_to_fd(buf);
-  std::vector<uint32_t> full{n};
-  QnnMemHtp_Descriptor_t htp[3];
-  Qnn_MemDescriptor_t d[3] = {shared(&htp[0], fd, 3 * n * 4, 0, full), shared(&htp[1], fd, 3 * n * 4, n * 4, full),
-                              shared(&htp[2], fd, 3 * n * 4, 2 * n * 4, full)};
-  Qnn_MemHandle_t h[3];
-  ASSERT_EQ(api().memRegister(context_, d, 3, h), QNN_SUCCESS);
-  for (uint32_t i = 0; i < 2 * n; ++i) buf[i] = 1.0f;
-  ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
-  EXPECT_FLOAT_EQ(buf[2 * n], 2.0f);
+  ThreeHandles t;
+  ASSERT_NO_FATAL_FAILURE(register_three(n, 3 * n, &t));
+  float* const buf = t.buf;
+  Qnn_MemHandle_t* const h = t.h;
   buf[0] = 5.0f;  // the repeat reads the new bytes
   ASSERT_EQ(run(h[0], h[1], h[2]), QNN_SUCCESS);
   EXPECT_FLOAT_EQ(buf[2 * n], 6.0f);
