@@ -141,6 +141,107 @@ namespace {
 
 std::shared_ptr<Graph> graph_of(Qnn_GraphHandle_t h) { return find_object<Graph>(ObjectKind::kGraph, h); }
 
+// Checks every tensor of an execute and writes its binding into
+// memo.inputs / memo.outputs: a memhandle names registered memory the runtime
+// already maps (zero copy); a client buffer is handed over as it is (the
+// FastRPC door copies it, or passes it by reference when it is rpcmem).
+// *memhandle_bytes_out: the memhandle tensors' bytes. Logs and returns the
+// error of the first tensor that breaks a rule.
+Qnn_ErrorHandle_t bind_tensors(const Graph& g, const Context& ctx, ExecuteMemo& memo, const Qnn_Tensor_t* inputs,
+                               uint32_t num_inputs, const Qnn_Tensor_t* outputs, uint32_t num_outputs,
+                               uint64_t* memhandle_bytes_out) {
+  auto& in_binds = memo.inputs;
+  auto& out_binds = memo.outputs;
+  uint64_t memhandle_bytes = 0;
+  // One entry per tensor, written by index (bind() below): the same sizes as
+  // the last execute's cost nothing to set up.
+  in_binds.resize(num_inputs);
+  out_binds.resize(num_outputs);
+  bool inputs_in_order = true, outputs_in_order = true;
+  auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
+    TensorView v(&t);
+    const char* dir = is_input ? "input" : "output";
+    if (!v.version_known()) {
+      QNN_LOG_ERROR("graphExecute '%s': %s %u has unknown tensor version %u", g.spec.name.c_str(), dir, index,
+                    static_cast<unsigned>(t.version));
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    auto& binds = is_input ? in_binds : out_binds;
+    const std::vector<Graph::Io>& io = is_input ? g.inputs : g.outputs;
+    const htp::TensorSpec* spec;
+    uint64_t bytes;
+    bool& in_order = is_input ? inputs_in_order : outputs_in_order;
+    if (in_order && index < io.size() && io[index].id == v.id()) {
+      // In the graph's own order so far: no lookup, and no repeat possible.
+      spec = &g.spec.tensors[io[index].index];
+      bytes = io[index].bytes;
+    } else {
+      in_order = false;
+      auto it = g.tensor_index.find(v.id());
+      spec = it == g.tensor_index.end() ? nullptr : &g.spec.tensors[it->second];
+      if (spec == nullptr || (is_input ? !spec->is_graph_input() : !spec->is_graph_output())) {
+        QNN_LOG_ERROR("graphExecute '%s': %s %u (%s) is not a graph %s", g.spec.name.c_str(), dir, index,
+                      v.display_name().c_str(), dir);
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      for (uint32_t k = 0; k < index; ++k) {
+        if (binds[k].tensor_id == spec->id) {
+          QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g.spec.name.c_str(), spec->name.c_str());
+          return QNN_GRAPH_ERROR_INVALID_TENSOR;
+        }
+      }
+      bytes = spec->num_bytes();
+    }
+    htp::ExecBinding b;
+    b.tensor_id = spec->id;
+    if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
+      ExecuteMemo::Mem mh;
+      const ExecuteMemo::Mem* m = memo.mem(v.mem_handle(), &mh) ? &mh : nullptr;
+      if (m == nullptr) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p, which is not registered (never, or deregistered)",
+                      g.spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      if (m->context_handle != ctx.handle) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p registered on another context",
+                      g.spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      if (m->bytes < bytes) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs %llu bytes but memHandle %p covers only %llu",
+                      g.spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
+                      v.mem_handle(), static_cast<unsigned long long>(m->bytes));
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      b.mem_id = m->remote_id;
+      memhandle_bytes += bytes;
+    } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
+      if (v.client_buf().data == nullptr || v.client_buf().dataSize < bytes) {
+        QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs a client buffer of %llu bytes, got %u bytes at %p",
+                      g.spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
+                      v.client_buf().dataSize, v.client_buf().data);
+        return QNN_GRAPH_ERROR_INVALID_TENSOR;
+      }
+      b.data = v.client_buf().data;
+      b.bytes = bytes;
+    } else {
+      QNN_LOG_ERROR("graphExecute '%s': %s '%s' has memType %d (RAW or MEMHANDLE)", g.spec.name.c_str(), dir,
+                    spec->name.c_str(), static_cast<int>(v.mem_type()));
+      return QNN_GRAPH_ERROR_INVALID_TENSOR;
+    }
+    binds[index] = b;
+    return QNN_SUCCESS;
+  };
+  for (uint32_t i = 0; i < num_inputs; ++i) {
+    if (Qnn_ErrorHandle_t e = bind(inputs[i], true, i); e != QNN_SUCCESS) return e;
+  }
+  for (uint32_t i = 0; i < num_outputs; ++i) {
+    if (Qnn_ErrorHandle_t e = bind(outputs[i], false, i); e != QNN_SUCCESS) return e;
+  }
+  *memhandle_bytes_out = memhandle_bytes;
+  return QNN_SUCCESS;
+}
+
 uint64_t now_us() {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
@@ -553,100 +654,18 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   SpillFillClaim spill_fill_claim;
   if (!spill_fill_claim.claim(*ctx, g->spec.name)) return QNN_COMMON_ERROR_RESOURCE_UNAVAILABLE;
 
-  // Bind every tensor: a memhandle names registered memory the runtime
-  // already maps (zero copy); a client buffer is handed over as it is (the
-  // FastRPC door copies it, or passes it by reference when it is rpcmem).
-  auto& in_binds = memo.inputs;
-  auto& out_binds = memo.outputs;
+  // Bind every tensor (bind_tensors), unless this execute repeats the
+  // thread's last one.
+  const auto& in_binds = memo.inputs;
+  const auto& out_binds = memo.outputs;
   uint64_t memhandle_bytes = 0;
   if (memo.same_request(graphHandle, inputs, numInputs, outputs, numOutputs)) {
     memhandle_bytes = memo.request_memhandle_bytes();
   } else {
     memo.forget_request();  // a refused tensor leaves the bindings half written
-    // One entry per tensor, written by index (bind() below): the same sizes as
-    // the last execute's cost nothing to set up.
-    in_binds.resize(numInputs);
-    out_binds.resize(numOutputs);
-    bool inputs_in_order = true, outputs_in_order = true;
-    auto bind = [&](const Qnn_Tensor_t& t, bool is_input, uint32_t index) -> Qnn_ErrorHandle_t {
-      TensorView v(&t);
-      const char* dir = is_input ? "input" : "output";
-      if (!v.version_known()) {
-        QNN_LOG_ERROR("graphExecute '%s': %s %u has unknown tensor version %u", g->spec.name.c_str(), dir, index,
-                      static_cast<unsigned>(t.version));
-        return QNN_GRAPH_ERROR_INVALID_TENSOR;
-      }
-      auto& binds = is_input ? in_binds : out_binds;
-      const std::vector<Graph::Io>& io = is_input ? g->inputs : g->outputs;
-      const htp::TensorSpec* spec;
-      uint64_t bytes;
-      bool& in_order = is_input ? inputs_in_order : outputs_in_order;
-      if (in_order && index < io.size() && io[index].id == v.id()) {
-        // In the graph's own order so far: no lookup, and no repeat possible.
-        spec = &g->spec.tensors[io[index].index];
-        bytes = io[index].bytes;
-      } else {
-        in_order = false;
-        auto it = g->tensor_index.find(v.id());
-        spec = it == g->tensor_index.end() ? nullptr : &g->spec.tensors[it->second];
-        if (spec == nullptr || (is_input ? !spec->is_graph_input() : !spec->is_graph_output())) {
-          QNN_LOG_ERROR("graphExecute '%s': %s %u (%s) is not a graph %s", g->spec.name.c_str(), dir, index,
-                        v.display_name().c_str(), dir);
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
-        for (uint32_t k = 0; k < index; ++k) {
-          if (binds[k].tensor_id == spec->id) {
-            QNN_LOG_ERROR("graphExecute '%s': tensor '%s' is passed twice", g->spec.name.c_str(), spec->name.c_str());
-            return QNN_GRAPH_ERROR_INVALID_TENSOR;
-          }
-        }
-        bytes = spec->num_bytes();
-      }
-      htp::ExecBinding b;
-      b.tensor_id = spec->id;
-      if (v.mem_type() == QNN_TENSORMEMTYPE_MEMHANDLE) {
-        ExecuteMemo::Mem mh;
-        const ExecuteMemo::Mem* m = memo.mem(v.mem_handle(), &mh) ? &mh : nullptr;
-        if (m == nullptr) {
-          QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p, which is not registered (never, or deregistered)",
-                        g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
-        if (m->context_handle != ctx->handle) {
-          QNN_LOG_ERROR("graphExecute '%s': %s '%s' uses memHandle %p registered on another context",
-                        g->spec.name.c_str(), dir, spec->name.c_str(), v.mem_handle());
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
-        if (m->bytes < bytes) {
-          QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs %llu bytes but memHandle %p covers only %llu",
-                        g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
-                        v.mem_handle(), static_cast<unsigned long long>(m->bytes));
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
-        b.mem_id = m->remote_id;
-        memhandle_bytes += bytes;
-      } else if (v.mem_type() == QNN_TENSORMEMTYPE_RAW) {
-        if (v.client_buf().data == nullptr || v.client_buf().dataSize < bytes) {
-          QNN_LOG_ERROR("graphExecute '%s': %s '%s' needs a client buffer of %llu bytes, got %u bytes at %p",
-                        g->spec.name.c_str(), dir, spec->name.c_str(), static_cast<unsigned long long>(bytes),
-                        v.client_buf().dataSize, v.client_buf().data);
-          return QNN_GRAPH_ERROR_INVALID_TENSOR;
-        }
-        b.data = v.client_buf().data;
-        b.bytes = bytes;
-      } else {
-        QNN_LOG_ERROR("graphExecute '%s': %s '%s' has memType %d (RAW or MEMHANDLE)", g->spec.name.c_str(), dir,
-                      spec->name.c_str(), static_cast<int>(v.mem_type()));
-        return QNN_GRAPH_ERROR_INVALID_TENSOR;
-      }
-      binds[index] = b;
-      return QNN_SUCCESS;
-    };
-    for (uint32_t i = 0; i < numInputs; ++i) {
-      if (Qnn_ErrorHandle_t e = bind(inputs[i], true, i); e != QNN_SUCCESS) return e;
-    }
-    for (uint32_t i = 0; i < numOutputs; ++i) {
-      if (Qnn_ErrorHandle_t e = bind(outputs[i], false, i); e != QNN_SUCCESS) return e;
+    if (Qnn_ErrorHandle_t e = bind_tensors(*g, *ctx, memo, inputs, numInputs, outputs, numOutputs, &memhandle_bytes);
+        e != QNN_SUCCESS) {
+      return e;
     }
     memo.remember_request(graphHandle, inputs, numInputs, outputs, numOutputs, memhandle_bytes);
   }
