@@ -403,8 +403,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     if (f32 && prod.type == "Conv2d" && !prod.inputs.empty()) find_channel_scale(spec, index, taken, p, &f);
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
-    // 1. A residual add (FLOAT_32 only): other operand available before p.
-    if (e >= 0 && f32 && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
+    // 1. A residual add: other operand available before p. 8-bit: after a
+    // Conv2d or DepthWiseConv2d only, every operand per-tensor (fusion.h).
+    const bool q8_add = !f32 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d");
+    if (e >= 0 && (f32 || q8_add) && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
       const NodeSpec& add = spec.nodes[e];
       const uint32_t other = add.inputs[0] == cur ? add.inputs[1] : add.inputs[0];
@@ -415,6 +417,11 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         available = os->type == tensor_type::kStatic || os->is_graph_input() ||
                     (made != index.producer.end() && made->second < p);
       }
+      auto per_tensor = [&](uint32_t id) {
+        const TensorSpec* x = get(id);
+        return x != nullptr && x->quant.present && !x->quant.per_channel() && x->quant.scale > 0.0f;
+      };
+      if (q8_add) available = available && per_tensor(cur) && per_tensor(other) && per_tensor(add.outputs[0]);
       if (available && same_shape(cur, other) && same_shape(cur, add.outputs[0])) {
         f.add = e;
         f.residual = other;
@@ -458,8 +465,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     float lo, hi;
     if (e >= 0 && !taken[e] && (spec.nodes[e].package.empty() || spec.nodes[e].package == ops::kPackageName) &&
         clamp_bounds(spec.nodes[e], &lo, &hi) && same_shape(cur, spec.nodes[e].outputs[0])) {
+      // 8-bit after a residual Add: any clamp — the kernel maps the Add's
+      // codes through the clamp node's own answer for each (fusion.h).
       bool ok = true;
-      if (!f32) {
+      if (!f32 && f.add < 0) {
         const TensorSpec* in = get(cur);
         const TensorSpec* o = get(spec.nodes[e].outputs[0]);
         ok = (same_encoding(in->quant, o->quant) && on_grid(lo, o->quant, o->dtype) &&

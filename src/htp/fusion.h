@@ -23,8 +23,8 @@
 //     output_min/output_max).
 //   - Same dims and data type along the chain (no broadcast Add, no type
 //     change). FLOAT_32: Add and clamp. 8-bit (UFIXED_POINT_8 /
-//     SFIXED_POINT_8): clamp only, per-tensor encodings, and only where the
-//     clamp is exactly an output range clamp. The fused step writes the
+//     SFIXED_POINT_8): Add (below) and clamp, per-tensor encodings, and
+//     only where the clamp is exactly an output range clamp. The fused step writes the
 //     clamp's output, in the clamp's output encoding, straight from the
 //     producer's accumulators, which is right in two cases:
 //       a. the clamp's output has the encoding of its input and each bound
@@ -43,7 +43,18 @@
 //          requantization), the fused step once, so they may differ by the
 //          first rounding: at most max(1, ceil(s_in / (2 s_out))) codes — 1
 //          when the producer's output step is at most twice the clamp's.
-//     8-bit residual adds would need a requantizing add epilogue: not fused.
+//   - An 8-bit residual Add fuses after a Conv2d or DepthWiseConv2d (the
+//     8-bit kernels that take one; in the transformers an FC's residual Add
+//     feeds a LayerNorm, and Add -> LayerNorm below takes it): t, r and the
+//     Add's output s per-tensor, of one data type. The nodes round t into
+//     its encoding (saturating), add in real numbers, round into s's
+//     encoding, and a clamp after them rounds into y's. The fused kernel
+//     rounds at each of those places too (ops::Epilogue::producer_output,
+//     sum_output) and maps s's codes through the clamp node's own answer
+//     for each of the 256, so it gives the nodes' codes but where float
+//     arithmetic lands on the other side of a tie (1 LSB, as every int8
+//     fast path), for any encodings: a clamp after the Add need not meet
+//     a. or b.
 //   - The Add's other operand r must already exist when the producer runs
 //     (static, a graph input, or made by an earlier node): the fused step
 //     runs at the producer's place in the node order.

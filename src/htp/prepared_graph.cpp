@@ -244,6 +244,10 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
       step.channel_mean = true;
     }
     if (f.has_epilogue()) step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
+    if (f.add >= 0 && g->spec_.tensors[out].quant.present) {  // 8-bit: where the nodes round (ops::Epilogue)
+      step.producer_output = slot_of(prod.outputs[0]);
+      if (f.clamp >= 0) step.sum_output = slot_of(g->spec_.nodes[f.add].outputs[0]);
+    }
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
       return std::nullopt;
     }
@@ -737,10 +741,19 @@ ops::Status PreparedGraph::prepare_kernel(const Step& step, std::unique_ptr<ops:
   const std::span<const ops::TensorDesc> op_outputs(out_descs.data(), step.channel_mean ? 1 : out_descs.size());
   ops::NodeDesc nd{node.name, node.type, op_inputs, op_outputs, node.params, &env_};
   ops::Epilogue epilogue;
+  ops::TensorDesc rounds[2];  // an 8-bit residual's intermediate encodings
   if (step.epilogue) {
     epilogue = *step.epilogue;
     const bool residual = in_descs.size() > step.op_inputs + (step.input_scaled ? 1 : 0);
     epilogue.residual = residual ? &in_descs[step.op_inputs] : nullptr;
+    if (step.producer_output >= 0) {
+      rounds[0] = desc_of(spec_.tensors[step.producer_output]);
+      epilogue.producer_output = &rounds[0];
+    }
+    if (step.sum_output >= 0) {
+      rounds[1] = desc_of(spec_.tensors[step.sum_output]);
+      epilogue.sum_output = &rounds[1];
+    }
     nd.epilogue = &epilogue;
   }
   if (step.input_scaled) nd.input_scale = &in_descs.back();

@@ -226,6 +226,10 @@ class PreparedGraph {
     // for any other step.
     std::vector<uint8_t> output_table;
     int output_as = -1;
+    // A fused 8-bit residual (fusion.h): the slots of the producer's output
+    // and (with a clamp after the Add) the Add's output, whose encodings the
+    // kernel rounds to as the nodes did (ops::Epilogue). -1 otherwise.
+    int producer_output = -1, sum_output = -1;
     size_t op_inputs = 0;
     std::unique_ptr<ops::OpKernel> kernel;
     std::string impl;           // which kernel prepare chose (ops::prepare_node)

@@ -1,6 +1,10 @@
 #include "kernels/onednn_int8.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "kernels/quant_params.h"
+#include "ops/quant.h"
 #include "kernels/xnnpack_convolution.h"  // output_clamp
 
 namespace openhtp::kernels::onednn {
@@ -45,12 +49,48 @@ bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point
   return true;
 }
 
+std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, const Int8Operand& y,
+                                                   dnnl::primitive_attr* attr) {
+  const ops::Epilogue* e = node.epilogue;
+  if (e == nullptr || e->residual == nullptr || e->producer_output == nullptr || e->swish) return std::nullopt;
+  if (e->clamp != (e->sum_output != nullptr)) return std::nullopt;
+  const auto t = int8_operand(*e->producer_output);
+  const auto r = int8_operand(*e->residual);
+  const auto s = e->sum_output ? int8_operand(*e->sum_output) : std::optional<Int8Operand>(y);
+  if (!t || !r || !s) return std::nullopt;
+  Int8Residual out{t->scale, *s, std::nullopt};
+  using dnnl::algorithm;
+  dnnl::post_ops po;
+  const int32_t qmin = t->type == dt::u8 ? 0 : -128, qmax = t->type == dt::u8 ? 255 : 127;
+  po.append_eltwise(1.0f, algorithm::eltwise_clip, static_cast<float>(qmin - t->zero_point),
+                    static_cast<float>(qmax - t->zero_point));
+  po.append_eltwise(1.0f, algorithm::eltwise_round, 0.0f, 0.0f);
+  po.append_eltwise(1.0f, algorithm::eltwise_linear, static_cast<float>(double{t->scale} / s->scale), 0.0f);
+  po.append_sum(static_cast<float>(double{r->scale} / s->scale), r->zero_point, r->type);
+  attr->set_post_ops(po);
+  if (e->clamp) {
+    // The clamp node's arithmetic (the type adapter's: to float, clamp,
+    // from float) on every code of the Add's output.
+    std::array<uint8_t, 256> codes;
+    std::array<float, 256> real;
+    for (int c = 0; c < 256; ++c) codes[c] = static_cast<uint8_t>(c);
+    ops::TensorDesc in = *e->sum_output, res = node.outputs[0];
+    in.dims = res.dims = {256};
+    ops::quant::to_float(in, codes.data(), real.data());
+    for (float& v : real) v = std::min(std::max(v, e->lo), e->hi);
+    out.clamp_table.emplace();
+    ops::quant::from_float(res, real.data(), out.clamp_table->data());
+  }
+  return out;
+}
+
 Int8Kernel::Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights, bool bind_weights, size_t flip_bytes)
     : ex_(std::move(ex)), src_(src), dst_(dst), weights_(weights), bind_weights_(bind_weights),
       flip_at_(ops::align_workspace(ex_.workspace_bytes())), flip_bytes_(flip_bytes),
       ws_(flip_bytes > 0 ? flip_at_ + flip_bytes : ex_.workspace_bytes()) {}
 
 void Int8Kernel::run(std::span<const void* const> in, std::span<void* const> out) {
+  if (res_in_ != SIZE_MAX && in[res_in_] != out[0]) std::memcpy(out[0], in[res_in_], sum_bytes_);
   uint8_t* const ws = ws_.data();
   if (ex_.workspace_bytes() > 0) ex_.set_workspace(ws);
   ex_.bind(src_, in[0]);

@@ -6,6 +6,7 @@
 
 #include <dnnl.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -48,6 +49,34 @@ class ZeroPoints {
 // between codes). No epilogue: true, attr unchanged.
 bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr);
 
+// A node's fused 8-bit residual Add (ops::Epilogue::producer_output set)
+// as post-ops that round where the separate nodes round. The primitive's
+// output scales requantize into the producer's output encoding
+// (`unit_scale`), then
+//   clip to that encoding's codes, round       -> the producer's code t
+//   linear to the Add's units, then oneDNN's `sum` post-op adds the
+//   residual's codes (scale s_r / s_s, its zero point), which the caller
+//   copies into dst before the primitive runs   -> oneDNN rounds, adds the
+//   Add's zero point and saturates: the Add's code, into dst (`sum`).
+// A clamp after the Add is then a function of the Add's code alone: the
+// caller maps dst through `clamp_table` (the reference clamp's answer for
+// each of the 256 codes, into y's encoding). Every value before the last
+// rounding is a whole number of some encoding's steps, or within a few ulps
+// of the reference's float sum, so the codes differ only at float ties.
+//
+// Why `sum` and the table, not a binary add and more post-ops: in this
+// oneDNN (2.6) the int8 convolutions miscompute any eltwise post-op placed
+// after a binary or `sum` one (tests/kernels/fusion_test.cpp would see it).
+// Null when the node has no 8-bit residual, or an encoding is not
+// per-tensor 8-bit.
+struct Int8Residual {
+  float unit_scale;
+  Int8Operand sum;                                     // what the primitive writes
+  std::optional<std::array<uint8_t, 256>> clamp_table;  // the Add's codes -> y's
+};
+std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, const Int8Operand& y,
+                                                   dnnl::primitive_attr* attr);
+
 // Runs an int8 primitive: in[0] as src, out[0] as dst, and optionally in[1]
 // as its weights. flip_bytes > 0: in[1] is u8 and oneDNN takes s8 weights
 // only, so its codes are moved to s8 (-128, as its zero point was) into the
@@ -59,10 +88,17 @@ class Int8Kernel final : public ops::OpKernel {
   bool uses_openmp_team() const override { return ex_.multi_threaded(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override;
+  // A fused residual as oneDNN's `sum` post-op: run()'s in[input] is
+  // copied into out[0] before the primitive runs.
+  void set_residual(size_t input, size_t bytes) {
+    res_in_ = input;
+    sum_bytes_ = bytes;
+  }
 
  private:
   Executor ex_;
   size_t src_, dst_, weights_;
+  size_t res_in_ = SIZE_MAX, sum_bytes_ = 0;
   bool bind_weights_;
   size_t flip_at_, flip_bytes_;
   ops::Workspace ws_;

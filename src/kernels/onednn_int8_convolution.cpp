@@ -88,25 +88,39 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   if (!x || !y) return false;
   const auto w_scales = symmetric_s8_scales(w, 3, g.Cout);
   if (!w_scales) return false;
+  dnnl::primitive_attr attr = default_attr();
+  // A fused residual (onednn_int8.h): the accumulators requantize into the
+  // producer's own encoding, which the post-ops take on to y's.
+  std::optional<Int8Residual> residual;
+  if (has_residual(node)) {
+    residual = int8_residual_post_ops(node, *y, &attr);
+    if (!residual || node.output_table != nullptr) return false;
+  } else if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) {
+    return false;
+  }
+  const float unit_scale = residual ? residual->unit_scale : y->scale;
   std::vector<int32_t> bias;
-  if (!int32_bias(node, x->scale, *w_scales, y->scale, &bias)) return false;
+  if (!int32_bias(node, x->scale, *w_scales, unit_scale, &bias)) return false;
 
   // Requantization multiplier per output channel, one value when all agree.
   std::vector<float> out_scales(g.Cout);
   bool per_channel = false;
   for (size_t c = 0; c < g.Cout; ++c) {
-    out_scales[c] = static_cast<float>(double{x->scale} * (*w_scales)[c] / y->scale);
+    out_scales[c] = static_cast<float>(double{x->scale} * (*w_scales)[c] / unit_scale);
     per_channel |= out_scales[c] != out_scales[0];
   }
   if (!per_channel) out_scales.resize(1);
 
-  dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_channel ? 1 << 1 : 0, out_scales);  // dst dims {N, C, H, W}: C is dim 1
   ZeroPoints zero_points;
   zero_points.add(DNNL_ARG_SRC, x->zero_point);
-  zero_points.add(DNNL_ARG_DST, y->zero_point);
+  // What the primitive writes: y, or with a residual the Add's output,
+  // which a clamp's table then maps to y.
+  const Int8Operand written = residual ? residual->sum : *y;
+  const uint8_t* table = node.output_table;
+  if (residual && residual->clamp_table) table = residual->clamp_table->data();
+  zero_points.add(DNNL_ARG_DST, written.zero_point);
   zero_points.declare(&attr);
-  if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) return false;
 
   const memory::desc w_user = user_weights(g);
   const memory::desc bias_md({memory::dim{g.Cout}}, dt::s32, tag::x);
@@ -120,7 +134,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   auto make = [&](const ConvGeometry& sg, int threads, std::optional<Executor>* out, size_t* src_slot,
                   size_t* dst_slot) {
     const memory::desc src({sg.N, sg.Cin, sg.H, sg.W}, x->type, tag::nhwc);
-    const memory::desc dst({sg.N, sg.Cout, sg.Ho, sg.Wo}, y->type, tag::nhwc);
+    const memory::desc dst({sg.N, sg.Cout, sg.Ho, sg.Wo}, written.type, tag::nhwc);
     const memory::desc w_any(w_user.dims(), dt::s8, tag::any);
     // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
     const memory::dims strides{sg.sh, sg.sw}, dilates{sg.dh - 1, sg.dw - 1};
@@ -158,7 +172,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
       size_t src_slot = 0, dst_slot = 0;
       ok = make(r.g, 1, &ex, &src_slot, &dst_slot);
       if (!ok) break;
-      SlabKernel::Slab sl{std::move(*ex), src_slot, dst_slot};
+      SlabKernel::Slab sl{std::move(*ex), src_slot, dst_slot};  // a residual: `sum`, res unbound
       sl.in_offset = r.in_row * g.W * g.Cin;  // 8-bit: elements are bytes
       sl.out_offset = r.out_row * g.Wo * g.Cout;
       sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout;
@@ -166,14 +180,15 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
     }
     if (!ok) return false;
     SlabKernel::After table_rows;
-    if (node.output_table != nullptr) {
-      std::array<uint8_t, 256> table;
-      std::memcpy(table.data(), node.output_table, table.size());
-      table_rows = [table](void* rows, size_t bytes, float*) {
-        lut::lookup_bytes(table.data(), static_cast<uint8_t*>(rows), static_cast<uint8_t*>(rows), bytes);
+    if (table != nullptr) {
+      std::array<uint8_t, 256> codes;
+      std::memcpy(codes.data(), table, codes.size());
+      table_rows = [codes](void* rows, size_t bytes, float*) {
+        lut::lookup_bytes(codes.data(), static_cast<uint8_t*>(rows), static_cast<uint8_t*>(rows), bytes);
       };
     }
-    *kernel = std::make_unique<SlabKernel>(std::move(slabs), SIZE_MAX, graph_pool(node), std::move(table_rows));
+    *kernel = std::make_unique<SlabKernel>(std::move(slabs), residual ? residual_input(node) : SIZE_MAX,
+                                           graph_pool(node), std::move(table_rows));
     return true;
   }
   std::optional<Executor> ex;
@@ -182,9 +197,11 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   std::optional<OneThreadPlanning> one_thread;
   if (planned == 1) one_thread.emplace();
   if (!make(g, planned, &ex, &src_slot, &dst_slot)) return false;
-  *kernel = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
-  if (node.output_table != nullptr) {
-    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), node.output_table, node.outputs[0].num_elements(),
+  auto conv = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
+  if (residual) conv->set_residual(residual_input(node), node.outputs[0].num_bytes());
+  *kernel = std::move(conv);
+  if (table != nullptr) {
+    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), table, node.outputs[0].num_elements(),
                                              graph_pool(node));
   }
   return true;

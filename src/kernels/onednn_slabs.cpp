@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
 
 #include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
@@ -95,7 +96,11 @@ void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out
       Slab& sl = slabs_[i];
       sl.ex.bind(sl.src, x + sl.in_offset);
       sl.ex.bind(sl.dst, y + sl.out_offset);
-      if (r != nullptr) sl.ex.bind(sl.res, r + sl.out_offset);
+      if (r != nullptr && sl.res != SIZE_MAX) {
+        sl.ex.bind(sl.res, r + sl.out_offset);
+      } else if (r != nullptr && r != y) {  // oneDNN's `sum` adds onto dst
+        std::memcpy(y + sl.out_offset, r + sl.out_offset, sl.out_bytes);
+      }
       sl.ex.execute();
       if (after_) {
         after_(y + sl.out_offset, sl.out_bytes, mean_channels_ > 0 ? &partial_sums_[i * mean_channels_] : nullptr);

@@ -71,7 +71,10 @@ class SlabKernel final : public ops::OpKernel {
  public:
   struct Slab {
     Executor ex;
-    size_t src = 0, dst = 0, res = SIZE_MAX;  // bound slots (res: none)
+    // Bound slots. res: the residual's (a binary post-op); SIZE_MAX with a
+    // residual: it is oneDNN's `sum` post-op, and its rows are copied into
+    // the slab's output before the primitive runs.
+    size_t src = 0, dst = 0, res = SIZE_MAX;
     size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes
   };
   using After = std::function<void(void* out, size_t bytes, float* sums)>;

@@ -188,6 +188,12 @@ struct KernelEnv {
 //   y = y * sigmoid(y)          when `swish` is set (SiLU: FLOAT_32 only), then
 //   y = min(max(y, lo), hi)     when `clamp` is set (real values; for an 8-bit
 //                               output, of the output's encoding).
+// For an 8-bit output with a residual, the separate nodes round twice on the
+// way — the producer's output into its own encoding, the Add's (when a clamp
+// follows it) into the Add's — and a fused kernel rounds at the same places
+// (`producer_output`, `sum_output` give those encodings), so it computes what
+// the nodes did; the reference never takes such an epilogue (its 8-bit
+// kernels come through the type adapter, which carries none).
 // The graph computes exactly what the unfused producer -> epilogue nodes
 // would: the reference kernels run their op and then apply(); a fast path
 // honours the epilogue (oneDNN post-ops, XNNPACK output min/max) or declines
@@ -198,6 +204,10 @@ struct Epilogue {
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
   bool swish = false;
+  // 8-bit residual only (above): the producer's output tensor, and the Add's
+  // output when a clamp follows it (else null). Null for a float epilogue.
+  const TensorDesc* producer_output = nullptr;
+  const TensorDesc* sum_output = nullptr;
 
   bool empty() const { return residual == nullptr && !clamp && !swish; }
   // The reference epilogue over n floats (residual may be null when unset).

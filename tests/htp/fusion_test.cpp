@@ -16,6 +16,7 @@
 #include "htp/fusion.h"
 #include "htp/prepared_graph.h"
 #include "kernels/fast_paths.h"
+#include "kernels/onednn_runtime.h"
 
 using namespace openhtp;
 namespace tt = htp::tensor_type;
@@ -203,13 +204,35 @@ TEST(FusionPass, NotAcrossTypeOrEncodingChanges) {
     b.g.nodes[1].params[1].f = 6.0;  // code 220: on the grid
     EXPECT_EQ(htp::find_fusions(b.g).size(), 1u);
   }
-  {  // 8-bit residual adds are never fused
+  {  // 8-bit residual adds: after a convolution, per-tensor encodings only
     Builder b;
     b.act_dt = kU8;
     b.act_q = ops::Quant::per_tensor(0.05f, -100);
     const uint32_t x = b.tensor(tt::kAppWrite);
     const uint32_t c = b.conv("conv", x);
     b.node("add", "ElementWiseAdd", {c, x}, tt::kAppRead);
+    const auto f = htp::find_fusions(b.g);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv+add");
+    EXPECT_EQ(f[0].residual, x);
+    ops::Quant& q = b.g.tensors[x - 1].quant;
+    q.axis = 3;
+    q.scales.assign(4, 0.05f);
+    q.offsets.assign(4, -100);
+    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+  }
+  {  // not after a FullyConnected (its residual sum feeds a LayerNorm in a
+     // transformer, which the Add -> LayerNorm step takes)
+    Builder b;
+    b.act_dt = kU8;
+    b.act_q = ops::Quant::per_tensor(0.05f, -100);
+    const uint32_t x = b.tensor(tt::kAppWrite, {1, 4});
+    const uint32_t w = b.tensor(tt::kStatic, {4, 4}, kS8);
+    b.g.tensors[w - 1].static_data = std::vector<uint8_t>(16, 1);
+    const uint32_t fc = b.node("fc", "FullyConnected", {x, w});
+    b.g.tensors[fc - 1].dims = {1, 4};
+    const uint32_t s = b.node("add", "ElementWiseAdd", {fc, x}, tt::kAppRead);
+    b.g.tensors[s - 1].dims = {1, 4};
     EXPECT_TRUE(htp::find_fusions(b.g).empty());
   }
 }
@@ -570,11 +593,67 @@ TEST(FusionGraph, Uint8ReluIntoItsOwnOutputRangeWithin1Lsb) {
     EXPECT_EQ(on.profile[0].name, "conv+relu");
     ASSERT_EQ(on.out.size(), off.out.size());
     int differ = 0;
+    for (auto& p : off.profile) printf("OFF %s %s\n", p.name.c_str(), p.impl.c_str());
     for (size_t i = 0; i < on.out.size(); ++i) {
+      if (on.out[i] != off.out[i]) printf("i %zu on %d off %d\n", i, on.out[i], off.out[i]);
       ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
       differ += on.out[i] != off.out[i];
     }
     EXPECT_LT(differ, int(on.out.size()) / 4);
+  }
+}
+
+// conv -> Add(block input) -> Relu in 8-bit, every tensor of the fused chain
+// in an encoding of its own (the conv's output, the block input, the Add's
+// output, the Relu's [0, max], which clamp rules a and b would refuse): the
+// fused step rounds where the nodes round (ops::Epilogue), so its codes are
+// the nodes' on the reference kernels but where float arithmetic falls on
+// the other side of a tie, at 1 and 2 threads (the unfused fast graph's Add
+// is XNNPACK's, within 1). Without oneDNN's exact int8 (no VNNI) no kernel
+// takes the residual and the Add runs as its own step.
+TEST(FusionGraph, Uint8ResidualAddRoundsWhereTheNodesRound) {
+    Builder b;
+  b.act_dt = kU8;
+  b.act_q = ops::Quant::per_tensor(0.0203f, -128);
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t c = b.conv("conv", x);
+  const uint32_t s = b.node("add", "ElementWiseAdd", {c, x});
+  const uint32_t y = b.node("relu", "Relu", {s}, tt::kAppRead);
+  // Scales with no simple ratio: with 0.015, 0.02 and 0.03 the sums land
+  // on exact ties, which float rounding breaks one way in the nodes and
+  // another in the fused step.
+  b.g.tensors[c - 1].quant = ops::Quant::per_tensor(0.0153f, -140);
+  b.g.tensors[s - 1].quant = ops::Quant::per_tensor(0.0291f, -130);
+  b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.0297f, 0);
+  const auto f = htp::find_fusions(b.g);
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_EQ(htp::fused_name(b.g, f[0]), "conv+add+relu");
+  const bool vnni = kernels::onednn::int8_convolution_exact();
+  const GraphRun nodes = run(b.g, false, false, c);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, c, threads), on = run(b.g, true, true, c, threads);
+    ASSERT_EQ(on.out.size(), off.out.size());
+    ASSERT_FALSE(on.profile.empty());
+    if (vnni) {
+      ASSERT_EQ(on.profile.size(), 1u);
+      EXPECT_EQ(on.profile[0].name, "conv+add+relu");
+      EXPECT_EQ(on.profile[0].impl, "onednn-int8");
+      EXPECT_FALSE(on.intermediate.has_value()) << "the conv's output is never written";
+    } else {
+      EXPECT_EQ(on.profile.back().name, "relu") << "the Add and what follows it run unfused";
+    }
+    // The nodes on the reference kernels: the arithmetic the fused step
+    // follows (the unfused fast graph's Add is XNNPACK's, its own rounding).
+    int differ = 0;
+    for (size_t i = 0; i < on.out.size(); ++i) {
+      ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
+      ASSERT_LE(std::abs(int(on.out[i]) - int(nodes.out[i])), 1) << i;
+      differ += on.out[i] != nodes.out[i];
+    }
+    EXPECT_LE(differ, int(on.out.size()) / 100);
+    // Not a trivial output: the Relu leaves codes on both sides of its bound.
+    EXPECT_GT(std::count(on.out.begin(), on.out.end(), 0), 0);
+    EXPECT_GT(std::count_if(on.out.begin(), on.out.end(), [](uint8_t v) { return v > 1; }), 0);
   }
 }
 

@@ -8,8 +8,11 @@
 //   - the 8-bit paths (XNNPACK output min/max, oneDNN int8 eltwise clip)
 //     are within 1 LSB of the unfused reference clamped on codes, as the
 //     unfused tests allow;
+//   - the oneDNN int8 convolutions with an 8-bit residual Add (and a clamp
+//     after it) round where the nodes round: within 1 LSB of the nodes,
+//     nearly every code equal;
 //   - every path declines what it cannot do exactly (an off-grid 8-bit
-//     bound, an 8-bit residual, fp16).
+//     bound, an 8-bit residual on the XNNPACK paths, fp16).
 #include <cmath>
 #include <limits>
 #include <span>
@@ -464,6 +467,114 @@ std::string quant_kind_name(const ::testing::TestParamInfo<int>& info) {
   return kNames[info.param];
 }
 INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4), quant_kind_name);
+
+// ---- 8-bit: a residual Add (and a clamp after it) ------------------------
+
+// The oneDNN int8 convolutions take an 8-bit residual with the encodings the
+// nodes round to (ops::Epilogue::producer_output, sum_output). What the
+// nodes compute is the same convolution into t's encoding alone, then the
+// reference ElementWiseAdd into s, then the reference clamp into y (s's
+// encoding: clamp rule a). The convolutions give the same t codes (same
+// accumulators, same requantization, same rounding), so the fused step and
+// the nodes can differ only where the float sum lands on the other side of
+// a tie: 1 LSB, in a few elements (in the 59412 codes here, none). Random shapes
+// (and the two slab shapes, which two threads split by rows), u8 and s8
+// activations.
+TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
+  if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
+  std::mt19937 rng(910);
+  ThreadEnv one(1), two(2);
+  size_t elements = 0, exact = 0;
+  for (int iter = 0; iter < 24; ++iter) {
+    const bool depthwise = iter % 2 == 1;
+    ConvShape sh = random_conv(rng, depthwise);
+    // One group, or one filter per channel: oneDNN's grouped and
+    // channel-multiplier convolutions go through its gemm, which has no
+    // `sum` post-op (they decline, and the graph runs the nodes unfused).
+    sh.group = depthwise ? sh.Cin : 1;
+    if (depthwise) sh.Cout = sh.Cin;
+    if (iter < 2) sh = depthwise ? ConvShape{1, 12, 12, 24, 3, 24, 24, 1, 1, 12, 12, true, true}
+                                 : ConvShape{1, 10, 10, 16, 1, 24, 1, 1, 0, 10, 10, false, true};
+    const bool s8 = iter % 4 >= 2;
+    const uint32_t adt = s8 ? dtype::kSfixed8 : dtype::kUfixed8;
+    auto zero_point = [&] { return s8 ? pick_u8_zero_point(rng) - 128 : pick_u8_zero_point(rng); };
+    const size_t taps = size_t{sh.K} * sh.K * (sh.Cin / sh.group);
+    const float xs = rand_float(rng, 0.005f, 0.05f), ws = rand_float(rng, 0.002f, 0.02f);
+    const float ts = xs * ws * rand_float(rng, 60.0f, 200.0f) * std::sqrt(float(taps));
+    const float rs = ts * rand_float(rng, 0.5f, 2.0f), ss = (ts + rs) * rand_float(rng, 0.4f, 0.9f);
+    const int32_t xz = zero_point(), tz = zero_point(), rz = zero_point(), sz = zero_point();
+    Case conv = conv_case(sh, quantized(adt, {}, per_tensor(xs, -xz)), quantized(dtype::kSfixed8, {}, per_tensor(ws, 0)),
+                          quantized(dtype::kSfixed32, {}, per_tensor(xs * ws, 0)),
+                          quantized(adt, {}, per_tensor(ts, -tz)));
+    conv.data.push_back(random_bytes(rng, conv.node.inputs[0].num_elements()));
+    // Symmetric int8 weights: codes -127..127 (bytes 129..255, 0..127).
+    conv.data.push_back(random_bytes(rng, conv.node.inputs[1].num_elements(), 129, 256 + 127));
+    if (sh.bias) {
+      std::vector<int32_t> bias(sh.Cout);
+      for (auto& v : bias) v = int32_t(rand_int(rng, 0, 4000)) - 2000;
+      conv.data.push_back(to_bytes(bias));
+    }
+    conv.bind_static();
+    TensorDesc t = conv.node.outputs[0];
+    TensorDesc r = quantized(adt, t.dims, per_tensor(rs, -rz)), sd = quantized(adt, t.dims, per_tensor(ss, -sz));
+    const Bytes res = random_bytes(rng, r.num_elements());
+    const bool signed_codes = s8;
+    for (const ThreadEnv* env : {&one, &two}) {
+      const FastPath& fp = fast_path(conv.node.type, "onednn-int8");
+      const Bytes t_codes = run_fast(conv, fp, env->env());
+      Case add;
+      add.node.type = "ElementWiseAdd";
+      add.node.inputs = {t, r};
+      add.node.outputs = {sd};
+      add.data = {t_codes, res};
+      add.is_static = {false, false};
+      const Bytes sum = run_reference(add);
+      // Three epilogues: the Add alone; then Relu; then a clamp between
+      // two whole codes of s.
+      const int32_t lo_code = s8 ? int32_t(rand_int(rng, 0, 100)) - 128 : int32_t(rand_int(rng, 0, 100));
+      const int32_t hi_code = lo_code + int32_t(rand_int(rng, 20, 120));
+      const std::pair<float, float> bounds[] = {{0.0f, kInf},
+                                                {float((lo_code - sz) * double{ss}), float((hi_code - sz) * double{ss})}};
+      for (int v = 0; v < 3; ++v) {
+        Bytes want = sum;
+        Epilogue e;
+        e.residual = &r;
+        e.producer_output = &t;
+        if (v > 0) {
+          Case clamp;
+          clamp.node.type = v == 1 ? "Relu" : "ReluMinMax";
+          if (v == 2) {
+            clamp.node.params = {f32_param("min_value", bounds[1].first), f32_param("max_value", bounds[1].second)};
+          }
+          clamp.node.inputs = {sd};
+          clamp.node.outputs = {sd};
+          clamp.data = {sum};
+          clamp.is_static = {false};
+          want = run_reference(clamp);
+          e.clamp = true;
+          e.lo = bounds[v - 1].first;
+          e.hi = bounds[v - 1].second;
+          e.sum_output = &sd;
+        }
+        Node fused = conv.node;
+        fused.outputs = {sd};
+        NodeDesc d = fused.desc();
+        d.env = env->env();
+        d.epilogue = &e;
+        std::unique_ptr<OpKernel> k;
+        ASSERT_TRUE(fp.prepare(ParsedNode(d).desc(), &k) && k) << sh.str() << " variant " << v << " declined";
+        std::vector<Bytes> ins = conv.data;
+        ins.push_back(res);
+        const Bytes got = run_kernel(*k, ins, want.size());
+        expect_within_1_lsb(got, want, signed_codes, sh.str() + " variant " + std::to_string(v));
+        for (size_t i = 0; i < got.size(); ++i) exact += got[i] == want[i];
+        elements += got.size();
+      }
+    }
+  }
+  // Ties are rare: nearly every code is the nodes' own.
+  EXPECT_GE(double(exact), 0.99 * double(elements)) << exact << " of " << elements;
+}
 
 TEST(FusedF16, XnnpackDeclinesAnEpilogue) {
   ConvShape s{1, 4, 4, 2, 1, 2, 1, 1, 0, 4, 4, false, false};
