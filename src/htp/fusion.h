@@ -23,10 +23,11 @@
 //     output_min/output_max).
 //   - Same dims and data type along the chain (no broadcast Add, no type
 //     change). FLOAT_32: Add and clamp. 8-bit (UFIXED_POINT_8 /
-//     SFIXED_POINT_8): Add (below) and clamp, per-tensor encodings, and
-//     only where the clamp is exactly an output range clamp. The fused step writes the
-//     clamp's output, in the clamp's output encoding, straight from the
-//     producer's accumulators, which is right in two cases:
+//     SFIXED_POINT_8): per-tensor encodings; an Add (below); a clamp right
+//     after the producer only where it is exactly an output range clamp.
+//     Such a fused step writes the clamp's output, in the clamp's output
+//     encoding, straight from the producer's accumulators, which is right
+//     in two cases:
 //       a. the clamp's output has the encoding of its input and each bound
 //          is a whole code of it (or outside the codes): clamping the real
 //          value then quantizing gives the codes quantizing then clamping
