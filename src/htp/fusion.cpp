@@ -404,8 +404,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
     // 1. A residual add: other operand available before p. 8-bit: after a
-    // Conv2d or DepthWiseConv2d only, every operand per-tensor (fusion.h).
-    const bool q8_add = !f32 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d");
+    // Conv2d, DepthWiseConv2d or FullyConnected, every operand per-tensor,
+    // not when a LayerNorm alone reads the sum (fusion.h).
+    const bool q8_add = !f32 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d" ||
+                                 prod.type == "FullyConnected");
     if (e >= 0 && (f32 || q8_add) && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
       const NodeSpec& add = spec.nodes[e];
@@ -421,7 +423,12 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         const TensorSpec* x = get(id);
         return x != nullptr && x->quant.present && !x->quant.per_channel() && x->quant.scale > 0.0f;
       };
-      if (q8_add) available = available && per_tensor(cur) && per_tensor(other) && per_tensor(add.outputs[0]);
+      if (q8_add) {
+        const int norm = sole_reader(add.outputs[0], e);
+        const bool into_norm = norm >= 0 && spec.nodes[norm].type == "LayerNorm" &&
+                               !spec.nodes[norm].inputs.empty() && spec.nodes[norm].inputs[0] == add.outputs[0];
+        available = available && !into_norm && per_tensor(cur) && per_tensor(other) && per_tensor(add.outputs[0]);
+      }
       if (available && same_shape(cur, other) && same_shape(cur, add.outputs[0])) {
         f.add = e;
         f.residual = other;

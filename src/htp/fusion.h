@@ -44,9 +44,10 @@
 //          requantization), the fused step once, so they may differ by the
 //          first rounding: at most max(1, ceil(s_in / (2 s_out))) codes — 1
 //          when the producer's output step is at most twice the clamp's.
-//   - An 8-bit residual Add fuses after a Conv2d or DepthWiseConv2d (the
-//     8-bit kernels that take one; in the transformers an FC's residual Add
-//     feeds a LayerNorm, and Add -> LayerNorm below takes it): t, r and the
+//   - An 8-bit residual Add fuses after a Conv2d, DepthWiseConv2d or
+//     FullyConnected (the 8-bit kernels that take one), but not when a
+//     LayerNorm alone reads its sum (a post-norm transformer's residual:
+//     Add -> LayerNorm below takes it, one rounding fewer): t, r and the
 //     Add's output s per-tensor, of one data type. The nodes round t into
 //     its encoding (saturating), add in real numbers, round into s's
 //     encoding, and a clamp after them rounds into y's. The fused kernel

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <dnnl.hpp>
+#include <pthreadpool.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -102,6 +104,24 @@ class Int8Kernel final : public ops::OpKernel {
   bool bind_weights_;
   size_t flip_at_, flip_bytes_;
   ops::Workspace ws_;
+};
+
+// An int8 primitive whose output codes then go through a 256-entry table
+// (a producer table, or the clamp after a fused residual), over the output
+// in the shares the pool's threads take.
+class TabledOutput final : public ops::OpKernel {
+ public:
+  TabledOutput(std::unique_ptr<ops::OpKernel> inner, const uint8_t* table, size_t n, pthreadpool_t pool);
+  size_t workspace_bytes() const override { return inner_->workspace_bytes(); }
+  void set_workspace(void* memory) override { inner_->set_workspace(memory); }
+  bool uses_openmp_team() const override { return inner_->uses_openmp_team(); }
+  void run(std::span<const void* const> in, std::span<void* const> out) override;
+
+ private:
+  std::unique_ptr<ops::OpKernel> inner_;
+  std::array<uint8_t, 256> table_;
+  size_t n_;
+  pthreadpool_t pool_;
 };
 
 // u8 codes as s8 codes of the same reals (the zero point moves by 128 too).

@@ -58,28 +58,6 @@ memory::desc user_weights(const ConvGeometry& g) {
                       memory::dims{cout_g, 1, s_i, s_h, s_w});
 }
 
-// A convolution whose output codes then go through a 256-entry table.
-class TabledOutput final : public ops::OpKernel {
- public:
-  TabledOutput(std::unique_ptr<ops::OpKernel> conv, const uint8_t* table, size_t n, pthreadpool_t pool)
-      : conv_(std::move(conv)), n_(n), pool_(pool) {
-    std::memcpy(table_.data(), table, table_.size());
-  }
-  size_t workspace_bytes() const override { return conv_->workspace_bytes(); }
-  void set_workspace(void* memory) override { conv_->set_workspace(memory); }
-  bool uses_openmp_team() const override { return conv_->uses_openmp_team(); }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    conv_->run(in, out);
-    lut::lookup_bytes_in_shares(pool_, table_.data(), static_cast<uint8_t*>(out[0]), n_);
-  }
-
- private:
-  std::unique_ptr<ops::OpKernel> conv_;
-  std::array<uint8_t, 256> table_;
-  size_t n_;
-  pthreadpool_t pool_;
-};
-
 bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.static_data == nullptr) return false;  // weights are reordered once; dynamic ones are not

@@ -1,5 +1,5 @@
 // MatMul and FullyConnected with 8-bit activations through oneDNN's int8
-// matmul. MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
+// matmul (FullyConnected with a fused clamp or residual Add, onednn_int8.h). MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
 // (any zero point), in[1] the same, static (a layer's weights) or not
 // (attention's Q.K^T and P.V), or static symmetric SFIXED_POINT_8 per output
 // column; no bias, no fused epilogue (those go to the paths after this one).
@@ -28,6 +28,7 @@
 #include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -162,26 +163,35 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   if (batch < kMinFcRows) return false;
   const auto w_scales = symmetric_s8_scales(w, 0, static_cast<size_t>(m));
   if (!w_scales) return false;
+  dnnl::primitive_attr attr = default_attr();
+  // A fused residual (onednn_int8.h), as in the int8 convolutions.
+  std::optional<Int8Residual> residual;
+  if (has_residual(node)) {
+    residual = int8_residual_post_ops(node, *xy, &attr);
+    if (!residual) return false;
+  } else if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) {
+    return false;
+  }
+  const float unit_scale = residual ? residual->unit_scale : xy->scale;
+  const Int8Operand written = residual ? residual->sum : *xy;
   std::vector<int32_t> bias;
-  if (!int32_bias(node, xa->scale, *w_scales, xy->scale, &bias)) return false;
+  if (!int32_bias(node, xa->scale, *w_scales, unit_scale, &bias)) return false;
 
   std::vector<float> out_scales(static_cast<size_t>(m));
   bool per_channel = false;
   for (size_t c = 0; c < out_scales.size(); ++c) {
-    out_scales[c] = static_cast<float>(double{xa->scale} * (*w_scales)[c] / xy->scale);
+    out_scales[c] = static_cast<float>(double{xa->scale} * (*w_scales)[c] / unit_scale);
     per_channel |= out_scales[c] != out_scales[0];
   }
   if (!per_channel) out_scales.resize(1);
-  dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_channel ? 1 << 1 : 0, out_scales);  // dst {batch, m}: m is dim 1
   ZeroPoints zero_points;
   zero_points.add(DNNL_ARG_SRC, xa->zero_point);
-  zero_points.add(DNNL_ARG_DST, xy->zero_point);
+  zero_points.add(DNNL_ARG_DST, written.zero_point);
   zero_points.declare(&attr);
-  if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) return false;
 
   const memory::desc src({batch, n}, xa->type, tag::ab);
-  const memory::desc dst({batch, m}, xy->type, tag::ab);
+  const memory::desc dst({batch, m}, written.type, tag::ab);
   // Weights [m][n] are B^T: B = {n, m} with strides {1, n}.
   const memory::desc w_user({n, m}, dt::s8, memory::dims{1, n});
   const memory::desc w_any({n, m}, dt::s8, tag::any);
@@ -204,7 +214,13 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   zero_points.bind(&ex);
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8Kernel>(std::move(ex), s, o);
+  auto fc = std::make_unique<Int8Kernel>(std::move(ex), s, o);
+  if (residual) fc->set_residual(residual_input(node), y.num_bytes());
+  *kernel = std::move(fc);
+  if (residual && residual->clamp_table) {
+    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), residual->clamp_table->data(), y.num_elements(),
+                                             graph_pool(node));
+  }
   return true;
 }
 

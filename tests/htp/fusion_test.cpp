@@ -221,8 +221,8 @@ TEST(FusionPass, NotAcrossTypeOrEncodingChanges) {
     q.offsets.assign(4, -100);
     EXPECT_TRUE(htp::find_fusions(b.g).empty());
   }
-  {  // not after a FullyConnected (its residual sum feeds a LayerNorm in a
-     // transformer, which the Add -> LayerNorm step takes)
+  {  // after a FullyConnected, unless a LayerNorm alone reads the sum (a
+     // post-norm transformer's residual: the Add -> LayerNorm step takes it)
     Builder b;
     b.act_dt = kU8;
     b.act_q = ops::Quant::per_tensor(0.05f, -100);
@@ -233,7 +233,17 @@ TEST(FusionPass, NotAcrossTypeOrEncodingChanges) {
     b.g.tensors[fc - 1].dims = {1, 4};
     const uint32_t s = b.node("add", "ElementWiseAdd", {fc, x}, tt::kAppRead);
     b.g.tensors[s - 1].dims = {1, 4};
-    EXPECT_TRUE(htp::find_fusions(b.g).empty());
+    auto f = htp::find_fusions(b.g);
+    ASSERT_EQ(f.size(), 1u);
+    EXPECT_EQ(htp::fused_name(b.g, f[0]), "fc+add");
+    b.g.tensors[s - 1].type = tt::kNative;
+    const uint32_t y = b.node("ln", "LayerNorm", {s}, tt::kAppRead);
+    b.g.tensors[y - 1].dims = {1, 4};
+    f = htp::find_fusions(b.g);
+    EXPECT_TRUE(f.empty());
+    const auto pairs = htp::find_add_layer_norms(b.g, f, {});
+    ASSERT_EQ(pairs.size(), 1u);
+    EXPECT_EQ(htp::add_layer_norm_name(b.g, pairs[0]), "add+ln");
   }
 }
 

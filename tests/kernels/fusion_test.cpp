@@ -470,23 +470,23 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4), 
 
 // ---- 8-bit: a residual Add (and a clamp after it) ------------------------
 
-// The oneDNN int8 convolutions take an 8-bit residual with the encodings the
-// nodes round to (ops::Epilogue::producer_output, sum_output). What the
-// nodes compute is the same convolution into t's encoding alone, then the
-// reference ElementWiseAdd into s, then the reference clamp into y (s's
-// encoding: clamp rule a). The convolutions give the same t codes (same
+// The oneDNN int8 convolutions and FullyConnected take an 8-bit residual
+// with the encodings the nodes round to (ops::Epilogue::producer_output,
+// sum_output). What the nodes compute is the same op into t's encoding
+// alone, then the reference ElementWiseAdd into s, then the reference clamp
+// into y (s's encoding: clamp rule a). The ops give the same t codes (same
 // accumulators, same requantization, same rounding), so the fused step and
 // the nodes can differ only where the float sum lands on the other side of
-// a tie: 1 LSB, in a few elements (in the 59412 codes here, none). Random shapes
-// (and the two slab shapes, which two threads split by rows), u8 and s8
-// activations.
+// a tie: 1 LSB, in a few elements (in the 88800 codes here, none). Random
+// shapes (and the two slab shapes, which two threads split by rows), u8 and
+// s8 activations.
 TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
   if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
   std::mt19937 rng(910);
   ThreadEnv one(1), two(2);
   size_t elements = 0, exact = 0;
-  for (int iter = 0; iter < 24; ++iter) {
-    const bool depthwise = iter % 2 == 1;
+  for (int iter = 0; iter < 30; ++iter) {
+    const bool depthwise = iter % 3 == 1, fc = iter % 3 == 2;
     ConvShape sh = random_conv(rng, depthwise);
     // One group, or one filter per channel: oneDNN's grouped and
     // channel-multiplier convolutions go through its gemm, which has no
@@ -495,6 +495,10 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
     if (depthwise) sh.Cout = sh.Cin;
     if (iter < 2) sh = depthwise ? ConvShape{1, 12, 12, 24, 3, 24, 24, 1, 1, 12, 12, true, true}
                                  : ConvShape{1, 10, 10, 16, 1, 24, 1, 1, 0, 10, 10, false, true};
+    // FullyConnected: [batch, n] x [m, n]^T, as many rows as the int8 path
+    // takes (8 and up; fewer are XNNPACK's, which declines a residual).
+    const uint32_t batch = rand_int(rng, 8, 40), n = rand_int(rng, 1, 90), m = rand_int(rng, 1, 50);
+    if (fc) sh.K = 1, sh.Cin = n, sh.group = 1;
     const bool s8 = iter % 4 >= 2;
     const uint32_t adt = s8 ? dtype::kSfixed8 : dtype::kUfixed8;
     auto zero_point = [&] { return s8 ? pick_u8_zero_point(rng) - 128 : pick_u8_zero_point(rng); };
@@ -506,6 +510,16 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
     Case conv = conv_case(sh, quantized(adt, {}, per_tensor(xs, -xz)), quantized(dtype::kSfixed8, {}, per_tensor(ws, 0)),
                           quantized(dtype::kSfixed32, {}, per_tensor(xs * ws, 0)),
                           quantized(adt, {}, per_tensor(ts, -tz)));
+    if (fc) {
+      conv.node.type = "FullyConnected";
+      conv.node.name = "fc " + std::to_string(batch) + "x" + std::to_string(n) + " -> " + std::to_string(m);
+      conv.node.params.clear();
+      conv.node.inputs[0].dims = {batch, n};
+      conv.node.inputs[1].dims = {m, n};
+      if (sh.bias) conv.node.inputs[2].dims = {m};
+      conv.node.outputs[0].dims = {batch, m};
+      sh.Cout = m;
+    }
     conv.data.push_back(random_bytes(rng, conv.node.inputs[0].num_elements()));
     // Symmetric int8 weights: codes -127..127 (bytes 129..255, 0..127).
     conv.data.push_back(random_bytes(rng, conv.node.inputs[1].num_elements(), 129, 256 + 127));
@@ -562,11 +576,11 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
         d.env = env->env();
         d.epilogue = &e;
         std::unique_ptr<OpKernel> k;
-        ASSERT_TRUE(fp.prepare(ParsedNode(d).desc(), &k) && k) << sh.str() << " variant " << v << " declined";
+        ASSERT_TRUE(fp.prepare(ParsedNode(d).desc(), &k) && k) << conv.node.name << " variant " << v << " declined";
         std::vector<Bytes> ins = conv.data;
         ins.push_back(res);
         const Bytes got = run_kernel(*k, ins, want.size());
-        expect_within_1_lsb(got, want, signed_codes, sh.str() + " variant " + std::to_string(v));
+        expect_within_1_lsb(got, want, signed_codes, conv.node.name + " variant " + std::to_string(v));
         for (size_t i = 0; i < got.size(); ++i) exact += got[i] == want[i];
         elements += got.size();
       }
