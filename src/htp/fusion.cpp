@@ -396,7 +396,9 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     const TensorSpec* ts = get(t);
     if (ts == nullptr) continue;
     const bool f32 = ts->dtype == ops::dtype::kFloat32;
-    if (!f32 && !is_8bit(ts->dtype)) continue;
+    // FLOAT_16: a clamp after a convolution only (fusion.h).
+    const bool f16 = ts->dtype == ops::dtype::kFloat16 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d");
+    if (!f32 && !f16 && !is_8bit(ts->dtype)) continue;
     Fusion f;
     f.producer = p;
     // 0. A channel scale in front (FLOAT_32 Conv2d).
@@ -406,7 +408,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     // 1. A residual add: other operand available before p. 8-bit: after a
     // Conv2d, DepthWiseConv2d or FullyConnected, every operand per-tensor,
     // not when a LayerNorm alone reads the sum (fusion.h).
-    const bool q8_add = !f32 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d" ||
+    const bool q8_add = is_8bit(ts->dtype) && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d" ||
                                  prod.type == "FullyConnected");
     if (e >= 0 && (f32 || q8_add) && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
@@ -475,7 +477,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
       // 8-bit after a residual Add: any clamp — the kernel maps the Add's
       // codes through the clamp node's own answer for each (fusion.h).
       bool ok = true;
-      if (!f32 && f.add < 0) {
+      if (is_8bit(ts->dtype) && f.add < 0) {
         const TensorSpec* in = get(cur);
         const TensorSpec* o = get(spec.nodes[e].outputs[0]);
         ok = (same_encoding(in->quant, o->quant) && on_grid(lo, o->quant, o->dtype) &&

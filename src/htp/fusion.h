@@ -57,6 +57,12 @@
 //     arithmetic lands on the other side of a tie (1 LSB, as every int8
 //     fast path), for any encodings: a clamp after the Add need not meet
 //     a. or b.
+//   - FLOAT_16: a clamp after a Conv2d or DepthWiseConv2d (XNNPACK's fp16
+//     convolutions, as their output min/max). Rounding to half is monotone
+//     and leaves a half unchanged, so clamping the producer's value before
+//     its rounding to half (bounds rounded to half too) gives the half the
+//     nodes give — the rounded value clamped by the real bounds, then
+//     rounded — for any bounds: bit-exact.
 //   - The Add's other operand r must already exist when the producer runs
 //     (static, a graph input, or made by an earlier node): the fused step
 //     runs at the producer's place in the node order.

@@ -4,7 +4,8 @@
 //   qc8: SFIXED_POINT_8 symmetric weights, per-channel or per-tensor, with
 //        int8 or uint8 activations (uint8 is flipped to int8, see
 //        xnn::flip_sign_bits);
-//   f16: FLOAT_16 activations, weights and bias.
+//   f16: FLOAT_16 activations, weights and bias; a fused clamp (htp/fusion.h)
+//        as the output min/max.
 // fp32 convolutions go to oneDNN (onednn_convolution.cpp), which is faster
 // than this XNNPACK build at fp32.
 //
@@ -145,7 +146,14 @@ bool prepare_qc8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
 bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::TensorDesc& w = node.inputs[1];
   if (w.dtype != dtype::kFloat16 || node.outputs[0].dtype != dtype::kFloat16) return false;
-  if (node.has_epilogue()) return false;  // fusion (htp/fusion.h) does not fuse FLOAT_16
+  // A fused clamp (htp/fusion.h, FLOAT_16) is the output min/max; nothing else.
+  float lo = -INFINITY, hi = INFINITY;
+  if (node.has_epilogue()) {
+    const ops::Epilogue& e = *node.epilogue;
+    if (e.residual != nullptr || e.swish) return false;
+    lo = e.lo;
+    hi = e.hi;
+  }
   const void* bias = nullptr;
   if (g.has_bias) {
     const ops::TensorDesc& b = node.inputs[2];
@@ -156,7 +164,7 @@ bool prepare_f16(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_p
   xnn_operator_t op = nullptr;
   const xnn_status st = xnn_create_convolution2d_nhwc_f16(
       g.pt, g.pr, g.pb, g.pl, g.KH, g.KW, g.sh, g.sw, g.dh, g.dw, g.group, g.cin_g(), g.cout_g(), g.Cin, g.Cout,
-      ohwi.data(), bias, -INFINITY, INFINITY, kRunFlags, &op);
+      ohwi.data(), bias, lo, hi, kRunFlags, &op);
   *kernel = finish(st, op, Kind::kF16, g, 2, false, false, node.inputs[0].planned, pool_for(node, uint64_t{g.N} * g.Ho * g.Wo * g.Cout * g.KH * g.KW * g.cin_g()));
   return *kernel != nullptr;
 }

@@ -17,6 +17,7 @@
 #include "htp/prepared_graph.h"
 #include "kernels/fast_paths.h"
 #include "kernels/onednn_runtime.h"
+#include "ops/quant.h"
 
 using namespace openhtp;
 namespace tt = htp::tensor_type;
@@ -665,6 +666,39 @@ TEST(FusionGraph, Uint8ResidualAddRoundsWhereTheNodesRound) {
     EXPECT_GT(std::count(on.out.begin(), on.out.end(), 0), 0);
     EXPECT_GT(std::count_if(on.out.begin(), on.out.end(), [](uint8_t v) { return v > 1; }), 0);
   }
+}
+
+// FLOAT_16: conv -> Relu6 is one XNNPACK step (output min/max), bit for bit
+// the nodes' output; an fp16 residual Add stays a node of its own.
+TEST(FusionGraph, F16ClampFusesIntoTheConvBitExact) {
+  Builder b;
+  b.act_dt = ops::dtype::kFloat16;
+  const uint32_t x = b.tensor(tt::kAppWrite);
+  const uint32_t w = b.tensor(tt::kStatic, {3, 3, 4, 4}), bias = b.tensor(tt::kStatic, {4});
+  for (uint32_t id : {w, bias}) {
+    std::uniform_real_distribution<float> d(-0.5f, 0.5f);
+    std::vector<uint8_t> v(b.g.tensors[id - 1].num_bytes());
+    for (size_t i = 0; i < v.size(); i += 2) {
+      const uint16_t h = ops::quant::float_to_half(d(b.rng));
+      std::memcpy(&v[i], &h, 2);
+    }
+    b.g.tensors[id - 1].static_data = std::move(v);
+  }
+  const uint32_t c = b.tensor(tt::kNative);
+  b.g.nodes.push_back({"conv", "", "Conv2d", conv_params(), {x, w, bias}, {c}});
+  b.node("relu6", "Relu6", {c}, tt::kAppRead);
+  for (size_t threads : {1, 2}) {
+    const GraphRun off = run(b.g, false, true, c, threads), on = run(b.g, true, true, c, threads);
+    ASSERT_EQ(on.profile.size(), 1u);
+    EXPECT_EQ(on.profile[0].name, "conv+relu6");
+    EXPECT_EQ(on.profile[0].impl, "xnnpack");
+    EXPECT_EQ(off.profile.size(), 2u);
+    EXPECT_EQ(on.out, off.out);
+  }
+  Builder b2 = b;
+  b2.g.nodes.pop_back();
+  b2.node("add", "ElementWiseAdd", {c, x}, tt::kAppRead);
+  EXPECT_TRUE(htp::find_fusions(b2.g).empty());
 }
 
 TEST(FusionGraph, Uint8ClampFusesOnTheFastPathAndMatches) {

@@ -12,7 +12,8 @@
 //     after it) round where the nodes round: within 1 LSB of the nodes,
 //     nearly every code equal;
 //   - every path declines what it cannot do exactly (an off-grid 8-bit
-//     bound, an 8-bit residual on the XNNPACK paths, fp16).
+//     bound, an 8-bit residual on the XNNPACK paths, an fp16 residual);
+//   - the fp16 XNNPACK convolutions' clamp equals the nodes bit for bit.
 #include <cmath>
 #include <limits>
 #include <span>
@@ -590,15 +591,48 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
   EXPECT_GE(double(exact), 0.99 * double(elements)) << exact << " of " << elements;
 }
 
-TEST(FusedF16, XnnpackDeclinesAnEpilogue) {
-  ConvShape s{1, 4, 4, 2, 1, 2, 1, 1, 0, 4, 4, false, false};
-  Case c = conv_case(s, typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}), TensorDesc{},
-                     typed(dtype::kFloat16, {}));
-  c.data = {Bytes(c.node.inputs[0].num_bytes()), Bytes(c.node.inputs[1].num_bytes())};
-  c.bind_static();
-  bool accepted = true;
-  run_fused(c, {false, true, 0.0f, kInf}, {}, &fast_path("Conv2d", "xnnpack"), nullptr, &accepted);
-  EXPECT_FALSE(accepted);
+// FLOAT_16 (htp/fusion.h): a clamp is XNNPACK's output min/max, bit for bit
+// the conv's halves then the reference clamp — for bounds that are halves
+// (0, 6) and ones that are not (0.1, 6.025: the rounding to half of the
+// bound and of the value commute with the clamp). A residual is declined.
+TEST(FusedF16, XnnpackClampEqualsTheNodesBitForBit) {
+  std::mt19937 rng(930);
+  ThreadEnv one(1), two(2);
+  const Variant variants[] = {{false, true, 0.0f, kInf}, {false, true, 0.0f, 6.0f}, {false, true, 0.1f, 6.025f},
+                              {false, true, -0.3f, 0.4f}};
+  auto halves = [&](size_t n, float range) {
+    std::vector<uint16_t> h(n);
+    for (auto& v : h) v = openhtp::ops::quant::float_to_half(rand_float(rng, -range, range));
+    return to_bytes(h);
+  };
+  for (int iter = 0; iter < 12; ++iter) {
+    const bool depthwise = iter % 2 == 1;
+    ConvShape sh = random_conv(rng, depthwise);
+    Case c = conv_case(sh, typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}), typed(dtype::kFloat16, {}),
+                       typed(dtype::kFloat16, {}));
+    c.data = {halves(c.node.inputs[0].num_elements(), 2.0f), halves(c.node.inputs[1].num_elements(), 1.0f)};
+    if (sh.bias) c.data.push_back(halves(sh.Cout, 1.0f));
+    c.bind_static();
+    const FastPath& fp = fast_path(c.node.type, "xnnpack");
+    for (const ThreadEnv* env : {&one, &two}) {
+      const Bytes plain = run_fast(c, fp, env->env());
+      for (const Variant& v : variants) {
+        Case clamp;
+        clamp.node.type = "ReluMinMax";
+        clamp.node.params = {f32_param("min_value", v.lo), f32_param("max_value", std::min(v.hi, 65504.0f))};
+        clamp.node.inputs = {c.node.outputs[0]};
+        clamp.node.outputs = {c.node.outputs[0]};
+        clamp.data = {plain};
+        clamp.is_static = {false};
+        const Bytes want = run_reference(clamp);
+        const Bytes got = run_fused(c, v, {}, &fp, env->env());
+        EXPECT_EQ(got, want) << sh.str() << v.str();
+      }
+      bool accepted = true;
+      run_fused(c, {true, false, 0.0f, 0.0f}, plain, &fp, env->env(), &accepted);
+      EXPECT_FALSE(accepted) << "an fp16 residual";
+    }
+  }
 }
 
 }  // namespace
