@@ -120,6 +120,16 @@ Bench se_scale(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.0417f, -25)}, {}, {false, false}, 3);
 }
 
+// A residual Add in 8-bit, [1, H, W, C] + [1, H, W, C], three encodings of
+// their own (MobileNetV2's block outputs): XNNPACK's qu8 add (within one
+// code of the reference) against openhtp's exact loop.
+Bench residual_add_u8(uint32_t hw, uint32_t c) {
+  return make_bench("ElementWiseAdd",
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.0473f, -120),
+                     tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.0391f, -131)},
+                    {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.0617f, -125)}, {}, {false, false}, 5);
+}
+
 // The same in fp32: x [1, H, W, C] times a per-channel scale [1, 1, 1, C].
 Bench se_scale_f32(uint32_t hw, uint32_t c) {
   return make_bench("ElementWiseMultiply",
@@ -195,6 +205,10 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, add_u8_56x56x24_exact, residual_add_u8(56, 24), std::string("lib:lookup-table"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, add_u8_14x14x64_xnnpack, residual_add_u8(14, 64), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, add_u8_14x14x64_exact, residual_add_u8(14, 64), std::string("lib:lookup-table"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_f32_112x112x32_fast, se_scale_f32(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_f32_56x56x144_fast, se_scale_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_f32_14x14x672_fast, se_scale_f32(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
