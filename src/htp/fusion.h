@@ -73,8 +73,11 @@
 // The runtime (prepared_graph.cpp) prepares a fused step like any node, with
 // the epilogue on its NodeDesc; if its kernel would come through the type
 // adapter (which does not carry an epilogue), or when fast paths are linked
-// and none takes the fused node (the reference would then run the producer),
-// it prepares the nodes unfused instead. OPENHTP_FUSION=off turns the pass off, for comparison.
+// and none takes the fused node but one takes the producer alone (the
+// reference would then run the producer), it prepares the nodes unfused
+// instead. A producer no fast path takes (fp32 TransposeConv2d) runs fused
+// on the reference, which applies the epilogue as the nodes would.
+// OPENHTP_FUSION=off turns the pass off, for comparison.
 //
 // Channel scale (FLOAT_32), the one piece of work fused in FRONT of a
 // producer: a squeeze-excite block's Multiply of a feature map by one factor

@@ -251,9 +251,21 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
     if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
       return std::nullopt;
     }
-    // Every fast path declined the fused node: unfused, each node may still
-    // get one (a reference producer would cost far more than the pass saved).
-    if (!g->env_.fast_paths.empty() && step.impl == "reference") return std::nullopt;
+    // Every fast path declined the fused node: unfused, the producer may
+    // still get one (a reference producer would cost far more than the pass
+    // saved). Where it would not either (TransposeConv2d), the reference
+    // runs it fused: the epilogue costs no extra pass there.
+    if (!g->env_.fast_paths.empty() && step.impl == "reference") {
+      Step alone;
+      alone.node = f.producer;
+      alone.op_inputs = prod.inputs.size();
+      const int t = slot_of(prod.outputs[0]);
+      if (t < 0 || !take_inputs(prod.inputs, &alone)) return std::nullopt;
+      alone.out_slots.push_back(t);
+      std::unique_ptr<ops::OpKernel> k;
+      std::string impl;
+      if (!g->prepare_kernel(alone, &k, &impl).ok() || impl != "reference") return std::nullopt;
+    }
     return step;
   };
   // A pointwise chain's step, kernel built, or nullopt (then its nodes run
