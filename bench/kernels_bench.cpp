@@ -120,6 +120,16 @@ Bench se_scale(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.0417f, -25)}, {}, {false, false}, 3);
 }
 
+// A decoder's 2x upsampling: TransposeConv2d 2x2, stride 2, 32x32x64 ->
+// 64x64x32 (a U-Net step).
+Bench upsample_f32() {
+  return make_bench("TransposeConv2d",
+                    {tensor(dtype::kFloat32, {1, 32, 32, 64}), tensor(dtype::kFloat32, {2, 2, 64, 32}),
+                     tensor(dtype::kFloat32, {32})},
+                    {tensor(dtype::kFloat32, {1, 64, 64, 32})},
+                    {u32s("stride", {2}, {2, 2}), u32s("pad_amount", {2, 2}, {0, 0, 0, 0})}, {false, true, true}, 6);
+}
+
 // A residual Add in 8-bit, [1, H, W, C] + [1, H, W, C], three encodings of
 // their own (MobileNetV2's block outputs): XNNPACK's qu8 add (within one
 // code of the reference) against openhtp's exact loop.
@@ -205,6 +215,8 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_fast, upsample_f32(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_exact, residual_add_u8(56, 24), std::string("lib:lookup-table"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_14x14x64_xnnpack, residual_add_u8(14, 64), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);

@@ -27,6 +27,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"DepthWiseConv2d", "onednn-int8", &onednn::prepare_conv2d_int8, nullptr, false, false,
        /*takes_output_table=*/true},
       {"DepthWiseConv2d", "xnnpack", &xnn::prepare_conv2d},
+      {"TransposeConv2d", "onednn", &onednn::prepare_transpose_conv2d},
       {"FullyConnected", "onednn", &onednn::prepare_fully_connected},
       {"FullyConnected", "onednn-int8", &onednn::prepare_fully_connected_int8},
       {"FullyConnected", "xnnpack", &xnn::prepare_fully_connected},

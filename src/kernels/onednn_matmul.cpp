@@ -195,16 +195,6 @@ bool matmul_layout(const ops::NodeDesc& node, MatMulLayout* out) {
   return true;
 }
 
-namespace {
-
-bool all_f32(const ops::NodeDesc& node) {
-  for (const ops::TensorDesc& t : node.inputs) {
-    if (t.present && t.dtype != ops::dtype::kFloat32) return false;
-  }
-  return node.outputs.size() == 1 && node.outputs[0].dtype == ops::dtype::kFloat32;
-}
-
-}  // namespace
 
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   use_graph_threads(node);

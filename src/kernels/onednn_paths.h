@@ -26,6 +26,8 @@ bool prepare_conv2d_winograd(const ops::NodeDesc& node, std::unique_ptr<ops::OpK
 // Conv2d / DepthWiseConv2d, u8/s8 activations, symmetric s8 weights.
 bool prepare_conv2d_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// FLOAT_32 TransposeConv2d by oneDNN's deconvolution (onednn_transpose_convolution.cpp).
+bool prepare_transpose_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // MatMul with 8-bit per-tensor operands (u8/s8, any zero points): int32 sums
 // in oneDNN's int8 matmul, where the CPU makes them exact (as the int8 convs).
@@ -156,6 +158,13 @@ inline constexpr int residual_arg() { return DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) |
 // Whether the node's epilogue has a residual, and its run() input index.
 inline bool has_residual(const ops::NodeDesc& node) { return node.has_epilogue() && node.epilogue->residual; }
 inline size_t residual_input(const ops::NodeDesc& node) { return node.inputs.size(); }
+// Every present input and the one output FLOAT_32.
+inline bool all_f32(const ops::NodeDesc& node) {
+  for (const ops::TensorDesc& t : node.inputs) {
+    if (t.present && t.dtype != ops::dtype::kFloat32) return false;
+  }
+  return node.outputs.size() == 1 && node.outputs[0].dtype == ops::dtype::kFloat32;
+}
 // An fp32 path takes an epilogue whose residual is FLOAT_32 and shaped like
 // out[0] (the fusion pass only makes such ones; checked, not assumed).
 inline bool epilogue_fits_f32(const ops::NodeDesc& node) {

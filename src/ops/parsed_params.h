@@ -22,12 +22,13 @@
 #include "ops/conv_geometry.h"
 #include "ops/op.h"
 #include "ops/pool_geometry.h"
+#include "ops/transpose_conv_geometry.h"
 
 namespace openhtp::ops {
 
 struct ParsedParams {
   // monostate: the op has no typed parameters (no OpDef::parse).
-  std::variant<std::monostate, ConvGeometry, PoolGeometry> value;
+  std::variant<std::monostate, ConvGeometry, PoolGeometry, TransposeConvGeometry> value;
 };
 
 // node.parsed's T, or nullptr when the node carries none (or another type).

@@ -701,29 +701,43 @@ TEST(FusionGraph, F16ClampFusesIntoTheConvBitExact) {
   EXPECT_TRUE(htp::find_fusions(b2.g).empty());
 }
 
-// A producer no fast path takes (TransposeConv2d) still fuses: the
-// reference runs it with the epilogue, the same arithmetic as the nodes.
-TEST(FusionGraph, TransposeConvWithoutAFastPathFusesOnTheReference) {
-  Builder b;
-  const uint32_t x = b.tensor(tt::kAppWrite, {1, 4, 4, 4});
-  const auto wb = b.conv_weights();  // [3,3,4,4]: [kh, kw, Cin, Cout]
-  const uint32_t t = b.tensor(tt::kNative, {1, 9, 9, 4});
-  b.g.nodes.push_back({"tconv", "", "TransposeConv2d",
-                       {u32_tensor("stride", {2}, {2, 2}), u32_tensor("pad_amount", {2, 2}, {0, 0, 0, 0})},
-                       {x, wb[0], wb[1]}, {t}});
-  const uint32_t r = b.tensor(tt::kAppWrite, {1, 9, 9, 4});
-  const uint32_t s = b.node("add", "ElementWiseAdd", {t, r});
-  b.g.tensors[s - 1].dims = {1, 9, 9, 4};
-  const uint32_t y = b.node("relu", "Relu", {s}, tt::kAppRead);
-  b.g.tensors[y - 1].dims = {1, 9, 9, 4};
-  for (size_t threads : {1, 2}) {
-    const GraphRun off = run(b.g, false, true, t, threads), on = run(b.g, true, true, t, threads);
-    ASSERT_EQ(on.profile.size(), 1u);
-    EXPECT_EQ(on.profile[0].name, "tconv+add+relu");
-    EXPECT_EQ(on.profile[0].impl, "reference");
-    EXPECT_EQ(off.profile.size(), 3u);
-    EXPECT_FALSE(on.intermediate.has_value());
-    EXPECT_EQ(on.out, off.out);  // float add then clamp, in the same order
+// TransposeConv2d + Add + Relu: one step, oneDNN's deconvolution with the
+// Add and the Relu as post-ops. With an output_padding beyond its end
+// padding, which that path leaves alone, no fast path takes the producer
+// and the reference runs the step fused: its epilogue is the nodes' own
+// arithmetic, bit for bit.
+TEST(FusionGraph, TransposeConvFusesOnOneDnnAndWithoutAFastPathOnTheReference) {
+  for (uint32_t out_pad : {0u, 1u}) {
+    const uint32_t o = 9 + out_pad;
+    Builder b;
+    const uint32_t x = b.tensor(tt::kAppWrite, {1, 4, 4, 4});
+    const auto wb = b.conv_weights();  // [3,3,4,4]: [kh, kw, Cin, Cout]
+    const uint32_t t = b.tensor(tt::kNative, {1, o, o, 4});
+    std::vector<ops::Param> params = {u32_tensor("stride", {2}, {2, 2}),
+                                      u32_tensor("pad_amount", {2, 2}, {0, 0, 0, 0})};
+    if (out_pad > 0) params.push_back(u32_tensor("output_padding", {2}, {out_pad, out_pad}));
+    b.g.nodes.push_back({"tconv", "", "TransposeConv2d", params, {x, wb[0], wb[1]}, {t}});
+    const uint32_t r = b.tensor(tt::kAppWrite, {1, o, o, 4});
+    const uint32_t s = b.node("add", "ElementWiseAdd", {t, r});
+    b.g.tensors[s - 1].dims = {1, o, o, 4};
+    const uint32_t y = b.node("relu", "Relu", {s}, tt::kAppRead);
+    b.g.tensors[y - 1].dims = {1, o, o, 4};
+    for (size_t threads : {1, 2}) {
+      const GraphRun off = run(b.g, false, true, t, threads), on = run(b.g, true, true, t, threads);
+      ASSERT_EQ(on.profile.size(), 1u);
+      EXPECT_EQ(on.profile[0].name, "tconv+add+relu");
+      EXPECT_EQ(off.profile.size(), 3u);
+      EXPECT_FALSE(on.intermediate.has_value());
+      if (out_pad == 0) {
+        EXPECT_EQ(on.profile[0].impl, "onednn");
+        EXPECT_EQ(off.profile[0].impl, "onednn");
+        // The same deconvolution both ways; then one float add and a max.
+        expect_f32_near(on.out, off.out, 1e-6f);
+      } else {
+        EXPECT_EQ(on.profile[0].impl, "reference");
+        EXPECT_EQ(on.out, off.out);
+      }
+    }
   }
 }
 

@@ -392,6 +392,43 @@ TEST(FusedTransposeConv2d, ReferenceEqualsUnfused) {
   }
 }
 
+// oneDNN's deconvolution against the reference TransposeConv2d, plain and
+// with every fp32 epilogue: random sizes, strides, both paddings, output
+// padding (up to the end padding, which is what the path takes), groups,
+// with and without bias, 1 and 2 threads.
+TEST(FusedTransposeConv2d, OneDnnMatchesTheReference) {
+  std::mt19937 rng(706);
+  const FastPath& fp = fast_path("TransposeConv2d", "onednn");
+  const Variant variants[] = {{false, false, 0.0f, 0.0f}, kF32Variants[0], kF32Variants[1], kF32Variants[2],
+                              kF32Variants[3]};
+  for (int iter = 0; iter < 16; ++iter) {
+    const uint32_t group = rand_int(rng, 1, 3), cin_g = rand_int(rng, 1, 5), cout_g = rand_int(rng, 1, 5);
+    const uint32_t k = rand_int(rng, 1, 4), st = rand_int(rng, 1, 3), H = rand_int(rng, 1, 7), W = rand_int(rng, 1, 7);
+    uint32_t pad[4];
+    for (auto& p : pad) p = rand_int(rng, 0, k - 1);
+    const uint32_t oph = std::min(st - 1, pad[1]) > 0 ? rand_int(rng, 0, std::min(st - 1, pad[1])) : 0;
+    const uint32_t opw = std::min(st - 1, pad[3]) > 0 ? rand_int(rng, 0, std::min(st - 1, pad[3])) : 0;
+    const int64_t Ho = int64_t{st} * (H - 1) + k - pad[0] - pad[1] + oph;
+    const int64_t Wo = int64_t{st} * (W - 1) + k - pad[2] - pad[3] + opw;
+    if (Ho < 1 || Wo < 1) continue;
+    const bool bias = iter % 3 != 0;
+    Case c;
+    c.node.type = "TransposeConv2d";
+    c.node.name = "tconv k" + std::to_string(k) + " s" + std::to_string(st) + " g" + std::to_string(group);
+    c.node.inputs = {f32({1, H, W, group * cin_g}), f32({k, k, group * cin_g, cout_g})};
+    if (bias) c.node.inputs.push_back(f32({group * cout_g}));
+    c.node.outputs = {f32({1, uint32_t(Ho), uint32_t(Wo), group * cout_g})};
+    c.node.params = {u32_tensor_param("stride", {2}, {st, st}),
+                     u32_tensor_param("pad_amount", {2, 2}, {pad[0], pad[1], pad[2], pad[3]})};
+    if (oph + opw > 0) c.node.params.push_back(u32_tensor_param("output_padding", {2}, {oph, opw}));
+    if (group > 1) c.node.params.push_back(u32_param("group", group));
+    c.is_static = {false, true, true};
+    c.is_static.resize(c.node.inputs.size());
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements())));
+    check_f32(c, fp, size_t{k} * k * cin_g, rng, c.node.name, variants);
+  }
+}
+
 // ---- 8-bit: clamp on the output's codes --------------------------------
 
 // kind 0: Conv2d qu8 (XNNPACK), 1: Conv2d qc8 uint8 activations (XNNPACK),
