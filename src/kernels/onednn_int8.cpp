@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/lookup_table.h"
+#include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "ops/quant.h"
 #include "kernels/xnnpack_convolution.h"  // output_clamp
@@ -91,7 +92,12 @@ Int8Kernel::Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights, bool
       ws_(flip_bytes > 0 ? flip_at_ + flip_bytes : ex_.workspace_bytes()) {}
 
 void Int8Kernel::run(std::span<const void* const> in, std::span<void* const> out) {
-  if (res_in_ != SIZE_MAX && in[res_in_] != out[0]) std::memcpy(out[0], in[res_in_], sum_bytes_);
+  if (res_in_ != SIZE_MAX && in[res_in_] != out[0]) {
+    const auto* r = static_cast<const uint8_t*>(in[res_in_]);
+    auto* y = static_cast<uint8_t*>(out[0]);
+    auto copy = [r, y](size_t start, size_t count) { std::memcpy(y + start, r + start, count); };
+    run_in_shares(pool_, sum_bytes_, kShareMinElems, copy);
+  }
   uint8_t* const ws = ws_.data();
   if (ex_.workspace_bytes() > 0) ex_.set_workspace(ws);
   ex_.bind(src_, in[0]);

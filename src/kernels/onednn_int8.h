@@ -91,16 +91,19 @@ class Int8Kernel final : public ops::OpKernel {
   void set_workspace(void* memory) override { ws_.bind(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override;
   // A fused residual as oneDNN's `sum` post-op: run()'s in[input] is
-  // copied into out[0] before the primitive runs.
-  void set_residual(size_t input, size_t bytes) {
+  // copied into out[0] before the primitive runs, in shares over `pool`
+  // (the primitive's threads then add onto what is mostly in their cache).
+  void set_residual(size_t input, size_t bytes, pthreadpool_t pool) {
     res_in_ = input;
     sum_bytes_ = bytes;
+    pool_ = pool;
   }
 
  private:
   Executor ex_;
   size_t src_, dst_, weights_;
   size_t res_in_ = SIZE_MAX, sum_bytes_ = 0;
+  pthreadpool_t pool_ = nullptr;
   bool bind_weights_;
   size_t flip_at_, flip_bytes_;
   ops::Workspace ws_;

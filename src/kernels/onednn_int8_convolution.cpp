@@ -176,7 +176,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   if (planned == 1) one_thread.emplace();
   if (!make(g, planned, &ex, &src_slot, &dst_slot)) return false;
   auto conv = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
-  if (residual) conv->set_residual(residual_input(node), node.outputs[0].num_bytes());
+  if (residual) conv->set_residual(residual_input(node), node.outputs[0].num_bytes(), graph_pool(node));
   *kernel = std::move(conv);
   if (table != nullptr) {
     *kernel = std::make_unique<TabledOutput>(std::move(*kernel), table, node.outputs[0].num_elements(),

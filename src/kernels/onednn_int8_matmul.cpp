@@ -215,7 +215,7 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
   auto fc = std::make_unique<Int8Kernel>(std::move(ex), s, o);
-  if (residual) fc->set_residual(residual_input(node), y.num_bytes());
+  if (residual) fc->set_residual(residual_input(node), y.num_bytes(), graph_pool(node));
   *kernel = std::move(fc);
   if (residual && residual->clamp_table) {
     *kernel = std::make_unique<TabledOutput>(std::move(*kernel), residual->clamp_table->data(), y.num_elements(),
