@@ -406,10 +406,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
     // 1. A residual add: other operand available before p. 8-bit: after a
-    // Conv2d, DepthWiseConv2d or FullyConnected, every operand per-tensor,
-    // not when a LayerNorm alone reads the sum (fusion.h).
+    // Conv2d, DepthWiseConv2d, FullyConnected or MatMul, every operand
+    // per-tensor, not when a LayerNorm alone reads the sum (fusion.h).
     const bool q8_add = is_8bit(ts->dtype) && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d" ||
-                                 prod.type == "FullyConnected");
+                                                prod.type == "FullyConnected" || prod.type == "MatMul");
     if (e >= 0 && (f32 || q8_add) && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
       const NodeSpec& add = spec.nodes[e];

@@ -44,8 +44,8 @@
 //          requantization), the fused step once, so they may differ by the
 //          first rounding: at most max(1, ceil(s_in / (2 s_out))) codes — 1
 //          when the producer's output step is at most twice the clamp's.
-//   - An 8-bit residual Add fuses after a Conv2d, DepthWiseConv2d or
-//     FullyConnected (the 8-bit kernels that take one), but not when a
+//   - An 8-bit residual Add fuses after a Conv2d, DepthWiseConv2d,
+//     FullyConnected or MatMul (the 8-bit kernels that take one), but not when a
 //     LayerNorm alone reads its sum (a post-norm transformer's residual:
 //     Add -> LayerNorm below takes it, one rounding fewer): t, r and the
 //     Add's output s per-tensor, of one data type. The nodes round t into

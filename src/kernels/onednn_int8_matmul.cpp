@@ -1,8 +1,9 @@
 // MatMul and FullyConnected with 8-bit activations through oneDNN's int8
-// matmul (FullyConnected with a fused clamp or residual Add, onednn_int8.h). MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
+// matmul (either with a fused clamp or residual Add, onednn_int8.h). MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
 // (any zero point), in[1] the same, static (a layer's weights) or not
 // (attention's Q.K^T and P.V), or static symmetric SFIXED_POINT_8 per output
-// column; no bias, no fused epilogue (those go to the paths after this one).
+// column; no bias; a fused clamp or residual Add (onednn_int8.h), which the
+// path after this one does not take.
 //
 // Why: the 8-bit MatMul path before this one (q8, quantized_elementwise.cpp)
 // dequantizes both operands, runs the fp32 GEMM and quantizes the result, so
@@ -82,24 +83,34 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     }
   }
 
+  dnnl::primitive_attr attr = default_attr();
+  // A fused clamp, or residual Add (onednn_int8.h), as in FullyConnected.
+  std::optional<Int8Residual> residual;
+  if (has_residual(node)) {
+    residual = int8_residual_post_ops(node, *xy, &attr);
+    if (!residual) return false;
+  } else if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) {
+    return false;
+  }
+  const float unit_scale = residual ? residual->unit_scale : xy->scale;
+  const Int8Operand written = residual ? residual->sum : *xy;
   std::vector<float> out_scales(b_scales.size());
   bool per_column = false;
   for (size_t c = 0; c < b_scales.size(); ++c) {
-    out_scales[c] = static_cast<float>(double{xa->scale} * b_scales[c] / xy->scale);
+    out_scales[c] = static_cast<float>(double{xa->scale} * b_scales[c] / unit_scale);
     per_column |= out_scales[c] != out_scales[0];
   }
   if (!per_column) out_scales.resize(1);
-  dnnl::primitive_attr attr = default_attr();
   attr.set_output_scales(per_column ? 1 << (l.rank - 1) : 0, out_scales);  // dst's last dim: the columns
   ZeroPoints zero_points;
   zero_points.add(DNNL_ARG_SRC, xa->zero_point);
   zero_points.add(DNNL_ARG_WEIGHTS, b_zp);
-  zero_points.add(DNNL_ARG_DST, xy->zero_point);
+  zero_points.add(DNNL_ARG_DST, written.zero_point);
   zero_points.declare(&attr);
 
   const memory::desc src = matmul_operand(l.a_dims, l.rank, l.ta, xa->type);
   const memory::desc wei = matmul_operand(b.dims, l.rank, l.tb, dt::s8);
-  const memory::desc dst(memory::dims(l.y_dims.begin(), l.y_dims.end()), xy->type,
+  const memory::desc dst(memory::dims(l.y_dims.begin(), l.y_dims.end()), written.type,
                          l.rank == 2 ? tag::ab : l.rank == 3 ? tag::abc : tag::abcd);
   // Static 2-D weights are packed once into the layout oneDNN picks.
   const bool pack = !b_static.empty() && l.rank == 2;
@@ -134,7 +145,13 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     if (b_u8) flip_bytes = b.num_elements();
   }
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  *kernel = std::make_unique<Int8Kernel>(std::move(ex), s, o, w, bind_weights, flip_bytes);
+  auto mm = std::make_unique<Int8Kernel>(std::move(ex), s, o, w, bind_weights, flip_bytes);
+  if (residual) mm->set_residual(residual_input(node), y.num_bytes(), graph_pool(node));
+  *kernel = std::move(mm);
+  if (residual && residual->clamp_table) {
+    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), residual->clamp_table->data(), y.num_elements(),
+                                             graph_pool(node));
+  }
   return true;
 }
 
@@ -238,7 +255,7 @@ bool prepare_fully_connected_int8(const ops::NodeDesc& node, std::unique_ptr<ops
 }
 
 bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
-  if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.has_epilogue()) return false;
+  if (node.inputs.size() != 2 || node.outputs.size() != 1) return false;
   if (!int8_convolution_exact()) return false;  // the same VNNI condition as the int8 convolutions
   try {
     return prepare(node, kernel);

@@ -433,33 +433,36 @@ TEST(FusedTransposeConv2d, OneDnnMatchesTheReference) {
 
 // kind 0: Conv2d qu8 (XNNPACK), 1: Conv2d qc8 uint8 activations (XNNPACK),
 // 2: DepthWiseConv2d qc8 (XNNPACK), 3: Conv2d via oneDNN int8 (VNNI only),
-// 4: FullyConnected qu8 (XNNPACK).
+// 4: FullyConnected qu8 (XNNPACK), 5: MatMul u8 x u8 via oneDNN int8 (VNNI
+// only).
 class FusedQuant : public ::testing::TestWithParam<int> {};
 
 TEST_P(FusedQuant, OutputClampWithin1LsbOfUnfused) {
   const int kind = GetParam();
   std::mt19937 rng(800 + kind);
-  const char* type = kind == 2 ? "DepthWiseConv2d" : kind == 4 ? "FullyConnected" : "Conv2d";
-  const FastPath& fp = fast_path(type, kind == 3 ? "onednn-int8" : "xnnpack");
-  if (kind == 3 && !openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
+  const char* type = kind == 2 ? "DepthWiseConv2d" : kind == 4 ? "FullyConnected" : kind == 5 ? "MatMul" : "Conv2d";
+  const bool onednn = kind == 3 || kind == 5;
+  const FastPath& fp = fast_path(type, onednn ? "onednn-int8" : "xnnpack");
+  if (onednn && !openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
   ThreadEnv one(1), two(2);
   for (int iter = 0; iter < 10; ++iter) {
     const float xs = rand_float(rng, 0.005f, 0.05f), ws = rand_float(rng, 0.002f, 0.02f);
     // Output zero point below 200: a Relu at code 255 leaves one code, which
     // XNNPACK refuses (output_min == output_max) — a legal decline.
     const int32_t xz = pick_u8_zero_point(rng), yz = std::min(200, int32_t(pick_u8_zero_point(rng)));
-    const bool qu8 = kind == 0 || kind == 4;
+    const bool qu8 = kind == 0 || kind == 4 || kind == 5;
     const Quant wq = qu8 ? per_tensor(ws, -pick_u8_zero_point(rng)) : per_tensor(ws, 0);
     const uint32_t wdt = qu8 ? dtype::kUfixed8 : dtype::kSfixed8;
     Case c;
     size_t taps;
     float ys;
-    if (kind == 4) {
+    if (kind == 4 || kind == 5) {
       const uint32_t batch = rand_int(rng, 1, 4), n = rand_int(rng, 1, 100), m = rand_int(rng, 1, 60);
       taps = n;
       ys = xs * ws * rand_float(rng, 60.0f, 200.0f) * std::sqrt(float(taps));
-      c.node.type = "FullyConnected";
-      c.node.inputs = {quantized(dtype::kUfixed8, {batch, n}, per_tensor(xs, -xz)), quantized(wdt, {m, n}, wq)};
+      c.node.type = type;
+      c.node.inputs = {quantized(dtype::kUfixed8, {batch, n}, per_tensor(xs, -xz)),
+                       quantized(wdt, kind == 4 ? std::vector<uint32_t>{m, n} : std::vector<uint32_t>{n, m}, wq)};
       c.node.outputs = {quantized(dtype::kUfixed8, {batch, m}, per_tensor(ys, -yz))};
       c.is_static = {false, true};
     } else {
@@ -500,22 +503,22 @@ TEST_P(FusedQuant, OutputClampWithin1LsbOfUnfused) {
   }
 }
 std::string quant_kind_name(const ::testing::TestParamInfo<int>& info) {
-  static const char* kNames[] = {"ConvQu8Xnnpack", "ConvQc8Xnnpack", "DepthWiseQc8Xnnpack", "ConvOneDnnInt8",
-                                 "FullyConnectedQu8Xnnpack"};
+  static const char* kNames[] = {"ConvQu8Xnnpack", "ConvQc8Xnnpack",           "DepthWiseQc8Xnnpack",
+                                 "ConvOneDnnInt8", "FullyConnectedQu8Xnnpack", "MatMulOneDnnInt8"};
   return kNames[info.param];
 }
-INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4), quant_kind_name);
+INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4, 5), quant_kind_name);
 
 // ---- 8-bit: a residual Add (and a clamp after it) ------------------------
 
-// The oneDNN int8 convolutions and FullyConnected take an 8-bit residual
+// The oneDNN int8 convolutions, FullyConnected and MatMul take an 8-bit residual
 // with the encodings the nodes round to (ops::Epilogue::producer_output,
 // sum_output). What the nodes compute is the same op into t's encoding
 // alone, then the reference ElementWiseAdd into s, then the reference clamp
 // into y (s's encoding: clamp rule a). The ops give the same t codes (same
 // accumulators, same requantization, same rounding), so the fused step and
 // the nodes can differ only where the float sum lands on the other side of
-// a tie: 1 LSB, in a few elements (in the 88800 codes here, none). Random
+// a tie: 1 LSB, in a few elements (in the 86748 codes here, none). Random
 // shapes (and the two slab shapes, which two threads split by rows), u8 and
 // s8 activations.
 TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
@@ -523,8 +526,8 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
   std::mt19937 rng(910);
   ThreadEnv one(1), two(2);
   size_t elements = 0, exact = 0;
-  for (int iter = 0; iter < 30; ++iter) {
-    const bool depthwise = iter % 3 == 1, fc = iter % 3 == 2;
+  for (int iter = 0; iter < 32; ++iter) {
+    const bool depthwise = iter % 4 == 1, fc = iter % 4 == 2, matmul = iter % 4 == 3;
     ConvShape sh = random_conv(rng, depthwise);
     // One group, or one filter per channel: oneDNN's grouped and
     // channel-multiplier convolutions go through its gemm, which has no
@@ -536,7 +539,7 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
     // FullyConnected: [batch, n] x [m, n]^T, as many rows as the int8 path
     // takes (8 and up; fewer are XNNPACK's, which declines a residual).
     const uint32_t batch = rand_int(rng, 8, 40), n = rand_int(rng, 1, 90), m = rand_int(rng, 1, 50);
-    if (fc) sh.K = 1, sh.Cin = n, sh.group = 1;
+    if (fc || matmul) sh.K = 1, sh.Cin = n, sh.group = 1;
     const bool s8 = iter % 4 >= 2;
     const uint32_t adt = s8 ? dtype::kSfixed8 : dtype::kUfixed8;
     auto zero_point = [&] { return s8 ? pick_u8_zero_point(rng) - 128 : pick_u8_zero_point(rng); };
@@ -558,9 +561,23 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
       conv.node.outputs[0].dims = {batch, m};
       sh.Cout = m;
     }
+    if (matmul) {  // [batch, n] x [n, m], in[1] a second activation (attention's kind), no bias
+      conv.node.type = "MatMul";
+      conv.node.name = "matmul " + std::to_string(batch) + "x" + std::to_string(n) + " x " + std::to_string(m);
+      conv.node.params.clear();
+      conv.node.inputs.resize(2);
+      conv.node.inputs[0].dims = {batch, n};
+      conv.node.inputs[1] = quantized(adt, {n, m}, per_tensor(ws, -zero_point()));
+      conv.node.outputs[0].dims = {batch, m};
+      conv.is_static = {false, false};
+      sh.bias = false;
+      sh.Cout = m;
+    }
     conv.data.push_back(random_bytes(rng, conv.node.inputs[0].num_elements()));
-    // Symmetric int8 weights: codes -127..127 (bytes 129..255, 0..127).
-    conv.data.push_back(random_bytes(rng, conv.node.inputs[1].num_elements(), 129, 256 + 127));
+    // Symmetric int8 weights: codes -127..127 (bytes 129..255, 0..127); a
+    // MatMul's in[1] any codes.
+    conv.data.push_back(matmul ? random_bytes(rng, conv.node.inputs[1].num_elements())
+                               : random_bytes(rng, conv.node.inputs[1].num_elements(), 129, 256 + 127));
     if (sh.bias) {
       std::vector<int32_t> bias(sh.Cout);
       for (auto& v : bias) v = int32_t(rand_int(rng, 0, 4000)) - 2000;
