@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "kernels/lookup_table.h"
+#include "kernels/onednn_paths.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "ops/quant.h"
@@ -84,6 +85,24 @@ std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, co
     ops::quant::from_float(res, real.data(), out.clamp_table->data());
   }
   return out;
+}
+
+std::optional<Int8Epilogue> int8_epilogue(const ops::NodeDesc& node, const Int8Operand& y, dnnl::primitive_attr* attr) {
+  if (node.has_epilogue() && node.epilogue->residual != nullptr) {
+    auto residual = int8_residual_post_ops(node, y, attr);
+    if (!residual) return std::nullopt;
+    return Int8Epilogue{residual->unit_scale, residual->sum, std::move(residual)};
+  }
+  if (!int8_output_clip(node, y.type == dt::u8, y.zero_point, attr)) return std::nullopt;
+  return Int8Epilogue{y.scale, y, std::nullopt};
+}
+
+std::unique_ptr<ops::OpKernel> with_int8_epilogue(std::unique_ptr<Int8Kernel> k, const ops::NodeDesc& node,
+                                                  const Int8Epilogue& e) {
+  const ops::TensorDesc& y = node.outputs[0];
+  if (e.residual) k->set_residual(residual_input(node), y.num_bytes(), graph_pool(node));
+  if (e.table() == nullptr) return k;
+  return std::make_unique<TabledOutput>(std::move(k), e.table(), y.num_elements(), graph_pool(node));
 }
 
 Int8Kernel::Int8Kernel(Executor ex, size_t src, size_t dst, size_t weights, bool bind_weights, size_t flip_bytes)

@@ -79,6 +79,20 @@ struct Int8Residual {
 std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, const Int8Operand& y,
                                                    dnnl::primitive_attr* attr);
 
+// A node's int8 output stage, whichever epilogue it has: a clamp as
+// int8_output_clip, or a residual as int8_residual_post_ops. `unit_scale`
+// is what the accumulators requantize into, `written` the encoding the
+// primitive writes (y's, or the Add's with a residual). Null when the
+// epilogue cannot be done.
+struct Int8Epilogue {
+  float unit_scale;
+  Int8Operand written;
+  std::optional<Int8Residual> residual;
+  // With a clamp after a residual: the table from the Add's codes to y's.
+  const uint8_t* table() const { return residual && residual->clamp_table ? residual->clamp_table->data() : nullptr; }
+};
+std::optional<Int8Epilogue> int8_epilogue(const ops::NodeDesc& node, const Int8Operand& y, dnnl::primitive_attr* attr);
+
 // Runs an int8 primitive: in[0] as src, out[0] as dst, and optionally in[1]
 // as its weights. flip_bytes > 0: in[1] is u8 and oneDNN takes s8 weights
 // only, so its codes are moved to s8 (-128, as its zero point was) into the
@@ -126,6 +140,11 @@ class TabledOutput final : public ops::OpKernel {
   size_t n_;
   pthreadpool_t pool_;
 };
+
+// The kernel for a prepared int8 primitive `k` and the node's epilogue: the
+// residual copied in before it, the table applied after it (y's bytes).
+std::unique_ptr<ops::OpKernel> with_int8_epilogue(std::unique_ptr<Int8Kernel> k, const ops::NodeDesc& node,
+                                                  const Int8Epilogue& e);
 
 // u8 codes as s8 codes of the same reals (the zero point moves by 128 too).
 void u8_to_s8(const uint8_t* in, size_t n, int8_t* out);

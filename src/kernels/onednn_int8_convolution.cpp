@@ -67,16 +67,12 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   const auto w_scales = symmetric_s8_scales(w, 3, g.Cout);
   if (!w_scales) return false;
   dnnl::primitive_attr attr = default_attr();
-  // A fused residual (onednn_int8.h): the accumulators requantize into the
-  // producer's own encoding, which the post-ops take on to y's.
-  std::optional<Int8Residual> residual;
-  if (has_residual(node)) {
-    residual = int8_residual_post_ops(node, *y, &attr);
-    if (!residual || node.output_table != nullptr) return false;
-  } else if (!int8_output_clip(node, y->type == dt::u8, y->zero_point, &attr)) {
-    return false;
-  }
-  const float unit_scale = residual ? residual->unit_scale : y->scale;
+  // A fused clamp or residual (onednn_int8.h: with a residual the
+  // accumulators requantize into the producer's own encoding, which the
+  // post-ops take on to the Add's).
+  const auto epilogue = int8_epilogue(node, *y, &attr);
+  if (!epilogue || (epilogue->residual && node.output_table != nullptr)) return false;
+  const float unit_scale = epilogue->unit_scale;
   std::vector<int32_t> bias;
   if (!int32_bias(node, x->scale, *w_scales, unit_scale, &bias)) return false;
 
@@ -93,10 +89,9 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   ZeroPoints zero_points;
   zero_points.add(DNNL_ARG_SRC, x->zero_point);
   // What the primitive writes: y, or with a residual the Add's output,
-  // which a clamp's table then maps to y.
-  const Int8Operand written = residual ? residual->sum : *y;
-  const uint8_t* table = node.output_table;
-  if (residual && residual->clamp_table) table = residual->clamp_table->data();
+  // which a clamp's table then maps to y (as a producer table maps x's).
+  const Int8Operand& written = epilogue->written;
+  const uint8_t* table = epilogue->table() != nullptr ? epilogue->table() : node.output_table;
   zero_points.add(DNNL_ARG_DST, written.zero_point);
   zero_points.declare(&attr);
 
@@ -165,7 +160,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
         lut::lookup_bytes(codes.data(), static_cast<uint8_t*>(rows), static_cast<uint8_t*>(rows), bytes);
       };
     }
-    *kernel = std::make_unique<SlabKernel>(std::move(slabs), residual ? residual_input(node) : SIZE_MAX,
+    *kernel = std::make_unique<SlabKernel>(std::move(slabs), epilogue->residual ? residual_input(node) : SIZE_MAX,
                                            graph_pool(node), std::move(table_rows));
     return true;
   }
@@ -175,11 +170,9 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
   std::optional<OneThreadPlanning> one_thread;
   if (planned == 1) one_thread.emplace();
   if (!make(g, planned, &ex, &src_slot, &dst_slot)) return false;
-  auto conv = std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot);
-  if (residual) conv->set_residual(residual_input(node), node.outputs[0].num_bytes(), graph_pool(node));
-  *kernel = std::move(conv);
-  if (table != nullptr) {
-    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), table, node.outputs[0].num_elements(),
+  *kernel = with_int8_epilogue(std::make_unique<Int8Kernel>(std::move(*ex), src_slot, dst_slot), node, *epilogue);
+  if (node.output_table != nullptr) {
+    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), node.output_table, node.outputs[0].num_elements(),
                                              graph_pool(node));
   }
   return true;

@@ -1,9 +1,9 @@
 // MatMul and FullyConnected with 8-bit activations through oneDNN's int8
-// matmul (either with a fused clamp or residual Add, onednn_int8.h). MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
+// matmul. MatMul: a and out[0] UFIXED_POINT_8 or SFIXED_POINT_8 per tensor
 // (any zero point), in[1] the same, static (a layer's weights) or not
 // (attention's Q.K^T and P.V), or static symmetric SFIXED_POINT_8 per output
-// column; no bias; a fused clamp or residual Add (onednn_int8.h), which the
-// path after this one does not take.
+// column; no bias. Either may carry a fused clamp or residual Add
+// (onednn_int8.h, int8_epilogue), which the paths after this one decline.
 //
 // Why: the 8-bit MatMul path before this one (q8, quantized_elementwise.cpp)
 // dequantizes both operands, runs the fp32 GEMM and quantizes the result, so
@@ -29,7 +29,6 @@
 #include "kernels/onednn_int8.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
-#include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 
 namespace openhtp::kernels::onednn {
@@ -84,16 +83,10 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
   }
 
   dnnl::primitive_attr attr = default_attr();
-  // A fused clamp, or residual Add (onednn_int8.h), as in FullyConnected.
-  std::optional<Int8Residual> residual;
-  if (has_residual(node)) {
-    residual = int8_residual_post_ops(node, *xy, &attr);
-    if (!residual) return false;
-  } else if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) {
-    return false;
-  }
-  const float unit_scale = residual ? residual->unit_scale : xy->scale;
-  const Int8Operand written = residual ? residual->sum : *xy;
+  const auto epilogue = int8_epilogue(node, *xy, &attr);  // a fused clamp or residual Add
+  if (!epilogue) return false;
+  const float unit_scale = epilogue->unit_scale;
+  const Int8Operand& written = epilogue->written;
   std::vector<float> out_scales(b_scales.size());
   bool per_column = false;
   for (size_t c = 0; c < b_scales.size(); ++c) {
@@ -145,13 +138,8 @@ bool prepare(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) 
     if (b_u8) flip_bytes = b.num_elements();
   }
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  auto mm = std::make_unique<Int8Kernel>(std::move(ex), s, o, w, bind_weights, flip_bytes);
-  if (residual) mm->set_residual(residual_input(node), y.num_bytes(), graph_pool(node));
-  *kernel = std::move(mm);
-  if (residual && residual->clamp_table) {
-    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), residual->clamp_table->data(), y.num_elements(),
-                                             graph_pool(node));
-  }
+  *kernel = with_int8_epilogue(std::make_unique<Int8Kernel>(std::move(ex), s, o, w, bind_weights, flip_bytes), node,
+                               *epilogue);
   return true;
 }
 
@@ -181,16 +169,10 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   const auto w_scales = symmetric_s8_scales(w, 0, static_cast<size_t>(m));
   if (!w_scales) return false;
   dnnl::primitive_attr attr = default_attr();
-  // A fused residual (onednn_int8.h), as in the int8 convolutions.
-  std::optional<Int8Residual> residual;
-  if (has_residual(node)) {
-    residual = int8_residual_post_ops(node, *xy, &attr);
-    if (!residual) return false;
-  } else if (!int8_output_clip(node, xy->type == dt::u8, xy->zero_point, &attr)) {
-    return false;
-  }
-  const float unit_scale = residual ? residual->unit_scale : xy->scale;
-  const Int8Operand written = residual ? residual->sum : *xy;
+  const auto epilogue = int8_epilogue(node, *xy, &attr);  // a fused clamp or residual Add
+  if (!epilogue) return false;
+  const float unit_scale = epilogue->unit_scale;
+  const Int8Operand& written = epilogue->written;
   std::vector<int32_t> bias;
   if (!int32_bias(node, xa->scale, *w_scales, unit_scale, &bias)) return false;
 
@@ -231,13 +213,7 @@ bool prepare_fc(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kerne
   zero_points.bind(&ex);
   const size_t s = ex.add_bound(DNNL_ARG_SRC, src);
   const size_t o = ex.add_bound(DNNL_ARG_DST, dst);
-  auto fc = std::make_unique<Int8Kernel>(std::move(ex), s, o);
-  if (residual) fc->set_residual(residual_input(node), y.num_bytes(), graph_pool(node));
-  *kernel = std::move(fc);
-  if (residual && residual->clamp_table) {
-    *kernel = std::make_unique<TabledOutput>(std::move(*kernel), residual->clamp_table->data(), y.num_elements(),
-                                             graph_pool(node));
-  }
+  *kernel = with_int8_epilogue(std::make_unique<Int8Kernel>(std::move(ex), s, o), node, *epilogue);
   return true;
 }
 

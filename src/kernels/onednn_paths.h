@@ -30,10 +30,12 @@ bool prepare_fully_connected(const ops::NodeDesc& node, std::unique_ptr<ops::OpK
 bool prepare_transpose_conv2d(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_matmul(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // MatMul with 8-bit per-tensor operands (u8/s8, any zero points): int32 sums
-// in oneDNN's int8 matmul, where the CPU makes them exact (as the int8 convs).
+// in oneDNN's int8 matmul, where the CPU makes them exact (as the int8 convs);
+// a fused clamp or residual Add (onednn_int8.h).
 bool prepare_matmul_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // FullyConnected the same way: u8/s8 activations, symmetric s8 weights (per
-// tensor or per output channel), SFIXED_POINT_32 bias, a fused clamp.
+// tensor or per output channel), SFIXED_POINT_32 bias, a fused clamp or
+// residual Add.
 bool prepare_fully_connected_int8(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 
 // A MatMul as oneDNN's matmul sees it: every operand at `rank` dims (leading
