@@ -443,7 +443,8 @@ TEST_P(FusedQuant, OutputClampWithin1LsbOfUnfused) {
   const char* type = kind == 2 ? "DepthWiseConv2d" : kind == 4 ? "FullyConnected" : kind == 5 ? "MatMul" : "Conv2d";
   const bool onednn = kind == 3 || kind == 5;
   const FastPath& fp = fast_path(type, onednn ? "onednn-int8" : "xnnpack");
-  if (onednn && !openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
+  // Without exact oneDNN int8 (no VNNI) the path must decline every node.
+  const bool declines = onednn && !openhtp::kernels::onednn::int8_convolution_exact();
   ThreadEnv one(1), two(2);
   for (int iter = 0; iter < 10; ++iter) {
     const float xs = rand_float(rng, 0.005f, 0.05f), ws = rand_float(rng, 0.002f, 0.02f);
@@ -479,6 +480,12 @@ TEST_P(FusedQuant, OutputClampWithin1LsbOfUnfused) {
       for (auto& b : c.data[1]) b = b == 0x80 ? 0x81 : b;
     }
     c.bind_static();
+    if (declines) {
+      bool accepted = true;
+      run_fast(c, fp, one.env(), &accepted);
+      EXPECT_FALSE(accepted) << "oneDNN int8 without VNNI";
+      continue;
+    }
     const Bytes plain = run_reference(c);
     // Relu (code yz), and a clamp between two whole codes.
     const int32_t lo_code = std::min(255, yz + int32_t(rand_int(rng, 1, 20)));
@@ -522,7 +529,8 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4, 5
 // shapes (and the two slab shapes, which two threads split by rows), u8 and
 // s8 activations.
 TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
-  if (!openhtp::kernels::onednn::int8_convolution_exact()) GTEST_SKIP() << "no exact oneDNN int8 here";
+  // Without exact oneDNN int8 (no VNNI) the path must decline every node.
+  const bool declines = !openhtp::kernels::onednn::int8_convolution_exact();
   std::mt19937 rng(910);
   ThreadEnv one(1), two(2);
   size_t elements = 0, exact = 0;
@@ -588,8 +596,14 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
     TensorDesc r = quantized(adt, t.dims, per_tensor(rs, -rz)), sd = quantized(adt, t.dims, per_tensor(ss, -sz));
     const Bytes res = random_bytes(rng, r.num_elements());
     const bool signed_codes = s8;
+    const FastPath& fp = fast_path(conv.node.type, "onednn-int8");
+    if (declines) {
+      bool accepted = true;
+      run_fast(conv, fp, one.env(), &accepted);
+      EXPECT_FALSE(accepted) << "oneDNN int8 without VNNI";
+      continue;
+    }
     for (const ThreadEnv* env : {&one, &two}) {
-      const FastPath& fp = fast_path(conv.node.type, "onednn-int8");
       const Bytes t_codes = run_fast(conv, fp, env->env());
       Case add;
       add.node.type = "ElementWiseAdd";
