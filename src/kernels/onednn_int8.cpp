@@ -52,6 +52,10 @@ bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point
   return true;
 }
 
+namespace {
+
+// The residual's post-ops and clamp table (onednn_int8.h, Int8Residual);
+// null when the node has no 8-bit residual or an encoding is not per-tensor.
 std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, const Int8Operand& y,
                                                    dnnl::primitive_attr* attr) {
   const ops::Epilogue* e = node.epilogue;
@@ -86,6 +90,8 @@ std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, co
   }
   return out;
 }
+
+}  // namespace
 
 std::optional<Int8Epilogue> int8_epilogue(const ops::NodeDesc& node, const Int8Operand& y, dnnl::primitive_attr* attr) {
   if (node.has_epilogue() && node.epilogue->residual != nullptr) {

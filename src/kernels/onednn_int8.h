@@ -51,10 +51,10 @@ class ZeroPoints {
 // between codes). No epilogue: true, attr unchanged.
 bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point, dnnl::primitive_attr* attr);
 
-// A node's fused 8-bit residual Add (ops::Epilogue::producer_output set)
-// as post-ops that round where the separate nodes round. The primitive's
-// output scales requantize into the producer's output encoding
-// (`unit_scale`), then
+// A node's fused 8-bit residual Add (ops::Epilogue::producer_output set),
+// which int8_epilogue() below sets up as post-ops that round where the
+// separate nodes round. The primitive's output scales requantize into the
+// producer's output encoding (`unit_scale`), then
 //   clip to that encoding's codes, round       -> the producer's code t
 //   linear to the Add's units, then oneDNN's `sum` post-op adds the
 //   residual's codes (scale s_r / s_s, its zero point), which the caller
@@ -69,21 +69,17 @@ bool int8_output_clip(const ops::NodeDesc& node, bool y_u8, int32_t y_zero_point
 // Why `sum` and the table, not a binary add and more post-ops: in this
 // oneDNN (2.6) the int8 convolutions miscompute any eltwise post-op placed
 // after a binary or `sum` one (tests/kernels/fusion_test.cpp would see it).
-// Null when the node has no 8-bit residual, or an encoding is not
-// per-tensor 8-bit.
+// int8_epilogue() declines it when an encoding is not per-tensor 8-bit.
 struct Int8Residual {
   float unit_scale;
   Int8Operand sum;                                     // what the primitive writes
   std::optional<std::array<uint8_t, 256>> clamp_table;  // the Add's codes -> y's
 };
-std::optional<Int8Residual> int8_residual_post_ops(const ops::NodeDesc& node, const Int8Operand& y,
-                                                   dnnl::primitive_attr* attr);
 
 // A node's int8 output stage, whichever epilogue it has: a clamp as
-// int8_output_clip, or a residual as int8_residual_post_ops. `unit_scale`
-// is what the accumulators requantize into, `written` the encoding the
-// primitive writes (y's, or the Add's with a residual). Null when the
-// epilogue cannot be done.
+// int8_output_clip, or a residual as above. `unit_scale` is what the
+// accumulators requantize into, `written` the encoding the primitive writes
+// (y's, or the Add's with a residual). Null when the epilogue cannot be done.
 struct Int8Epilogue {
   float unit_scale;
   Int8Operand written;
