@@ -396,8 +396,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     const TensorSpec* ts = get(t);
     if (ts == nullptr) continue;
     const bool f32 = ts->dtype == ops::dtype::kFloat32;
-    // FLOAT_16: a clamp after a convolution only (fusion.h).
-    const bool f16 = ts->dtype == ops::dtype::kFloat16 && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d");
+    const bool f16 = ts->dtype == ops::dtype::kFloat16;
     if (!f32 && !f16 && !is_8bit(ts->dtype)) continue;
     Fusion f;
     f.producer = p;
@@ -405,12 +404,10 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     if (f32 && prod.type == "Conv2d" && !prod.inputs.empty()) find_channel_scale(spec, index, taken, p, &f);
     uint32_t cur = t;  // the tensor the next epilogue node would read
     int e = sole_reader(cur, p);
-    // 1. A residual add: other operand available before p. 8-bit: after a
-    // Conv2d, DepthWiseConv2d, FullyConnected or MatMul, every operand
-    // per-tensor, not when a LayerNorm alone reads the sum (fusion.h).
-    const bool q8_add = is_8bit(ts->dtype) && (prod.type == "Conv2d" || prod.type == "DepthWiseConv2d" ||
-                                                prod.type == "FullyConnected" || prod.type == "MatMul");
-    if (e >= 0 && (f32 || q8_add) && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
+    // 1. A residual add: other operand available before p. 8-bit: every
+    // operand per-tensor, not when a LayerNorm alone reads the sum (fusion.h).
+    const bool q8_add = is_8bit(ts->dtype);
+    if (e >= 0 && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
       const NodeSpec& add = spec.nodes[e];
       const uint32_t other = add.inputs[0] == cur ? add.inputs[1] : add.inputs[0];

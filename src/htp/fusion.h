@@ -44,8 +44,7 @@
 //          requantization), the fused step once, so they may differ by the
 //          first rounding: at most max(1, ceil(s_in / (2 s_out))) codes — 1
 //          when the producer's output step is at most twice the clamp's.
-//   - An 8-bit residual Add fuses after a Conv2d, DepthWiseConv2d,
-//     FullyConnected or MatMul (the 8-bit kernels that take one), but not when a
+//   - An 8-bit residual Add fuses after any producer, but not when a
 //     LayerNorm alone reads its sum (a post-norm transformer's residual:
 //     Add -> LayerNorm below takes it, one rounding fewer): t, r and the
 //     Add's output s per-tensor, of one data type. The nodes round t into
@@ -57,12 +56,14 @@
 //     arithmetic lands on the other side of a tie (1 LSB, as every int8
 //     fast path), for any encodings: a clamp after the Add need not meet
 //     a. or b.
-//   - FLOAT_16: a clamp after a Conv2d or DepthWiseConv2d (XNNPACK's fp16
-//     convolutions, as their output min/max). Rounding to half is monotone
-//     and leaves a half unchanged, so clamping the producer's value before
-//     its rounding to half (bounds rounded to half too) gives the half the
-//     nodes give — the rounded value clamped by the real bounds, then
-//     rounded — for any bounds: bit-exact.
+//   - FLOAT_16: a residual Add and a clamp, after any producer. XNNPACK's
+//     fp16 convolutions take the clamp as their output min/max: rounding to
+//     half is monotone and leaves a half unchanged, so clamping the
+//     producer's value before its rounding to half (bounds rounded to half
+//     too) gives the half the nodes give — the rounded value clamped by the
+//     real bounds, then rounded — for any bounds: bit-exact. Everything else
+//     in FLOAT_16 (an Add; FullyConnected, MatMul, TransposeConv2d) runs
+//     through the type adapter, below.
 //   - The Add's other operand r must already exist when the producer runs
 //     (static, a graph input, or made by an earlier node): the fused step
 //     runs at the producer's place in the node order.
@@ -71,12 +72,20 @@
 //     are fewer, and an eliminated intermediate gets no memory.
 //
 // The runtime (prepared_graph.cpp) prepares a fused step like any node, with
-// the epilogue on its NodeDesc; if its kernel would come through the type
-// adapter (which does not carry an epilogue), or when fast paths are linked
-// and none takes the fused node but one takes the producer alone (the
-// reference would then run the producer), it prepares the nodes unfused
-// instead. A producer no fast path takes (fp32 TransposeConv2d) runs fused
-// on the reference, which applies the epilogue as the nodes would.
+// the epilogue on its NodeDesc, and for a FLOAT_16 or 8-bit output the
+// tensors where the nodes round (ops::Epilogue::producer_output,
+// sum_output). The type adapter (ops/type_adapter.h), which runs FLOAT_16
+// and 8-bit nodes no native path takes, applies the epilogue to its float
+// twin's output and rounds at each of those places with the conversions
+// the nodes' own adapters use: bit for bit the nodes, for any encodings and
+// bounds (8-bit TransposeConv2d, FLOAT_16 FullyConnected, MatMul,
+// TransposeConv2d). When fast paths are linked, none takes the fused node,
+// and the producer alone would get a better kernel than the fused step
+// (the reference or the adapter against a native path: an fp16 conv with
+// a residual, an 8-bit conv with one where oneDNN int8 declines), it
+// prepares the nodes unfused instead; where the producer alone would get
+// the same kernel (fp32 TransposeConv2d's output padding on the reference,
+// 8-bit TransposeConv2d through the adapter), the step stays fused.
 // OPENHTP_FUSION=off turns the pass off, for comparison.
 //
 // Channel scale (FLOAT_32), the one piece of work fused in FRONT of a

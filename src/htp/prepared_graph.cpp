@@ -219,8 +219,8 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
   };
   // The fused step for fusion f, kernel built, or nullopt when it cannot be
   // (then the nodes are prepared one by one, and report their own errors):
-  // an unknown or not yet produced tensor, a kernel that refuses, or one
-  // that would come through the type adapter, which carries no epilogue.
+  // an unknown or not yet produced tensor, a kernel that refuses, or a
+  // slower kernel than the producer alone would get.
   auto try_fused = [&](const Fusion& f) -> std::optional<Step> {
     const NodeSpec& prod = g->spec_.nodes[f.producer];
     Step step;
@@ -244,18 +244,19 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
       step.channel_mean = true;
     }
     if (f.has_epilogue()) step.epilogue = ops::Epilogue{nullptr, f.clamp >= 0, f.lo, f.hi, f.multiply >= 0};
-    if (f.add >= 0 && g->spec_.tensors[out].quant.present) {  // 8-bit: where the nodes round (ops::Epilogue)
+    if (g->spec_.tensors[out].dtype != ops::dtype::kFloat32) {  // where the nodes round (ops::Epilogue)
       step.producer_output = slot_of(prod.outputs[0]);
-      if (f.clamp >= 0) step.sum_output = slot_of(g->spec_.nodes[f.add].outputs[0]);
+      if (f.add >= 0 && f.clamp >= 0) step.sum_output = slot_of(g->spec_.nodes[f.add].outputs[0]);
     }
-    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok() || step.impl.find("adapter") != std::string::npos) {
-      return std::nullopt;
-    }
+    if (!g->prepare_kernel(step, &step.kernel, &step.impl).ok()) return std::nullopt;
     // Every fast path declined the fused node: unfused, the producer may
-    // still get one (a reference producer would cost far more than the pass
-    // saved). Where it would not either (TransposeConv2d), the reference
-    // runs it fused: the epilogue costs no extra pass there.
-    if (!g->env_.fast_paths.empty() && step.impl == "reference") {
+    // still get one (a reference or type-adapted producer would cost far
+    // more than the pass saved). Where it would get the same kernel
+    // (TransposeConv2d's output padding on the reference, an 8-bit
+    // TransposeConv2d through the adapter), it runs fused: the epilogue
+    // costs no extra pass there.
+    if (!g->env_.fast_paths.empty() &&
+        (step.impl == "reference" || step.impl.find("adapter") != std::string::npos)) {
       Step alone;
       alone.node = f.producer;
       alone.op_inputs = prod.inputs.size();
@@ -264,7 +265,7 @@ std::unique_ptr<PreparedGraph> PreparedGraph::build(GraphSpec spec, const PlanOp
       alone.out_slots.push_back(t);
       std::unique_ptr<ops::OpKernel> k;
       std::string impl;
-      if (!g->prepare_kernel(alone, &k, &impl).ok() || impl != "reference") return std::nullopt;
+      if (!g->prepare_kernel(alone, &k, &impl).ok() || impl != step.impl) return std::nullopt;
     }
     return step;
   };

@@ -188,12 +188,13 @@ struct KernelEnv {
 //   y = y * sigmoid(y)          when `swish` is set (SiLU: FLOAT_32 only), then
 //   y = min(max(y, lo), hi)     when `clamp` is set (real values; for an 8-bit
 //                               output, of the output's encoding).
-// For an 8-bit output with a residual, the separate nodes round twice on the
-// way — the producer's output into its own encoding, the Add's (when a clamp
-// follows it) into the Add's — and a fused kernel rounds at the same places
-// (`producer_output`, `sum_output` give those encodings), so it computes what
-// the nodes did; the reference never takes such an epilogue (its 8-bit
-// kernels come through the type adapter, which carries none).
+// For a FLOAT_16 or 8-bit output, the separate nodes round on the way — the
+// producer's output into its own type and encoding, the Add's (when a clamp
+// follows it) into the Add's — and a kernel may round at the same places
+// (`producer_output`, `sum_output` describe those tensors), so it computes
+// what the nodes did: the 8-bit residual kernels and the type adapter
+// (type_adapter.h) do. Kernels that meet htp/fusion.h's rules without them
+// (an output range clamp, a half's clamp) ignore them.
 // The graph computes exactly what the unfused producer -> epilogue nodes
 // would: the reference kernels run their op and then apply(); a fast path
 // honours the epilogue (oneDNN post-ops, XNNPACK output min/max) or declines
@@ -204,8 +205,8 @@ struct Epilogue {
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
   bool swish = false;
-  // 8-bit residual only (above): the producer's output tensor, and the Add's
-  // output when a clamp follows it (else null). Null for a float epilogue.
+  // Not FLOAT_32 (above): the producer's output tensor, and the Add's output
+  // when a clamp follows it (else null). Null for a FLOAT_32 output.
   const TensorDesc* producer_output = nullptr;
   const TensorDesc* sum_output = nullptr;
 

@@ -1,5 +1,6 @@
 #include "ops/type_adapter.h"
 
+#include <optional>
 #include <vector>
 
 #include "ops/quant.h"
@@ -85,11 +86,30 @@ class AdaptedKernel final : public OpKernel {
     for (size_t i = 0; i < outs.size(); ++i) {
       out_ptrs_[i] = outs[i].convert ? static_cast<void*>(ws + outs[i].offset) : out[i];
     }
+    // The residual's float copy first: the output may share its memory.
+    if (fused.residual) quant::to_float(*fused.residual, in[ins.size()], residual_float(ws));
     inner->run(in_ptrs_, out_ptrs_);
+    if (fused.active) apply_fused(reinterpret_cast<float*>(ws + outs[0].offset), residual_float(ws), out[0]);
     for (size_t i = 0; i < outs.size(); ++i) {
       if (outs[i].convert) quant::from_float(outs[i].desc, reinterpret_cast<const float*>(ws + outs[i].offset), out[i]);
     }
   }
+
+  // A fused epilogue (htp/fusion.h) on a FLOAT_16 or fixed-point output:
+  // the float twin runs without it, and the adapter applies it to the
+  // twin's float output, rounding where the unfused nodes round — into the
+  // producer's type, the sum's after the residual Add, the output's after
+  // the clamp — with the conversions those nodes' own adapters use. So the
+  // step writes the nodes' values exactly, whichever float kernel ran.
+  struct FusedOutput {
+    bool active = false;
+    std::optional<TensorDesc> producer, sum;  // set: the nodes round there
+    std::optional<TensorDesc> residual;       // set: added, converted to float first
+    bool clamp = false;
+    float lo = 0.0f, hi = 0.0f;
+    size_t residual_offset = 0;  // its float copy, in the workspace
+  };
+  FusedOutput fused;
 
   // Lays out the workspace once the inner kernel (and so its read slack and
   // workspace) is known.
@@ -108,17 +128,77 @@ class AdaptedKernel final : public OpKernel {
       p.offset = at;
       at = align_workspace(at + p.desc.num_elements() * sizeof(float));
     }
+    if (fused.residual) {
+      fused.residual_offset = at;
+      at = align_workspace(at + fused.residual->num_elements() * sizeof(float));
+    }
     inner_offset_ = at;
     workspace_ = Workspace(at + inner->workspace_bytes());
   }
 
  private:
+  float* residual_float(uint8_t* ws) const { return reinterpret_cast<float*>(ws + fused.residual_offset); }
+
+  // `codes` is the output buffer, free until the final conversion: a
+  // rounding goes through it (the producer and the sum have the output's
+  // data type and dims, so the same bytes).
+  void apply_fused(float* y, const float* residual, void* codes) const {
+    const size_t n = outs[0].desc.num_elements();
+    auto round_through = [&](const TensorDesc& t) {
+      quant::from_float(t, y, codes);
+      quant::to_float(t, codes, y);
+    };
+    if (fused.producer) round_through(*fused.producer);
+    if (fused.residual) {
+      for (size_t i = 0; i < n; ++i) y[i] += residual[i];
+      if (fused.sum) round_through(*fused.sum);
+    }
+    if (fused.clamp) {
+      const Epilogue clamp{.clamp = true, .lo = fused.lo, .hi = fused.hi};
+      clamp.apply(y, nullptr, n);
+    }
+  }
+
   Workspace workspace_;
   size_t inner_offset_ = 0;
   uint8_t* inner_bound_ = nullptr;  // the workspace the inner kernel was given
   std::vector<const void*> in_ptrs_;
   std::vector<void*> out_ptrs_;
 };
+
+// Takes node's epilogue into `k` (FusedOutput); Unsupported where the
+// adapter cannot round as the nodes do (then the nodes run unfused).
+Status take_epilogue(const NodeDesc& node, AdaptedKernel* k) {
+  const Epilogue& e = *node.epilogue;
+  auto refuse = [&](std::string_view why) {
+    return Status::Unsupported(std::string(node.type) + " '" + std::string(node.name) +
+                               "': the type adapter does not take this fused epilogue: " + std::string(why));
+  };
+  if (e.swish) return refuse("SiLU is FLOAT_32 only");
+  if (k->outs.size() != 1 || !k->outs[0].convert) return refuse("its output is not converted");
+  const TensorDesc& y = k->outs[0].desc;
+  const size_t n = y.num_elements();
+  auto same_storage = [&](const TensorDesc& t) { return t.dtype == y.dtype && t.num_elements() == n; };
+  AdaptedKernel::FusedOutput& f = k->fused;
+  if (e.producer_output != nullptr) {
+    if (!same_storage(*e.producer_output)) return refuse("the producer's output has another type or size");
+    f.producer = *e.producer_output;
+  }
+  if (e.residual != nullptr) {
+    if (!same_storage(*e.residual)) return refuse("the residual has another type or size");
+    if (std::string why = quant::check_encoding(*e.residual); !why.empty()) return refuse("residual " + why);
+    f.residual = *e.residual;
+    if (e.sum_output != nullptr) {
+      if (!same_storage(*e.sum_output)) return refuse("the sum has another type or size");
+      f.sum = *e.sum_output;
+    }
+  }
+  f.clamp = e.clamp;
+  f.lo = e.lo;
+  f.hi = e.hi;
+  f.active = true;
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -186,6 +266,9 @@ Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_pat
   if (impl) *impl = "reference";
   Status s = use_fast_paths ? prepare_node(twin, &adapted->inner, impl) : def.prepare(twin, &adapted->inner);
   if (!s.ok()) return s;
+  if (node.has_epilogue()) {
+    if (s = take_epilogue(node, adapted.get()); !s.ok()) return s;
+  }
   adapted->plan_workspace();
   *kernel = std::move(adapted);
   return Status::Ok();

@@ -11,6 +11,12 @@
 // inputs and outputs are the wrapper's workspace (op.h), planned with the
 // graph; only the dequantized weights are kept.
 //
+// A fused epilogue (op.h Epilogue, htp/fusion.h) is not handed to the float
+// twin: the adapter applies it to the twin's float output, rounding into
+// the producer's, the sum's and the output's types where the unfused nodes
+// would (each of those nodes, run alone, is this adapter around a float
+// kernel), so a fused step equals its nodes exactly. A SiLU it refuses.
+//
 // This is the golden model for quantized execution: it is exact in real
 // numbers up to float rounding, so a fast integer kernel may differ from it
 // by one step of the output's scale where a rounding tie falls differently.

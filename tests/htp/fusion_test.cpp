@@ -669,7 +669,9 @@ TEST(FusionGraph, Uint8ResidualAddRoundsWhereTheNodesRound) {
 }
 
 // FLOAT_16: conv -> Relu6 is one XNNPACK step (output min/max), bit for bit
-// the nodes' output; an fp16 residual Add stays a node of its own.
+// the nodes' output. An fp16 residual Add fuses in the graph, but XNNPACK
+// declines it and only the type adapter would take the step: the conv keeps
+// XNNPACK and the Add runs as a node of its own.
 TEST(FusionGraph, F16ClampFusesIntoTheConvBitExact) {
   Builder b;
   b.act_dt = ops::dtype::kFloat16;
@@ -695,10 +697,85 @@ TEST(FusionGraph, F16ClampFusesIntoTheConvBitExact) {
     EXPECT_EQ(off.profile.size(), 2u);
     EXPECT_EQ(on.out, off.out);
   }
-  Builder b2 = b;
+  Builder b2 = b;  // the Relu6 and its output gone, an Add in their place
   b2.g.nodes.pop_back();
+  b2.g.tensors.pop_back();
+  --b2.next;
   b2.node("add", "ElementWiseAdd", {c, x}, tt::kAppRead);
-  EXPECT_TRUE(htp::find_fusions(b2.g).empty());
+  EXPECT_EQ(htp::find_fusions(b2.g).size(), 1u);
+  const GraphRun off = run(b2.g, false, true, c), on = run(b2.g, true, true, c);
+  ASSERT_EQ(on.profile.size(), 2u);
+  EXPECT_EQ(on.profile[0].impl, "xnnpack");
+  EXPECT_EQ(on.out, off.out);
+}
+
+// Producers that run through the type adapter (FLOAT_16 FullyConnected,
+// 8-bit TransposeConv2d: no native path takes those types) fuse there: the
+// adapter applies the epilogue to the float twin's output, rounding where
+// the nodes round, so the step writes the nodes' values.
+TEST(FusionGraph, TypeAdaptedProducersFuseAndRoundAsTheNodes) {
+  {  // FLOAT_16 FullyConnected -> Relu: the same oneDNN twin both ways, bit for bit.
+    Builder b;
+    b.act_dt = ops::dtype::kFloat16;
+    const uint32_t x = b.tensor(tt::kAppWrite, {6, 16});
+    const uint32_t w = b.tensor(tt::kStatic, {8, 16});
+    std::vector<uint8_t> wv(b.g.tensors[w - 1].num_bytes());
+    std::uniform_real_distribution<float> d(-0.5f, 0.5f);
+    for (size_t i = 0; i < wv.size(); i += 2) {
+      const uint16_t h = ops::quant::float_to_half(d(b.rng));
+      std::memcpy(&wv[i], &h, 2);
+    }
+    b.g.tensors[w - 1].static_data = std::move(wv);
+    const uint32_t t = b.tensor(tt::kNative, {6, 8});
+    b.g.nodes.push_back({"fc", "", "FullyConnected", {}, {x, w}, {t}});
+    const uint32_t y = b.node("relu", "Relu", {t}, tt::kAppRead);
+    b.g.tensors[y - 1].dims = {6, 8};
+    for (size_t threads : {1, 2}) {
+      const GraphRun off = run(b.g, false, true, t, threads), on = run(b.g, true, true, t, threads);
+      ASSERT_EQ(on.profile.size(), 1u);
+      EXPECT_EQ(on.profile[0].name, "fc+relu");
+      EXPECT_NE(on.profile[0].impl.find("via type adapter"), std::string::npos) << on.profile[0].impl;
+      EXPECT_FALSE(on.intermediate.has_value());
+      EXPECT_EQ(off.profile.size(), 2u);
+      EXPECT_EQ(on.out, off.out);
+    }
+  }
+  {  // uint8 TransposeConv2d -> Add -> Relu.
+    Builder b;
+    b.act_dt = kU8;
+    b.act_q = ops::Quant::per_tensor(0.02f, -120);
+    const uint32_t x = b.tensor(tt::kAppWrite, {1, 4, 4, 4});
+    const auto wb = b.conv_weights();  // [3,3,4,4]: [kh, kw, Cin, Cout]
+    const uint32_t t = b.tensor(tt::kNative, {1, 9, 9, 4});
+    b.g.tensors[t - 1].quant = ops::Quant::per_tensor(0.03f, -100);
+    b.g.nodes.push_back({"tconv", "", "TransposeConv2d",
+                         {u32_tensor("stride", {2}, {2, 2}), u32_tensor("pad_amount", {2, 2}, {0, 0, 0, 0})},
+                         {x, wb[0], wb[1]}, {t}});
+    const uint32_t r = b.tensor(tt::kAppWrite, {1, 9, 9, 4});
+    const uint32_t s = b.node("add", "ElementWiseAdd", {t, r});
+    b.g.tensors[s - 1].dims = {1, 9, 9, 4};
+    b.g.tensors[s - 1].quant = ops::Quant::per_tensor(0.05f, -110);
+    const uint32_t y = b.node("relu", "Relu", {s}, tt::kAppRead);
+    b.g.tensors[y - 1].dims = {1, 9, 9, 4};
+    b.g.tensors[y - 1].quant = ops::Quant::per_tensor(0.04f, 0);  // a Relu rules a/b would refuse alone
+    for (size_t threads : {1, 2}) {
+      const GraphRun off = run(b.g, false, true, t, threads), on = run(b.g, true, true, t, threads);
+      ASSERT_EQ(on.profile.size(), 1u);
+      EXPECT_EQ(on.profile[0].name, "tconv+add+relu");
+      EXPECT_NE(on.profile[0].impl.find("via type adapter"), std::string::npos) << on.profile[0].impl;
+      EXPECT_EQ(off.profile.size(), 3u);
+      // Unfused, the Add is XNNPACK's (within a code of the reference).
+      ASSERT_EQ(on.out.size(), off.out.size());
+      for (size_t i = 0; i < on.out.size(); ++i) ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
+      EXPECT_GT(std::count(on.out.begin(), on.out.end(), 0), 0);
+      EXPECT_GT(std::count_if(on.out.begin(), on.out.end(), [](uint8_t v) { return v > 1; }), 0);
+    }
+    // Reference kernels only: the same nodes, fused or not, bit for bit.
+    const GraphRun ref_on = run(b.g, true, false, t), ref_off = run(b.g, false, false, t);
+    EXPECT_EQ(ref_on.steps, 1u);
+    EXPECT_EQ(ref_off.steps, 3u);
+    EXPECT_EQ(ref_on.out, ref_off.out);
+  }
 }
 
 // TransposeConv2d + Add + Relu: one step, oneDNN's deconvolution with the
@@ -754,10 +831,11 @@ TEST(FusionGraph, Uint8ClampFusesOnTheFastPathAndMatches) {
   EXPECT_TRUE(on.profile[0].impl == "xnnpack" || on.profile[0].impl == "onednn-int8") << on.profile[0].impl;
   ASSERT_EQ(on.out.size(), off.out.size());
   for (size_t i = 0; i < on.out.size(); ++i) ASSERT_LE(std::abs(int(on.out[i]) - int(off.out[i])), 1) << i;
-  // Reference kernels only: the conv would run behind the type adapter,
-  // which carries no epilogue, so the nodes stay apart.
+  // Reference kernels only: the conv runs behind the type adapter, which
+  // applies the clamp after rounding into the conv's encoding, as the nodes
+  // do: one step, bit for bit the nodes.
   const GraphRun ref = run(b.g, true, false, c);
-  EXPECT_EQ(ref.steps, 2u);
+  EXPECT_EQ(ref.steps, 1u);
   EXPECT_EQ(ref.out, run(b.g, false, false, c).out);
 }
 

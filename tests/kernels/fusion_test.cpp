@@ -13,7 +13,9 @@
 //     nearly every code equal;
 //   - every path declines what it cannot do exactly (an off-grid 8-bit
 //     bound, an 8-bit residual on the XNNPACK paths, an fp16 residual);
-//   - the fp16 XNNPACK convolutions' clamp equals the nodes bit for bit.
+//   - the fp16 XNNPACK convolutions' clamp equals the nodes bit for bit;
+//   - the type adapter, which runs fp16 and 8-bit producers that have no
+//     native path, rounds where the nodes round: bit for bit.
 #include <cmath>
 #include <limits>
 #include <span>
@@ -701,6 +703,136 @@ TEST(FusedF16, XnnpackClampEqualsTheNodesBitForBit) {
       EXPECT_FALSE(accepted) << "an fp16 residual";
     }
   }
+}
+
+
+// The type adapter (ops/type_adapter.h) with an epilogue: FLOAT_16 and 8-bit
+// Conv2d, DepthWiseConv2d, TransposeConv2d, FullyConnected and MatMul (the
+// producers with no native fast path for some of these types run through
+// it), a residual Add and/or a clamp. The step must write exactly what the
+// nodes write — the producer, then the reference ElementWiseAdd, then the
+// reference Relu / ReluMinMax, each node through the adapter alone — for
+// random shapes and encodings, whichever bounds (on a code or not).
+TEST(FusedTypeAdapter, RoundsWhereTheNodesRound) {
+  std::mt19937 rng(950);
+  size_t elements = 0, clamped = 0;
+  for (int iter = 0; iter < 45; ++iter) {
+    const int kind = iter % 5;  // conv, depthwise, transpose conv, fc, matmul
+    const uint32_t dt = std::array{dtype::kUfixed8, dtype::kSfixed8, dtype::kFloat16}[(iter / 5) % 3];
+    const bool f16 = dt == dtype::kFloat16, s8 = dt == dtype::kSfixed8;
+    auto zero_point = [&] { return s8 ? pick_u8_zero_point(rng) - 128 : pick_u8_zero_point(rng); };
+    ConvShape sh = random_conv(rng, kind == 1);
+    const uint32_t batch = rand_int(rng, 1, 12), n = rand_int(rng, 1, 40), m = rand_int(rng, 1, 30);
+    const float xs = rand_float(rng, 0.005f, 0.05f), ws = rand_float(rng, 0.002f, 0.02f);
+    const float ts = xs * ws * rand_float(rng, 30.0f, 120.0f), rs = ts * rand_float(rng, 0.5f, 2.0f);
+    const float ss = (ts + rs) * rand_float(rng, 0.4f, 0.9f);
+    auto act = [&](float scale) { return f16 ? typed(dt, {}) : quantized(dt, {}, per_tensor(scale, -zero_point())); };
+    const TensorDesc w = f16 ? typed(dt, {}) : quantized(dtype::kSfixed8, {}, per_tensor(ws, 0));
+    const TensorDesc b = f16 ? typed(dt, {}) : quantized(dtype::kSfixed32, {}, per_tensor(xs * ws, 0));
+    Case c = conv_case(sh, act(xs), w, b, act(ts));
+    if (kind == 2) {  // TransposeConv2d: [k, k, Cin, Cout] weights, output (H - 1) * s + k, one group
+      c.node.type = "TransposeConv2d";
+      c.node.name = "tconv " + sh.str();
+      c.node.params = {u32_tensor_param("stride", {2}, {sh.s, sh.s}),
+                       u32_tensor_param("pad_amount", {2, 2}, {0, 0, 0, 0})};  // one group
+      c.node.inputs[1].dims = {sh.K, sh.K, sh.Cin, sh.Cout};
+      c.node.outputs[0].dims = {sh.N, (sh.H - 1) * sh.s + sh.K, (sh.W - 1) * sh.s + sh.K, sh.Cout};
+    }
+    if (kind >= 3) {  // [batch, n] x weights [m, n] (FC) or [n, m] (MatMul, a second activation, no bias)
+      c.node.type = kind == 3 ? "FullyConnected" : "MatMul";
+      c.node.name = c.node.type + " " + std::to_string(batch) + "x" + std::to_string(n) + "x" + std::to_string(m);
+      c.node.params.clear();
+      c.node.inputs[0].dims = {batch, n};
+      c.node.inputs[1].dims = kind == 3 ? std::vector<uint32_t>{m, n} : std::vector<uint32_t>{n, m};
+      if (kind == 4) {
+        c.node.inputs.resize(2);
+        c.node.inputs[1] = act(ws);
+        c.node.inputs[1].dims = {n, m};
+        c.is_static = {false, false};
+      } else if (c.node.inputs.size() > 2) {
+        c.node.inputs[2].dims = {m};
+      }
+      c.node.outputs[0].dims = {batch, m};
+    }
+    auto values = [&](const TensorDesc& t, float range) {
+      if (!f16) return t.dtype == dtype::kSfixed32 ? to_bytes(std::vector<int32_t>(t.num_elements(), 0))
+                                                   : random_bytes(rng, t.num_bytes());
+      std::vector<uint16_t> h(t.num_elements());
+      for (auto& v : h) v = openhtp::ops::quant::float_to_half(rand_float(rng, -range, range));
+      return to_bytes(h);
+    };
+    c.data.clear();
+    for (const TensorDesc& t : c.node.inputs) c.data.push_back(values(t, 1.0f));
+    if (c.node.inputs.size() > 2 && !f16) {  // a bias of a few output steps
+      std::vector<int32_t> bias(c.node.inputs[2].num_elements());
+      for (auto& v : bias) v = int32_t(rand_int(rng, 0, 4000)) - 2000;
+      c.data[2] = to_bytes(bias);
+    }
+    c.bind_static();
+    TensorDesc t = c.node.outputs[0];
+    TensorDesc r = f16 ? t : quantized(dt, t.dims, per_tensor(rs, -zero_point()));
+    TensorDesc sd = f16 ? t : quantized(dt, t.dims, per_tensor(ss, -zero_point()));
+    const Bytes res = values(r, 2.0f);
+    // The nodes, each on its own.
+    const Bytes t_out = run_reference(c);
+    ASSERT_FALSE(t_out.empty()) << c.node.name;
+    auto clamp_node = [&](const TensorDesc& in, const Bytes& data, int v, float lo, float hi) {
+      Case k;
+      k.node.type = v == 0 ? "Relu" : "ReluMinMax";
+      if (v == 1) k.node.params = {f32_param("min_value", lo), f32_param("max_value", hi)};
+      k.node.inputs = {in};
+      k.node.outputs = {in};
+      k.data = {data};
+      k.is_static = {false};
+      return run_reference(k);
+    };
+    Case add;
+    add.node.type = "ElementWiseAdd";
+    add.node.inputs = {t, r};
+    add.node.outputs = {sd};
+    add.data = {t_out, res};
+    add.is_static = {false, false};
+    const Bytes sum = run_reference(add);
+    // Bounds anywhere in the values' range: on a code or between codes.
+    const float lo = rand_float(rng, -0.5f, 0.5f) * (f16 ? 1.0f : 40 * ts), hi = lo + rand_float(rng, 0.1f, 1.0f) * (f16 ? 1.0f : 60 * ts);
+    // Variants: Add; Add + Relu; Add + clamp; Relu; clamp.
+    for (int v = 0; v < 5; ++v) {
+      const bool residual = v < 3, has_clamp = v != 0;
+      const int clamp_kind = (v == 1 || v == 3) ? 0 : 1;
+      const TensorDesc& y = residual ? sd : t;
+      Bytes want = residual ? sum : t_out;
+      if (has_clamp) want = clamp_node(y, want, clamp_kind, lo, hi);
+      Epilogue e;
+      e.residual = residual ? &r : nullptr;
+      e.clamp = has_clamp;
+      e.lo = clamp_kind == 0 ? 0.0f : lo;
+      e.hi = clamp_kind == 0 ? kInf : hi;
+      e.producer_output = &t;
+      e.sum_output = residual && has_clamp ? &sd : nullptr;
+      Node fused = c.node;
+      fused.outputs = {y};
+      NodeDesc d = fused.desc();
+      d.epilogue = &e;
+      std::unique_ptr<OpKernel> k;
+      const Status st = prepare_reference(d, &k);
+      ASSERT_TRUE(st.ok() && k) << c.node.name << " variant " << v << ": " << st.message;
+      std::vector<Bytes> ins = c.data;
+      if (residual) ins.push_back(res);
+      const Bytes got = run_kernel(*k, ins, want.size());
+      EXPECT_EQ(got, want) << c.node.name << " dtype " << dt << " variant " << v;
+      elements += want.size();
+      if (has_clamp) clamped += want != (residual ? sum : t_out);
+    }
+    // A SiLU is FLOAT_32 only: the adapter refuses it (the nodes run apart).
+    Epilogue silu;
+    silu.swish = true;
+    NodeDesc d = c.node.desc();
+    d.epilogue = &silu;
+    std::unique_ptr<OpKernel> k;
+    EXPECT_EQ(prepare_reference(d, &k).code, StatusCode::kUnsupported) << c.node.name;
+  }
+  EXPECT_GT(elements, 5000u);
+  EXPECT_GT(clamped, 60u) << "the clamps changed something";
 }
 
 }  // namespace
