@@ -16,6 +16,7 @@
 #include "kernels/fast_paths.h"
 #include "kernels/xnnpack_paths.h"
 #include "ops/op.h"
+#include "ops/quant.h"
 #include "ops/parsed_params.h"
 
 namespace {
@@ -60,6 +61,12 @@ struct Bench {
         for (size_t k = 0; k < b.size() / 4; ++k) {
           const float f = d(rng);
           std::memcpy(&b[k * 4], &f, 4);
+        }
+      } else if (inputs[i].dtype == dtype::kFloat16) {
+        std::uniform_real_distribution<float> d(-1, 1);
+        for (size_t k = 0; k < b.size() / 2; ++k) {
+          const uint16_t h = openhtp::ops::quant::float_to_half(d(rng));
+          std::memcpy(&b[k * 2], &h, 2);
         }
       } else {
         for (auto& x : b) x = static_cast<uint8_t>(rng());
@@ -147,6 +154,13 @@ Bench se_scale_f32(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, false}, 7);
 }
 
+// A FLOAT_16 Relu (no fp16 path of its own): the type adapter around the
+// fp32 loop, i.e. what its half <-> float conversions cost.
+Bench relu_f16(uint32_t hw, uint32_t c) {
+  return make_bench("Relu", {tensor(dtype::kFloat16, {1, hw, hw, c})}, {tensor(dtype::kFloat16, {1, hw, hw, c})}, {},
+                    {false}, 8);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -215,6 +229,7 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast, relu_f16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_fast, upsample_f32(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);

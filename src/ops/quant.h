@@ -23,6 +23,10 @@ int64_t qmax(uint32_t dt);
 
 float half_to_float(uint16_t h);
 uint16_t float_to_half(float f);  // round to nearest even, saturates to inf
+// The same over n elements, vectorized where the CPU has F16C (bit for bit
+// the functions above, NaNs included).
+void halves_to_floats(const uint16_t* h, float* f, size_t n);
+void floats_to_halves(const float* f, uint16_t* h, size_t n);
 // bfloat16 is the high half of a float32: widening is exact; narrowing
 // rounds the dropped 16 bits half to even (NaN stays a quiet NaN).
 float bfloat16_to_float(uint16_t b);

@@ -2,6 +2,8 @@
 // Expected values are worked out by hand from the definitions: IEEE 754
 // binary16 bit patterns and QNN's real = (q + offset) * scale.
 #include <cmath>
+#include <cstring>
+#include <random>
 #include <limits>
 
 #include "ops/quant.h"
@@ -42,6 +44,64 @@ TEST(Half, EveryFiniteHalfRoundTrips) {
   }
   EXPECT_EQ(half_to_float(0x3555), 0.333251953125f);
   EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.0f, -24));
+}
+
+// The array conversions (F16C where the CPU has it) must be the scalar
+// functions bit for bit: every half widened; narrowed, every half's value,
+// every midpoint between neighbouring halves (ties to even), the points
+// just beside them, random floats over the whole exponent range (subnormal
+// halves, overflow, float subnormals), and NaNs with payloads — each at
+// every position in a block of 8 and in the scalar tail.
+TEST(Half, ArrayConversionsAreTheScalarOnesBitForBit) {
+  std::vector<uint16_t> halves(0x10000);
+  for (uint32_t h = 0; h < 0x10000; ++h) halves[h] = static_cast<uint16_t>(h);
+  std::vector<float> wide(halves.size());
+  halves_to_floats(halves.data(), wide.data(), halves.size());
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const float want = half_to_float(static_cast<uint16_t>(h));
+    ASSERT_EQ(0, std::memcmp(&wide[h], &want, 4)) << std::hex << h;
+  }
+  std::vector<float> floats;
+  auto from_bits = [](uint32_t u) {
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+  };
+  for (uint32_t h = 0; h < 0x7c00; ++h) {
+    const float a = half_to_float(static_cast<uint16_t>(h)), b = half_to_float(static_cast<uint16_t>(h + 1));
+    uint32_t u;
+    std::memcpy(&u, &a, 4);
+    const float mid = a + (b - a) / 2;  // exact in float
+    uint32_t m;
+    std::memcpy(&m, &mid, 4);
+    for (float f : {a, mid, from_bits(m - 1), from_bits(m + 1), from_bits(u + 1)}) {
+      floats.push_back(f);
+      floats.push_back(-f);
+    }
+  }
+  std::mt19937 rng(12);
+  for (int i = 0; i < 200000; ++i) floats.push_back(from_bits(static_cast<uint32_t>(rng())));  // NaN payloads too
+  for (float f : {std::numeric_limits<float>::infinity(), 65504.0f, 65519.99f, 65520.0f, 1e30f, 1e-30f,
+                  std::numeric_limits<float>::denorm_min(), std::nanf("")}) {
+    floats.push_back(f);
+    floats.push_back(-f);
+  }
+  std::vector<uint16_t> narrow(floats.size());
+  floats_to_halves(floats.data(), narrow.data(), floats.size());
+  size_t nans = 0;
+  for (size_t i = 0; i < floats.size(); ++i) {
+    ASSERT_EQ(narrow[i], float_to_half(floats[i])) << std::hexfloat << floats[i];
+    nans += std::isnan(floats[i]);
+  }
+  EXPECT_GT(nans, 100u);
+  // A NaN in every block position and in the tail, among ordinary values.
+  for (size_t at = 0; at < 11; ++at) {
+    std::vector<float> v(11, 1.5f);
+    v[at] = from_bits(0x7f800001u + static_cast<uint32_t>(at) * 0x1000u);
+    std::vector<uint16_t> out(v.size());
+    floats_to_halves(v.data(), out.data(), v.size());
+    for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], float_to_half(v[i])) << at << " " << i;
+  }
 }
 
 TEST(Quantize, OffsetIsNegativeZeroPoint) {
