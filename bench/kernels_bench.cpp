@@ -18,6 +18,7 @@
 #include "ops/op.h"
 #include "ops/quant.h"
 #include "ops/parsed_params.h"
+#include "threads/threadpool.h"
 
 namespace {
 
@@ -161,6 +162,12 @@ Bench relu_f16(uint32_t hw, uint32_t c) {
                     {false}, 8);
 }
 
+// The fp32 Relu it wraps.
+Bench relu_f32(uint32_t hw, uint32_t c) {
+  return make_bench("Relu", {tensor(dtype::kFloat32, {1, hw, hw, c})}, {tensor(dtype::kFloat32, {1, hw, hw, c})}, {},
+                    {false}, 8);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -189,11 +196,19 @@ Bench image_to_nhwc() {
                     {tensor(dtype::kFloat32, {1, 224, 224, 3})}, {u32s("perm", {4}, {0, 2, 3, 1})}, {false}, 5);
 }
 
-// kind: "reference", "fast" (the registered fast paths), "xnnpack_f32_fc",
-// or "lib:NAME" (the fast path of that library for the node's type).
-void run(benchmark::State& state, Bench b, const std::string& kind) {
+// kind: "reference", "fast" (the registered fast paths), "fast2t" (the same
+// on a pool of two threads), "xnnpack_f32_fc", or "lib:NAME" (the fast path
+// of that library for the node's type).
+void run(benchmark::State& state, Bench b, std::string kind) {
   KernelEnv env;  // one thread: ratios per core
   env.fast_paths = openhtp::kernels::fast_paths();
+  std::unique_ptr<pthreadpool, void (*)(pthreadpool_t)> pool(nullptr, openhtp::threads::destroy_pool);
+  if (kind == "fast2t") {
+    pool.reset(openhtp::threads::create_pool(2));
+    env.pool = pool.get();
+    env.num_threads = 2;
+    kind = "fast";
+  }
   NodeDesc d{"bench", b.type, b.inputs, b.outputs, b.params, &env};
   std::unique_ptr<OpKernel> k;
   bool ok = false;
@@ -230,6 +245,9 @@ BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::stri
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast, relu_f16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast2t, relu_f16(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu_f32(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_fast, upsample_f32(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);

@@ -236,34 +236,41 @@ struct ChannelIndex {
 
 }  // namespace
 
-void to_float(const TensorDesc& t, const void* src, float* dst) {
-  const size_t n = t.num_elements();
+void to_float(const TensorDesc& t, const void* src, float* dst) { to_float(t, src, dst, 0, t.num_elements()); }
+
+void from_float(const TensorDesc& t, const float* src, void* dst) { from_float(t, src, dst, 0, t.num_elements()); }
+
+void to_float(const TensorDesc& t, const void* src, float* dst, size_t begin, size_t n) {
+  const size_t elem = dtype::element_size(t.dtype);
+  const void* in = static_cast<const uint8_t*>(src) + begin * elem;  // element begin of src ...
+  dst += begin;                                                     // ... to element begin of dst
   if (t.dtype == dtype::kFloat32) {
-    std::memcpy(dst, src, n * sizeof(float));
+    std::memcpy(dst, in, n * sizeof(float));
   } else if (t.dtype == dtype::kFloat16) {
-    halves_to_floats(static_cast<const uint16_t*>(src), dst, n);
+    halves_to_floats(static_cast<const uint16_t*>(in), dst, n);
   } else if (is_fixed_point(t.dtype) && t.quant.present) {
     if (!t.quant.per_channel()) {
       const double scale = t.quant.scale;
       const int64_t offset = t.quant.offset;
-      const bool typed = with_storage_type(t.dtype, [&]<typename T>() { dequantize_typed<T>(src, n, scale, offset, dst); });
+      const bool typed = with_storage_type(t.dtype, [&]<typename T>() { dequantize_typed<T>(in, n, scale, offset, dst); });
       if (!typed) {
-        for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((load_int(t.dtype, src, i) + offset) * scale);
+        for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((load_int(t.dtype, in, i) + offset) * scale);
       }
     } else {
       const ChannelIndex ch(t);
       for (size_t i = 0; i < n; ++i) {
-        const size_t c = ch(i);
-        dst[i] = static_cast<float>((load_int(t.dtype, src, i) + t.quant.offsets[c]) * double{t.quant.scales[c]});
+        const size_t c = ch(begin + i);
+        dst[i] = static_cast<float>((load_int(t.dtype, in, i) + t.quant.offsets[c]) * double{t.quant.scales[c]});
       }
     }
   } else {  // plain integers and bool: the value itself
-    for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_int(t.dtype, src, i));
+    for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_int(t.dtype, in, i));
   }
 }
 
-void from_float(const TensorDesc& t, const float* src, void* dst) {
-  const size_t n = t.num_elements();
+void from_float(const TensorDesc& t, const float* src, void* dst, size_t begin, size_t n) {
+  src += begin;
+  dst = static_cast<uint8_t*>(dst) + begin * dtype::element_size(t.dtype);
   if (t.dtype == dtype::kFloat32) {
     std::memcpy(dst, src, n * sizeof(float));
     return;
@@ -286,7 +293,7 @@ void from_float(const TensorDesc& t, const float* src, void* dst) {
     } else {
       const ChannelIndex ch(t);
       for (size_t i = 0; i < n; ++i) {
-        const size_t c = ch(i);
+        const size_t c = ch(begin + i);
         store_int(t.dtype, dst, i, quantize_one(src[i], t.quant.scales[c], t.quant.offsets[c], lo, hi));
       }
     }

@@ -40,6 +40,10 @@ int64_t quantize_one(float real, float scale, int32_t offset, int64_t lo, int64_
 // between its stored form at `src`/`dst` and float.
 void to_float(const TensorDesc& t, const void* src, float* dst);
 void from_float(const TensorDesc& t, const float* src, void* dst);
+// Elements [begin, begin + n) only (src and dst still point at element 0):
+// a conversion split over threads.
+void to_float(const TensorDesc& t, const void* src, float* dst, size_t begin, size_t n);
+void from_float(const TensorDesc& t, const float* src, void* dst, size_t begin, size_t n);
 
 // Checks that a fixed-point tensor carries a usable encoding: present,
 // finite scale > 0, per-channel axis within rank with one (scale, offset)

@@ -6,6 +6,7 @@
 #include "ops/quant.h"
 #include "ops/validate.h"
 #include "ops/workspace.h"
+#include "threads/threadpool.h"
 
 namespace openhtp::ops::detail {
 namespace {
@@ -79,7 +80,7 @@ class AdaptedKernel final : public OpKernel {
         in_ptrs_[i] = p.weights.data();
       } else {
         float* f = reinterpret_cast<float*>(ws + p.offset);
-        quant::to_float(p.desc, in[i], f);
+        to_float(p.desc, in[i], f);
         in_ptrs_[i] = f;
       }
     }
@@ -87,13 +88,16 @@ class AdaptedKernel final : public OpKernel {
       out_ptrs_[i] = outs[i].convert ? static_cast<void*>(ws + outs[i].offset) : out[i];
     }
     // The residual's float copy first: the output may share its memory.
-    if (fused.residual) quant::to_float(*fused.residual, in[ins.size()], residual_float(ws));
+    if (fused.residual) to_float(*fused.residual, in[ins.size()], residual_float(ws));
     inner->run(in_ptrs_, out_ptrs_);
     if (fused.active) apply_fused(reinterpret_cast<float*>(ws + outs[0].offset), residual_float(ws), out[0]);
     for (size_t i = 0; i < outs.size(); ++i) {
-      if (outs[i].convert) quant::from_float(outs[i].desc, reinterpret_cast<const float*>(ws + outs[i].offset), out[i]);
+      if (outs[i].convert) from_float(outs[i].desc, reinterpret_cast<const float*>(ws + outs[i].offset), out[i]);
     }
   }
+
+  // The graph's pool (KernelEnv), which the conversions split over.
+  pthreadpool_t pool = nullptr;
 
   // A fused epilogue (htp/fusion.h) on a FLOAT_16 or fixed-point output:
   // the float twin runs without it, and the adapter applies it to the
@@ -139,14 +143,39 @@ class AdaptedKernel final : public OpKernel {
  private:
   float* residual_float(uint8_t* ws) const { return reinterpret_cast<float*>(ws + fused.residual_offset); }
 
+  // A conversion is a memory-bound pass over what the inner kernel reads or
+  // has just written in shares over the pool (the fast paths' elementwise
+  // loops and oneDNN's primitives split so): from 16K elements (a few
+  // microseconds, against a ~1 us fork) it splits the same way, one
+  // contiguous share per thread, so each thread converts what its core's
+  // cache holds.
+  template <typename Body>
+  void in_shares(size_t n, Body&& body) const {
+    static constexpr size_t kMinElems = size_t{16} << 10;
+    const size_t threads = threads::pool_threads(pool);
+    if (threads <= 1 || n < kMinElems) {
+      body(size_t{0}, n);
+      return;
+    }
+    threads::parallelize_1d_tile_1d(
+        pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n,
+        (n + threads - 1) / threads, 0);
+  }
+  void to_float(const TensorDesc& t, const void* src, float* dst) const {
+    in_shares(t.num_elements(), [&](size_t b, size_t n) { quant::to_float(t, src, dst, b, n); });
+  }
+  void from_float(const TensorDesc& t, const float* src, void* dst) const {
+    in_shares(t.num_elements(), [&](size_t b, size_t n) { quant::from_float(t, src, dst, b, n); });
+  }
+
   // `codes` is the output buffer, free until the final conversion: a
   // rounding goes through it (the producer and the sum have the output's
   // data type and dims, so the same bytes).
   void apply_fused(float* y, const float* residual, void* codes) const {
     const size_t n = outs[0].desc.num_elements();
     auto round_through = [&](const TensorDesc& t) {
-      quant::from_float(t, y, codes);
-      quant::to_float(t, codes, y);
+      from_float(t, y, codes);
+      to_float(t, codes, y);
     };
     if (fused.producer) round_through(*fused.producer);
     if (fused.residual) {
@@ -245,6 +274,7 @@ Status prepare_adapted(const OpDef& def, const NodeDesc& node, bool use_fast_pat
     return Status::Ok();
   };
 
+  adapted->pool = node.env != nullptr ? node.env->pool : nullptr;
   adapted->ins.resize(node.inputs.size());
   adapted->outs.resize(node.outputs.size());
   for (size_t i = 0; i < node.inputs.size(); ++i) {

@@ -2,8 +2,11 @@
 // fixed-point one. Expectations are computed here from the encodings by hand
 // (dequantize, do the arithmetic, requantize), not through the adapter.
 #include <cmath>
+#include <memory>
+#include <random>
 
 #include "ops/quant.h"
+#include "threads/threadpool.h"
 #include "test_util.h"
 
 namespace opstest {
@@ -14,6 +17,8 @@ TensorDesc u8(std::vector<uint32_t> dims, float scale, int32_t offset) {
   t.quant = Quant::per_tensor(scale, offset);
   return t;
 }
+
+void run_raw_kernel(OpKernel& k, std::vector<const void*> ins, std::vector<void*> outs) { k.run(ins, outs); }
 
 // Runs a prepared kernel on raw byte buffers.
 void run_raw(const Node& n, std::vector<const void*> ins, std::vector<void*> outs) {
@@ -84,6 +89,60 @@ TEST(TypeAdapter, Float16RunsTheFloatKernel) {
   EXPECT_EQ(half_to_float(y[0]), 3.0f);
   EXPECT_EQ(half_to_float(y[1]), -0.5f);
   EXPECT_TRUE(std::isinf(half_to_float(y[2])));  // 1e5 overflows half
+}
+
+// On a graph's pool of two threads the adapter converts in one share per
+// thread: the bytes must be those one thread writes, for half precision (NaNs
+// and subnormals among the inputs), per-tensor 8-bit and per-channel 16-bit
+// encodings (each share starts mid-tensor, in another channel), at sizes
+// around the split threshold and not a multiple of two.
+TEST(TypeAdapter, ConversionsSplitOverThePoolWriteWhatOneThreadWrites) {
+  std::unique_ptr<pthreadpool, void (*)(pthreadpool_t)> pool(openhtp::threads::create_pool(2),
+                                                            openhtp::threads::destroy_pool);
+  ASSERT_TRUE(pool);
+  KernelEnv two;
+  two.pool = pool.get();
+  two.num_threads = 2;
+  std::mt19937 rng(77);
+  const uint64_t split_before = openhtp::threads::split_dispatches();
+  for (uint32_t elems : {1000u, 16384u, 40001u, 131075u}) {
+    const uint32_t channels = 7;
+    const std::vector<uint32_t> dims{1, elems / channels + 1, channels};
+    TensorDesc f16 = typed(dtype::kFloat16, dims);
+    TensorDesc i8 = typed(dtype::kSfixed8, dims);
+    i8.quant = Quant::per_tensor(0.05f, 3);
+    TensorDesc u16_in = typed(dtype::kUfixed16, dims), u16_out = u16_in;
+    std::vector<float> in_scales, out_scales;
+    for (uint32_t c = 0; c < channels; ++c) {
+      in_scales.push_back(0.001f * float(c + 1));
+      out_scales.push_back(0.0007f * float(c + 2));
+    }
+    u16_in.quant = Quant::per_tensor(0.0f, 0);
+    u16_in.quant.axis = 2;
+    u16_in.quant.scales = in_scales;
+    u16_in.quant.offsets.assign(channels, -30000);
+    u16_out.quant = u16_in.quant;
+    u16_out.quant.scales = out_scales;
+    const Node nodes[] = {{"Tanh", "f16", {f16}, {f16}, {}},
+                          {"Tanh", "s8", {i8}, {i8}, {}},
+                          {"Relu", "u16 per channel", {u16_in}, {u16_out}, {}}};
+    for (const Node& n : nodes) {
+      std::vector<uint8_t> x(n.inputs[0].num_bytes());
+      for (auto& b : x) b = static_cast<uint8_t>(rng());
+      auto run_on = [&](const KernelEnv* env) {
+        NodeDesc d = n.desc();
+        d.env = env;
+        std::unique_ptr<OpKernel> k;
+        const Status s = prepare_reference(d, &k);
+        EXPECT_TRUE(s.ok() && k) << s.message;
+        std::vector<uint8_t> y(n.outputs[0].num_bytes(), 0xCD);
+        if (k) run_raw_kernel(*k, {x.data()}, {y.data()});
+        return y;
+      };
+      EXPECT_EQ(run_on(&two), run_on(nullptr)) << n.name << " " << elems;
+    }
+  }
+  EXPECT_GT(openhtp::threads::split_dispatches(), split_before) << "some conversions split";
 }
 
 TEST(TypeAdapter, BrokenEncodingIsNamed) {
