@@ -168,6 +168,13 @@ Bench relu_f32(uint32_t hw, uint32_t c) {
                     {false}, 8);
 }
 
+// A UFIXED_POINT_16 Relu (a W8A16 graph's activations): the adapter's
+// integer conversions.
+Bench relu_u16(uint32_t hw, uint32_t c) {
+  return make_bench("Relu", {tensor(dtype::kUfixed16, {1, hw, hw, c}, 0.0004f, -30000)},
+                    {tensor(dtype::kUfixed16, {1, hw, hw, c}, 0.0003f, 0)}, {}, {false}, 8);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -246,6 +253,7 @@ BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::strin
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast, relu_f16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast2t, relu_f16(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, relu_u16_56x56x144_fast, relu_u16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu_f32(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);

@@ -151,6 +151,61 @@ TEST(Quantize, Uint16AndInt32Ranges) {
   EXPECT_EQ(out[1], -7);
 }
 
+// Whole per-tensor tensors (the vectorized loops) must be the one-element
+// rules exactly: quantize_one for every value — ties at k + 1/2 steps, values
+// beside them, NaN, infinities, far out of range — and (q + offset) * scale
+// in int64 arithmetic for every code, for each fixed-point type.
+TEST(Quantize, WholeTensorsFollowTheOneElementRules) {
+  std::mt19937 rng(5);
+  struct Type {
+    uint32_t dt;
+    size_t bytes;
+  };
+  for (const Type ty : {Type{dtype::kUfixed8, 1}, Type{dtype::kSfixed8, 1}, Type{dtype::kUfixed16, 2},
+                        Type{dtype::kSfixed16, 2}, Type{dtype::kSfixed32, 4}}) {
+    const float scale = std::uniform_real_distribution<float>(1e-4f, 0.2f)(rng);
+    const int32_t offset = int32_t(rng() % 2001) - 1000;
+    TensorDesc t = typed(ty.dt, {0});
+    t.quant = Quant::per_tensor(scale, offset);
+    std::vector<float> f;
+    for (int k = -300; k <= 300; ++k) {
+      const float tie = (float(k) + 0.5f) * scale;
+      f.push_back(tie);
+      f.push_back(std::nextafter(tie, 1e30f));
+      f.push_back(std::nextafter(tie, -1e30f));
+    }
+    std::uniform_real_distribution<float> wide(-3e5f, 3e5f);
+    for (int i = 0; i < 4000; ++i) f.push_back(wide(rng) * scale);
+    for (float v : {std::nanf(""), -std::nanf(""), std::numeric_limits<float>::infinity(),
+                    -std::numeric_limits<float>::infinity(), 3e38f, -3e38f, 0.0f, -0.0f}) {
+      f.push_back(v);
+    }
+    t.dims = {static_cast<uint32_t>(f.size())};
+    std::vector<uint8_t> q(f.size() * ty.bytes);
+    from_float(t, f.data(), q.data());
+    std::vector<float> back(f.size());
+    to_float(t, q.data(), back.data());
+    const int64_t lo = qmin(ty.dt), hi = qmax(ty.dt);
+    for (size_t i = 0; i < f.size(); ++i) {
+      int64_t got = 0;
+      if (ty.bytes == 1) got = qmin(ty.dt) < 0 ? int64_t(int8_t(q[i])) : int64_t(q[i]);
+      if (ty.bytes == 2) {
+        uint16_t u;
+        std::memcpy(&u, &q[i * 2], 2);
+        got = qmin(ty.dt) < 0 ? int64_t(int16_t(u)) : int64_t(u);
+      }
+      if (ty.bytes == 4) {
+        int32_t v;
+        std::memcpy(&v, &q[i * 4], 4);
+        got = v;
+      }
+      ASSERT_EQ(got, quantize_one(f[i], scale, offset, lo, hi)) << std::hex << ty.dt << std::dec << " " << f[i];
+      const float want = static_cast<float>((got + int64_t{offset}) * double{scale});
+      ASSERT_EQ(back[i], want) << std::hex << ty.dt << std::dec << " code " << got;
+    }
+  }
+}
+
 TEST(Quantize, EncodingChecks) {
   TensorDesc t = typed(dtype::kUfixed8, {2, 4});
   EXPECT_NE(check_encoding(t).find("needs a quantization encoding"), std::string::npos);
