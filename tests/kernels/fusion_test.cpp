@@ -18,6 +18,7 @@
 //     native path, rounds where the nodes round: bit for bit.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 
 #include "kernel_check.h"
@@ -530,6 +531,28 @@ INSTANTIATE_TEST_SUITE_P(Kernels, FusedQuant, ::testing::Values(0, 1, 2, 3, 4, 5
 // a tie: 1 LSB, in a few elements (in the 86748 codes here, none). Random
 // shapes (and the two slab shapes, which two threads split by rows), u8 and
 // s8 activations.
+// The separate nodes after a producer, on the reference: ElementWiseAdd of
+// t and r into s's encoding; Relu (min/max unset) or ReluMinMax of y.
+Bytes reference_add(const TensorDesc& t, const TensorDesc& r, const TensorDesc& s, const Bytes& a, const Bytes& b) {
+  Case add;
+  add.node.type = "ElementWiseAdd";
+  add.node.inputs = {t, r};
+  add.node.outputs = {s};
+  add.data = {a, b};
+  add.is_static = {false, false};
+  return run_reference(add);
+}
+Bytes reference_clamp(const TensorDesc& y, const Bytes& data, std::optional<std::pair<float, float>> min_max) {
+  Case k;
+  k.node.type = min_max ? "ReluMinMax" : "Relu";
+  if (min_max) k.node.params = {f32_param("min_value", min_max->first), f32_param("max_value", min_max->second)};
+  k.node.inputs = {y};
+  k.node.outputs = {y};
+  k.data = {data};
+  k.is_static = {false};
+  return run_reference(k);
+}
+
 TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
   // Without exact oneDNN int8 (no VNNI) the path must decline every node.
   const bool declines = !openhtp::kernels::onednn::int8_convolution_exact();
@@ -607,13 +630,7 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
     }
     for (const ThreadEnv* env : {&one, &two}) {
       const Bytes t_codes = run_fast(conv, fp, env->env());
-      Case add;
-      add.node.type = "ElementWiseAdd";
-      add.node.inputs = {t, r};
-      add.node.outputs = {sd};
-      add.data = {t_codes, res};
-      add.is_static = {false, false};
-      const Bytes sum = run_reference(add);
+      const Bytes sum = reference_add(t, r, sd, t_codes, res);
       // Three epilogues: the Add alone; then Relu; then a clamp between
       // two whole codes of s.
       const int32_t lo_code = s8 ? int32_t(rand_int(rng, 0, 100)) - 128 : int32_t(rand_int(rng, 0, 100));
@@ -626,16 +643,7 @@ TEST(FusedQuantResidual, OneDnnInt8RoundsWhereTheNodesRound) {
         e.residual = &r;
         e.producer_output = &t;
         if (v > 0) {
-          Case clamp;
-          clamp.node.type = v == 1 ? "Relu" : "ReluMinMax";
-          if (v == 2) {
-            clamp.node.params = {f32_param("min_value", bounds[1].first), f32_param("max_value", bounds[1].second)};
-          }
-          clamp.node.inputs = {sd};
-          clamp.node.outputs = {sd};
-          clamp.data = {sum};
-          clamp.is_static = {false};
-          want = run_reference(clamp);
+          want = reference_clamp(sd, sum, v == 2 ? std::optional(bounds[1]) : std::nullopt);
           e.clamp = true;
           e.lo = bounds[v - 1].first;
           e.hi = bounds[v - 1].second;
@@ -776,32 +784,17 @@ TEST(FusedTypeAdapter, RoundsWhereTheNodesRound) {
     // The nodes, each on its own.
     const Bytes t_out = run_reference(c);
     ASSERT_FALSE(t_out.empty()) << c.node.name;
-    auto clamp_node = [&](const TensorDesc& in, const Bytes& data, int v, float lo, float hi) {
-      Case k;
-      k.node.type = v == 0 ? "Relu" : "ReluMinMax";
-      if (v == 1) k.node.params = {f32_param("min_value", lo), f32_param("max_value", hi)};
-      k.node.inputs = {in};
-      k.node.outputs = {in};
-      k.data = {data};
-      k.is_static = {false};
-      return run_reference(k);
-    };
-    Case add;
-    add.node.type = "ElementWiseAdd";
-    add.node.inputs = {t, r};
-    add.node.outputs = {sd};
-    add.data = {t_out, res};
-    add.is_static = {false, false};
-    const Bytes sum = run_reference(add);
+    const Bytes sum = reference_add(t, r, sd, t_out, res);
     // Bounds anywhere in the values' range: on a code or between codes.
-    const float lo = rand_float(rng, -0.5f, 0.5f) * (f16 ? 1.0f : 40 * ts), hi = lo + rand_float(rng, 0.1f, 1.0f) * (f16 ? 1.0f : 60 * ts);
+    const float lo = rand_float(rng, -0.5f, 0.5f) * (f16 ? 1.0f : 40 * ts);
+    const float hi = lo + rand_float(rng, 0.1f, 1.0f) * (f16 ? 1.0f : 60 * ts);
     // Variants: Add; Add + Relu; Add + clamp; Relu; clamp.
     for (int v = 0; v < 5; ++v) {
       const bool residual = v < 3, has_clamp = v != 0;
       const int clamp_kind = (v == 1 || v == 3) ? 0 : 1;
       const TensorDesc& y = residual ? sd : t;
       Bytes want = residual ? sum : t_out;
-      if (has_clamp) want = clamp_node(y, want, clamp_kind, lo, hi);
+      if (has_clamp) want = reference_clamp(y, want, clamp_kind == 0 ? std::nullopt : std::optional(std::pair(lo, hi)));
       Epilogue e;
       e.residual = residual ? &r : nullptr;
       e.clamp = has_clamp;
