@@ -6,7 +6,7 @@
 #include "ops/quant.h"
 #include "ops/validate.h"
 #include "ops/workspace.h"
-#include "threads/threadpool.h"
+#include "threads/shares.h"
 
 namespace openhtp::ops::detail {
 namespace {
@@ -145,21 +145,11 @@ class AdaptedKernel final : public OpKernel {
 
   // A conversion is a memory-bound pass over what the inner kernel reads or
   // has just written in shares over the pool (the fast paths' elementwise
-  // loops and oneDNN's primitives split so): from 16K elements (a few
-  // microseconds, against a ~1 us fork) it splits the same way, one
-  // contiguous share per thread, so each thread converts what its core's
-  // cache holds.
+  // loops and oneDNN's primitives split so): it splits the same way
+  // (threads/shares.h), so each thread converts what its core's cache holds.
   template <typename Body>
   void in_shares(size_t n, Body&& body) const {
-    static constexpr size_t kMinElems = size_t{16} << 10;
-    const size_t threads = threads::pool_threads(pool);
-    if (threads <= 1 || n < kMinElems) {
-      body(size_t{0}, n);
-      return;
-    }
-    threads::parallelize_1d_tile_1d(
-        pool, [](void* ctx, size_t start, size_t count) { (*static_cast<Body*>(ctx))(start, count); }, &body, n,
-        (n + threads - 1) / threads, 0);
+    threads::run_in_shares(pool, n, threads::kShareMinElems, body);
   }
   void to_float(const TensorDesc& t, const void* src, float* dst) const {
     in_shares(t.num_elements(), [&](size_t b, size_t n) { quant::to_float(t, src, dst, b, n); });
