@@ -406,7 +406,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
     int e = sole_reader(cur, p);
     // 1. A residual add: other operand available before p. 8-bit: every
     // operand per-tensor, not when a LayerNorm alone reads the sum (fusion.h).
-    const bool q8_add = is_8bit(ts->dtype);
+    const bool q8 = is_8bit(ts->dtype);
     if (e >= 0 && spec.nodes[e].type == "ElementWiseAdd" && spec.nodes[e].inputs.size() == 2 &&
         spec.nodes[e].outputs.size() == 1 && spec.nodes[e].params.empty()) {
       const NodeSpec& add = spec.nodes[e];
@@ -422,7 +422,7 @@ std::vector<Fusion> find_fusions(const GraphSpec& spec) {
         const TensorSpec* x = get(id);
         return x != nullptr && x->quant.present && !x->quant.per_channel() && x->quant.scale > 0.0f;
       };
-      if (q8_add) {
+      if (q8) {
         const int norm = sole_reader(add.outputs[0], e);
         const bool into_norm = norm >= 0 && spec.nodes[norm].type == "LayerNorm" &&
                                !spec.nodes[norm].inputs.empty() && spec.nodes[norm].inputs[0] == add.outputs[0];

@@ -113,7 +113,7 @@ namespace {
 // their own bits. A block of 8 with a NaN in it is converted by the scalar
 // functions, so the results are theirs bit for bit. The adapter converts
 // every FLOAT_16 tensor a float kernel reads or writes: 6.5 ns an element
-// as scalar code against a float Relu's 0.2 (bench_kernels relu_f16).
+// as scalar code against a float Relu's 0.1 (bench_kernels relu_f16).
 bool has_f16c() {
   static const bool yes = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
   return yes;
