@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <iterator>
 #include <random>
@@ -98,6 +99,53 @@ std::vector<std::vector<uint8_t>> seeds() {
     g.tensors[1].static_data = std::vector<uint8_t>(3 * 3 * 2 * 4 * 4, 0);
     g.tensors[2].static_data = std::vector<uint8_t>(16, 0);
     g.nodes.push_back({"conv", "qti.aisw", "Conv2d", {}, {1, 2, 3}, {4}});
+    g.num_hvx_threads = 1;
+    out.push_back(binary::encode_graph(g));
+  }
+  // Fused steps through the type adapter (htp/fusion.h): an fp16
+  // FullyConnected + residual Add + Relu, and a uint8 TransposeConv2d + Add
+  // + Relu with encodings of their own.
+  {
+    htp::GraphSpec g;
+    g.name = "fc_f16";
+    g.tensors = {t(1, "x", htp::tensor_type::kAppWrite, {2, 8}), t(2, "w", htp::tensor_type::kStatic, {4, 8}),
+                 t(3, "f", htp::tensor_type::kNative, {2, 4}), t(4, "r", htp::tensor_type::kAppWrite, {2, 4}),
+                 t(5, "s", htp::tensor_type::kNative, {2, 4}), t(6, "y", htp::tensor_type::kAppRead, {2, 4})};
+    for (auto& x : g.tensors) x.dtype = ops::dtype::kFloat16;
+    g.tensors[1].static_data = std::vector<uint8_t>(4 * 8 * 2, 0x3c);
+    g.nodes.push_back({"fc", "qti.aisw", "FullyConnected", {}, {1, 2}, {3}});
+    g.nodes.push_back({"add", "qti.aisw", "ElementWiseAdd", {}, {3, 4}, {5}});
+    g.nodes.push_back({"relu", "qti.aisw", "Relu", {}, {5}, {6}});
+    g.num_hvx_threads = 1;
+    out.push_back(binary::encode_graph(g));
+  }
+  {
+    htp::GraphSpec g;
+    g.name = "tconv_u8";
+    g.tensors = {t(1, "x", htp::tensor_type::kAppWrite, {1, 3, 3, 2}), t(2, "w", htp::tensor_type::kStatic, {2, 2, 2, 4}),
+                 t(3, "c", htp::tensor_type::kNative, {1, 6, 6, 4}), t(4, "r", htp::tensor_type::kAppWrite, {1, 6, 6, 4}),
+                 t(5, "s", htp::tensor_type::kNative, {1, 6, 6, 4}), t(6, "y", htp::tensor_type::kAppRead, {1, 6, 6, 4})};
+    for (auto& x : g.tensors) {
+      x.dtype = ops::dtype::kUfixed8;
+      x.quant = ops::Quant::per_tensor(0.02f * static_cast<float>(x.id), -static_cast<int32_t>(10 * x.id));
+    }
+    g.tensors[1].dtype = ops::dtype::kSfixed8;
+    g.tensors[1].quant = ops::Quant::per_tensor(0.01f, 0);
+    g.tensors[1].static_data = std::vector<uint8_t>(2 * 2 * 2 * 4, 3);
+    auto u32s = [](const char* name, std::vector<uint32_t> dims, std::vector<uint32_t> values) {
+      ops::Param p;
+      p.name = name;
+      p.is_tensor = true;
+      p.dtype = ops::dtype::kUint32;
+      p.dims = std::move(dims);
+      p.data.resize(values.size() * 4);
+      std::memcpy(p.data.data(), values.data(), p.data.size());
+      return p;
+    };
+    g.nodes.push_back({"tconv", "qti.aisw", "TransposeConv2d",
+                       {u32s("stride", {2}, {2, 2}), u32s("pad_amount", {2, 2}, {0, 0, 0, 0})}, {1, 2}, {3}});
+    g.nodes.push_back({"add", "qti.aisw", "ElementWiseAdd", {}, {3, 4}, {5}});
+    g.nodes.push_back({"relu", "qti.aisw", "Relu", {}, {5}, {6}});
     g.num_hvx_threads = 1;
     out.push_back(binary::encode_graph(g));
   }
