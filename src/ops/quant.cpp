@@ -191,13 +191,14 @@ void store_int(uint32_t dt, void* p, size_t i, int64_t v) {
 // as quantize_one and to_float's loop (double division, round half to even,
 // saturation; NaN to lo), without a type switch per element — the type
 // adapter and Quantize/Dequantize of large tensors spend their time here.
-// Cloned for AVX2, where GCC vectorizes them (vdivpd, vroundpd: the same
-// IEEE operations, so the same results); the baseline SSE2 build calls
-// libm's nearbyint per element.
+// Compiled a second time for AVX2, where GCC vectorizes them (vdivpd,
+// vroundpd: the same IEEE operations, so the same results); the baseline
+// SSE2 build calls libm's nearbyint per element. Chosen by a CPU check, not
+// target_clones: an ifunc resolver runs before ThreadSanitizer's runtime
+// starts, and crashes the TSan tree's binaries at load.
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) void quantize_typed(const float* src, size_t n, double scale,
-                                                                       double offset, double lo, double hi,
-                                                                       void* dst) {
+inline __attribute__((always_inline)) void quantize_loop(const float* src, size_t n, double scale, double offset,
+                                                        double lo, double hi, void* dst) {
   T* out = static_cast<T*>(dst);
   for (size_t i = 0; i < n; ++i) {
     double q = std::nearbyint(static_cast<double>(src[i]) / scale) - offset;
@@ -209,11 +210,38 @@ __attribute__((target_clones("avx2", "default"))) void quantize_typed(const floa
 // (q + offset) in double is the integer sum exactly (both below 2^53), as
 // to_float's int64 sum converted: the same value, in a form GCC vectorizes.
 template <typename T>
-__attribute__((target_clones("avx2", "default"))) void dequantize_typed(const void* src, size_t n, double scale,
-                                                                         int64_t offset, float* dst) {
+inline __attribute__((always_inline)) void dequantize_loop(const void* src, size_t n, double scale, int64_t offset,
+                                                          float* dst) {
   const T* in = static_cast<const T*>(src);
   const double off = static_cast<double>(offset);
   for (size_t i = 0; i < n; ++i) dst[i] = static_cast<float>((static_cast<double>(in[i]) + off) * scale);
+}
+
+template <typename T>
+__attribute__((target("avx2"))) void quantize_avx2(const float* src, size_t n, double scale, double offset, double lo,
+                                                   double hi, void* dst) {
+  quantize_loop<T>(src, n, scale, offset, lo, hi, dst);
+}
+template <typename T>
+__attribute__((target("avx2"))) void dequantize_avx2(const void* src, size_t n, double scale, int64_t offset,
+                                                     float* dst) {
+  dequantize_loop<T>(src, n, scale, offset, dst);
+}
+
+bool has_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+
+template <typename T>
+void quantize_typed(const float* src, size_t n, double scale, double offset, double lo, double hi, void* dst) {
+  if (has_avx2()) return quantize_avx2<T>(src, n, scale, offset, lo, hi, dst);
+  quantize_loop<T>(src, n, scale, offset, lo, hi, dst);
+}
+template <typename T>
+void dequantize_typed(const void* src, size_t n, double scale, int64_t offset, float* dst) {
+  if (has_avx2()) return dequantize_avx2<T>(src, n, scale, offset, dst);
+  dequantize_loop<T>(src, n, scale, offset, dst);
 }
 
 // Calls f.template operator()<T>() with T the storage type of a fixed-point
