@@ -92,6 +92,28 @@ Status check_moved_io(const NodeDesc& node, std::string_view in_role, bool* requ
 }
 
 void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch) {
+  const size_t n = from.num_elements();
+  // 8-bit to 8-bit (per-tensor, as data movement requires): the float route
+  // for each of the 256 codes, once, then one lookup an element — the same
+  // codes, since the table is that route's own answers. A uint8 LLM decode
+  // step's KV-cache Concats requantize this way. Below a few thousand
+  // elements the table costs more than it saves.
+  constexpr size_t kTableFrom = 4096;
+  const bool bytes = dtype::element_size(from.dtype) == 1 && dtype::element_size(to.dtype) == 1 &&
+                     quant::is_fixed_point(from.dtype) && quant::is_fixed_point(to.dtype);
+  if (bytes && n >= kTableFrom) {
+    uint8_t codes[256], table[256];
+    float values[256];
+    for (int c = 0; c < 256; ++c) codes[c] = static_cast<uint8_t>(c);
+    TensorDesc from256 = from, to256 = to;
+    from256.dims = to256.dims = {256};
+    quant::to_float(from256, codes, values);
+    quant::from_float(to256, values, table);
+    const auto* in = static_cast<const uint8_t*>(src);
+    auto* out = static_cast<uint8_t*>(dst);
+    for (size_t i = 0; i < n; ++i) out[i] = table[in[i]];
+    return;
+  }
   quant::to_float(from, src, scratch);
   quant::from_float(to, scratch, dst);
 }

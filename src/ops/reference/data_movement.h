@@ -28,7 +28,8 @@ Status check_movable(const NodeDesc& node, const TensorDesc& from, const std::st
 // `in_role`): check_generic_tensor on both, then check_movable between them.
 Status check_moved_io(const NodeDesc& node, std::string_view in_role, bool* requantize);
 // from's elements at src -> to's type and encoding at dst; scratch holds
-// from.num_elements() floats.
+// from.num_elements() floats. Between 8-bit encodings, large tensors go
+// through a table of the float route's 256 answers (the same codes).
 void requantize(const TensorDesc& from, const TensorDesc& to, const void* src, void* dst, float* scratch);
 // A description with shape_of's dims and type_of's type and encoding.
 TensorDesc retyped(const TensorDesc& shape_of, const TensorDesc& type_of);
