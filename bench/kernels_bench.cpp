@@ -155,24 +155,14 @@ Bench se_scale_f32(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, false}, 7);
 }
 
-// A FLOAT_16 Relu (no fp16 path of its own): the type adapter around the
-// fp32 loop, i.e. what its half <-> float conversions cost.
-Bench relu_f16(uint32_t hw, uint32_t c) {
-  return make_bench("Relu", {tensor(dtype::kFloat16, {1, hw, hw, c})}, {tensor(dtype::kFloat16, {1, hw, hw, c})}, {},
-                    {false}, 8);
-}
-
-// The fp32 Relu it wraps.
-Bench relu_f32(uint32_t hw, uint32_t c) {
-  return make_bench("Relu", {tensor(dtype::kFloat32, {1, hw, hw, c})}, {tensor(dtype::kFloat32, {1, hw, hw, c})}, {},
-                    {false}, 8);
-}
-
-// A UFIXED_POINT_16 Relu (a W8A16 graph's activations): the adapter's
-// integer conversions.
-Bench relu_u16(uint32_t hw, uint32_t c) {
-  return make_bench("Relu", {tensor(dtype::kUfixed16, {1, hw, hw, c}, 0.0004f, -30000)},
-                    {tensor(dtype::kUfixed16, {1, hw, hw, c}, 0.0003f, 0)}, {}, {false}, 8);
+// A Relu over [1, H, W, C]: FLOAT_32 (openhtp's loop), and FLOAT_16 and
+// UFIXED_POINT_16 (a W8A16 graph's activations), which have no path of
+// their own — the type adapter around that loop, i.e. what its conversions
+// cost.
+Bench relu(uint32_t dt, uint32_t hw, uint32_t c) {
+  const bool q = dt == dtype::kUfixed16;
+  return make_bench("Relu", {tensor(dt, {1, hw, hw, c}, q ? 0.0004f : 0.0f, q ? -30000 : 0)},
+                    {tensor(dt, {1, hw, hw, c}, q ? 0.0003f : 0.0f, 0)}, {}, {false}, 8);
 }
 
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
@@ -251,11 +241,11 @@ BENCHMARK_CAPTURE(run, conv3x3_qu8_fast, conv(true), std::string("fast"))->Unit(
 BENCHMARK_CAPTURE(run, se_scale_u8_112x112x32_fast, se_scale(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_56x56x144_fast, se_scale(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, se_scale_u8_14x14x672_fast, se_scale(14, 672), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast, relu_f16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast2t, relu_f16(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(run, relu_u16_56x56x144_fast, relu_u16(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu_f32(56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast, relu(dtype::kFloat16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast2t, relu(dtype::kFloat16, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, relu_u16_56x56x144_fast, relu(dtype::kUfixed16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu(dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu(dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_fast, upsample_f32(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);

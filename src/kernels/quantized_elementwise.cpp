@@ -31,24 +31,11 @@ bool is_8bit_per_tensor(const ops::TensorDesc& t) {
 // A code's integer value (the byte read as uint8 or int8).
 inline int code_value(uint32_t dt, uint8_t b) { return dt == dtype::kSfixed8 ? int(int8_t(b)) : int(b); }
 
-// quant.cpp's quantize_one over a block: q = clamp(nearbyint(v / scale) -
-// offset, lo, hi), NaN -> lo, in double as there, so bit for bit the same.
-// Branch-free so GCC vectorizes it; cloned for AVX2 (the build's baseline,
-// SSE2, has no vector rounding, and nearbyint there is a libm call).
-__attribute__((target_clones("avx2", "default"))) void quantize_block(const float* v, size_t n, double scale,
-                                                                        double offset, double lo, double hi,
-                                                                        uint8_t* dst) {
-  for (size_t i = 0; i < n; ++i) {
-    double q = std::nearbyint(static_cast<double>(v[i]) / scale) - offset;
-    q = q >= lo ? q : lo;  // NaN compares false: lo
-    q = q > hi ? hi : q;
-    dst[i] = static_cast<uint8_t>(static_cast<int32_t>(q));
-  }
-}
-
+// quant.cpp's quantize_one over a block of an 8-bit per-tensor tensor:
+// quant::from_float's per-tensor loop (vectorized where the CPU has AVX2),
+// so bit for bit the reference's rounding.
 void quantize_block(const float* v, size_t n, const ops::TensorDesc& t, uint8_t* dst) {
-  quantize_block(v, n, double{t.quant.scale}, double(t.quant.offset), double(ops::quant::qmin(t.dtype)),
-                 double(ops::quant::qmax(t.dtype)), dst);
+  ops::quant::from_float(t, v, dst, 0, n);
 }
 
 // The reference's float value of each code (quant.cpp to_float).
