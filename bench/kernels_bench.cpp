@@ -186,6 +186,17 @@ Bench global_pool_f32(uint32_t hw, uint32_t c) {
                     {u32s("axes", {2}, {1, 2}), keep}, {false}, 6);
 }
 
+// A pointwise (1x1) fp32 convolution of a small map: MobileNetV2's 7x7
+// 960 -> 320 projection, its largest late layer. On two threads it runs as
+// two slabs (onednn_slabs.h): of pixels (25 + 24), not rows (4 + 3).
+Bench pointwise_f32(uint32_t hw, uint32_t cin, uint32_t cout) {
+  return make_bench("Conv2d",
+                    {tensor(dtype::kFloat32, {1, hw, hw, cin}), tensor(dtype::kFloat32, {1, 1, cin, cout}),
+                     tensor(dtype::kFloat32, {cout})},
+                    {tensor(dtype::kFloat32, {1, hw, hw, cout})},
+                    {u32s("stride", {2}, {1, 1}), u32s("pad_amount", {2, 2}, {0, 0, 0, 0})}, {false, true, true}, 9);
+}
+
 // The graph-edge Transpose of an NCHW image into NHWC (the converter's first
 // node on a CNN's input).
 Bench image_to_nhwc() {
@@ -246,6 +257,8 @@ BENCHMARK_CAPTURE(run, relu_f16_56x56x144_fast2t, relu(dtype::kFloat16, 56, 144)
 BENCHMARK_CAPTURE(run, relu_u16_56x56x144_fast, relu(dtype::kUfixed16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu(dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu(dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, pointwise_f32_7x7x960x320_fast, pointwise_f32(7, 960, 320), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, pointwise_f32_7x7x960x320_fast2t, pointwise_f32(7, 960, 320), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_reference, upsample_f32(), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tconv2x2_s2_32x32x64_fast, upsample_f32(), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, add_u8_56x56x24_xnnpack, residual_add_u8(56, 24), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);

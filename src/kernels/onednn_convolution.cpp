@@ -87,8 +87,8 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
   std::vector<std::shared_ptr<ChannelScaledWeights>> distinct_scaled;  // one per weights layout the slabs use
   std::vector<SlabKernel::Slab> slabs;
   for (const SlabRows& r : slab_rows(g, threads)) {
-    const memory::desc src({1, g.Cin, r.g.H, g.W}, dt::f32, tag::nhwc);
-    const memory::desc dst({1, g.Cout, r.g.Ho, g.Wo}, dt::f32, tag::nhwc);
+    const memory::desc src({1, g.Cin, r.g.H, r.g.W}, dt::f32, tag::nhwc);
+    const memory::desc dst({1, g.Cout, r.g.Ho, r.g.Wo}, dt::f32, tag::nhwc);
     dnnl::primitive_attr attr = default_attr();
     add_epilogue(node, dst, &attr, ResidualAs::kBinary, SiluAs::kPass);
     dnnl::convolution_forward::primitive_desc pd;
@@ -98,9 +98,9 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     sl.src = sl.ex.add_bound(DNNL_ARG_SRC, src);
     sl.dst = sl.ex.add_bound(DNNL_ARG_DST, dst);
     if (has_residual(node)) sl.res = sl.ex.add_bound(residual_arg(), dst);
-    sl.in_offset = r.in_row * g.W * g.Cin * sizeof(float);
-    sl.out_offset = r.out_row * g.Wo * g.Cout * sizeof(float);
-    sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout * sizeof(float);
+    sl.in_offset = r.in_pixel * g.Cin * sizeof(float);
+    sl.out_offset = r.out_pixel * g.Cout * sizeof(float);
+    sl.out_bytes = size_t{r.g.Ho} * r.g.Wo * g.Cout * sizeof(float);
     slabs.push_back(std::move(sl));
   }
   SlabKernel::Before before;

@@ -136,7 +136,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
 
   const size_t threads = static_cast<size_t>(threads_of(node));
   if (slab_shape(g, threads)) {
-    // One slab of output rows per thread (onednn_slabs.h).
+    // One slab per thread: pixels, or output rows (onednn_slabs.h).
     std::vector<SlabKernel::Slab> slabs;
     const OneThreadPlanning one_thread;
     bool ok = true;
@@ -146,9 +146,9 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
       ok = make(r.g, 1, &ex, &src_slot, &dst_slot);
       if (!ok) break;
       SlabKernel::Slab sl{std::move(*ex), src_slot, dst_slot};  // a residual: `sum`, res unbound
-      sl.in_offset = r.in_row * g.W * g.Cin;  // 8-bit: elements are bytes
-      sl.out_offset = r.out_row * g.Wo * g.Cout;
-      sl.out_bytes = size_t{r.g.Ho} * g.Wo * g.Cout;
+      sl.in_offset = r.in_pixel * g.Cin;  // 8-bit: elements are bytes
+      sl.out_offset = r.out_pixel * g.Cout;
+      sl.out_bytes = size_t{r.g.Ho} * r.g.Wo * g.Cout;
       slabs.push_back(std::move(sl));
     }
     if (!ok) return false;

@@ -104,7 +104,7 @@ void add_epilogue(const ops::NodeDesc& node, const dnnl::memory::desc& dst, dnnl
 bool silu_after_primitive(const ops::NodeDesc& node);
 
 // A pointwise or depthwise convolution of one image on several threads, run
-// as one slab of output rows per thread (onednn_slabs.h).
+// as one slab per thread (onednn_slabs.h: of pixels, or of output rows).
 bool slab_convolution(const ops::NodeDesc& node);
 
 // The threads a convolution that is not run in slabs is planned for: the

@@ -14,16 +14,35 @@ namespace openhtp::kernels::onednn {
 OneThreadPlanning::OneThreadPlanning() : saved_(omp_get_max_threads()) { omp_set_num_threads(1); }
 OneThreadPlanning::~OneThreadPlanning() { omp_set_num_threads(saved_); }
 
+namespace {
+
+bool pointwise(const ops::ConvGeometry& g) {
+  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0 &&
+         g.group == 1;
+}
+
+}  // namespace
+
 bool slab_shape(const ops::ConvGeometry& g, size_t threads) {
-  if (threads < 2 || g.N != 1 || g.Ho < 2 * threads) return false;
-  const bool pointwise = g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 &&
-                         g.pr == 0 && g.group == 1;
+  if (threads < 2 || g.N != 1) return false;
+  if (pointwise(g)) return uint64_t{g.Ho} * g.Wo >= 2 * threads;
   const bool depthwise = g.group > 1 && g.group == g.Cin && g.Cout == g.Cin;
-  return pointwise || depthwise;
+  return depthwise && g.Ho >= 2 * threads;
 }
 
 std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
   std::vector<SlabRows> slabs;
+  if (pointwise(g)) {
+    const uint64_t pixels = uint64_t{g.Ho} * g.Wo;
+    for (size_t t = 0; t < threads; ++t) {
+      const uint64_t p0 = pixels * t / threads, p1 = pixels * (t + 1) / threads;
+      SlabRows s{g, p0, p0};
+      s.g.H = s.g.Ho = 1;
+      s.g.W = s.g.Wo = static_cast<uint32_t>(p1 - p0);
+      slabs.push_back(s);
+    }
+    return slabs;
+  }
   const int64_t span = int64_t{g.KH - 1} * g.dh + 1;  // input rows one output row reads
   for (size_t t = 0; t < threads; ++t) {
     const int64_t o0 = int64_t{g.Ho} * t / threads, o1 = int64_t{g.Ho} * (t + 1) / threads;
@@ -31,7 +50,7 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
     // ones [i0, i1) and pads the rest.
     const int64_t top = o0 * g.sh - g.pt, bottom = (o1 - 1) * g.sh - g.pt + span;
     const int64_t i0 = std::max<int64_t>(0, top), i1 = std::min<int64_t>(g.H, bottom);
-    SlabRows s{g, static_cast<size_t>(i0), static_cast<size_t>(o0)};
+    SlabRows s{g, static_cast<size_t>(i0) * g.W, static_cast<size_t>(o0) * g.Wo};
     s.g.H = static_cast<uint32_t>(i1 - i0);
     s.g.Ho = static_cast<uint32_t>(o1 - o0);
     s.g.pt = static_cast<uint32_t>(i0 - top);

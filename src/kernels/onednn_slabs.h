@@ -1,6 +1,6 @@
-// Memory-bound convolutions on several threads as one horizontal slab of
-// output rows per thread, each slab run by a single-threaded oneDNN
-// primitive of its own.
+// Memory-bound convolutions on several threads as one slab of the output
+// per thread (rows; pixels for a pointwise one), each slab run by a
+// single-threaded oneDNN primitive of its own.
 //
 // Why: pointwise and depthwise convolutions are memory-bound, and oneDNN's
 // own split of them does not follow rows of pixels, so each thread read
@@ -13,7 +13,9 @@
 //
 // A slab's geometry is the convolution's over the input rows its output rows
 // read, with the padding only the first and last slab have, so every slab
-// computes exactly the rows the whole convolution would.
+// computes exactly the rows the whole convolution would. A pointwise slab
+// is a run of pixels as a one-row image: its output pixels read only their
+// own input pixels.
 #pragma once
 
 #include <cstddef>
@@ -29,9 +31,10 @@
 
 namespace openhtp::kernels::onednn {
 
-// A pointwise (1x1, stride 1, unpadded, one group) or depthwise (one filter
-// per channel) convolution of one image with at least two output rows per
-// thread, on more than one thread.
+// A pointwise (1x1, stride 1, unpadded, one group) convolution of one image
+// with at least two output pixels per thread, or a depthwise one (one filter
+// per channel) with at least two output rows per thread, on more than one
+// thread.
 bool slab_shape(const ops::ConvGeometry& g, size_t threads);
 
 // Plans the primitives created while it lives for one thread (oneDNN sizes
@@ -48,12 +51,18 @@ class OneThreadPlanning {
   int saved_;
 };
 
-// One slab: its own geometry, the first input and output rows it covers.
+// One slab: its own geometry, and the first input and output pixels (in
+// the whole image's row-major order) it covers.
 struct SlabRows {
   ops::ConvGeometry g;
-  size_t in_row, out_row;
+  size_t in_pixel, out_pixel;
 };
-// Output rows split as evenly as they go, in order, one slab per thread.
+// One slab per thread, in order. A pointwise convolution reads nothing but
+// its own pixel, so it is split by pixels, as evenly as they go, each slab a
+// one-row image: a 7x7 map splits 25 + 24, not 4 + 3 rows (1.75x at best on
+// two threads), and the split matches the element-wise loops' shares after
+// it (threads/shares.h). Other shapes split by output rows, each slab with
+// the input rows (halo included) its rows read.
 std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads);
 
 // The slabs of one convolution, run one per pool thread. Each slab's

@@ -174,9 +174,10 @@ class WinogradConvKernel final : public ops::OpKernel {
   uint8_t* carved_ = nullptr;
 };
 
-// The part computing output rows [out_row, out_row + g.Ho) of the node from
-// input rows [in_row, in_row + g.H); `g` is that band's geometry.
-WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t in_row, size_t out_row,
+// The part computing the output rows from pixel out_pixel on (g.Ho rows) of
+// the node from the input rows from pixel in_pixel on (g.H rows); `g` is that
+// band's geometry.
+WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t in_pixel, size_t out_pixel,
                        int threads, SiluAs silu, dnnl::memory* shared_weights) {
   const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, g.Cout, g.Ho, g.Wo};
   const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc), dst_nhwc(dst_dims, dt::f32, tag::nhwc);
@@ -195,8 +196,8 @@ WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t 
   if (has_residual(node)) part.residual.emplace(dst_nhwc, pd.dst_desc(), threads);
   part.src_bytes = ops::align_workspace(pd.src_desc().get_size());
   part.dst_bytes = ops::align_workspace(pd.dst_desc().get_size());
-  part.in_offset = in_row * g.W * g.Cin * sizeof(float);
-  part.out_offset = out_row * g.Wo * g.Cout * sizeof(float);
+  part.in_offset = in_pixel * g.Cin * sizeof(float);
+  part.out_offset = out_pixel * g.Cout * sizeof(float);
   part.out_bytes = size_t{g.Ho} * g.Wo * g.Cout * sizeof(float);
   return part;
 }
@@ -210,7 +211,7 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
     const OneThreadPlanning one_thread;  // each slab's primitive is planned for one thread
     memory shared;
     for (const SlabRows& r : slab_rows(g, static_cast<size_t>(threads))) {
-      parts.push_back(make_part(node, r.g, r.in_row, r.out_row, 1, SiluAs::kPass, &shared));
+      parts.push_back(make_part(node, r.g, r.in_pixel, r.out_pixel, 1, SiluAs::kPass, &shared));
     }
     after = silu_on_slab(node);
   } else {

@@ -129,11 +129,13 @@ INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
 
 // On several threads, depthwise and pointwise convolutions of one image run
-// as one slab of output rows per thread, each a convolution of its own over
-// the input rows it reads (with the padding only the first and last slab
-// have): every stride, dilation and padding here against the reference, on
-// 2 and 3 threads, with slab heights from 1 row up.
-TEST(ConvF32, SlabsOfRowsMatchReference) {
+// as one slab per thread, each a convolution of its own: a depthwise one over
+// the input rows its output rows read (with the padding only the first and
+// last slab have), a pointwise one over a run of pixels that may start and
+// end inside a row (a 7x7 map as 25 + 24). Every stride, dilation and padding
+// here against the reference, on 2 and 3 threads, with slabs from 1 row (or
+// 2 pixels) up.
+TEST(ConvF32, SlabsMatchReference) {
   std::mt19937 rng(13);
   ThreadEnv two(2), three(3);
   for (int iter = 0; iter < 40; ++iter) {
@@ -146,12 +148,13 @@ TEST(ConvF32, SlabsOfRowsMatchReference) {
       s.group = 1;
       s.KH = s.KW = s.sh = s.sw = 1;
       s.pt = s.pb = s.pl = s.pr = 0;
-      s.W = rand_int(rng, 1, 9);
-      s.Wo = s.W;
+      s.H = rand_int(rng, 1, 12);
+      s.W = rand_int(rng, (6 + s.H - 1) / s.H, 9);  // at least 6 pixels: two a thread
     }
     const uint32_t eh = (s.KH - 1) * s.dh + 1;
-    s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
+    if (s.depthwise) s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
     s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
+    if (!s.depthwise) s.Wo = s.W;
     Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
     NodeDesc d = c.node.desc();
     d.env = three.env();

@@ -191,11 +191,12 @@ INSTANTIATE_TEST_SUITE_P(Kernels, OneDnnInt8,
                          param_name);
 
 // On several threads, depthwise and pointwise convolutions of one image run
-// as one slab of output rows per thread (onednn_slabs.h). Integer sums and
-// one requantization per output: each slab's bytes are exactly what the
-// whole convolution on one thread gives, for every stride, dilation and
+// as one slab per thread (onednn_slabs.h): of output rows, or for a
+// pointwise one of pixels, which may start and end inside a row. Integer
+// sums and one requantization per output: each slab's bytes are exactly what
+// the whole convolution on one thread gives, for every stride, dilation and
 // padding here, on 2 and 3 threads.
-TEST(OneDnnInt8Slabs, SlabsOfRowsEqualOneThread) {
+TEST(OneDnnInt8Slabs, SlabsEqualOneThread) {
   CHECK_DECLINED_WITHOUT_INT8_PATH();
   std::mt19937 rng(731);
   ThreadEnv one(1), two(2), three(3);
@@ -210,10 +211,11 @@ TEST(OneDnnInt8Slabs, SlabsOfRowsEqualOneThread) {
       s.group = 1;
       s.KH = s.KW = s.sh = s.sw = 1;
       s.pt = s.pb = s.pl = s.pr = 0;
-      s.W = rand_int(rng, 1, 9);
+      s.H = rand_int(rng, 1, 12);
+      s.W = rand_int(rng, (6 + s.H - 1) / s.H, 9);  // at least 6 pixels: two a thread
     }
     const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
-    s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
+    if (depthwise) s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
     s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
     s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
     std::vector<float> ws(s.Cout);
