@@ -141,12 +141,15 @@ Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::a
   const conv::desc d = g.has_bias ? conv::desc(inference, alg, src, w_any, bias_md, dst, strides, dilates, pad_l, pad_r)
                                   : conv::desc(inference, alg, src, w_any, dst, strides, dilates, pad_l, pad_r);
   *pd = conv::primitive_desc(d, attr, engine());
-  if (g.group > 1 && threads == 1 && node.env != nullptr && node.env->num_threads <= 1) {
-    // A depthwise convolution in a one-thread graph: oneDNN 2.6's jit_dw
-    // kernel where it has one, not its first choice brdgmm_dw: MobileNetV2
-    // fp32 at one thread 3.49-3.67 ms against 3.69-3.75 (17 depthwise
-    // convolutions 0.51 against 0.62 ms). Where the graph has more threads
-    // (the slabs' one-thread primitives included) the two were level.
+  if (g.group > 1 && threads == 1) {
+    // A depthwise convolution planned for one thread (a one-thread graph's,
+    // or one slab of a split one): oneDNN 2.6's jit_dw kernel where it has
+    // one, not its first choice brdgmm_dw. One thread: MobileNetV2 fp32
+    // 3.49-3.67 ms against 3.69-3.75 (17 depthwise convolutions 0.51 against
+    // 0.62 ms). Slabs: twice as fast in a warm loop (docs/performance.md,
+    // session 10), and once pointwise slabs split by pixels, MobileNetV2
+    // fp32 at two threads 2.47 -> 2.40 and 2.64 -> 2.52 ms (medians of 10
+    // and 12 alternations; EfficientNet-B0 level).
     for (conv::primitive_desc p = *pd; ; ) {
       if (std::string_view(p.impl_info_str()).rfind("jit_dw", 0) == 0) {
         *pd = p;
