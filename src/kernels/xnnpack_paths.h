@@ -23,8 +23,10 @@ bool prepare_maximum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* 
 bool prepare_minimum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // FLOAT_32 activations and unary ops (xnnpack_unary.cpp), any of the op
-// types fast_paths.cpp lists for it; declines the operations it lacks.
-bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// types fast_paths.cpp lists for it, and FLOAT_16 ones for the exact loops
+// (the clamps, Abs, Neg, Sign, Reciprocal, hard sigmoid); declines the
+// operations it lacks.
+bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // f32 Power with a static scalar exponent of 2 (a decomposed LayerNorm's
 // variance): x * x, the correctly rounded square — within an ulp of the
 // reference's powf, which is not always correctly rounded.

@@ -1,4 +1,6 @@
-// FLOAT_32 activations and unary element-wise ops, three ways:
+// FLOAT_32 activations and unary element-wise ops, three ways (and FLOAT_16
+// ones the first way, converting in blocks; the rest of FLOAT_16 take a
+// table of 65536 answers, lookup_table.h):
 //   - exact loops (Relu, ReluMinMax, Relu1, Relu6, hard sigmoid, Abs, Neg,
 //     Reciprocal, Sign): the reference's own expression, compiled at -O3 so
 //     GCC vectorizes it, split over the graph's pool. XNNPACK's clamp/abs/
@@ -15,7 +17,7 @@
 //     on slices of the tensor in parallel — bit-exact by construction, and
 //     taken only where the pool splits it (otherwise the reference runs).
 // ElementWiseNeuron and ElementWiseUnary reach the same kernels by their
-// `operation` parameter. FLOAT_16 and fixed point are declined (8-bit:
+// `operation` parameter. Fixed point is declined (8- and 16-bit per-tensor:
 // lookup_table.cpp; the rest: the type adapter around these f32 paths).
 #include <algorithm>
 #include <cmath>
@@ -26,6 +28,7 @@
 #include "kernels/xnnpack_elementwise.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
+#include "ops/quant.h"
 
 namespace openhtp::kernels::xnn {
 namespace {
@@ -59,9 +62,45 @@ class LoopKernel final : public ops::OpKernel {
   Fn fn_;
 };
 
+// The same loop on FLOAT_16 tensors in one pass: blocks of halves widened
+// into a buffer in L1 (F16C), the expression, rounded back — with
+// quant::halves_to_floats / floats_to_halves, the type adapter's own
+// conversions, so the result is bit for bit the adapter's around the float
+// loop, without its two extra passes over memory (a 451K-element Relu: 108
+// us through the adapter on one thread; bench_kernels relu_f16).
+template <typename Fn>
+class HalfLoopKernel final : public ops::OpKernel {
+ public:
+  HalfLoopKernel(size_t n, pthreadpool_t pool, Fn fn) : n_(n), pool_(pool), fn_(fn) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const uint16_t* x = static_cast<const uint16_t*>(in[0]);
+    uint16_t* y = static_cast<uint16_t*>(out[0]);
+    auto body = [x, y, fn = fn_](size_t start, size_t count) {
+      constexpr size_t kBlock = 512;
+      float f[kBlock];
+      for (size_t b = start; b < start + count; b += kBlock) {
+        const size_t m = std::min(kBlock, start + count - b);
+        ops::quant::halves_to_floats(x + b, f, m);
+        for (size_t i = 0; i < m; ++i) f[i] = fn(f[i]);
+        ops::quant::floats_to_halves(f, y + b, m);
+      }
+    };
+    parallel_tiles(pool_, n_, kCheapTile, body);
+  }
+
+ private:
+  size_t n_;
+  pthreadpool_t pool_;
+  Fn fn_;
+};
+
 template <typename Fn>
 std::unique_ptr<ops::OpKernel> loop(const ops::NodeDesc& node, Fn fn) {
   const size_t n = node.inputs[0].num_elements();
+  if (node.inputs[0].dtype == dtype::kFloat16) {
+    return std::make_unique<HalfLoopKernel<Fn>>(n, elementwise_pool(node, n, kCheapMin), fn);
+  }
   return std::make_unique<LoopKernel<Fn>>(n, elementwise_pool(node, n, kCheapMin), fn);
 }
 
@@ -133,7 +172,7 @@ class XnnUnaryKernel final : public ops::OpKernel {
 enum class XnnOp { kSigmoid, kHardSwish, kElu, kSqrt, kFloor, kCeil, kRound };
 
 std::unique_ptr<ops::OpKernel> xnn_unary(const ops::NodeDesc& node, XnnOp op, float alpha = 1.0f) {
-  if (!ready()) return nullptr;
+  if (!ready() || node.inputs[0].dtype != dtype::kFloat32) return nullptr;
   xnn_operator_t xop = nullptr;
   xnn_status s = xnn_status_unsupported_parameter;
   UnarySetupFn setup = nullptr;
@@ -217,6 +256,7 @@ std::unique_ptr<ops::OpKernel> reference_slice(const ops::NodeDesc& node, size_t
 }
 
 std::unique_ptr<ops::OpKernel> sliced_reference(const ops::NodeDesc& node) {
+  if (node.inputs[0].dtype != dtype::kFloat32) return nullptr;
   const size_t n = node.inputs[0].num_elements();
   pthreadpool_t pool = elementwise_pool(node, n, kCostlyMin);
   // Without the pool this would be the reference itself: let it run as such.
@@ -351,13 +391,15 @@ bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   return true;
 }
 
-bool prepare_unary_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& y = node.outputs[0];
-  // Plain FLOAT_32 only (integer Relu/ReluMinMax are the reference's native
-  // kernels); same dims, as the reference has checked.
-  if (!x.present || x.dtype != dtype::kFloat32 || y.dtype != dtype::kFloat32 || x.dims != y.dims) return false;
+  // FLOAT_32, or FLOAT_16 for the exact loops (integer Relu/ReluMinMax are
+  // the reference's native kernels); same dims, as the reference has checked.
+  const bool f32 = x.dtype == dtype::kFloat32 && y.dtype == dtype::kFloat32;
+  const bool f16 = x.dtype == dtype::kFloat16 && y.dtype == dtype::kFloat16;
+  if (!x.present || !(f32 || f16) || x.dims != y.dims) return false;
   std::unique_ptr<ops::OpKernel> k = kernel_for(node);
   if (!k) return false;
   *kernel = std::move(k);

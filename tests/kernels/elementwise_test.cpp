@@ -373,21 +373,61 @@ TEST(ElementwiseUnary, F32SlicedReferenceExactAndOnlyWhenSplit) {
   }
 }
 
+// FLOAT_16 ops whose fp32 path is an exact loop run it in one pass,
+// converting blocks of halves with the type adapter's own conversions: the
+// reference's bytes (the adapter around the float reference) for every one
+// of the 65536 half codes, NaNs and infinities included, on one thread and
+// split over two. The exact XNNPACK operators have no FLOAT_16 form here.
+TEST(ElementwiseUnary, F16ExactLoopsMatchReference) {
+  std::mt19937 rng(94);
+  ThreadEnv one(1), two(2);
+  const std::vector<uint32_t> dims{4, 65536};  // from kCheapMin: split at two threads
+  Bytes codes(count(dims) * 2);
+  for (size_t i = 0; i < count(dims); ++i) {
+    const uint16_t h = static_cast<uint16_t>(i);
+    std::memcpy(&codes[2 * i], &h, 2);
+  }
+  for (const UnaryCase& op : exact_unary()) {
+    Case c = unary_case(op, dims, rng);
+    c.node.inputs = {typed(dtype::kFloat16, dims)};
+    c.node.outputs = {typed(dtype::kFloat16, dims)};
+    c.data = {codes};
+    const FastPath& fp = fast_path(op.type, "xnnpack");
+    bool accepted = false;
+    const Bytes want = run_reference(c);
+    for (const ThreadEnv* env : {&one, &two}) {
+      const Bytes got = run_fast(c, fp, env->env(), &accepted);
+      EXPECT_EQ(accepted, !op.xnnpack) << c.node.name;
+      if (accepted) EXPECT_EQ(got, want) << c.node.name;
+    }
+  }
+}
+
 TEST(ElementwiseUnary, Declines) {
   ThreadEnv two(2);
   bool accepted = true;
-  // FLOAT_16 (the type adapter wraps the f32 path) and integer Relu.
+  // FLOAT_16 where the f32 path is an XNNPACK operator or the sliced
+  // reference (a table of 65536 answers takes those, lookup_table.h), and
+  // integer Relu.
   Case half;
-  half.node.type = "Relu";
+  half.node.type = "Sigmoid";
   half.node.inputs = {typed(dtype::kFloat16, {8})};
   half.node.outputs = {typed(dtype::kFloat16, {8})};
   half.is_static = {false};
   half.data = {Bytes(16)};
-  run_fast(half, fast_path("Relu", "xnnpack"), two.env(), &accepted);
+  run_fast(half, fast_path("Sigmoid", "xnnpack"), two.env(), &accepted);
+  EXPECT_FALSE(accepted);
+  half.node.type = "Tanh";
+  half.node.inputs = {typed(dtype::kFloat16, {4u << 20})};
+  half.node.outputs = {typed(dtype::kFloat16, {4u << 20})};
+  half.data = {Bytes(8u << 20)};
+  run_fast(half, fast_path("Tanh", "xnnpack"), two.env(), &accepted);
   EXPECT_FALSE(accepted);
   Case ints = half;
+  ints.node.type = "Relu";
   ints.node.inputs = {typed(dtype::kInt32, {8})};
   ints.node.outputs = {typed(dtype::kInt32, {8})};
+  ints.data = {Bytes(32)};
   run_fast(ints, fast_path("Relu", "xnnpack"), two.env(), &accepted);
   EXPECT_FALSE(accepted);
 }
