@@ -165,9 +165,10 @@ Bench relu(uint32_t dt, uint32_t hw, uint32_t c) {
                     {tensor(dt, {1, hw, hw, c}, q ? 0.0003f : 0.0f, 0)}, {}, {false}, 8);
 }
 
-// A transcendental activation over [1, H, W, C] in FLOAT_16 or
-// UFIXED_POINT_16: a 65536-entry table of the reference's answers
-// (lookup_table.h) against the type adapter around the fp32 path.
+// A transcendental activation over [1, H, W, C]: in FLOAT_16 or
+// UFIXED_POINT_16 a 65536-entry table of the reference's answers
+// (lookup_table.h); in FLOAT_32 (Gelu, Tanh) openhtp's polynomials
+// (float_transcendental.h) against the reference.
 Bench unary16(std::string type, uint32_t dt, uint32_t hw, uint32_t c) {
   const bool q = dt == dtype::kUfixed16;
   return make_bench(std::move(type), {tensor(dt, {1, hw, hw, c}, q ? 0.0004f : 0.0f, q ? -30000 : 0)},
@@ -269,6 +270,10 @@ BENCHMARK_CAPTURE(run, relu_u16_56x56x144_table, relu(dtype::kUfixed16, 56, 144)
 BENCHMARK_CAPTURE(run, sigmoid_f16_56x56x144_fast, unary16("Sigmoid", dtype::kFloat16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gelu_f16_56x56x144_fast, unary16("Gelu", dtype::kFloat16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gelu_u16_56x56x144_fast, unary16("Gelu", dtype::kUfixed16, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gelu_f32_56x56x144_fast, unary16("Gelu", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gelu_f32_56x56x144_reference, unary16("Gelu", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, tanh_f32_56x56x144_fast, unary16("Tanh", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, tanh_f32_56x56x144_reference, unary16("Tanh", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu(dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu(dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, pointwise_f32_7x7x960x320_fast, pointwise_f32(7, 960, 320), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdint>
 
+#include "kernels/exp_poly.h"
+
 // GCC 12 warns that the AVX-512 intrinsics' internal "undefined" source
 // operands may be used uninitialized (a false positive of its headers).
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
@@ -14,24 +16,17 @@ namespace openhtp::kernels {
 
 namespace {
 
-// exp(r) on |r| <= ln2 / 2 as 1 + r + c2 r^2 + ... + c6 r^6: a near-minimax
-// fit of the relative error (Lawson's iteration over 4000 Chebyshev nodes,
-// the coefficients then rounded to float), max relative error 1.7e-8 (0.3
-// ulp). It replaced the degree-7 Taylor polynomial: one fused multiply-add
-// fewer an element, no less accurate (session 13, docs/performance.md).
-constexpr float kExpC2 = 0.4999999403953552f;
-constexpr float kExpC3 = 0.16666431725025177f;
-constexpr float kExpC4 = 0.04166800156235695f;
-constexpr float kExpC5 = 0.00837415549904108f;
-constexpr float kExpC6 = 0.0013843653723597527f;
+// exp's polynomial and ln 2 split (exp_poly.h), as the vector code below
+// uses them one by one.
+using exp_poly::kC2, exp_poly::kC3, exp_poly::kC4, exp_poly::kC5, exp_poly::kC6, exp_poly::kLn2Hi,
+    exp_poly::kLn2Lo;
+
 // x is clamped to [kXMin, kXMax] before exp(-x): k = round(-x / ln 2) stays
 // in [-126, 128], so 2^k is a normal float or, at k = 128 (x below about
 // -88.7), infinity, and x / (1 + inf) the -0 the contract gives there. NaN
 // becomes kXMin (a finite exponent; the division by it keeps the NaN).
 constexpr float kXMin = -89.0f;
 constexpr float kXMax = 87.0f;
-constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split: k * kLn2Hi is exact
-constexpr float kLn2Lo = 1.428606765330187e-06f;
 
 }  // namespace
 
@@ -46,10 +41,10 @@ __attribute__((target_clones("avx2", "default"))) void silu_clamp_f32_portable(f
     const float k = std::nearbyint(xc * -1.44269504088896341f);
     float r = -std::fma(k, kLn2Hi, xc);  // -x - k ln2, in two steps
     r = std::fma(-k, kLn2Lo, r);
-    float p = std::fma(kExpC6, r, kExpC5);
-    p = std::fma(p, r, kExpC4);
-    p = std::fma(p, r, kExpC3);
-    p = std::fma(p, r, kExpC2);
+    float p = std::fma(kC6, r, kC5);
+    p = std::fma(p, r, kC4);
+    p = std::fma(p, r, kC3);
+    p = std::fma(p, r, kC2);
     p = std::fma(p, r, 1.0f);
     p = std::fma(p, r, 1.0f);
     const float scale = std::bit_cast<float>(static_cast<int32_t>(k + 127.0f) << 23);
@@ -97,9 +92,9 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 silu_step(__m512
 __attribute__((target("avx512f"))) SiluConstants silu_constants(float lo, float hi) {
   return {_mm512_set1_ps(-1.44269504088896341f), _mm512_set1_ps(kXMin),  _mm512_set1_ps(kXMax),
           _mm512_set1_ps(kLn2Hi),                _mm512_set1_ps(kLn2Lo), _mm512_set1_ps(1.0f),
-          _mm512_set1_ps(lo),                    _mm512_set1_ps(hi),     _mm512_set1_ps(kExpC6),
-          _mm512_set1_ps(kExpC5),                _mm512_set1_ps(kExpC4), _mm512_set1_ps(kExpC3),
-          _mm512_set1_ps(kExpC2)};
+          _mm512_set1_ps(lo),                    _mm512_set1_ps(hi),     _mm512_set1_ps(kC6),
+          _mm512_set1_ps(kC5),                _mm512_set1_ps(kC4), _mm512_set1_ps(kC3),
+          _mm512_set1_ps(kC2)};
 }
 
 bool clamps(float lo, float hi) { return !(std::isinf(lo) && lo < 0 && std::isinf(hi) && hi > 0); }

@@ -1,4 +1,4 @@
-// FLOAT_32 activations and unary element-wise ops, three ways (and FLOAT_16
+// FLOAT_32 activations and unary element-wise ops, four ways (and FLOAT_16
 // ones the first way, converting in blocks; the rest of FLOAT_16 take a
 // table of 65536 answers, lookup_table.h):
 //   - exact loops (Relu, ReluMinMax, Relu1, Relu6, hard sigmoid, Abs, Neg,
@@ -12,8 +12,10 @@
 //     roundings are exact (bit-exact with the reference); sigmoid, elu and
 //     hardswish are XNNPACK's approximations, within the tolerance
 //     tests/kernels/elementwise_test.cpp states.
-//   - the rest (Tanh, Gelu, Softplus, Exp, Log, Sin, ...: transcendental, no
-//     XNNPACK f32 operator in this version): the reference kernel itself run
+//   - openhtp's vectorized polynomials: tanh and GELU (float_transcendental.h,
+//     within the same tolerance).
+//   - the rest (Softplus, Exp, Log, Sin, ...: transcendental, no XNNPACK f32
+//     operator in this version): the reference kernel itself run
 //     on slices of the tensor in parallel — bit-exact by construction, and
 //     taken only where the pool splits it (otherwise the reference runs).
 // ElementWiseNeuron and ElementWiseUnary reach the same kernels by their
@@ -25,6 +27,7 @@
 #include <memory>
 #include <string_view>
 
+#include "kernels/float_transcendental.h"
 #include "kernels/xnnpack_elementwise.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
@@ -106,6 +109,34 @@ std::unique_ptr<ops::OpKernel> loop(const ops::NodeDesc& node, Fn fn) {
 
 std::unique_ptr<ops::OpKernel> clamp_loop(const ops::NodeDesc& node, float lo, float hi) {
   return loop(node, [lo, hi](float v) { return clamp(v, lo, hi); });
+}
+
+// --- openhtp's vectorized transcendental functions (float_transcendental.h) ---
+
+using ArrayFn = void (*)(const float* x, float* y, size_t n);
+
+class ArrayKernel final : public ops::OpKernel {
+ public:
+  ArrayKernel(ArrayFn fn, size_t n, pthreadpool_t pool) : fn_(fn), n_(n), pool_(pool) {}
+
+  void run(std::span<const void* const> in, std::span<void* const> out) override {
+    const float* x = static_cast<const float*>(in[0]);
+    float* y = static_cast<float*>(out[0]);
+    auto body = [x, y, fn = fn_](size_t start, size_t count) { fn(x + start, y + start, count); };
+    parallel_tiles(pool_, n_, kCheapTile, body);
+  }
+
+ private:
+  ArrayFn fn_;
+  size_t n_;
+  pthreadpool_t pool_;
+};
+
+// FLOAT_32 only: FLOAT_16 takes a table of the reference's answers.
+std::unique_ptr<ops::OpKernel> array(const ops::NodeDesc& node, ArrayFn fn) {
+  if (node.inputs[0].dtype != dtype::kFloat32) return nullptr;
+  const size_t n = node.inputs[0].num_elements();
+  return std::make_unique<ArrayKernel>(fn, n, elementwise_pool(node, n, kCheapMin));
 }
 
 // --- XNNPACK unary operators ---
@@ -330,7 +361,9 @@ std::unique_ptr<ops::OpKernel> neuron_kernel(const ops::NodeDesc& node, Neuron o
     case Neuron::kRelu: return relu(node);
     case Neuron::kReluMinMax: return min_max(node);
     case Neuron::kSigmoid: return xnn_unary(node, XnnOp::kSigmoid);
-    default: return sliced_reference(node);  // Gelu, Softplus, Tanh
+    case Neuron::kGelu: return array(node, &gelu_f32);
+    case Neuron::kTanh: return array(node, &tanh_f32);
+    default: return sliced_reference(node);  // Softplus
   }
 }
 
@@ -358,7 +391,9 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
     float alpha = 1.0f;
     return f32_param(node, "alpha", 1.0f, &alpha) ? xnn_unary(node, XnnOp::kElu, alpha) : nullptr;
   }
-  if (t == "Tanh" || t == "Gelu" || t == "ElementWiseSoftplus") return sliced_reference(node);
+  if (t == "Tanh") return array(node, &tanh_f32);
+  if (t == "Gelu") return array(node, &gelu_f32);
+  if (t == "ElementWiseSoftplus") return sliced_reference(node);
   if (t == "ElementWiseNeuron" || t == "ElementWiseUnary") {
     const ops::Param* p = node.find_param("operation");
     if (p == nullptr || p->is_tensor || p->i < 0) return nullptr;

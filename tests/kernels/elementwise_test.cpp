@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <limits>
 
+#include <bit>
+
 #include "kernel_check.h"
 
 namespace kernelstest {
@@ -289,7 +291,8 @@ TEST(ElementwiseUnary, F32ExactPathsMatchReference) {
   }
 }
 
-// XNNPACK's sigmoid, elu and hardswish are approximations. The bound tested
+// XNNPACK's sigmoid, elu and hardswish are approximations, and so are
+// openhtp's tanh and GELU polynomials (float_transcendental.h). The bound tested
 // is the one the other fp32 tests use for a single operation (K = 1 in
 // kernel_check.h: 2 * (K + 2) * 2^-24 relative, about 3 ulp) plus an
 // absolute 2^-24 * max(1, |x|) for results that cancel to near zero
@@ -307,6 +310,10 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
       {"ElementWiseNeuron", {u32_param("operation", 0), f32_param("alpha", 1.3f)}, true},  // ELU
       {"ElementWiseNeuron", {u32_param("operation", 3)}, true},                            // HARD_SWISH
       {"ElementWiseNeuron", {u32_param("operation", 6)}, true},                            // SIGMOID
+      {"Tanh", {}},
+      {"Gelu", {}},
+      {"ElementWiseNeuron", {u32_param("operation", 1)}},  // GELU
+      {"ElementWiseNeuron", {u32_param("operation", 8)}},  // TANH
   };
   for (const UnaryCase& op : ops) {
     const FastPath& fp = fast_path(op.type, "xnnpack");
@@ -339,18 +346,65 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
   }
 }
 
-// The transcendental ops without an XNNPACK operator run the reference on
-// slices in parallel: bit-exact, and only taken where the pool splits them.
+// The same bound for tanh and GELU over the whole float line: every 4096th
+// bit pattern (both signs, every exponent, a million values), and the
+// values where their formulas change (0.625 for tanh; 2 and 3.9 sqrt 2 for
+// GELU) with their neighbours.
+TEST(ElementwiseUnary, F32TanhGeluWithinBoundOverEveryExponent) {
+  ThreadEnv one(1);
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits <= UINT32_MAX; bits += 4096) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (float edge : {0.625f, 2.0f, 3.9f * 1.41421356f, 9.1f}) {
+    for (float e : {edge, -edge}) {
+      float v = e;
+      for (int k = 0; k < 4; ++k) v = std::nextafter(v, 0.0f);
+      for (int k = 0; k < 9; ++k, v = std::nextafter(v, 2 * e)) xs.push_back(v);
+    }
+  }
+  for (const char* type : {"Tanh", "Gelu"}) {
+    Case c;
+    c.node.type = type;
+    c.node.name = type;
+    c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
+    c.node.outputs = c.node.inputs;
+    c.is_static = {false};
+    c.data = {to_bytes(xs)};
+    const auto ref = from_bytes<float>(run_reference(c));
+    bool accepted = false;
+    const auto fast = from_bytes<float>(run_fast(c, fast_path(type, "xnnpack"), one.env(), &accepted));
+    ASSERT_TRUE(accepted) << type;
+    double worst_ulps = 0, worst_share = 0;  // ulps where |y| >= 2^-20 max(1, |x|); share of the bound
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (std::isnan(ref[i]) || std::isinf(ref[i])) {
+        if (std::isnan(ref[i])) ASSERT_TRUE(std::isnan(fast[i])) << type << " x=" << xs[i];
+        else ASSERT_EQ(fast[i], ref[i]) << type << " x=" << xs[i];
+        continue;
+      }
+      const double abs_x = std::fabs(xs[i]);
+      const double tol = 6 * 5.97e-8 * std::fabs(ref[i]) + 5.97e-8 * std::max(1.0, abs_x);
+      ASSERT_NEAR(fast[i], ref[i], tol) << type << " x=" << xs[i];
+      const double err = std::fabs(double(fast[i]) - ref[i]);
+      worst_share = std::max(worst_share, err / tol);
+      if (std::fabs(ref[i]) >= std::ldexp(std::max(1.0, abs_x), -20)) {
+        worst_ulps = std::max(worst_ulps, err / std::ldexp(1.0, std::ilogb(ref[i]) - 23));
+      }
+    }
+    std::printf("%s: worst %.1f ulp where |y| >= 2^-20 max(1, |x|), %.2f of the bound, over the float line\n", type,
+                worst_ulps, worst_share);
+  }
+}
+
+// The transcendental ops without an XNNPACK operator or a polynomial of
+// openhtp's run the reference on slices in parallel: bit-exact, and only
+// taken where the pool splits them.
 TEST(ElementwiseUnary, F32SlicedReferenceExactAndOnlyWhenSplit) {
   std::mt19937 rng(93);
   ThreadEnv one(1), two(2);
   const std::vector<UnaryCase> ops = {
-      {"Tanh", {}},
-      {"Gelu", {}},
       {"ElementWiseSoftplus", {f32_param("beta", 2.0f)}},
       {"ElementWiseExp", {}},
       {"ElementWiseUnary", {u32_param("operation", 12)}},  // RSQRT
-      {"ElementWiseNeuron", {u32_param("operation", 8)}},  // TANH
+      {"ElementWiseNeuron", {u32_param("operation", 7)}},  // SOFTPLUS
   };
   for (const UnaryCase& op : ops) {
     const FastPath& fp = fast_path(op.type, "xnnpack");
