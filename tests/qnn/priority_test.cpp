@@ -18,7 +18,13 @@ using namespace qnntest;
 namespace {
 
 constexpr uint32_t kN = 1 << 16;  // 256 KiB per tensor: each op takes tens of µs
-constexpr uint32_t kLongOps = 200;
+// Long enough to be overlapped when the CPUs are busy: with both threads on
+// one core (ctest -j2 beside other tests), the scheduler may let the long
+// execute run to its end before the woken high-priority thread gets the
+// core. At 200 ops both loops below failed every attempt with a spinning
+// process on each CPU (and once each in two clean-clone runs in a day); at
+// 600, ten repetitions passed under the same load.
+constexpr uint32_t kLongOps = 600;
 
 class Priority : public QnnFixture {
  protected:
