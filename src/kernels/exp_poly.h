@@ -23,9 +23,10 @@ inline constexpr float kLog2e = 1.44269504088896341f;
 inline constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split: k * kLn2Hi is exact
 inline constexpr float kLn2Lo = 1.428606765330187e-06f;
 
-// exp(v) for v whose k = round(v / ln 2) lies in [-126, 127] (the caller
-// clamps): r = v - k ln 2 in two steps, 2^k built in the exponent field.
-// Written element by element for loops GCC vectorizes.
+// exp(v) for v whose k = round(v / ln 2) lies in [-126, 128] (the caller
+// clamps; k = 128 gives infinity): r = v - k ln 2 in two steps, 2^k built
+// in the exponent field, so 2^k p is exact and the result is rounded once,
+// in p. Written element by element for loops GCC vectorizes.
 inline float exp_clamped(float v) {
   const float k = std::nearbyint(v * kLog2e);
   float r = std::fma(-k, kLn2Hi, v);

@@ -38,17 +38,9 @@ __attribute__((target_clones("avx2", "default"))) void silu_clamp_f32_portable(f
     const float x = y[i];
     float xc = x > kXMin ? x : kXMin;  // NaN: the comparison is false
     xc = xc < kXMax ? xc : kXMax;
-    const float k = std::nearbyint(xc * -1.44269504088896341f);
-    float r = -std::fma(k, kLn2Hi, xc);  // -x - k ln2, in two steps
-    r = std::fma(-k, kLn2Lo, r);
-    float p = std::fma(kC6, r, kC5);
-    p = std::fma(p, r, kC4);
-    p = std::fma(p, r, kC3);
-    p = std::fma(p, r, kC2);
-    p = std::fma(p, r, 1.0f);
-    p = std::fma(p, r, 1.0f);
-    const float scale = std::bit_cast<float>(static_cast<int32_t>(k + 127.0f) << 23);
-    float v = x / std::fma(p, scale, 1.0f);
+    // exp(-x) is 2^k p exactly (a power of two times p), so the one rounding
+    // is the + 1's, as fma(p, 2^k, 1) and the vector code's scalef + 1.
+    float v = x / (exp_poly::exp_clamped(-xc) + 1.0f);
     v = v < lo ? lo : v;
     v = v > hi ? hi : v;
     y[i] = v;

@@ -26,6 +26,7 @@
 #include <cstring>
 #include <memory>
 #include <string_view>
+#include <type_traits>
 
 #include "kernels/float_transcendental.h"
 #include "kernels/xnnpack_elementwise.h"
@@ -43,50 +44,34 @@ namespace dtype = ops::dtype;
 // Comparisons as in the reference (neuron.cpp): NaN stays NaN.
 inline float clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-template <typename Fn>
+// A loop over FLOAT_32 elements, or (Half) over FLOAT_16 ones in one pass:
+// blocks of halves widened into a buffer in L1 (F16C), the expression,
+// rounded back — with quant::halves_to_floats / floats_to_halves, the type
+// adapter's own conversions, so the result is bit for bit the adapter's
+// around the float loop, without its two extra passes over memory (a
+// 451K-element Relu: 108 us through the adapter on one thread, 88-95 so;
+// bench_kernels relu_f16).
+template <typename Fn, bool Half>
 class LoopKernel final : public ops::OpKernel {
  public:
   LoopKernel(size_t n, pthreadpool_t pool, Fn fn) : n_(n), pool_(pool), fn_(fn) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const float* x = static_cast<const float*>(in[0]);
-    float* y = static_cast<float*>(out[0]);
+    using T = std::conditional_t<Half, uint16_t, float>;
+    const T* x = static_cast<const T*>(in[0]);
+    T* y = static_cast<T*>(out[0]);
     auto body = [x, y, fn = fn_](size_t start, size_t count) {
-      const float* xs = x + start;
-      float* ys = y + start;
-      for (size_t i = 0; i < count; ++i) ys[i] = fn(xs[i]);
-    };
-    parallel_tiles(pool_, n_, kCheapTile, body);
-  }
-
- private:
-  size_t n_;
-  pthreadpool_t pool_;
-  Fn fn_;
-};
-
-// The same loop on FLOAT_16 tensors in one pass: blocks of halves widened
-// into a buffer in L1 (F16C), the expression, rounded back — with
-// quant::halves_to_floats / floats_to_halves, the type adapter's own
-// conversions, so the result is bit for bit the adapter's around the float
-// loop, without its two extra passes over memory (a 451K-element Relu: 108
-// us through the adapter on one thread; bench_kernels relu_f16).
-template <typename Fn>
-class HalfLoopKernel final : public ops::OpKernel {
- public:
-  HalfLoopKernel(size_t n, pthreadpool_t pool, Fn fn) : n_(n), pool_(pool), fn_(fn) {}
-
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const uint16_t* x = static_cast<const uint16_t*>(in[0]);
-    uint16_t* y = static_cast<uint16_t*>(out[0]);
-    auto body = [x, y, fn = fn_](size_t start, size_t count) {
-      constexpr size_t kBlock = 512;
-      float f[kBlock];
-      for (size_t b = start; b < start + count; b += kBlock) {
-        const size_t m = std::min(kBlock, start + count - b);
-        ops::quant::halves_to_floats(x + b, f, m);
-        for (size_t i = 0; i < m; ++i) f[i] = fn(f[i]);
-        ops::quant::floats_to_halves(f, y + b, m);
+      if constexpr (Half) {
+        constexpr size_t kBlock = 512;
+        float f[kBlock];
+        for (size_t b = start; b < start + count; b += kBlock) {
+          const size_t m = std::min(kBlock, start + count - b);
+          ops::quant::halves_to_floats(x + b, f, m);
+          for (size_t i = 0; i < m; ++i) f[i] = fn(f[i]);
+          ops::quant::floats_to_halves(f, y + b, m);
+        }
+      } else {
+        for (size_t i = start; i < start + count; ++i) y[i] = fn(x[i]);
       }
     };
     parallel_tiles(pool_, n_, kCheapTile, body);
@@ -102,9 +87,9 @@ template <typename Fn>
 std::unique_ptr<ops::OpKernel> loop(const ops::NodeDesc& node, Fn fn) {
   const size_t n = node.inputs[0].num_elements();
   if (node.inputs[0].dtype == dtype::kFloat16) {
-    return std::make_unique<HalfLoopKernel<Fn>>(n, elementwise_pool(node, n, kCheapMin), fn);
+    return std::make_unique<LoopKernel<Fn, true>>(n, elementwise_pool(node, n, kCheapMin), fn);
   }
-  return std::make_unique<LoopKernel<Fn>>(n, elementwise_pool(node, n, kCheapMin), fn);
+  return std::make_unique<LoopKernel<Fn, false>>(n, elementwise_pool(node, n, kCheapMin), fn);
 }
 
 std::unique_ptr<ops::OpKernel> clamp_loop(const ops::NodeDesc& node, float lo, float hi) {
