@@ -72,21 +72,24 @@ class LookupKernel final : public ops::OpKernel {
   void apply(size_t start, size_t count) const {
     const uint8_t* table = table_.data();  // a local: y may alias anything, the table must stay in a register
     uint8_t* y = y_ + start * out_bytes_;
+    auto entries = [&](const auto* x) {  // entries of any width, one memcpy each
+      for (size_t i = 0; i < count; ++i) std::memcpy(y + i * out_bytes_, table + size_t{x[i]} * out_bytes_, out_bytes_);
+    };
     if (in_bytes_ == 2) {
       const uint16_t* x = reinterpret_cast<const uint16_t*>(x_) + start;
       if (out_bytes_ == 2) {
         lookup_halves(reinterpret_cast<const uint16_t*>(table), x, reinterpret_cast<uint16_t*>(y), count);
-        return;
+      } else {
+        entries(x);
       }
-      for (size_t i = 0; i < count; ++i) std::memcpy(y + i * out_bytes_, table + size_t{x[i]} * out_bytes_, out_bytes_);
       return;
     }
     const uint8_t* x = x_ + start;
     if (out_bytes_ == 1) {
       lookup_bytes(table, x, y, count);
-      return;
+    } else {
+      entries(x);
     }
-    for (size_t i = 0; i < count; ++i) std::memcpy(y + i * out_bytes_, table + size_t{x[i]} * out_bytes_, out_bytes_);
   }
 
   std::vector<uint8_t> table_;  // (1 << 8 * in_bytes_) entries of out_bytes_ each
