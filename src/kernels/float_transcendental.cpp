@@ -73,16 +73,55 @@ inline float gelu_one(float x) {
   return x != x ? x : y;
 }
 
+// The loop over elements, compiled once per ISA level below (GCC vectorizes
+// it at each) and chosen by a CPU check. Not target_clones: an ifunc
+// resolver runs before ThreadSanitizer's runtime is up, and the TSan tree's
+// DSP process crashed at load with it (as quant.cpp found).
+template <float (*F)(float)>
+inline void each(const float* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = F(x[i]);
+}
+
+#define OPENHTP_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
+#define OPENHTP_AVX2 __attribute__((target("avx2,fma")))
+template <float (*F)(float)>
+OPENHTP_AVX512 void each_avx512(const float* x, float* y, size_t n) {
+  each<F>(x, y, n);
+}
+template <float (*F)(float)>
+OPENHTP_AVX2 void each_avx2(const float* x, float* y, size_t n) {
+  each<F>(x, y, n);
+}
+#undef OPENHTP_AVX512
+#undef OPENHTP_AVX2
+
+enum class Level { kBaseline, kAvx2, kAvx512 };
+
+Level cpu_level() {
+  static const Level level = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
+      return Level::kAvx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::kAvx2;
+    return Level::kBaseline;
+  }();
+  return level;
+}
+
+template <float (*F)(float)>
+void dispatch(const float* x, float* y, size_t n) {
+  switch (cpu_level()) {
+    case Level::kAvx512: return each_avx512<F>(x, y, n);
+    case Level::kAvx2: return each_avx2<F>(x, y, n);
+    case Level::kBaseline: return each<F>(x, y, n);
+  }
+}
+
 }  // namespace
 
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void tanh_f32(const float* x, float* y,
-                                                                                             size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = tanh_one(x[i]);
-}
-
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void gelu_f32(const float* x, float* y,
-                                                                                             size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = gelu_one(x[i]);
-}
+void tanh_f32(const float* x, float* y, size_t n) { dispatch<tanh_one>(x, y, n); }
+void gelu_f32(const float* x, float* y, size_t n) { dispatch<gelu_one>(x, y, n); }
 
 }  // namespace openhtp::kernels
