@@ -86,7 +86,7 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
   std::shared_ptr<ChannelScaledWeights> scaled;
   std::vector<std::shared_ptr<ChannelScaledWeights>> distinct_scaled;  // one per weights layout the slabs use
   std::vector<SlabKernel::Slab> slabs;
-  for (const SlabRows& r : slab_rows(g, threads)) {
+  for (const SlabExtent& r : slab_extents(g, threads)) {
     const memory::desc src({1, g.Cin, r.g.H, r.g.W}, dt::f32, tag::nhwc);
     const memory::desc dst({1, g.Cout, r.g.Ho, r.g.Wo}, dt::f32, tag::nhwc);
     dnnl::primitive_attr attr = default_attr();

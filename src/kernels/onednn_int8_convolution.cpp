@@ -140,7 +140,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
     std::vector<SlabKernel::Slab> slabs;
     const OneThreadPlanning one_thread;
     bool ok = true;
-    for (const SlabRows& r : slab_rows(g, threads)) {
+    for (const SlabExtent& r : slab_extents(g, threads)) {
       std::optional<Executor> ex;
       size_t src_slot = 0, dst_slot = 0;
       ok = make(r.g, 1, &ex, &src_slot, &dst_slot);

@@ -30,13 +30,13 @@ bool slab_shape(const ops::ConvGeometry& g, size_t threads) {
   return depthwise && g.Ho >= 2 * threads;
 }
 
-std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
-  std::vector<SlabRows> slabs;
+std::vector<SlabExtent> slab_extents(const ops::ConvGeometry& g, size_t threads) {
+  std::vector<SlabExtent> slabs;
   if (pointwise(g)) {
     const uint64_t pixels = uint64_t{g.Ho} * g.Wo;
     for (size_t t = 0; t < threads; ++t) {
       const uint64_t p0 = pixels * t / threads, p1 = pixels * (t + 1) / threads;
-      SlabRows s{g, p0, p0};
+      SlabExtent s{g, p0, p0};
       s.g.H = s.g.Ho = 1;
       s.g.W = s.g.Wo = static_cast<uint32_t>(p1 - p0);
       slabs.push_back(s);
@@ -50,7 +50,7 @@ std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads) {
     // ones [i0, i1) and pads the rest.
     const int64_t top = o0 * g.sh - g.pt, bottom = (o1 - 1) * g.sh - g.pt + span;
     const int64_t i0 = std::max<int64_t>(0, top), i1 = std::min<int64_t>(g.H, bottom);
-    SlabRows s{g, static_cast<size_t>(i0) * g.W, static_cast<size_t>(o0) * g.Wo};
+    SlabExtent s{g, static_cast<size_t>(i0) * g.W, static_cast<size_t>(o0) * g.Wo};
     s.g.H = static_cast<uint32_t>(i1 - i0);
     s.g.Ho = static_cast<uint32_t>(o1 - o0);
     s.g.pt = static_cast<uint32_t>(i0 - top);

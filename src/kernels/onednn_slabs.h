@@ -53,7 +53,7 @@ class OneThreadPlanning {
 
 // One slab: its own geometry, and the first input and output pixels (in
 // the whole image's row-major order) it covers.
-struct SlabRows {
+struct SlabExtent {
   ops::ConvGeometry g;
   size_t in_pixel, out_pixel;
 };
@@ -63,7 +63,7 @@ struct SlabRows {
 // two threads), and the split matches the element-wise loops' shares after
 // it (threads/shares.h). Other shapes split by output rows, each slab with
 // the input rows (halo included) its rows read.
-std::vector<SlabRows> slab_rows(const ops::ConvGeometry& g, size_t threads);
+std::vector<SlabExtent> slab_extents(const ops::ConvGeometry& g, size_t threads);
 
 // The slabs of one convolution, run one per pool thread. Each slab's
 // primitive binds src and dst at its rows (and a residual, laid out like

@@ -210,7 +210,7 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
   if (winograd_slabs(g, static_cast<size_t>(threads))) {
     const OneThreadPlanning one_thread;  // each slab's primitive is planned for one thread
     memory shared;
-    for (const SlabRows& r : slab_rows(g, static_cast<size_t>(threads))) {
+    for (const SlabExtent& r : slab_extents(g, static_cast<size_t>(threads))) {
       parts.push_back(make_part(node, r.g, r.in_pixel, r.out_pixel, 1, SiluAs::kPass, &shared));
     }
     after = silu_on_slab(node);
