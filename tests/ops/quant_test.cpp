@@ -50,8 +50,8 @@ TEST(Half, EveryFiniteHalfRoundTrips) {
 // functions bit for bit: every half widened; narrowed, every half's value,
 // every midpoint between neighbouring halves (ties to even), the points
 // just beside them, random floats over the whole exponent range (subnormal
-// halves, overflow, float subnormals), and NaNs with payloads — each at
-// every position in a block of 8 and in the scalar tail.
+// halves, overflow, float subnormals), and NaNs with payloads — each alone at
+// every position of a 16-wide block, an 8-wide one and the scalar tail.
 TEST(Half, ArrayConversionsAreTheScalarOnesBitForBit) {
   std::vector<uint16_t> halves(0x10000);
   for (uint32_t h = 0; h < 0x10000; ++h) halves[h] = static_cast<uint16_t>(h);
@@ -94,13 +94,27 @@ TEST(Half, ArrayConversionsAreTheScalarOnesBitForBit) {
     nans += std::isnan(floats[i]);
   }
   EXPECT_GT(nans, 100u);
-  // A NaN in every block position and in the tail, among ordinary values.
-  for (size_t at = 0; at < 11; ++at) {
-    std::vector<float> v(11, 1.5f);
+  // One NaN among ordinary values, at every position of 43 = two 16-wide
+  // blocks (AVX-512), an 8-wide one (F16C; where the CPU has no AVX-512, five)
+  // and a scalar tail of 3, both ways;
+  // for halves, every kind of NaN (the smallest and largest payloads, both
+  // signs, quiet and signalling).
+  for (size_t at = 0; at < 43; ++at) {
+    std::vector<float> v(43, 1.5f);
     v[at] = from_bits(0x7f800001u + static_cast<uint32_t>(at) * 0x1000u);
     std::vector<uint16_t> out(v.size());
     floats_to_halves(v.data(), out.data(), v.size());
     for (size_t i = 0; i < v.size(); ++i) ASSERT_EQ(out[i], float_to_half(v[i])) << at << " " << i;
+    for (uint16_t nan : {0x7c01, 0x7dff, 0x7e00, 0x7fff, 0xfc01, 0xfe00, 0xffff}) {
+      std::vector<uint16_t> hv(43, 0x3e00);  // 1.5
+      hv[at] = nan;
+      std::vector<float> fv(hv.size());
+      halves_to_floats(hv.data(), fv.data(), hv.size());
+      for (size_t i = 0; i < hv.size(); ++i) {
+        const float want = half_to_float(hv[i]);
+        ASSERT_EQ(0, std::memcmp(&fv[i], &want, 4)) << at << " " << i << " " << std::hex << nan;
+      }
+    }
   }
 }
 
