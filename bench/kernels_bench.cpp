@@ -167,7 +167,7 @@ Bench relu(uint32_t dt, uint32_t hw, uint32_t c) {
 
 // A transcendental activation over [1, H, W, C]: in FLOAT_16 or
 // UFIXED_POINT_16 a 65536-entry table of the reference's answers
-// (lookup_table.h); in FLOAT_32 (Gelu, Tanh) openhtp's polynomials
+// (lookup_table.h); in FLOAT_32 (Gelu, Tanh, Exp) openhtp's polynomials
 // (float_transcendental.h) against the reference.
 Bench unary16(std::string type, uint32_t dt, uint32_t hw, uint32_t c) {
   const bool q = dt == dtype::kUfixed16;
@@ -274,6 +274,8 @@ BENCHMARK_CAPTURE(run, gelu_f32_56x56x144_fast, unary16("Gelu", dtype::kFloat32,
 BENCHMARK_CAPTURE(run, gelu_f32_56x56x144_reference, unary16("Gelu", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tanh_f32_56x56x144_fast, unary16("Tanh", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, tanh_f32_56x56x144_reference, unary16("Tanh", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, exp_f32_56x56x144_fast, unary16("ElementWiseExp", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, exp_f32_56x56x144_reference, unary16("ElementWiseExp", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu(dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu(dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, pointwise_f32_7x7x960x320_fast, pointwise_f32(7, 960, 320), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -1,6 +1,8 @@
 #include "kernels/float_transcendental.h"
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 
 #include "kernels/exp_poly.h"
 
@@ -73,6 +75,28 @@ inline float gelu_one(float x) {
   return x != x ? x : y;
 }
 
+// exp(x): 2^k p(r) as exp_clamped, with 2^k applied in two factors so that
+// k may run from -150 to 128: results in the subnormal range and overflow
+// round once, in the second product, as expf's do. x is clamped to
+// [-104, 89], beyond which expf gives 0 and infinity.
+inline float exp_one(float x) {
+  float v = x > -104.0f ? x : -104.0f;  // NaN: the clamp; selected away below
+  v = v < 89.0f ? v : 89.0f;
+  const float k = std::nearbyint(v * exp_poly::kLog2e);
+  float r = std::fma(-k, exp_poly::kLn2Hi, v);
+  r = std::fma(-k, exp_poly::kLn2Lo, r);
+  float p = std::fma(exp_poly::kC6, r, exp_poly::kC5);
+  p = std::fma(p, r, exp_poly::kC4);
+  p = std::fma(p, r, exp_poly::kC3);
+  p = std::fma(p, r, exp_poly::kC2);
+  p = std::fma(p, r, 1.0f);
+  p = std::fma(p, r, 1.0f);
+  const float k1 = std::nearbyint(k * 0.5f), k2 = k - k1;  // each in [-75, 64]: normal powers of two
+  const float y = p * std::bit_cast<float>(static_cast<int32_t>(k1 + 127.0f) << 23) *
+                  std::bit_cast<float>(static_cast<int32_t>(k2 + 127.0f) << 23);
+  return x != x ? x : y;
+}
+
 // The loop over elements, compiled once per ISA level below (GCC vectorizes
 // it at each) and chosen by a CPU check. Not target_clones: an ifunc
 // resolver runs before ThreadSanitizer's runtime is up, and the TSan tree's
@@ -123,5 +147,6 @@ void dispatch(const float* x, float* y, size_t n) {
 
 void tanh_f32(const float* x, float* y, size_t n) { dispatch<tanh_one>(x, y, n); }
 void gelu_f32(const float* x, float* y, size_t n) { dispatch<gelu_one>(x, y, n); }
+void exp_f32(const float* x, float* y, size_t n) { dispatch<exp_one>(x, y, n); }
 
 }  // namespace openhtp::kernels

@@ -1,7 +1,7 @@
-// FLOAT_32 tanh and GELU as vectorized polynomials.
+// FLOAT_32 tanh, GELU and exp as vectorized polynomials.
 //
-// Why: the reference computes them per element in double (erf, tanh): 12-17
-// ns an element, so a ViT's or BERT's GELUs ran about as long as its
+// Why: the reference computes them per element in double (erf) or with
+// libm's float functions (tanhf, expf): 4-17 ns an element, so a ViT's or BERT's GELUs ran about as long as its
 // matrix products, and the fast path could only split that reference over
 // the pool from 2M elements. These loops are element by element with no
 // branch, which GCC vectorizes (one clone per ISA level).
@@ -9,9 +9,9 @@
 // Accuracy, against the reference (double erf / float tanhf): within
 // 6 * 2^-24 * |y| + 2^-24 * max(1, |x|), the bound the tests hold XNNPACK's
 // sigmoid, ELU and hard swish to; measured over a million values covering
-// every exponent: tanh 2 ulp, GELU 4 ulp where the relative term binds.
-// NaN stays NaN; tanh(+-inf) = +-1, gelu(+inf) = +inf, gelu(-inf) = NaN, as
-// the reference gives.
+// every exponent: tanh 2 ulp, GELU 4 ulp where the relative term binds, exp
+// 1 ulp. NaN stays NaN; tanh(+-inf) = +-1, gelu(+inf) = +inf, gelu(-inf) =
+// NaN, exp(-inf) = 0, exp overflows to +inf, as the reference gives.
 //
 // tanh(x): x + x^3 R(x^2) for |x| < 0.625, else sign(x) (1 - 2 / (e^{2|x|} +
 // 1)) with |x| clamped to 9.1, where tanh already rounds to 1.
@@ -23,14 +23,17 @@
 // Chebyshev interpolants evaluated on their interval mapped to [-1, 1]
 // (degrees 4, 5 and 12; relative error 2e-7, 7e-8 and 1.5e-7 with float
 // arithmetic).
+// exp(x) = 2^k p(r), p the SiLU pass's polynomial (exp_poly.h), 2^k applied
+// in two factors so subnormal results and overflow round once.
 #pragma once
 
 #include <cstddef>
 
 namespace openhtp::kernels {
 
-// y[i] = tanh(x[i]) / gelu(x[i]) for i < n; x == y allowed.
+// y[i] = tanh(x[i]) / gelu(x[i]) / exp(x[i]) for i < n; x == y allowed.
 void tanh_f32(const float* x, float* y, size_t n);
 void gelu_f32(const float* x, float* y, size_t n);
+void exp_f32(const float* x, float* y, size_t n);
 
 }  // namespace openhtp::kernels

@@ -12,9 +12,9 @@
 //     roundings are exact (bit-exact with the reference); sigmoid, elu and
 //     hardswish are XNNPACK's approximations, within the tolerance
 //     tests/kernels/elementwise_test.cpp states.
-//   - openhtp's vectorized polynomials: tanh and GELU (float_transcendental.h,
-//     within the same tolerance).
-//   - the rest (Softplus, Exp, Log, Sin, ...: transcendental, no XNNPACK f32
+//   - openhtp's vectorized polynomials: tanh, GELU and exp
+//     (float_transcendental.h, within the same tolerance).
+//   - the rest (Softplus, Log, Sin, ...: transcendental, no XNNPACK f32
 //     operator in this version): the reference kernel itself run
 //     on slices of the tensor in parallel — bit-exact by construction, and
 //     taken only where the pool splits it (otherwise the reference runs).
@@ -313,6 +313,7 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kFloor: return xnn_unary(node, XnnOp::kFloor);
     case Unary::kRound: return xnn_unary(node, XnnOp::kRound);  // half to even, as the reference
     case Unary::kSqrt: return xnn_unary(node, XnnOp::kSqrt);
+    case Unary::kExp: return array(node, &exp_f32);
     case Unary::kNot: return nullptr;  // BOOL_8
     default: return sliced_reference(node);
   }

@@ -314,6 +314,8 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
       {"Gelu", {}},
       {"ElementWiseNeuron", {u32_param("operation", 1)}},  // GELU
       {"ElementWiseNeuron", {u32_param("operation", 8)}},  // TANH
+      {"ElementWiseExp", {}},
+      {"ElementWiseUnary", {u32_param("operation", 5)}},  // EXP
   };
   for (const UnaryCase& op : ops) {
     const FastPath& fp = fast_path(op.type, "xnnpack");
@@ -346,22 +348,23 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
   }
 }
 
-// The same bound for tanh and GELU over the whole float line: every 4096th
-// bit pattern (both signs, every exponent, a million values), and the
-// values where their formulas change (0.625 for tanh; 2 and 3.9 sqrt 2 for
-// GELU) with their neighbours.
-TEST(ElementwiseUnary, F32TanhGeluWithinBoundOverEveryExponent) {
+// The same bound for tanh, GELU and exp over the whole float line: every
+// 4096th bit pattern (both signs, every exponent, a million values), and
+// the values where their formulas change (0.625 for tanh; 0.75 sqrt 2 and
+// 3.9 sqrt 2 for GELU; exp's overflow and subnormal edges) with their
+// neighbours.
+TEST(ElementwiseUnary, F32TanhGeluExpWithinBoundOverEveryExponent) {
   ThreadEnv one(1);
   std::vector<float> xs;
   for (uint64_t bits = 0; bits <= UINT32_MAX; bits += 4096) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-  for (float edge : {0.625f, 2.0f, 3.9f * 1.41421356f, 9.1f}) {
+  for (float edge : {0.625f, 0.75f * 1.41421356f, 3.9f * 1.41421356f, 9.1f, 88.7228f, 87.3365f, 103.97f}) {
     for (float e : {edge, -edge}) {
       float v = e;
       for (int k = 0; k < 4; ++k) v = std::nextafter(v, 0.0f);
       for (int k = 0; k < 9; ++k, v = std::nextafter(v, 2 * e)) xs.push_back(v);
     }
   }
-  for (const char* type : {"Tanh", "Gelu"}) {
+  for (const char* type : {"Tanh", "Gelu", "ElementWiseExp"}) {
     Case c;
     c.node.type = type;
     c.node.name = type;
@@ -402,7 +405,7 @@ TEST(ElementwiseUnary, F32SlicedReferenceExactAndOnlyWhenSplit) {
   ThreadEnv one(1), two(2);
   const std::vector<UnaryCase> ops = {
       {"ElementWiseSoftplus", {f32_param("beta", 2.0f)}},
-      {"ElementWiseExp", {}},
+      {"ElementWiseLog", {}},
       {"ElementWiseUnary", {u32_param("operation", 12)}},  // RSQRT
       {"ElementWiseNeuron", {u32_param("operation", 7)}},  // SOFTPLUS
   };
