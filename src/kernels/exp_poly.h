@@ -23,11 +23,9 @@ inline constexpr float kLog2e = 1.44269504088896341f;
 inline constexpr float kLn2Hi = 0.693145751953125f;  // ln 2 split: k * kLn2Hi is exact
 inline constexpr float kLn2Lo = 1.428606765330187e-06f;
 
-// exp(v) for v whose k = round(v / ln 2) lies in [-126, 128] (the caller
-// clamps; k = 128 gives infinity): r = v - k ln 2 in two steps, 2^k built
-// in the exponent field, so 2^k p is exact and the result is rounded once,
-// in p. Written element by element for loops GCC vectorizes.
-inline float exp_clamped(float v) {
+// k = round(v / ln 2) and p = exp(v - k ln 2) (r in two steps), so that
+// exp(v) = 2^k p; the caller applies 2^k.
+inline float reduced(float v, float* k_out) {
   const float k = std::nearbyint(v * kLog2e);
   float r = std::fma(-k, kLn2Hi, v);
   r = std::fma(-k, kLn2Lo, r);
@@ -36,7 +34,17 @@ inline float exp_clamped(float v) {
   p = std::fma(p, r, kC3);
   p = std::fma(p, r, kC2);
   p = std::fma(p, r, 1.0f);
-  p = std::fma(p, r, 1.0f);
+  *k_out = k;
+  return std::fma(p, r, 1.0f);
+}
+
+// exp(v) for v whose k = round(v / ln 2) lies in [-126, 128] (the caller
+// clamps; k = 128 gives infinity): r = v - k ln 2 in two steps, 2^k built
+// in the exponent field, so 2^k p is exact and the result is rounded once,
+// in p. Written element by element for loops GCC vectorizes.
+inline float exp_clamped(float v) {
+  float k;
+  const float p = reduced(v, &k);
   return p * std::bit_cast<float>(static_cast<int32_t>(k + 127.0f) << 23);
 }
 

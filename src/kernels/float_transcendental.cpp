@@ -82,15 +82,8 @@ inline float gelu_one(float x) {
 inline float exp_one(float x) {
   float v = x > -104.0f ? x : -104.0f;  // NaN: the clamp; selected away below
   v = v < 89.0f ? v : 89.0f;
-  const float k = std::nearbyint(v * exp_poly::kLog2e);
-  float r = std::fma(-k, exp_poly::kLn2Hi, v);
-  r = std::fma(-k, exp_poly::kLn2Lo, r);
-  float p = std::fma(exp_poly::kC6, r, exp_poly::kC5);
-  p = std::fma(p, r, exp_poly::kC4);
-  p = std::fma(p, r, exp_poly::kC3);
-  p = std::fma(p, r, exp_poly::kC2);
-  p = std::fma(p, r, 1.0f);
-  p = std::fma(p, r, 1.0f);
+  float k;
+  const float p = exp_poly::reduced(v, &k);
   const float k1 = std::nearbyint(k * 0.5f), k2 = k - k1;  // each in [-75, 64]: normal powers of two
   const float y = p * std::bit_cast<float>(static_cast<int32_t>(k1 + 127.0f) << 23) *
                   std::bit_cast<float>(static_cast<int32_t>(k2 + 127.0f) << 23);
