@@ -83,6 +83,23 @@ inline void unpack_exec_waits(uint64_t id, uint64_t* queue_wait_ns, uint64_t* pr
   *queue_wait_ns = (id & UINT32_MAX) * 1000;
   *preempted_ns = (id >> 32) * 1000;
 }
+// An execute's htp::ExecResult in its status, each figure saturating at its
+// field's width; the waits only when the execute succeeded (`id` is a
+// message ticket otherwise).
+inline void encode_exec_result(const htp::ExecResult& r, bool ok, WireStatus* st) {
+  st->exec_ns = r.exec_ns;
+  st->exec_threads = static_cast<uint16_t>(std::min<uint32_t>(r.threads, UINT16_MAX));
+  st->yields = static_cast<uint16_t>(std::min<uint32_t>(r.yields, UINT16_MAX));
+  st->vtcm_saved_bytes = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_saved_bytes, UINT32_MAX));
+  st->vtcm_save_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_save_ns, UINT32_MAX));
+  st->vtcm_restore_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_restore_ns, UINT32_MAX));
+  if (ok) st->id = pack_exec_waits(r.queue_wait_ns, r.preempted_ns);
+}
+inline htp::ExecResult decode_exec_result(const WireStatus& st, bool ok) {
+  htp::ExecResult r{st.exec_ns, st.exec_threads, st.yields, st.vtcm_saved_bytes, st.vtcm_save_ns, st.vtcm_restore_ns};
+  if (ok) unpack_exec_waits(st.id, &r.queue_wait_ns, &r.preempted_ns);
+  return r;
+}
 // 40 bytes: small enough for FastRPC to return it inside the slot's response
 // cache line (ipc::kInlineOutBytes), so a successful call costs the client one
 // line read. The text of a failure is fetched with kErrorMessage(ticket).
@@ -105,6 +122,14 @@ struct ContextCreateReq {
   uint64_t spill_fill_group = 0;
   uint64_t reserve_spill_fill_bytes = 0;
 };
+inline ContextCreateReq to_wire(const htp::ContextOptions& o) {
+  return {o.priority, o.weight_sharing ? kContextWeightSharing : 0u, o.spill_fill_group, o.reserve_spill_fill_bytes};
+}
+// False when the request sets a flag this skel does not know.
+inline bool from_wire(const ContextCreateReq& r, htp::ContextOptions* o) {
+  *o = {r.priority, r.spill_fill_group, r.reserve_spill_fill_bytes, (r.flags & kContextWeightSharing) != 0};
+  return (r.flags & ~kContextWeightSharing) == 0;
+}
 
 // The call `sc`/`args` (as an encoder made it) with `control` appended as its
 // last input buffer; the arguments go to `out`.
@@ -141,6 +166,12 @@ struct GraphInfoWire {
   uint64_t vtcm_bytes = 0;
   uint64_t spill_fill_bytes = 0;
 };
+inline GraphInfoWire to_wire(const htp::GraphInfo& i) {
+  return {i.graph_id, i.arena_bytes, i.vtcm_bytes, i.spill_fill_bytes};
+}
+inline htp::GraphInfo from_wire(const GraphInfoWire& w) {
+  return {w.graph_id, w.arena_bytes, w.vtcm_bytes, w.spill_fill_bytes};
+}
 
 struct LoadBinaryReq {
   uint64_t context_id = 0;
@@ -318,6 +349,20 @@ inline bool decode_graph_plan(uint32_t sc, const remote_arg* pra, IdReq* graph, 
   std::memcpy(graph, pra[0].buf.pv, sizeof *graph);
   *out = {static_cast<PlacementWire*>(pra[1].buf.pv), pra[1].buf.nLen / sizeof(PlacementWire)};
   return true;
+}
+// The answer: `plan` into `out` (status.id = *count); false when it does not fit.
+inline bool encode_plan(const htp::StoredPlan& plan, std::span<PlacementWire> out, uint64_t* count) {
+  if (plan.size() > out.size()) return false;
+  size_t k = 0;
+  for (const auto& [id, where] : plan) out[k++] = {id, static_cast<uint32_t>(where.region), where.offset};
+  *count = k;
+  return true;
+}
+inline void decode_plan(std::span<const PlacementWire> in, uint64_t count, htp::StoredPlan* plan) {
+  plan->clear();
+  for (size_t i = 0; i < count && i < in.size(); ++i) {
+    (*plan)[in[i].tensor_id] = {static_cast<htp::Region>(in[i].region), static_cast<size_t>(in[i].offset)};
+  }
 }
 
 // ---- GraphNodeTimes: per-step times for DETAILED profiling ------------------

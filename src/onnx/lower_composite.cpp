@@ -38,8 +38,6 @@ namespace openhtp::onnx_import {
 
 namespace {
 
-std::string check_any(const onnx::NodeProto&, const Model&) { return ""; }
-
 std::string check_float(const onnx::NodeProto& node, const Model& model) {
   const ValueInfo* v = model.info(node.input(0));
   if (v != nullptr && v->elem_type != onnx_type::kFloat && v->elem_type != onnx_type::kDouble &&

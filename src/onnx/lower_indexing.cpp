@@ -44,8 +44,6 @@ namespace openhtp::onnx_import {
 
 namespace {
 
-std::string check_any(const onnx::NodeProto&, const Model&) { return ""; }
-
 Qnn_DataType_t qdt(LoweringContext& ctx, const std::string& onnx_name) {
   Qnn_DataType_t dt;
   qnn_dtype_for(ctx.info(onnx_name).elem_type, &dt);

@@ -15,8 +15,6 @@ namespace openhtp::onnx_import {
 
 namespace {
 
-std::string check_any(const onnx::NodeProto&, const Model&) { return ""; }
-
 std::vector<uint32_t> u32(const std::vector<int64_t>& v) { return {v.begin(), v.end()}; }
 
 Qnn_DataType_t qdt(LoweringContext& ctx, const std::string& onnx_name) {

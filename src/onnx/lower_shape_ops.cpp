@@ -12,8 +12,6 @@ namespace openhtp::onnx_import {
 
 namespace {
 
-std::string check_any(const onnx::NodeProto&, const Model&) { return ""; }
-
 // Reshape-like ops: the output's inferred shape is the target.
 void lower_reshape(const onnx::NodeProto& node, LoweringContext& ctx) {
   const std::string x = ctx.as_is(node.input(0));

@@ -692,7 +692,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   for (uint32_t i = 0; i < numOutputs; ++i) {
     if (out_binds[i].mem_id == 0) set_client_buf_size(&outputs[i], static_cast<uint32_t>(out_binds[i].bytes));
   }
-  const uint64_t exec_ns = report.exec_ns, exec_threads = report.threads;
+  const uint64_t exec_ns = report.dsp.exec_ns, exec_threads = report.dsp.threads;
   const uint64_t copied_in = report.bytes_copied_in;
   const uint64_t by_reference = report.bytes_by_reference + memhandle_bytes;
   g->last_bytes_copied_in.store(copied_in, std::memory_order_relaxed);
@@ -714,15 +714,15 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}},
         // Preemption (QNN's profile viewer: "Num times yield occurred"): the
         // VTCM saved and restored around each yield.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.yields, "Num times yield occurred", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.vtcm_saved_bytes, "VTCM saved on yield", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_save_ns / 1000, "VTCM save time", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.vtcm_restore_ns / 1000,
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_restore_ns / 1000,
          "VTCM restore time", {}},
         // Waits on the DSP: queued behind another graph before starting, and
         // paused while higher-priority executes ran.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.queue_wait_ns / 1000, "queue wait time", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.preempted_ns / 1000, "preempted time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}},
     };
     std::vector<htp::StepTime> steps_after;
     if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&

@@ -25,16 +25,12 @@ namespace openhtp::qnn {
 
 // What an execute moved, for copy accounting (include/openhtp/qnn_ext.h).
 struct ExecReport {
-  uint64_t exec_ns = 0;
-  uint32_t threads = 0;
-  uint32_t yields = 0;             // preempted this often (htp::ExecResult)
-  uint64_t vtcm_saved_bytes = 0;
-  uint64_t vtcm_save_ns = 0, vtcm_restore_ns = 0;
+  htp::ExecResult dsp;  // what the runtime reports of the execute
+  // What the transport did with the client's raw buffers.
   uint64_t bytes_copied_in = 0;
   uint64_t bytes_copied_out = 0;
   uint64_t bytes_by_reference = 0;  // raw buffers the transport passed in place
   uint64_t copy_in_ns = 0, copy_out_ns = 0;  // time copying them through the transport
-  uint64_t queue_wait_ns = 0, preempted_ns = 0;  // waits on the DSP (htp::ExecResult)
 };
 
 class HtpStub {

@@ -31,8 +31,7 @@ class FastRpcStub final : public HtpStub {
   bool lost() const override { return api_.handle_lost(handle_) != 0; }
 
   Qnn_ErrorHandle_t context_create(const htp::ContextOptions& o, uint64_t* id) override {
-    const wire::ContextCreateReq req{o.priority, o.weight_sharing ? wire::kContextWeightSharing : 0u,
-                                     o.spill_fill_group, o.reserve_spill_fill_bytes};
+    const wire::ContextCreateReq req = wire::to_wire(o);
     wire::WireStatus st;
     remote_arg a[2];
     Qnn_ErrorHandle_t e = call(wire::encode_fixed(wire::kContextCreate, req, &st, a), a, &st);
@@ -58,7 +57,7 @@ class FastRpcStub final : public HtpStub {
     remote_arg a[6];
     Qnn_ErrorHandle_t e = bounded_call(wire::encode_graph_prepare(req, blob, upload.refs(), upload.fd(), &out, &st, a),
                                        a, &st, control);
-    *info = {out.graph_id, out.arena_bytes, out.vtcm_bytes, out.spill_fill_bytes};
+    *info = wire::from_wire(out);
     return e;
   }
 
@@ -77,7 +76,7 @@ class FastRpcStub final : public HtpStub {
     Qnn_ErrorHandle_t e = bounded_call(wire::encode_load_binary(req, bytes, fd, out, &st, a), a, &st, control);
     if (fd >= 0) close(fd);
     infos->clear();
-    for (const auto& g : out) infos->push_back({g.graph_id, g.arena_bytes, g.vtcm_bytes, g.spill_fill_bytes});
+    for (const wire::GraphInfoWire& g : out) infos->push_back(wire::from_wire(g));
     return e;
   }
 
@@ -87,12 +86,8 @@ class FastRpcStub final : public HtpStub {
     wire::WireStatus st;
     remote_arg a[3];
     Qnn_ErrorHandle_t e = call(wire::encode_graph_plan(req, out, &st, a), a, &st);
-    plan->clear();
-    if (e != QNN_SUCCESS) return e;
-    for (size_t i = 0; i < st.id && i < out.size(); ++i) {
-      (*plan)[out[i].tensor_id] = {static_cast<htp::Region>(out[i].region), static_cast<size_t>(out[i].offset)};
-    }
-    return QNN_SUCCESS;
+    wire::decode_plan(out, e == QNN_SUCCESS ? st.id : 0, plan);
+    return e;
   }
 
   Qnn_ErrorHandle_t graph_node_times(uint64_t graph_id, std::span<const std::string> node_names,
@@ -168,13 +163,7 @@ class FastRpcStub final : public HtpStub {
       report->bytes_by_reference = fs.bytesByReference;
       api_.last_call_copy_ns(&report->copy_in_ns, &report->copy_out_ns);
     }
-    report->exec_ns = st.exec_ns;
-    report->threads = st.exec_threads;
-    report->yields = st.yields;
-    report->vtcm_saved_bytes = st.vtcm_saved_bytes;
-    report->vtcm_save_ns = st.vtcm_save_ns;
-    report->vtcm_restore_ns = st.vtcm_restore_ns;
-    if (e == QNN_SUCCESS) wire::unpack_exec_waits(st.id, &report->queue_wait_ns, &report->preempted_ns);
+    report->dsp = wire::decode_exec_result(st, e == QNN_SUCCESS);
     return e;
   }
 

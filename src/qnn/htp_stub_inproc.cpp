@@ -7,6 +7,7 @@
 #include <string>
 
 #include "QnnMem.h"
+#include "binary/context_load.h"
 #include "common/library_location.h"
 #include "common/openmp_policy.h"
 #include "ipc/fd_mapping.h"
@@ -43,18 +44,9 @@ class InProcessStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t load_binary(uint64_t context_id, std::span<const uint8_t>, const binary::ContextImage& image,
                                 std::vector<htp::GraphInfo>* infos, ipc::htp_wire::ControlWire* control) override {
-    infos->clear();
     const htp::CallControl c = control_of(control);
-    for (const auto& g : image.graphs) {
-      htp::GraphInfo info;
-      if (Qnn_ErrorHandle_t e = report(
-              rt_->prepare_graph(context_id, g.spec, g.placements.empty() ? nullptr : &g.placements, &info, &c));
-          e != QNN_SUCCESS) {
-        return e;
-      }
-      infos->push_back(info);
-    }
-    return QNN_SUCCESS;
+    std::vector<binary::GraphImage> graphs = image.graphs;  // the caller keeps its specs; the weights are shared
+    return report(binary::prepare_image_graphs(*rt_, context_id, std::move(graphs), infos, &c));
   }
   Qnn_ErrorHandle_t graph_plan(uint64_t graph_id, size_t, htp::StoredPlan* plan) override {
     return report(rt_->graph_plan(graph_id, plan));
@@ -96,10 +88,7 @@ class InProcessStub final : public HtpStub {
     uint64_t in_place = 0;
     for (const auto& b : inputs) in_place += b.mem_id == 0 ? b.bytes : 0;
     for (const auto& b : outputs) in_place += b.mem_id == 0 ? b.bytes : 0;
-    *r = ExecReport{res.exec_ns, res.threads, res.yields, res.vtcm_saved_bytes, res.vtcm_save_ns, res.vtcm_restore_ns,
-                    0, 0, in_place};
-    r->queue_wait_ns = res.queue_wait_ns;
-    r->preempted_ns = res.preempted_ns;
+    *r = ExecReport{res, 0, 0, in_place};
     return QNN_SUCCESS;
   }
 

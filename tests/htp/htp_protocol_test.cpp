@@ -507,4 +507,87 @@ TEST(HtpProtocol, ExecuteWaitsPackIntoTheStatus) {
   EXPECT_EQ(p, 0u);
 }
 
+// Each typed value the stub and the skel exchange has one encode and one
+// decode: what goes in comes back, and what does not fit is refused or
+// saturated, never wrapped.
+TEST(HtpProtocol, ContextOptionsRoundTripAndUnknownFlagsAreRefused) {
+  for (bool sharing : {false, true}) {
+    const htp::ContextOptions o{300, 5, 4096, sharing};
+    htp::ContextOptions back;
+    ASSERT_TRUE(wire::from_wire(wire::to_wire(o), &back));
+    EXPECT_EQ(back.priority, 300u);
+    EXPECT_EQ(back.spill_fill_group, 5u);
+    EXPECT_EQ(back.reserve_spill_fill_bytes, 4096u);
+    EXPECT_EQ(back.weight_sharing, sharing);
+  }
+  wire::ContextCreateReq forged = wire::to_wire(htp::ContextOptions{});
+  forged.flags |= 1u << 7;
+  htp::ContextOptions back;
+  EXPECT_FALSE(wire::from_wire(forged, &back));
+}
+
+TEST(HtpProtocol, GraphInfoAndPlanRoundTrip) {
+  const htp::GraphInfo info{17, 1 << 20, 4096, 8192};
+  const htp::GraphInfo info_back = wire::from_wire(wire::to_wire(info));
+  EXPECT_EQ(info_back.graph_id, 17u);
+  EXPECT_EQ(info_back.arena_bytes, uint64_t{1} << 20);
+  EXPECT_EQ(info_back.vtcm_bytes, 4096u);
+  EXPECT_EQ(info_back.spill_fill_bytes, 8192u);
+
+  htp::StoredPlan plan;
+  plan[3] = {htp::Region::kVtcm, 0};
+  plan[9] = {htp::Region::kSpillFill, 12345};
+  plan[11] = {htp::Region::kVtcm, 64};
+  std::vector<wire::PlacementWire> room(4);
+  uint64_t count = 0;
+  ASSERT_TRUE(wire::encode_plan(plan, room, &count));
+  EXPECT_EQ(count, 3u);
+  htp::StoredPlan back;
+  wire::decode_plan(room, count, &back);
+  ASSERT_EQ(back.size(), plan.size());
+  for (const auto& [id, where] : plan) {
+    ASSERT_TRUE(back.count(id)) << id;
+    EXPECT_EQ(back[id].region, where.region) << id;
+    EXPECT_EQ(back[id].offset, where.offset) << id;
+  }
+  std::vector<wire::PlacementWire> small(2);
+  EXPECT_FALSE(wire::encode_plan(plan, small, &count));
+  // A count beyond the buffer (a forged status) reads only the buffer.
+  wire::decode_plan(std::span<const wire::PlacementWire>(room).first(2), 99, &back);
+  EXPECT_EQ(back.size(), 2u);
+}
+
+TEST(HtpProtocol, ExecResultTravelsInTheStatusSaturating) {
+  htp::ExecResult r;
+  r.exec_ns = 123'456'789'012;
+  r.threads = 3;
+  r.yields = 70'000;                        // over 16 bits
+  r.vtcm_saved_bytes = uint64_t{5} << 32;   // over 32 bits
+  r.vtcm_save_ns = 77;
+  r.vtcm_restore_ns = 88;
+  r.queue_wait_ns = 5'000;
+  r.preempted_ns = 9'000;
+  wire::WireStatus st;
+  wire::encode_exec_result(r, true, &st);
+  const htp::ExecResult back = wire::decode_exec_result(st, true);
+  EXPECT_EQ(back.exec_ns, r.exec_ns);
+  EXPECT_EQ(back.threads, 3u);
+  EXPECT_EQ(back.yields, uint32_t{UINT16_MAX});
+  EXPECT_EQ(back.vtcm_saved_bytes, uint64_t{UINT32_MAX});
+  EXPECT_EQ(back.vtcm_save_ns, 77u);
+  EXPECT_EQ(back.vtcm_restore_ns, 88u);
+  EXPECT_EQ(back.queue_wait_ns, 5'000u);
+  EXPECT_EQ(back.preempted_ns, 9'000u);
+
+  // A failed execute's id is its message's ticket: left alone, and no waits
+  // are read from it.
+  wire::WireStatus failed;
+  failed.id = 41;
+  wire::encode_exec_result(r, false, &failed);
+  EXPECT_EQ(failed.id, 41u);
+  const htp::ExecResult failed_back = wire::decode_exec_result(failed, false);
+  EXPECT_EQ(failed_back.queue_wait_ns, 0u);
+  EXPECT_EQ(failed_back.preempted_ns, 0u);
+}
+
 }  // namespace

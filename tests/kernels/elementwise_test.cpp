@@ -455,7 +455,9 @@ TEST(ElementwiseUnary, F16ExactLoopsMatchReference) {
     for (const ThreadEnv* env : {&one, &two}) {
       const Bytes got = run_fast(c, fp, env->env(), &accepted);
       EXPECT_EQ(accepted, !op.xnnpack) << c.node.name;
-      if (accepted) EXPECT_EQ(got, want) << c.node.name;
+      if (accepted) {
+        EXPECT_EQ(got, want) << c.node.name;
+      }
     }
   }
 }

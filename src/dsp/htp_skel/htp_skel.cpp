@@ -5,25 +5,21 @@
 // back. The runtime owns every object and every rule (src/htp/runtime.h).
 #include <unistd.h>
 
-#include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "QnnContext.h"
 #include "QnnGraph.h"
 #include "QnnMem.h"
 #include "binary/context_codec.h"
-#include "common/log.h"
+#include "binary/context_load.h"
 #include "binary/graph_codec.h"
+#include "dsp/htp_skel/process_runtime.h"
 #include "dsp/htp_skel/ssr_trigger.h"
 #include "htp/runtime.h"
-#include "ipc/error_tickets.h"
-#include "ipc/fd_mapping.h"
 #include "ipc/htp_protocol.h"
-#include "kernels/fast_paths.h"
 
 #define SKEL_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -32,58 +28,29 @@ namespace {
 
 namespace wire = ipc::htp_wire;
 
-// The process's runtime: XNNPACK/oneDNN kernels unless OPENHTP_KERNELS
-// selects otherwise (kernels::select_fast_paths: "reference" for the
-// reference kernels only, "-library,..." to leave libraries out) — read once,
-// here. A selection that does not parse is logged and every fast path runs.
-htp::Runtime& runtime() {
-  static htp::Runtime* r = [] {
-    static std::vector<ops::FastPath> selected;
-    htp::RuntimeOptions options;
-    const char* kernels = std::getenv("OPENHTP_KERNELS");
-    std::string why;
-    if (!kernels::select_fast_paths(kernels ? kernels : "", &selected, &why)) {
-      log(LogLevel::kError, "cdsp", "OPENHTP_KERNELS ignored: %s", why.c_str());
-      kernels::select_fast_paths("fast", &selected, &why);
-    }
-    options.fast_paths = selected;
-    return make_runtime(options).release();  // lives as long as the process
-  }();
-  return *r;
-}
-
-ipc::ErrorTickets& messages() {
-  static ipc::ErrorTickets* m = new ipc::ErrorTickets;
-  return *m;
-}
-
-ipc::FdMappingCache& mappings() {
-  static ipc::FdMappingCache* m = new ipc::FdMappingCache;
-  return *m;
-}
-
 htp::Status malformed(const char* method) {
   return htp::Status::Error(QNN_COMMON_ERROR_INVALID_ARGUMENT, std::string("malformed ") + method + " call");
+}
+
+// A method whose request is one fixed-size struct: decoded, then `run`.
+template <typename Req, typename Run>
+htp::Status fixed_call(uint32_t sc, const remote_arg* pra, const char* method, Run run) {
+  Req req;
+  return wire::decode_fixed(sc, pra, &req) ? run(req) : malformed(method);
 }
 
 // One call: decode, run, and the status to encode (`st->id` and the
 // method's outputs are written here). `control`: the call's signal, if any.
 htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
-  htp::Runtime& rt = runtime();
+  htp::Runtime& rt = process_runtime();
   switch (REMOTE_SCALARS_METHOD(sc)) {
-    case wire::kContextCreate: {
-      wire::ContextCreateReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("contextCreate");
-      if ((req.flags & ~wire::kContextWeightSharing) != 0) return malformed("contextCreate");
-      return rt.create_context({req.priority, req.spill_fill_group, req.reserve_spill_fill_bytes,
-                                (req.flags & wire::kContextWeightSharing) != 0},
-                               &st->id);
-    }
-    case wire::kContextFree: {
-      wire::IdReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("contextFree");
-      return rt.free_context(req.id);
-    }
+    case wire::kContextCreate:
+      return fixed_call<wire::ContextCreateReq>(sc, pra, "contextCreate", [&](const auto& req) {
+        htp::ContextOptions options;
+        return wire::from_wire(req, &options) ? rt.create_context(options, &st->id) : malformed("contextCreate");
+      });
+    case wire::kContextFree:
+      return fixed_call<wire::IdReq>(sc, pra, "contextFree", [&](const auto& req) { return rt.free_context(req.id); });
     case wire::kGraphPrepare: {
       wire::IdReq ctx;
       std::span<const uint8_t> blob;
@@ -99,7 +66,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       }
       htp::GraphInfo info;
       htp::Status s = rt.prepare_graph(ctx.id, std::move(spec), nullptr, &info, control);
-      *out = {info.graph_id, info.arena_bytes, info.vtcm_bytes, info.spill_fill_bytes};
+      *out = wire::to_wire(info);
       st->id = info.graph_id;
       return s;
     }
@@ -125,15 +92,10 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
                                   "contextCreateFromBinary: the binary holds " + std::to_string(image.graphs.size()) +
                                       " graphs, the client expected " + std::to_string(req.num_graphs));
       }
-      for (size_t i = 0; i < image.graphs.size(); ++i) {
-        const htp::StoredPlan& plan = image.graphs[i].placements;
-        htp::GraphInfo info;
-        htp::Status s = rt.prepare_graph(req.context_id, std::move(image.graphs[i].spec),
-                                         plan.empty() ? nullptr : &plan, &info, control);
-        if (!s.ok()) return s;  // the graphs prepared so far go with the context
-        out[i] = {info.graph_id, info.arena_bytes, info.vtcm_bytes, info.spill_fill_bytes};
-      }
-      return htp::Status::Ok();
+      std::vector<htp::GraphInfo> infos;
+      htp::Status s = binary::prepare_image_graphs(rt, req.context_id, std::move(image.graphs), &infos, control);
+      for (size_t i = 0; i < infos.size(); ++i) out[i] = wire::to_wire(infos[i]);
+      return s;
     }
     case wire::kGraphPlan: {
       wire::IdReq req;
@@ -141,14 +103,11 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       if (!wire::decode_graph_plan(sc, pra, &req, &out)) return malformed("graphPlan");
       htp::StoredPlan plan;
       if (htp::Status s = rt.graph_plan(req.id, &plan); !s.ok()) return s;
-      if (plan.size() > out.size()) {
+      if (!wire::encode_plan(plan, out, &st->id)) {
         return htp::Status::Error(QNN_COMMON_ERROR_INVALID_ARGUMENT,
                                   "graphPlan: " + std::to_string(plan.size()) + " placements, room for " +
                                       std::to_string(out.size()));
       }
-      size_t k = 0;
-      for (const auto& [id, where] : plan) out[k++] = {id, static_cast<uint32_t>(where.region), where.offset};
-      st->id = k;
       return htp::Status::Ok();
     }
     case wire::kGraphNodeTimes: {
@@ -166,38 +125,33 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       st->id = used;
       return htp::Status::Ok();
     }
-    case wire::kGraphFree: {
-      wire::IdReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("graphFree");
-      return rt.free_graph(req.id);
-    }
+    case wire::kGraphFree:
+      return fixed_call<wire::IdReq>(sc, pra, "graphFree", [&](const auto& req) { return rt.free_graph(req.id); });
     case wire::kContextSetPriority:
-    case wire::kGraphSetPriority: {
-      wire::PriorityReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("setPriority");
-      return REMOTE_SCALARS_METHOD(sc) == wire::kContextSetPriority ? rt.set_context_priority(req.id, req.priority)
-                                                                    : rt.set_graph_priority(req.id, req.priority);
-    }
-    case wire::kGraphSetThreads: {
-      wire::GraphThreadsReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("graphSetThreads");
-      return rt.set_graph_threads(req.graph_id, req.num_threads);
-    }
+      return fixed_call<wire::PriorityReq>(sc, pra, "contextSetPriority", [&](const auto& req) {
+        return rt.set_context_priority(req.id, req.priority);
+      });
+    case wire::kGraphSetPriority:
+      return fixed_call<wire::PriorityReq>(sc, pra, "graphSetPriority", [&](const auto& req) {
+        return rt.set_graph_priority(req.id, req.priority);
+      });
+    case wire::kGraphSetThreads:
+      return fixed_call<wire::GraphThreadsReq>(sc, pra, "graphSetThreads", [&](const auto& req) {
+        return rt.set_graph_threads(req.graph_id, req.num_threads);
+      });
     case wire::kMemRegister: {
       wire::MemRegisterReq req;
       int fd = -1;
       if (!wire::decode_mem_register(sc, pra, &req, &fd)) return malformed("memRegister");
       std::string why;
-      auto m = mappings().map(fd, &why);
+      auto m = fd_mappings().map(fd, &why);
       if (!m) return htp::Status::Error(QNN_MEM_ERROR_MAPPING, "memRegister: cannot map the buffer: " + why);
       return rt.register_memory(req.context_id, static_cast<htp::MemoryKind>(req.kind), std::move(m), req.offset,
                                 req.size, &st->id);
     }
-    case wire::kMemDeregister: {
-      wire::IdReq req;
-      if (!wire::decode_fixed(sc, pra, &req)) return malformed("memDeregister");
-      return rt.deregister_memory(req.id);
-    }
+    case wire::kMemDeregister:
+      return fixed_call<wire::IdReq>(sc, pra, "memDeregister",
+                                     [&](const auto& req) { return rt.deregister_memory(req.id); });
     case wire::kGraphExecute: {
       // Each slot thread decodes into its own buffers: no lock, and no
       // allocation once a thread has seen a call this large.
@@ -208,13 +162,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       }
       htp::ExecResult r;
       htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r, control, dec.timing);
-      st->exec_ns = r.exec_ns;
-      st->exec_threads = static_cast<uint16_t>(r.threads);
-      st->yields = static_cast<uint16_t>(std::min<uint32_t>(r.yields, UINT16_MAX));
-      st->vtcm_saved_bytes = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_saved_bytes, UINT32_MAX));
-      st->vtcm_save_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_save_ns, UINT32_MAX));
-      st->vtcm_restore_ns = static_cast<uint32_t>(std::min<uint64_t>(r.vtcm_restore_ns, UINT32_MAX));
-      if (s.ok()) st->id = wire::pack_exec_waits(r.queue_wait_ns, r.preempted_ns);
+      wire::encode_exec_result(r, s.ok(), st);
       return s;
     }
     case wire::kQuery: {
@@ -228,7 +176,7 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
       wire::IdReq req;
       char* text = nullptr;
       if (!wire::decode_error_message(sc, pra, &req, &text)) return malformed("errorMessage");
-      messages().fetch(req.id, text, wire::kErrorMessageBytes);
+      error_tickets().fetch(req.id, text, wire::kErrorMessageBytes);
       return htp::Status::Ok();
     }
     default:
@@ -242,13 +190,7 @@ int dispatch(uint32_t sc, remote_arg* pra) {
   if (status_arg == nullptr) return AEE_EBADPARM;  // nowhere to put an answer
   wire::WireStatus st;
   htp::Status s;
-  switch (REMOTE_SCALARS_METHOD(sc)) {  // subsystem restart on demand (ssr_trigger.h)
-    case wire::kGraphExecute: SsrTrigger::instance().at(SsrPoint::kExecute); break;
-    case wire::kGraphPrepare:
-    case wire::kContextLoadBinary: SsrTrigger::instance().at(SsrPoint::kPrepare); break;
-    case wire::kMemRegister: SsrTrigger::instance().at(SsrPoint::kRegister); break;
-    default: break;
-  }
+  SsrTrigger::instance().before_call(REMOTE_SCALARS_METHOD(sc));  // subsystem restart on demand
   try {
     // A call bounded by a QnnSignal carries its ControlWire as the last input
     // (htp_protocol.h); the method sees the call without it.
@@ -269,7 +211,7 @@ int dispatch(uint32_t sc, remote_arg* pra) {
     s = htp::Status::Error(QNN_COMMON_ERROR_GENERAL, "skel: internal error decoding the call");
   }
   st.error = s.code;
-  if (!s.ok()) st.id = messages().keep(std::move(s.message));
+  if (!s.ok()) st.id = error_tickets().keep(std::move(s.message));
   std::memcpy(status_arg, &st, sizeof st);
   return AEE_SUCCESS;
 }
@@ -290,4 +232,4 @@ SKEL_EXPORT int openhtp_htp_skel_handle_invoke(remote_handle64 h, uint32_t sc, r
 }
 
 // The in-process door: libQnnHtp calls the same runtime directly.
-SKEL_EXPORT openhtp::htp::Runtime* openhtp_htp_runtime() { return &openhtp::skel::runtime(); }
+SKEL_EXPORT openhtp::htp::Runtime* openhtp_htp_runtime() { return &openhtp::skel::process_runtime(); }

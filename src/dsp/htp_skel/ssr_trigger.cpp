@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "ipc/htp_protocol.h"
+
 namespace openhtp::skel {
 
 SsrTrigger& SsrTrigger::instance() {
@@ -35,8 +37,21 @@ SsrTrigger::SsrTrigger() {
   nth_ = n;
 }
 
-void SsrTrigger::at(SsrPoint point) {
-  if (point_ == SsrPoint::kNone || point != point_) return;
+namespace {
+SsrPoint point_of(uint32_t method) {
+  namespace wire = ipc::htp_wire;
+  switch (method) {
+    case wire::kGraphExecute: return SsrPoint::kExecute;
+    case wire::kGraphPrepare:
+    case wire::kContextLoadBinary: return SsrPoint::kPrepare;
+    case wire::kMemRegister: return SsrPoint::kRegister;
+    default: return SsrPoint::kNone;
+  }
+}
+}  // namespace
+
+void SsrTrigger::before_call(uint32_t method) {
+  if (point_ == SsrPoint::kNone || point_of(method) != point_) return;
   if (seen_.fetch_add(1) + 1 != nth_) return;
   std::fprintf(stderr, "openhtp-cdsp: OPENHTP_SSR_AT reached: the DSP process stops now\n");
   kill(getpid(), SIGKILL);

@@ -20,8 +20,9 @@ class SsrTrigger {
  public:
   // From OPENHTP_SSR_AT; kNone when unset or malformed (said once on stderr).
   static SsrTrigger& instance();
-  // Counts a call at `point`; does not return when it is the chosen one.
-  void at(SsrPoint point);
+  // Counts a call of skel method `method` (ipc/htp_protocol.h) at its point;
+  // does not return when it is the chosen one.
+  void before_call(uint32_t method);
 
  private:
   SsrTrigger();
