@@ -3,6 +3,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/exp_poly.h"
 
@@ -90,24 +91,87 @@ inline float exp_one(float x) {
   return x != x ? x : y;
 }
 
+// log(x) of a positive normal x: x = 2^k m with m in [sqrt(1/2), sqrt(2))
+// (the exponent field taken relative to sqrt(1/2)'s bits), f = m - 1
+// (exact), s = f / (2 + f), and log(m) = 2 atanh(s) = f - s (f - R) with
+// R = s^2 (2/3 + 2/5 s^2 + ... + 2/11 s^8), atanh's own series: |s| <=
+// 0.1716, so the first term left out is under 2e-9 of the result. Written
+// as f minus a correction of size f^2 / 2, so a result near 0 (x near 1)
+// keeps f's exactness.
+constexpr uint32_t kSqrtHalfBits = 0x3f3504f3u;  // sqrt(1/2) as a float's bits
+// `scale`: log2 of a power of two x was multiplied by (subtracted from k).
+inline float log_normal(float x, float scale = 0.0f) {
+  const int32_t t = static_cast<int32_t>(std::bit_cast<uint32_t>(x) - kSqrtHalfBits);
+  const float k = static_cast<float>(t >> 23) - scale;  // arithmetic shift: x below sqrt(1/2) gives k = -1
+  const float m = std::bit_cast<float>((static_cast<uint32_t>(t) & 0x007fffffu) + kSqrtHalfBits);
+  const float f = m - 1.0f;
+  const float s = f / (m + 1.0f);
+  const float z = s * s;
+  float r = std::fma(z, 2.0f / 11.0f, 2.0f / 9.0f);
+  r = std::fma(r, z, 2.0f / 7.0f);
+  r = std::fma(r, z, 2.0f / 5.0f);
+  r = std::fma(r, z, 2.0f / 3.0f);
+  r *= z;
+  const float log_m = f - s * (f - r);
+  return std::fma(k, exp_poly::kLn2Hi, std::fma(k, exp_poly::kLn2Lo, log_m));
+}
+
+// log(x) as logf gives it: subnormal inputs scaled by 2^24 first; log(0) =
+// -inf, log(x < 0) = NaN, log(inf) = inf, NaN stays NaN.
+inline float log_one(float x) {
+  const bool subnormal = x < 0x1p-126f;
+  // Arithmetic on both sides, the choice after it: a conditional multiply
+  // would keep GCC from vectorizing the loop (it may not speculate one).
+  const float y = log_normal(x * (subnormal ? 0x1p24f : 1.0f), subnormal ? 24.0f : 0.0f);
+  float out = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : y;
+  out = x == 0.0f ? -std::numeric_limits<float>::infinity() : out;
+  out = x == std::numeric_limits<float>::infinity() ? x : out;
+  return x != x ? x : out;
+}
+
+// Softplus as the reference's formula: max(x, 0) + log1p(e^{-|bx|}) / b,
+// with log1p(u) = log(w) + (u - (w - 1)) / w for w = 1 + u rounded (the
+// second term is what the rounding lost), and e^{-|bx|} taken as 0 beyond
+// |bx| = 87.33 (log1p of it is then below the smallest normal float). Above the threshold (when
+// one is set, t >= 0) the result is x; bx > t is decided on the exact
+// product (b x as p + e, e from a fused multiply-add), as the reference
+// compares it in double.
+constexpr float kSoftplusCut = 87.33f;  // e^-87.33 is still normal; beyond, log1p(e^{-|bx|}) < 2^-126
+struct SoftplusFn {
+  float beta, threshold;
+  float operator()(float x) const {
+    const float p = beta * x;
+    const float e = std::fma(beta, x, -p);
+    const float a = std::fabs(p);
+    const float e_a = exp_poly::exp_clamped(-(a < kSoftplusCut ? a : kSoftplusCut));  // NaN: selected away below
+    const float u = a < kSoftplusCut ? e_a : 0.0f;
+    const float w = 1.0f + u;
+    const float l = log_normal(w) + (u - (w - 1.0f)) / w;
+    const float y = (x > 0.0f ? x : 0.0f) + l / beta;
+    // Bitwise, not short-circuit: no branch in the loop.
+    const bool linear = (threshold >= 0.0f) & ((p > threshold) | ((p == threshold) & (e > 0.0f)));
+    return x != x ? x : (linear ? x : y);
+  }
+};
+
 // The loop over elements, compiled once per ISA level below (GCC vectorizes
 // it at each) and chosen by a CPU check. Not target_clones: an ifunc
 // resolver runs before ThreadSanitizer's runtime is up, and the TSan tree's
 // DSP process crashed at load with it (as quant.cpp found).
-template <float (*F)(float)>
-inline void each(const float* x, float* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = F(x[i]);
+template <typename Fn>
+inline void each(const float* x, float* y, size_t n, Fn fn) {
+  for (size_t i = 0; i < n; ++i) y[i] = fn(x[i]);
 }
 
 #define OPENHTP_AVX512 __attribute__((target("avx512f,avx512dq,avx512vl,avx512bw,avx2,fma")))
 #define OPENHTP_AVX2 __attribute__((target("avx2,fma")))
-template <float (*F)(float)>
-OPENHTP_AVX512 void each_avx512(const float* x, float* y, size_t n) {
-  each<F>(x, y, n);
+template <typename Fn>
+OPENHTP_AVX512 void each_avx512(const float* x, float* y, size_t n, Fn fn) {
+  each(x, y, n, fn);
 }
-template <float (*F)(float)>
-OPENHTP_AVX2 void each_avx2(const float* x, float* y, size_t n) {
-  each<F>(x, y, n);
+template <typename Fn>
+OPENHTP_AVX2 void each_avx2(const float* x, float* y, size_t n, Fn fn) {
+  each(x, y, n, fn);
 }
 #undef OPENHTP_AVX512
 #undef OPENHTP_AVX2
@@ -127,19 +191,29 @@ Level cpu_level() {
   return level;
 }
 
-template <float (*F)(float)>
-void dispatch(const float* x, float* y, size_t n) {
+template <typename Fn>
+void dispatch(const float* x, float* y, size_t n, Fn fn) {
   switch (cpu_level()) {
-    case Level::kAvx512: return each_avx512<F>(x, y, n);
-    case Level::kAvx2: return each_avx2<F>(x, y, n);
-    case Level::kBaseline: return each<F>(x, y, n);
+    case Level::kAvx512: return each_avx512(x, y, n, fn);
+    case Level::kAvx2: return each_avx2(x, y, n, fn);
+    case Level::kBaseline: return each(x, y, n, fn);
   }
 }
 
+// A plain function as a functor, so that it inlines into each ISA's loop.
+template <float (*F)(float)>
+struct Of {
+  float operator()(float x) const { return F(x); }
+};
+
 }  // namespace
 
-void tanh_f32(const float* x, float* y, size_t n) { dispatch<tanh_one>(x, y, n); }
-void gelu_f32(const float* x, float* y, size_t n) { dispatch<gelu_one>(x, y, n); }
-void exp_f32(const float* x, float* y, size_t n) { dispatch<exp_one>(x, y, n); }
+void tanh_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<tanh_one>{}); }
+void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_one>{}); }
+void exp_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<exp_one>{}); }
+void log_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<log_one>{}); }
+void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold) {
+  dispatch(x, y, n, SoftplusFn{beta, threshold});
+}
 
 }  // namespace openhtp::kernels

@@ -1,4 +1,4 @@
-// FLOAT_32 tanh, GELU and exp as vectorized polynomials.
+// FLOAT_32 tanh, GELU, exp, log and softplus as vectorized polynomials.
 //
 // Why: the reference computes them per element in double (erf) or with
 // libm's float functions (tanhf, expf): 4-17 ns an element, so a ViT's or BERT's GELUs ran about as long as its
@@ -25,15 +25,23 @@
 // arithmetic).
 // exp(x) = 2^k p(r), p the SiLU pass's polynomial (exp_poly.h), 2^k applied
 // in two factors so subnormal results and overflow round once.
+// log(x) = k ln 2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) from atanh's
+// series in s = (m - 1) / (m + 1); softplus(x) = max(x, 0) + log1p(e^{-|bx|})
+// / b from the same two pieces (float_transcendental.cpp says how).
 #pragma once
 
 #include <cstddef>
 
 namespace openhtp::kernels {
 
-// y[i] = tanh(x[i]) / gelu(x[i]) / exp(x[i]) for i < n; x == y allowed.
+// y[i] = tanh(x[i]) / gelu(x[i]) / exp(x[i]) / log(x[i]) for i < n; x == y
+// allowed.
 void tanh_f32(const float* x, float* y, size_t n);
 void gelu_f32(const float* x, float* y, size_t n);
 void exp_f32(const float* x, float* y, size_t n);
+void log_f32(const float* x, float* y, size_t n);
+// y[i] = softplus(x[i]) with the reference's beta (> 0) and threshold (< 0:
+// no linear cut-over).
+void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold);
 
 }  // namespace openhtp::kernels

@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -98,16 +99,17 @@ std::unique_ptr<ops::OpKernel> clamp_loop(const ops::NodeDesc& node, float lo, f
 
 // --- openhtp's vectorized transcendental functions (float_transcendental.h) ---
 
-using ArrayFn = void (*)(const float* x, float* y, size_t n);
+// One call per tile: a std::function costs nothing measurable at that grain.
+using ArrayFn = std::function<void(const float* x, float* y, size_t n)>;
 
 class ArrayKernel final : public ops::OpKernel {
  public:
-  ArrayKernel(ArrayFn fn, size_t n, pthreadpool_t pool) : fn_(fn), n_(n), pool_(pool) {}
+  ArrayKernel(ArrayFn fn, size_t n, pthreadpool_t pool) : fn_(std::move(fn)), n_(n), pool_(pool) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* x = static_cast<const float*>(in[0]);
     float* y = static_cast<float*>(out[0]);
-    auto body = [x, y, fn = fn_](size_t start, size_t count) { fn(x + start, y + start, count); };
+    auto body = [x, y, &fn = fn_](size_t start, size_t count) { fn(x + start, y + start, count); };
     parallel_tiles(pool_, n_, kCheapTile, body);
   }
 
@@ -122,6 +124,11 @@ std::unique_ptr<ops::OpKernel> array(const ops::NodeDesc& node, ArrayFn fn) {
   if (node.inputs[0].dtype != dtype::kFloat32) return nullptr;
   const size_t n = node.inputs[0].num_elements();
   return std::make_unique<ArrayKernel>(fn, n, elementwise_pool(node, n, kCheapMin));
+}
+
+std::unique_ptr<ops::OpKernel> softplus(const ops::NodeDesc& node, float beta, float threshold) {
+  if (!(beta > 0.0f)) return nullptr;  // the reference refuses it
+  return array(node, [beta, threshold](const float* x, float* y, size_t n) { softplus_f32(x, y, n, beta, threshold); });
 }
 
 // --- XNNPACK unary operators ---
@@ -314,6 +321,7 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kRound: return xnn_unary(node, XnnOp::kRound);  // half to even, as the reference
     case Unary::kSqrt: return xnn_unary(node, XnnOp::kSqrt);
     case Unary::kExp: return array(node, &exp_f32);
+    case Unary::kLog: return array(node, &log_f32);
     case Unary::kNot: return nullptr;  // BOOL_8
     default: return sliced_reference(node);
   }
@@ -349,8 +357,12 @@ std::unique_ptr<ops::OpKernel> neuron_kernel(const ops::NodeDesc& node, Neuron o
     case Neuron::kSigmoid: return xnn_unary(node, XnnOp::kSigmoid);
     case Neuron::kGelu: return array(node, &gelu_f32);
     case Neuron::kTanh: return array(node, &tanh_f32);
-    default: return sliced_reference(node);  // Softplus
+    case Neuron::kSoftplus: {
+      float threshold = -1.0f;
+      return f32_param(node, "threshold", -1.0f, &threshold) ? softplus(node, beta, threshold) : nullptr;
+    }
   }
+  return nullptr;
 }
 
 struct Standalone {
@@ -379,7 +391,11 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
   }
   if (t == "Tanh") return array(node, &tanh_f32);
   if (t == "Gelu") return array(node, &gelu_f32);
-  if (t == "ElementWiseSoftplus") return sliced_reference(node);
+  if (t == "ElementWiseSoftplus") {
+    float beta = 1.0f, threshold = -1.0f;
+    if (!f32_param(node, "beta", 1.0f, &beta) || !f32_param(node, "threshold", -1.0f, &threshold)) return nullptr;
+    return softplus(node, beta, threshold);
+  }
   if (t == "ElementWiseNeuron" || t == "ElementWiseUnary") {
     const ops::Param* p = node.find_param("operation");
     if (p == nullptr || p->is_tensor || p->i < 0) return nullptr;

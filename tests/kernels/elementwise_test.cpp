@@ -11,6 +11,7 @@
 #include <bit>
 
 #include "kernel_check.h"
+#include "kernels/xnnpack_elementwise.h"
 
 namespace kernelstest {
 namespace {
@@ -316,6 +317,12 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
       {"ElementWiseNeuron", {u32_param("operation", 8)}},  // TANH
       {"ElementWiseExp", {}},
       {"ElementWiseUnary", {u32_param("operation", 5)}},  // EXP
+      {"ElementWiseLog", {}},
+      {"ElementWiseUnary", {u32_param("operation", 7)}},  // LOG
+      {"ElementWiseSoftplus", {}},
+      {"ElementWiseSoftplus", {f32_param("beta", 2.0f), f32_param("threshold", 1.5f)}},
+      {"ElementWiseNeuron", {u32_param("operation", 7), f32_param("beta", 0.5f)}},  // SOFTPLUS
+      {"ElementWiseNeuron", {u32_param("operation", 7), f32_param("threshold", 0.0f)}},
   };
   for (const UnaryCase& op : ops) {
     const FastPath& fp = fast_path(op.type, "xnnpack");
@@ -348,33 +355,38 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
   }
 }
 
-// The same bound for tanh, GELU and exp over the whole float line: every
+// The same bound for openhtp's polynomials over the whole float line: every
 // 4096th bit pattern (both signs, every exponent, a million values), and
 // the values where their formulas change (0.625 for tanh; 0.75 sqrt 2 and
-// 3.9 sqrt 2 for GELU; exp's overflow and subnormal edges) with their
-// neighbours.
-TEST(ElementwiseUnary, F32TanhGeluExpWithinBoundOverEveryExponent) {
+// 3.9 sqrt 2 for GELU; exp's overflow and subnormal edges; 1, sqrt(1/2)
+// and the smallest normal for log; softplus's 87 and its threshold) with
+// their neighbours.
+TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   ThreadEnv one(1);
   std::vector<float> xs;
   for (uint64_t bits = 0; bits <= UINT32_MAX; bits += 4096) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
-  for (float edge : {0.625f, 0.75f * 1.41421356f, 3.9f * 1.41421356f, 9.1f, 88.7228f, 87.3365f, 103.97f}) {
+  for (float edge : {0.625f, 0.75f * 1.41421356f, 3.9f * 1.41421356f, 9.1f, 88.7228f, 87.3365f, 103.97f, 1.0f,
+                     0.70710678f, 1.17549435e-38f, 87.0f, 43.5f, 3.0f}) {
     for (float e : {edge, -edge}) {
       float v = e;
       for (int k = 0; k < 4; ++k) v = std::nextafter(v, 0.0f);
       for (int k = 0; k < 9; ++k, v = std::nextafter(v, 2 * e)) xs.push_back(v);
     }
   }
-  for (const char* type : {"Tanh", "Gelu", "ElementWiseExp"}) {
+  const std::vector<Param> softplus_params = {f32_param("beta", 2.0f), f32_param("threshold", 6.0f)};
+  for (const char* type : {"Tanh", "Gelu", "ElementWiseExp", "ElementWiseLog", "ElementWiseSoftplus", "Softplus b=2"}) {
     Case c;
-    c.node.type = type;
+    c.node.type = std::string_view(type) == "Softplus b=2" ? "ElementWiseSoftplus" : type;
     c.node.name = type;
+    if (std::string_view(type) == "Softplus b=2") c.node.params = softplus_params;
     c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
     c.node.outputs = c.node.inputs;
     c.is_static = {false};
     c.data = {to_bytes(xs)};
     const auto ref = from_bytes<float>(run_reference(c));
     bool accepted = false;
-    const auto fast = from_bytes<float>(run_fast(c, fast_path(type, "xnnpack"), one.env(), &accepted));
+    const auto fast = from_bytes<float>(run_fast(c, fast_path(c.node.type, "xnnpack"), one.env(), &accepted));
+    const bool relative = c.node.type != "Tanh" && c.node.type != "Gelu";
     ASSERT_TRUE(accepted) << type;
     double worst_ulps = 0, worst_share = 0;  // ulps where |y| >= 2^-20 max(1, |x|); share of the bound
     for (size_t i = 0; i < xs.size(); ++i) {
@@ -391,6 +403,12 @@ TEST(ElementwiseUnary, F32TanhGeluExpWithinBoundOverEveryExponent) {
       if (std::fabs(ref[i]) >= std::ldexp(std::max(1.0, abs_x), -20)) {
         worst_ulps = std::max(worst_ulps, err / std::ldexp(1.0, std::ilogb(ref[i]) - 23));
       }
+      // exp, log and softplus never cancel: they keep a relative accuracy
+      // down to tiny results too (softplus far below 0 is e^{bx} / b), which
+      // the absolute term of the bound would not see lost.
+      if (relative && std::fabs(ref[i]) >= 0x1p-100) {
+        ASSERT_LE(err / std::ldexp(1.0, std::ilogb(ref[i]) - 23), 4.0) << type << " x=" << xs[i];
+      }
     }
     std::printf("%s: worst %.1f ulp where |y| >= 2^-20 max(1, |x|), %.2f of the bound, over the float line\n", type,
                 worst_ulps, worst_share);
@@ -399,28 +417,29 @@ TEST(ElementwiseUnary, F32TanhGeluExpWithinBoundOverEveryExponent) {
 
 // The transcendental ops without an XNNPACK operator or a polynomial of
 // openhtp's run the reference on slices in parallel: bit-exact, and only
-// taken where the pool splits them.
+// taken where the pool splits them (from two tiles).
 TEST(ElementwiseUnary, F32SlicedReferenceExactAndOnlyWhenSplit) {
   std::mt19937 rng(93);
   ThreadEnv one(1), two(2);
   const std::vector<UnaryCase> ops = {
-      {"ElementWiseSoftplus", {f32_param("beta", 2.0f)}},
-      {"ElementWiseLog", {}},
+      {"ElementWiseSin", {}},
+      {"ElementWiseAtan", {}},
       {"ElementWiseUnary", {u32_param("operation", 12)}},  // RSQRT
-      {"ElementWiseNeuron", {u32_param("operation", 7)}},  // SOFTPLUS
+      {"ElementWiseUnary", {u32_param("operation", 4)}},   // COS
   };
+  const uint32_t min = openhtp::kernels::xnn::kCostlyMin;
   for (const UnaryCase& op : ops) {
     const FastPath& fp = fast_path(op.type, "xnnpack");
     for (const std::vector<uint32_t>& dims :
-         {std::vector<uint32_t>{3, (2u << 20) / 3 + 11}, std::vector<uint32_t>{2, 1u << 20},
-          std::vector<uint32_t>{1, (2u << 20) - 1}, std::vector<uint32_t>{50}}) {
+         {std::vector<uint32_t>{3, 5 * min / 3 + 11}, std::vector<uint32_t>{2, min / 2},
+          std::vector<uint32_t>{1, min - 1}, std::vector<uint32_t>{50}}) {
       Case c = unary_case(op, dims, rng);
       const Bytes ref = run_reference(c);
       bool accepted = true;
       run_fast(c, fp, one.env(), &accepted);
       EXPECT_FALSE(accepted) << c.node.name << ": one thread is the reference itself";
       const Bytes fast = run_fast(c, fp, two.env(), &accepted);
-      if (count(dims) < (2u << 20)) {  // xnnpack_elementwise.h: kCostlyMin
+      if (count(dims) < min) {
         EXPECT_FALSE(accepted) << c.node.name << " " << count(dims);
         continue;
       }
