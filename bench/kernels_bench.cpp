@@ -278,6 +278,8 @@ BENCHMARK_CAPTURE(run, exp_f32_56x56x144_fast, unary16("ElementWiseExp", dtype::
 BENCHMARK_CAPTURE(run, exp_f32_56x56x144_reference, unary16("ElementWiseExp", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, log_f32_56x56x144_fast, unary16("ElementWiseLog", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, log_f32_56x56x144_reference, unary16("ElementWiseLog", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_reference, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 // fp32 ops still on the reference (per element) on slices of the graph's

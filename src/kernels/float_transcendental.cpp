@@ -154,6 +154,10 @@ struct SoftplusFn {
   }
 };
 
+// 1 / sqrt(x) as the reference computes it, in double and rounded once to
+// float: the same IEEE operations, so the same bits, NaNs included.
+inline float rsqrt_one(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
+
 // The loop over elements, compiled once per ISA level below (GCC vectorizes
 // it at each) and chosen by a CPU check. Not target_clones: an ifunc
 // resolver runs before ThreadSanitizer's runtime is up, and the TSan tree's
@@ -212,6 +216,7 @@ void tanh_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<tanh_on
 void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_one>{}); }
 void exp_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<exp_one>{}); }
 void log_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<log_one>{}); }
+void rsqrt_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<rsqrt_one>{}); }
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold) {
   dispatch(x, y, n, SoftplusFn{beta, threshold});
 }

@@ -1,4 +1,5 @@
-// FLOAT_32 tanh, GELU, exp, log and softplus as vectorized polynomials.
+// FLOAT_32 tanh, GELU, exp, log and softplus as vectorized polynomials;
+// rsqrt as a vectorized loop of the reference's own expression.
 //
 // Why: the reference computes them per element in double (erf) or with
 // libm's float functions (tanhf, expf): 4-17 ns an element, so a ViT's or BERT's GELUs ran about as long as its
@@ -40,6 +41,8 @@ void tanh_f32(const float* x, float* y, size_t n);
 void gelu_f32(const float* x, float* y, size_t n);
 void exp_f32(const float* x, float* y, size_t n);
 void log_f32(const float* x, float* y, size_t n);
+// y[i] = 1 / sqrt(x[i]), bit for bit the reference's (computed in double).
+void rsqrt_f32(const float* x, float* y, size_t n);
 // y[i] = softplus(x[i]) with the reference's beta (> 0) and threshold (< 0:
 // no linear cut-over).
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold);

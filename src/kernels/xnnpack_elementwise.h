@@ -30,7 +30,7 @@ namespace openhtp::kernels::xnn {
 //     speed (bench_cache_locality). At 2 threads EfficientNet-B0 fp32
 //     7.51 -> 7.06 ms, uint8 3.50 -> 3.20 with these and the 8-bit loops'
 //     thresholds lowered alike (docs/performance.md, session 6).
-//   - costly (the reference per element: sin, cos, asin, atan, rsqrt ...,
+//   - costly (the reference per element: sin, cos, asin, atan,
 //     3-8 ns an element, compute-bound): from two 8K tiles (25-60 us each,
 //     against a few microseconds to split). Sessions 1-5 split only from
 //     2M elements: with sleeping workers on a pool of their own a

@@ -322,6 +322,7 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kSqrt: return xnn_unary(node, XnnOp::kSqrt);
     case Unary::kExp: return array(node, &exp_f32);
     case Unary::kLog: return array(node, &log_f32);
+    case Unary::kRsqrt: return array(node, &rsqrt_f32);
     case Unary::kNot: return nullptr;  // BOOL_8
     default: return sliced_reference(node);
   }
