@@ -175,6 +175,13 @@ Bench unary16(std::string type, uint32_t dt, uint32_t hw, uint32_t c) {
                     {tensor(dt, {1, hw, hw, c}, q ? 0.00002f : 0.0f, 0)}, {}, {false}, 8);
 }
 
+// max(x, 0.5) with the value a static one-element tensor (torch.clamp(min=)
+// exported as Max with a constant).
+Bench max_value_f32(uint32_t hw, uint32_t c) {
+  return make_bench("ElementWiseMaximum", {tensor(dtype::kFloat32, {1, hw, hw, c}), tensor(dtype::kFloat32, {1})},
+                    {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, true}, 8);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -278,6 +285,8 @@ BENCHMARK_CAPTURE(run, exp_f32_56x56x144_fast, unary16("ElementWiseExp", dtype::
 BENCHMARK_CAPTURE(run, exp_f32_56x56x144_reference, unary16("ElementWiseExp", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, log_f32_56x56x144_fast, unary16("ElementWiseLog", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, log_f32_56x56x144_reference, unary16("ElementWiseLog", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, max_value_f32_56x56x144_fast, max_value_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, max_value_f32_56x56x144_reference, max_value_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);

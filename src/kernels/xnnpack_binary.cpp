@@ -384,13 +384,36 @@ __attribute__((target_clones("avx2", "default"))) void min_loop(const float* a, 
   for (size_t i = 0; i < n; ++i) y[i] = nan_min(a[i], b[i]);
 }
 
+// One side a single value (max(x, 0), min(x, 6) with a constant): the same
+// expression, operands in the node's order (max(+0, -0) is -0, max(-0, +0)
+// is +0, as the reference gives). Baseline ISA: GCC vectorizes it with SSE2.
+template <bool kMax, bool kScalarIsB>
+void scalar_loop(const float* dense, float s, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const float a = kScalarIsB ? dense[i] : s, b = kScalarIsB ? s : dense[i];
+    y[i] = kMax ? nan_max(a, b) : nan_min(a, b);
+  }
+}
+
 class MinMaxKernel final : public ops::OpKernel {
  public:
-  MinMaxKernel(bool is_max, size_t n, pthreadpool_t pool) : max_(is_max), n_(n), pool_(pool) {}
+  // scalar: -1 both inputs dense, else which input (0 or 1) is one value.
+  MinMaxKernel(bool is_max, int scalar, size_t n, pthreadpool_t pool)
+      : max_(is_max), scalar_(scalar), n_(n), pool_(pool) {}
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* a = static_cast<const float*>(in[0]);
     const float* b = static_cast<const float*>(in[1]);
     float* y = static_cast<float*>(out[0]);
+    if (scalar_ >= 0) {
+      const float* dense = scalar_ == 1 ? a : b;
+      const float s = scalar_ == 1 ? *b : *a;
+      using Loop = void (*)(const float*, float, float*, size_t);
+      const Loop loop = max_ ? (scalar_ == 1 ? scalar_loop<true, true> : scalar_loop<true, false>)
+                             : (scalar_ == 1 ? scalar_loop<false, true> : scalar_loop<false, false>);
+      auto body = [=](size_t start, size_t count) { loop(dense + start, s, y + start, count); };
+      parallel_tiles(pool_, n_, kCheapTile, body);
+      return;
+    }
     auto body = [=, this](size_t start, size_t count) {
       (max_ ? max_loop : min_loop)(a + start, b + start, y + start, count);
     };
@@ -399,6 +422,7 @@ class MinMaxKernel final : public ops::OpKernel {
 
  private:
   bool max_;
+  int scalar_;
   size_t n_;
   pthreadpool_t pool_;
 };
@@ -407,11 +431,27 @@ bool all_of_type(const ops::NodeDesc& node, uint32_t dt);
 
 bool prepare_min_max(const ops::NodeDesc& node, bool is_max, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || !all_of_type(node, dtype::kFloat32)) return false;
-  const size_t n = node.outputs[0].num_elements();
-  for (const ops::TensorDesc& t : node.inputs) {
-    if (!t.present || t.num_elements() != n) return false;  // broadcasting: the reference
+  const ops::TensorDesc& a = node.inputs[0];
+  const ops::TensorDesc& b = node.inputs[1];
+  const ops::TensorDesc& y = node.outputs[0];
+  if (!a.present || !b.present) return false;
+  const size_t n = y.num_elements();
+  int scalar = -1;
+  if (a.num_elements() != n || b.num_elements() != n) {
+    // One value against a tensor shaped like the output; other broadcasts:
+    // the reference.
+    std::vector<uint32_t> joint;
+    size_t bad = 0;
+    if (!ops::detail::broadcast_shape(a.dims, b.dims, &joint, &bad) || joint != y.dims) return false;
+    if (b.num_elements() == 1 && a.dims == y.dims) {
+      scalar = 1;
+    } else if (a.num_elements() == 1 && b.dims == y.dims) {
+      scalar = 0;
+    } else {
+      return false;
+    }
   }
-  *kernel = std::make_unique<MinMaxKernel>(is_max, n, elementwise_pool(node, n, kCheapMin));
+  *kernel = std::make_unique<MinMaxKernel>(is_max, scalar, n, elementwise_pool(node, n, kCheapMin));
   return true;
 }
 

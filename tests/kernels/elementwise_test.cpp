@@ -152,8 +152,9 @@ TEST(ElementwiseBinary, F32RowBroadcastExactWithSubnormals) {
   }
 }
 
-TEST(ElementwiseBinary, F32DenseMaximumMinimumExact) {
-  // NaN on either side gives NaN (numpy); no flushing (not XNNPACK).
+TEST(ElementwiseBinary, F32MaximumMinimumExact) {
+  // NaN on either side gives NaN (numpy); no flushing (not XNNPACK). Dense,
+  // or one value against a tensor.
   std::mt19937 rng(83);
   ThreadEnv one(1), two(2);
   const BinaryCase ops[] = {{"ElementWiseMaximum", -1}, {"ElementWiseMinimum", -1}, {"ElementWiseBinary", 10},
@@ -167,7 +168,30 @@ TEST(ElementwiseBinary, F32DenseMaximumMinimumExact) {
       const Bytes ref = run_reference(c);
       for (const ThreadEnv* env : {&one, &two}) expect_same_floats(run_fast(c, fp, env->env()), ref, c.node.name);
     }
-    // Broadcasting: declined (the reference runs).
+    // One value against a tensor, either side, rank 0 to 4 for the value
+    // (signed zeros and NaNs among the values: operand order matters).
+    for (int iter = 0; iter < 16; ++iter) {
+      const std::vector<uint32_t> t = iter == 0 && &op == &ops[1] ? std::vector<uint32_t>{kLarge} : random_dims(rng);
+      const std::vector<uint32_t> one_value(iter % 5, 1u);
+      if (one_value.size() > t.size()) continue;  // the output would take the value's rank
+      const bool value_first = iter % 2 == 1;
+      Case c = value_first ? binary_case(op, f32(one_value), f32(t), f32(t))
+                           : binary_case(op, f32(t), f32(one_value), f32(t));
+      c.data = {to_bytes(special_floats(rng, count(c.node.inputs[0].dims))),
+                to_bytes(special_floats(rng, count(c.node.inputs[1].dims)))};
+      // The value itself: +0, -0 or NaN in some iterations (the dense side
+      // draws its own signed zeros and NaNs).
+      const float value = iter % 4 == 1 ? 0.0f : iter % 4 == 2 ? -0.0f : iter % 8 == 3 ? NAN : 2.5f;
+      c.data[value_first ? 0 : 1] = to_bytes(std::vector<float>{value});
+      const Bytes ref = run_reference(c);
+      for (const ThreadEnv* env : {&one, &two}) {
+        bool accepted = false;
+        const Bytes fast = run_fast(c, fp, env->env(), &accepted);
+        ASSERT_TRUE(accepted) << c.node.name;
+        expect_same_floats(fast, ref, c.node.name);
+      }
+    }
+    // Other broadcasts: declined (the reference runs).
     Case bc = binary_case(op, f32({2, 3}), f32({3}), f32({2, 3}));
     bool accepted = true;
     run_fast(bc, fp, one.env(), &accepted);
