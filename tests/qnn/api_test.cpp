@@ -1,5 +1,7 @@
 // The provider and its table, logging, versions, device info, properties,
 // error messages, op support and validation, profiling.
+#include <dlfcn.h>
+
 #include <cstring>
 #include <map>
 #include <set>
@@ -34,6 +36,23 @@ TEST(Provider, PlainCSymbolsAreTheTableEntries) {
   EXPECT_EQ(api().memRegister, &QnnMem_register);
   EXPECT_EQ(api().graphExecute, &QnnGraph_execute);
   EXPECT_EQ(api().backendCreate, &QnnBackend_create);
+}
+
+// XNNPACK, loaded with the skel into a client's own process (the in-process
+// door, the Non-RPC domain), binds its pthreadpool calls to the first
+// definition in the process's global scope. libQnnHtp carries a copy of
+// openhtp's pool code (not the skel's, whose pools XNNPACK is given): were
+// it to export that, XNNPACK would call the wrong copy and its kernels would
+// run on one thread (session 19 found the bench's in-process door doing so).
+TEST(Provider, LibQnnHtpExportsNoThreadPool) {
+  void* self = dlopen("libQnnHtp.so", RTLD_NOW | RTLD_NOLOAD);
+  ASSERT_NE(self, nullptr) << dlerror();
+  EXPECT_NE(dlsym(self, "QnnInterface_getProviders"), nullptr);  // the lookup itself works
+  for (const char* name : {"pthreadpool_create", "pthreadpool_parallelize_1d", "pthreadpool_parallelize_1d_tile_1d",
+                           "pthreadpool_get_threads_count"}) {
+    EXPECT_EQ(dlsym(self, name), nullptr) << name;
+  }
+  dlclose(self);
 }
 
 TEST(Provider, UnimplementedEntriesSayNotSupported) {
