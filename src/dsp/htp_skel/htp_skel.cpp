@@ -5,7 +5,6 @@
 // back. The runtime owns every object and every rule (src/htp/runtime.h).
 #include <unistd.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
