@@ -291,12 +291,14 @@ BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dty
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_reference, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
-// fp32 ops still on the reference (per element) on slices of the graph's
-// pool: Sin stands for them (Cos, Asin, Atan, Rsqrt ...).
 BENCHMARK_CAPTURE(run, sin_f32_56x56x144_fast, unary16("ElementWiseSin", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, sin_f32_56x56x144_fast2t, unary16("ElementWiseSin", dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK_CAPTURE(run, sin_f32_14x14x144_fast, unary16("ElementWiseSin", dtype::kFloat32, 14, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, sin_f32_14x14x144_fast2t, unary16("ElementWiseSin", dtype::kFloat32, 14, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, sin_f32_56x56x144_reference, unary16("ElementWiseSin", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+// fp32 ops still on the reference (per element) on slices of the graph's
+// pool: Atan stands for them (Asin too).
+BENCHMARK_CAPTURE(run, atan_f32_56x56x144_fast, unary16("ElementWiseAtan", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, atan_f32_56x56x144_fast2t, unary16("ElementWiseAtan", dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, atan_f32_14x14x144_fast, unary16("ElementWiseAtan", dtype::kFloat32, 14, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, atan_f32_14x14x144_fast2t, unary16("ElementWiseAtan", dtype::kFloat32, 14, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast, relu(dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, relu_f32_56x56x144_fast2t, relu(dtype::kFloat32, 56, 144), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, pointwise_f32_7x7x960x320_fast, pointwise_f32(7, 960, 320), std::string("fast"))->Unit(benchmark::kMicrosecond);

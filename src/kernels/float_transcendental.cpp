@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 
 #include "kernels/exp_poly.h"
@@ -154,6 +156,49 @@ struct SoftplusFn {
   }
 };
 
+// sin and cos: r = x - j pi/2 with j = round(x 2/pi) and pi/2 in three
+// float parts (Cody-Waite; each step one fused multiply-add, so r keeps
+// its accuracy while j is below 2^24), then the Taylor series on |r| <=
+// pi/4 (sin to r^9, cos to r^10: the first terms left out are under 3e-9
+// there) and the quadrant j mod 4, taken in float (j - 4 floor(j / 4),
+// exact for every integer-valued j, no conversion to an integer). Used up
+// to |x| = 2^20 (kSinCosReduced).
+constexpr float kTwoOverPi = 0.636619772367581343f;
+// Up to here the reduction is accurate (j below 2^20; the first step is
+// exact); beyond, and for inf and NaN, libm's sinf/cosf answer, as in the
+// reference (sin_f32/cos_f32 below).
+constexpr float kSinCosReduced = 1048576.0f;
+constexpr float kPio2A = 1.57079637050628662f;       // float(pi/2)
+constexpr float kPio2B = -4.371138828673793e-8f;    // float(pi/2 - kPio2A)
+constexpr float kPio2C = -1.7151245100058819e-15f;  // float(pi/2 - kPio2A - kPio2B)
+inline float sin_poly(float r, float z) {  // z = r^2
+  float p = std::fma(z, 1.0f / 362880.0f, -1.0f / 5040.0f);
+  p = std::fma(p, z, 1.0f / 120.0f);
+  p = std::fma(p, z, -1.0f / 6.0f);
+  return std::fma(r * z, p, r);
+}
+inline float cos_poly(float z) {
+  float p = std::fma(z, -1.0f / 3628800.0f, 1.0f / 40320.0f);
+  p = std::fma(p, z, -1.0f / 720.0f);
+  p = std::fma(p, z, 1.0f / 24.0f);
+  p = std::fma(p, z, -0.5f);
+  return std::fma(p, z, 1.0f);
+}
+// sin(x) (shift 0) or cos(x) = sin(x + pi/2) (shift 1, one quadrant on).
+template <int kShift>
+inline float sincos_one(float x) {
+  const float j = std::nearbyint(x * kTwoOverPi);
+  float r = std::fma(-j, kPio2A, x);
+  r = std::fma(-j, kPio2B, r);
+  r = std::fma(-j, kPio2C, r);
+  const float z = r * r;
+  const float q = j + static_cast<float>(kShift) - 4.0f * std::floor((j + static_cast<float>(kShift)) * 0.25f);
+  const float s = sin_poly(r, z), c = cos_poly(z);
+  // q = 0: s, 1: c, 2: -s, 3: -c. NaN and +-inf give NaN through r.
+  const float v = (q == 1.0f || q == 3.0f) ? c : s;
+  return q >= 2.0f ? -v : v;
+}
+
 // 1 / sqrt(x) as the reference computes it, in double and rounded once to
 // float: the same IEEE operations, so the same bits, NaNs included.
 inline float rsqrt_one(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
@@ -217,6 +262,40 @@ void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_on
 void exp_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<exp_one>{}); }
 void log_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<log_one>{}); }
 void rsqrt_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<rsqrt_one>{}); }
+namespace {
+
+// Whether every x[i] is within the reduction's range (NaN is not): an
+// AND-reduction GCC vectorizes.
+bool all_reducible(const float* x, size_t n) {
+  bool all = true;
+  for (size_t i = 0; i < n; ++i) all &= std::fabs(x[i]) <= kSinCosReduced;
+  return all;
+}
+
+// In blocks: the series on every element, then libm for the few outside
+// the range, from a copy of the block's inputs (x may be y).
+template <int kShift>
+void sincos_f32(const float* x, float* y, size_t n) {
+  constexpr size_t kBlock = 512;
+  for (size_t b = 0; b < n; b += kBlock) {
+    const size_t m = std::min(kBlock, n - b);
+    if (all_reducible(x + b, m)) {
+      dispatch(x + b, y + b, m, Of<sincos_one<kShift>>{});
+      continue;
+    }
+    float keep[kBlock];
+    std::memcpy(keep, x + b, m * sizeof(float));
+    dispatch(keep, y + b, m, Of<sincos_one<kShift>>{});
+    for (size_t i = 0; i < m; ++i) {
+      if (!(std::fabs(keep[i]) <= kSinCosReduced)) y[b + i] = kShift == 0 ? std::sin(keep[i]) : std::cos(keep[i]);
+    }
+  }
+}
+
+}  // namespace
+
+void sin_f32(const float* x, float* y, size_t n) { sincos_f32<0>(x, y, n); }
+void cos_f32(const float* x, float* y, size_t n) { sincos_f32<1>(x, y, n); }
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold) {
   dispatch(x, y, n, SoftplusFn{beta, threshold});
 }

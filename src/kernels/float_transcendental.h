@@ -1,4 +1,5 @@
-// FLOAT_32 tanh, GELU, exp, log and softplus as vectorized polynomials;
+// FLOAT_32 tanh, GELU, exp, log, softplus, sin and cos as vectorized
+// polynomials;
 // rsqrt as a vectorized loop of the reference's own expression.
 //
 // Why: the reference computes them per element in double (erf) or with
@@ -26,6 +27,8 @@
 // arithmetic).
 // exp(x) = 2^k p(r), p the SiLU pass's polynomial (exp_poly.h), 2^k applied
 // in two factors so subnormal results and overflow round once.
+// sin, cos: Cody-Waite reduction by pi/2 in three parts, Taylor series on
+// [-pi/4, pi/4], the quadrant in float (float_transcendental.cpp).
 // log(x) = k ln 2 + log(m), m in [sqrt(1/2), sqrt(2)), log(m) from atanh's
 // series in s = (m - 1) / (m + 1); softplus(x) = max(x, 0) + log1p(e^{-|bx|})
 // / b from the same two pieces (float_transcendental.cpp says how).
@@ -41,6 +44,8 @@ void tanh_f32(const float* x, float* y, size_t n);
 void gelu_f32(const float* x, float* y, size_t n);
 void exp_f32(const float* x, float* y, size_t n);
 void log_f32(const float* x, float* y, size_t n);
+void sin_f32(const float* x, float* y, size_t n);
+void cos_f32(const float* x, float* y, size_t n);
 // y[i] = 1 / sqrt(x[i]), bit for bit the reference's (computed in double).
 void rsqrt_f32(const float* x, float* y, size_t n);
 // y[i] = softplus(x[i]) with the reference's beta (> 0) and threshold (< 0:

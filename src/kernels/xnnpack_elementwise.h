@@ -30,13 +30,13 @@ namespace openhtp::kernels::xnn {
 //     speed (bench_cache_locality). At 2 threads EfficientNet-B0 fp32
 //     7.51 -> 7.06 ms, uint8 3.50 -> 3.20 with these and the 8-bit loops'
 //     thresholds lowered alike (docs/performance.md, session 6).
-//   - costly (the reference per element: sin, cos, asin, atan,
-//     3-8 ns an element, compute-bound): from two 8K tiles (25-60 us each,
-//     against a few microseconds to split). Sessions 1-5 split only from
-//     2M elements: with sleeping workers on a pool of their own a
-//     451K-element Tanh was 1.5x slower at 2 threads. On the graph's
-//     spinning workers (session 19) Sin at 2 threads: 451K elements 2224 ->
-//     1160-1184 us, 28K elements 80-88 -> 42-46 us.
+//   - costly (the reference per element: asin, atan, 3-8 ns an element,
+//     compute-bound): from two 8K tiles (25-60 us each, against a few
+//     microseconds to split). Sessions 1-5 split only from 2M elements: with
+//     sleeping workers on a pool of their own a 451K-element Tanh was 1.5x
+//     slower at 2 threads. On the graph's spinning workers (session 19) the
+//     reference's Sin at 2 threads: 451K elements 2224 -> 1160-1184 us, 28K
+//     elements 80-88 -> 42-46 us (Sin has its own polynomial since).
 inline constexpr size_t kCheapMin = size_t{256} << 10;
 inline constexpr size_t kCheapTile = size_t{128} << 10;
 inline constexpr size_t kCostlyTile = size_t{8} << 10;

@@ -323,6 +323,8 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kExp: return array(node, &exp_f32);
     case Unary::kLog: return array(node, &log_f32);
     case Unary::kRsqrt: return array(node, &rsqrt_f32);
+    case Unary::kSin: return array(node, &sin_f32);
+    case Unary::kCos: return array(node, &cos_f32);
     case Unary::kNot: return nullptr;  // BOOL_8
     default: return sliced_reference(node);
   }
