@@ -54,6 +54,18 @@ void expect_same_floats(const Bytes& fast, const Bytes& ref, const std::string& 
   }
 }
 
+// The fast path takes `c` on one thread and on two, and gives the
+// reference's bits (any NaN for a NaN).
+void expect_taken_and_exact(const Case& c, const FastPath& fp, const ThreadEnv& one, const ThreadEnv& two) {
+  const Bytes ref = run_reference(c);
+  for (const ThreadEnv* env : {&one, &two}) {
+    bool accepted = false;
+    const Bytes fast = run_fast(c, fp, env->env(), &accepted);
+    ASSERT_TRUE(accepted) << c.node.name;
+    expect_same_floats(fast, ref, c.node.name);
+  }
+}
+
 // Random broadcastable shapes: b's dims are a's, some set to 1, some dropped
 // from the front; either may be the broadcast one.
 void random_broadcast(std::mt19937& rng, std::vector<uint32_t>* a, std::vector<uint32_t>* b, std::vector<uint32_t>* y) {
@@ -141,13 +153,7 @@ TEST(ElementwiseBinary, F32RowBroadcastExactWithSubnormals) {
                          : binary_case(op, f32(dense), f32(row), f32(dense));
       c.data = {to_bytes(special_floats(rng, count(c.node.inputs[0].dims))),
                 to_bytes(special_floats(rng, count(c.node.inputs[1].dims)))};
-      const Bytes ref = run_reference(c);
-      for (const ThreadEnv* env : {&one, &two}) {
-        bool accepted = false;
-        const Bytes fast = run_fast(c, fp, env->env(), &accepted);
-        ASSERT_TRUE(accepted) << c.node.name;
-        expect_same_floats(fast, ref, c.node.name);
-      }
+      expect_taken_and_exact(c, fp, one, two);
     }
   }
 }
@@ -183,13 +189,7 @@ TEST(ElementwiseBinary, F32MaximumMinimumExact) {
       // draws its own signed zeros and NaNs).
       const float value = iter % 4 == 1 ? 0.0f : iter % 4 == 2 ? -0.0f : iter % 8 == 3 ? NAN : 2.5f;
       c.data[value_first ? 0 : 1] = to_bytes(std::vector<float>{value});
-      const Bytes ref = run_reference(c);
-      for (const ThreadEnv* env : {&one, &two}) {
-        bool accepted = false;
-        const Bytes fast = run_fast(c, fp, env->env(), &accepted);
-        ASSERT_TRUE(accepted) << c.node.name;
-        expect_same_floats(fast, ref, c.node.name);
-      }
+      expect_taken_and_exact(c, fp, one, two);
     }
     // Other broadcasts: declined (the reference runs).
     Case bc = binary_case(op, f32({2, 3}), f32({3}), f32({2, 3}));
