@@ -345,12 +345,12 @@ void append_node_events(const std::vector<htp::StepTime>& before, const std::vec
   }
   for (size_t i = 0; i < after.size(); ++i) {
     const uint64_t ns = after[i].total_ns - before[i].total_ns;
-    ProfileEvent node{QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (ns + 500) / 1000, after[i].name, {}};
+    ProfileEvent node{QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (ns + 500) / 1000, after[i].name, {}, {}};
     for (size_t k = 0; k < busy.size(); ++k) {
       const uint64_t t_ns = thread_delta(i, busy[k]);
       if (t_ns == 0) continue;
       node.pending.push_back({QNN_PROFILE_EVENTTYPE_NODE, QNN_PROFILE_EVENTUNIT_MICROSEC, (t_ns + 500) / 1000,
-                              "HVX thread " + std::to_string(k), {}});
+                              "HVX thread " + std::to_string(k), {}, {}});
     }
     out->push_back(std::move(node));
   }
@@ -702,27 +702,27 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   if (!g->executed.load(std::memory_order_relaxed)) g->executed.store(true);
   if (profileHandle != nullptr) {
     ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0,
-                    "graph execute: " + g->spec.name, {}};
+                    "graph execute: " + g->spec.name, {}, {}};
     // In time order: the copies in, the accelerator, the copies out.
     std::vector<ProfileEvent> sub = {
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_in_ns / 1000, "copy in time", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_out_ns / 1000, "copy out time", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copied_in, "bytes copied in", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_in_ns / 1000, "copy in time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_out_ns / 1000, "copy out time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copied_in, "bytes copied in", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}, {}},
         // Preemption (QNN's profile viewer: "Num times yield occurred"): the
         // VTCM saved and restored around each yield.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}, {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_restore_ns / 1000,
-         "VTCM restore time", {}},
+         "VTCM restore time", {}, {}},
         // Waits on the DSP: queued behind another graph before starting, and
         // paused while higher-priority executes ran.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}, {}},
     };
     std::vector<htp::StepTime> steps_after;
     if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&

@@ -107,7 +107,7 @@ TEST_F(ExternalData, ALengthThatIsNotTheTensorsIsRefused) {
 }
 
 TEST_F(ExternalData, PathsOutsideTheModelsFolderAreRefused) {
-  for (const std::string& where : {"../w.bin", "/etc/passwd", "sub/../../w.bin", ""}) {
+  for (const char* where : {"../w.bin", "/etc/passwd", "sub/../../w.bin", ""}) {
     write_model(where, "0", "24");
     onnx::ModelProto m;
     std::string error;

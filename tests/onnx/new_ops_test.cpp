@@ -613,7 +613,9 @@ TEST(OnnxNewOps, DecomposedLayerNormBecomesQnnLayerNorm) {
     size_t layer_norms = 0;
     for (const auto& n : desc.nodes) layer_norms += n.type == "LayerNorm";
     EXPECT_EQ(layer_norms, exposed ? 0u : 1u);
-    if (!exposed) EXPECT_EQ(desc.nodes.size(), 1u);
+    if (!exposed) {
+      EXPECT_EQ(desc.nodes.size(), 1u);
+    }
     expect_close(as_f32(out[0]), reference(with_beta), 1e-5);
   }
 }

@@ -101,7 +101,9 @@ std::vector<double> run_quantized(const onnx::ModelProto& proto, const std::vect
     // The names a client sees in the submitted graph.
     EXPECT_EQ(graph.inputs.size(), 1u);
     EXPECT_EQ(graph.outputs.size(), 1u);
-    if (graph.outputs.size() == 1) EXPECT_EQ(std::string(graph.outputs[0].v1.name), desc->outputs[0]);
+    if (graph.outputs.size() == 1) {
+      EXPECT_EQ(std::string(graph.outputs[0].v1.name), desc->outputs[0]);
+    }
   } else {
     ADD_FAILURE() << error;
   }

@@ -162,7 +162,9 @@ TEST(OnnxQuantQuality, MseRangeIsNearTheBruteForceOptimum) {
       for (int j = 1; j <= 60; ++j) best = std::min(best, exact_mse(v, h.lo * i / 60.0, h.hi * j / 60.0, bits));
     }
     EXPECT_LE(got, best * 1.05) << bits << " bit: [" << r.min << ", " << r.max << "]";
-    if (bits == 4) EXPECT_LT(got, 0.5 * minmax);
+    if (bits == 4) {
+      EXPECT_LT(got, 0.5 * minmax);
+    }
     EXPECT_LE(got, minmax * 1.0001);
     EXPECT_LT(r.max, h.hi);
     EXPECT_GT(r.min, h.lo);

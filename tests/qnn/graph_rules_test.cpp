@@ -297,7 +297,9 @@ TEST_F(GraphRules, GarbageTensorsAreRefusedWithoutReadingTheirNames) {
     }
     LogCapture::instance().clear();
     if (api().graphExecute(graph_, junk, 2, &o, 1, nullptr, nullptr) == QNN_GRAPH_ERROR_INVALID_TENSOR) ++refused;
-    if (i == 0) EXPECT_TRUE(LogCapture::instance().has_line_with({"<unreadable at", "is not a graph input"}));
+    if (i == 0) {
+      EXPECT_TRUE(LogCapture::instance().has_line_with({"<unreadable at", "is not a graph input"}));
+    }
   }
   EXPECT_EQ(refused, 64);
   // The graph is unharmed.
