@@ -1,8 +1,8 @@
 #include "kernels/float_transcendental.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -134,10 +134,10 @@ inline float log_one(float x) {
 // Softplus as the reference's formula: max(x, 0) + log1p(e^{-|bx|}) / b,
 // with log1p(u) = log(w) + (u - (w - 1)) / w for w = 1 + u rounded (the
 // second term is what the rounding lost), and e^{-|bx|} taken as 0 beyond
-// |bx| = 87.33 (log1p of it is then below the smallest normal float). Above the threshold (when
-// one is set, t >= 0) the result is x; bx > t is decided on the exact
-// product (b x as p + e, e from a fused multiply-add), as the reference
-// compares it in double.
+// |bx| = 87.33 (log1p of it is then below the smallest normal float).
+// Above the threshold (when one is set, t >= 0) the result is x; bx > t is
+// decided on the exact product (b x as p + e, e from a fused multiply-add),
+// as the reference compares it in double.
 constexpr float kSoftplusCut = 87.33f;  // e^-87.33 is still normal; beyond, log1p(e^{-|bx|}) < 2^-126
 struct SoftplusFn {
   float beta, threshold;
@@ -157,8 +157,8 @@ struct SoftplusFn {
 };
 
 // sin and cos: r = x - j pi/2 with j = round(x 2/pi) and pi/2 in three
-// float parts (Cody-Waite; each step one fused multiply-add, so r keeps
-// its accuracy while j is below 2^24), then the Taylor series on |r| <=
+// float parts (Cody-Waite; each step one fused multiply-add, the first
+// exact for |x| >= 1), then the Taylor series on |r| <=
 // pi/4 (sin to r^9, cos to r^10: the first terms left out are under 3e-9
 // there) and the quadrant j mod 4, taken in float (j - 4 floor(j / 4),
 // exact for every integer-valued j, no conversion to an integer). Used up
@@ -255,15 +255,6 @@ struct Of {
   float operator()(float x) const { return F(x); }
 };
 
-}  // namespace
-
-void tanh_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<tanh_one>{}); }
-void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_one>{}); }
-void exp_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<exp_one>{}); }
-void log_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<log_one>{}); }
-void rsqrt_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<rsqrt_one>{}); }
-namespace {
-
 // Whether every x[i] is within the reduction's range (NaN is not): an
 // AND-reduction GCC vectorizes.
 bool all_reducible(const float* x, size_t n) {
@@ -294,6 +285,11 @@ void sincos_f32(const float* x, float* y, size_t n) {
 
 }  // namespace
 
+void tanh_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<tanh_one>{}); }
+void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_one>{}); }
+void exp_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<exp_one>{}); }
+void log_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<log_one>{}); }
+void rsqrt_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<rsqrt_one>{}); }
 void sin_f32(const float* x, float* y, size_t n) { sincos_f32<0>(x, y, n); }
 void cos_f32(const float* x, float* y, size_t n) { sincos_f32<1>(x, y, n); }
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold) {
