@@ -397,9 +397,16 @@ void scalar_loop(const float* dense, float s, float* y, size_t n) {
 
 class MinMaxKernel final : public ops::OpKernel {
  public:
-  // scalar: -1 both inputs dense, else which input (0 or 1) is one value.
-  MinMaxKernel(bool is_max, int scalar, size_t n, pthreadpool_t pool)
-      : max_(is_max), scalar_(scalar), n_(n), pool_(pool) {}
+  // scalar: -1 both inputs dense, else which input (0 or 1) is one value;
+  // the loop is chosen here, once.
+  MinMaxKernel(bool is_max, int scalar, size_t n, pthreadpool_t pool) : scalar_(scalar), n_(n), pool_(pool) {
+    if (scalar < 0) {
+      dense_ = is_max ? max_loop : min_loop;
+    } else {
+      held_ = is_max ? (scalar == 1 ? scalar_loop<true, true> : scalar_loop<true, false>)
+                     : (scalar == 1 ? scalar_loop<false, true> : scalar_loop<false, false>);
+    }
+  }
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const float* a = static_cast<const float*>(in[0]);
     const float* b = static_cast<const float*>(in[1]);
@@ -407,22 +414,20 @@ class MinMaxKernel final : public ops::OpKernel {
     if (scalar_ >= 0) {
       const float* dense = scalar_ == 1 ? a : b;
       const float s = scalar_ == 1 ? *b : *a;
-      using Loop = void (*)(const float*, float, float*, size_t);
-      const Loop loop = max_ ? (scalar_ == 1 ? scalar_loop<true, true> : scalar_loop<true, false>)
-                             : (scalar_ == 1 ? scalar_loop<false, true> : scalar_loop<false, false>);
-      auto body = [=](size_t start, size_t count) { loop(dense + start, s, y + start, count); };
+      auto body = [=, this](size_t start, size_t count) { held_(dense + start, s, y + start, count); };
       parallel_tiles(pool_, n_, kCheapTile, body);
       return;
     }
-    auto body = [=, this](size_t start, size_t count) {
-      (max_ ? max_loop : min_loop)(a + start, b + start, y + start, count);
-    };
+    auto body = [=, this](size_t start, size_t count) { dense_(a + start, b + start, y + start, count); };
     parallel_tiles(pool_, n_, kCheapTile, body);
   }
 
  private:
-  bool max_;
+  using DenseLoop = void (*)(const float*, const float*, float*, size_t);
+  using HeldLoop = void (*)(const float*, float, float*, size_t);
   int scalar_;
+  DenseLoop dense_ = nullptr;
+  HeldLoop held_ = nullptr;
   size_t n_;
   pthreadpool_t pool_;
 };

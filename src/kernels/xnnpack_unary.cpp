@@ -12,10 +12,11 @@
 //     roundings are exact (bit-exact with the reference); sigmoid, elu and
 //     hardswish are XNNPACK's approximations, within the tolerance
 //     tests/kernels/elementwise_test.cpp states.
-//   - openhtp's vectorized polynomials: tanh, GELU and exp
-//     (float_transcendental.h, within the same tolerance).
-//   - the rest (Softplus, Log, Sin, ...: transcendental, no XNNPACK f32
-//     operator in this version): the reference kernel itself run
+//   - openhtp's vectorized loops (float_transcendental.h): tanh, GELU, exp,
+//     log, softplus, sin and cos as polynomials within the same tolerance;
+//     rsqrt as the reference's own expression (exact).
+//   - the rest (Asin, Atan: no XNNPACK f32 operator in this version, no
+//     loop of ours): the reference kernel itself run
 //     on slices of the tensor in parallel — bit-exact by construction, and
 //     taken only where the pool splits it (otherwise the reference runs).
 // ElementWiseNeuron and ElementWiseUnary reach the same kernels by their
