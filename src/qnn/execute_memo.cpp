@@ -64,16 +64,27 @@ ExecuteMemo::TensorKey ExecuteMemo::key_of(const Qnn_Tensor_t& t) {
   return {v.id(), v.mem_type(), v.client_buf().data, v.client_buf().dataSize};
 }
 
+bool ExecuteMemo::TensorKey::matches(const Qnn_Tensor_t& t) const {
+  // Field by field, without building the tensor's key: this runs on every
+  // execute. An unknown version never matches (bind_tensors refuses it).
+  if (t.version != QNN_TENSOR_VERSION_1 && t.version != QNN_TENSOR_VERSION_2) return false;
+  const Qnn_TensorV1_t& v = t.v1;  // V2 begins with V1's fields (tensor_view.h)
+  if (v.id != id || v.memType != mem_type) return false;
+  if (v.memType == QNN_TENSORMEMTYPE_MEMHANDLE) return v.memHandle == where;
+  return v.clientBuf.data == where && v.clientBuf.dataSize == size;
+}
+
 bool ExecuteMemo::same_request(const void* graph, const Qnn_Tensor_t* in, uint32_t n_in, const Qnn_Tensor_t* out,
                                uint32_t n_out) const {
   if (graph != request_graph_ || graph == nullptr || n_in != request_inputs_ || n_in + n_out != request_.size()) {
     return false;
   }
+  const TensorKey* key = request_.data();
   for (uint32_t i = 0; i < n_in; ++i) {
-    if (!(key_of(in[i]) == request_[i])) return false;
+    if (!key[i].matches(in[i])) return false;
   }
   for (uint32_t i = 0; i < n_out; ++i) {
-    if (!(key_of(out[i]) == request_[n_in + i])) return false;
+    if (!key[n_in + i].matches(out[i])) return false;
   }
   return true;
 }

@@ -66,7 +66,8 @@ class ExecuteMemo {
     int32_t mem_type = 0;
     const void* where = nullptr;  // the memHandle, or the client buffer's data
     uint32_t size = 0;            // the client buffer's dataSize
-    bool operator==(const TensorKey&) const = default;
+    // Whether tensor t is bound the way this key records.
+    bool matches(const Qnn_Tensor_t& t) const;
   };
   static TensorKey key_of(const Qnn_Tensor_t& t);
   const void* request_graph_ = nullptr;

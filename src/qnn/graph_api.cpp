@@ -674,7 +674,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   if (!signal.ok()) return signal.error();
   // DETAILED profiling: the DSP's per-step totals before and after, diffed
   // into one NODE event per step (a fused step under both nodes' names).
-  const bool node_events = profile_wants_node_events(profileHandle);
+  const bool node_events = profileHandle != nullptr && profile_wants_node_events(profileHandle);
   std::vector<std::string> node_names;
   std::vector<htp::StepTime> steps_before;
   if (node_events) {

@@ -32,8 +32,13 @@ struct Signal : Object {
 // the signal is in use by another call.
 class SignalUse {
  public:
-  SignalUse(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandle_t in_use_error);
-  ~SignalUse();
+  // Without a signal (the usual execute) nothing happens out of line.
+  SignalUse(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandle_t in_use_error) {
+    if (signal != nullptr) hold(signal, call, in_use_error);
+  }
+  ~SignalUse() {
+    if (signal_) release();
+  }
   SignalUse(const SignalUse&) = delete;
   SignalUse& operator=(const SignalUse&) = delete;
 
@@ -43,6 +48,9 @@ class SignalUse {
   ipc::htp_wire::ControlWire* control() const { return signal_ ? signal_->wire : nullptr; }
 
  private:
+  void hold(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandle_t in_use_error);
+  void release();
+
   std::shared_ptr<Signal> signal_;
   Qnn_ErrorHandle_t error_ = QNN_SUCCESS;
 };

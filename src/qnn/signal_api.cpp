@@ -21,8 +21,7 @@ Signal::~Signal() {
   }
 }
 
-SignalUse::SignalUse(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandle_t in_use_error) {
-  if (signal == nullptr) return;
+void SignalUse::hold(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandle_t in_use_error) {
   signal_ = find_object<Signal>(ObjectKind::kSignal, signal);
   if (!signal_) {
     QNN_LOG_ERROR("%s: %p is not a live signal handle", call, signal);
@@ -43,9 +42,7 @@ SignalUse::SignalUse(Qnn_SignalHandle_t signal, const char* call, Qnn_ErrorHandl
   std::atomic_thread_fence(std::memory_order_release);
 }
 
-SignalUse::~SignalUse() {
-  if (signal_) signal_->in_use.store(false);
-}
+void SignalUse::release() { signal_->in_use.store(false); }
 
 }  // namespace openhtp::qnn
 

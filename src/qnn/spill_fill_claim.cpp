@@ -19,10 +19,9 @@ std::map<std::pair<uint64_t, uint64_t>, std::string>& holders() {
 
 }  // namespace
 
-bool SpillFillClaim::claim(Context& ctx, const std::string& graph) {
+bool SpillFillClaim::claim_registered(Context& ctx, const std::string& graph) {
   uint64_t dev, ino;
   int fd;
-  if (!ctx.has_external_spill_fill.load(std::memory_order_acquire)) return true;  // the common case: no lock
   {
     std::lock_guard lock(ctx.mu);
     dev = ctx.spill_fill_dev;
@@ -43,8 +42,7 @@ bool SpillFillClaim::claim(Context& ctx, const std::string& graph) {
   return true;
 }
 
-SpillFillClaim::~SpillFillClaim() {
-  if (!held_) return;
+void SpillFillClaim::release() {
   std::lock_guard lock(mu());
   holders().erase({dev_, ino_});
 }

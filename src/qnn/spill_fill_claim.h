@@ -20,15 +20,23 @@ namespace openhtp::qnn {
 class SpillFillClaim {
  public:
   SpillFillClaim() = default;
-  ~SpillFillClaim();
+  ~SpillFillClaim() {
+    if (held_) release();
+  }
   SpillFillClaim(const SpillFillClaim&) = delete;
   SpillFillClaim& operator=(const SpillFillClaim&) = delete;
 
   // Claims `ctx`'s external spill-fill buffer for `graph`; false (and one log
   // line) when another graph's execute holds it.
-  bool claim(Context& ctx, const std::string& graph);
+  // Inline: most contexts have no external spill-fill buffer.
+  bool claim(Context& ctx, const std::string& graph) {
+    return !ctx.has_external_spill_fill.load(std::memory_order_acquire) || claim_registered(ctx, graph);
+  }
 
  private:
+  bool claim_registered(Context& ctx, const std::string& graph);
+  void release();
+
   bool held_ = false;
   uint64_t dev_ = 0, ino_ = 0;
 };

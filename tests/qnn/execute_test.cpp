@@ -95,8 +95,10 @@ TEST_F(Execute, ARepeatedExecuteWithAnotherBufferUsesIt) {
   build_add_relu(n);
   auto a1 = ramp(n, -3.0f, 0.01f), a2 = ramp(n, 2.0f, -0.02f), b = ramp(n, 1.0f, -0.005f);
   std::vector<float> out1(n, -1.0f), out2(n, -1.0f);
-  auto run = [&](std::vector<float>& a, std::vector<float>& out, uint32_t out_bytes) {
+  auto run = [&](std::vector<float>& a, std::vector<float>& out, uint32_t out_bytes,
+                 Qnn_TensorVersion_t a_version = QNN_TENSOR_VERSION_1) {
     Qnn_Tensor_t in[] = {a_, b_};
+    in[0].version = a_version;
     in[0].v1.clientBuf = {a.data(), n * 4};
     in[1].v1.clientBuf = {b.data(), n * 4};
     Qnn_Tensor_t o = out_;
@@ -111,6 +113,10 @@ TEST_F(Execute, ARepeatedExecuteWithAnotherBufferUsesIt) {
   ASSERT_EQ(run(a2, out2, n * 4), QNN_SUCCESS);  // another input
   EXPECT_EQ(out2, expected_add_relu(a2, b));
   EXPECT_EQ(run(a2, out2, n * 4 - 4), QNN_GRAPH_ERROR_INVALID_TENSOR);  // the same buffer, too small now
+  ASSERT_EQ(run(a2, out2, n * 4), QNN_SUCCESS);
+  // The same fields under a version this backend does not know: refused,
+  // not taken for the request before.
+  EXPECT_EQ(run(a2, out2, n * 4, static_cast<Qnn_TensorVersion_t>(7)), QNN_GRAPH_ERROR_INVALID_TENSOR);
   ASSERT_EQ(run(a2, out2, n * 4), QNN_SUCCESS);
 }
 
