@@ -182,6 +182,14 @@ Bench max_value_f32(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, true}, 8);
 }
 
+// x^e with a static scalar exponent (e = 3: a GPT-2-style GELU's cube).
+Bench power_f32(uint32_t hw, uint32_t c, float e) {
+  Bench b = make_bench("ElementWisePower", {tensor(dtype::kFloat32, {1, hw, hw, c}), tensor(dtype::kFloat32, {1})},
+                       {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, true}, 9);
+  std::memcpy(b.data[1].data(), &e, sizeof e);
+  return b;
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -287,6 +295,10 @@ BENCHMARK_CAPTURE(run, log_f32_56x56x144_fast, unary16("ElementWiseLog", dtype::
 BENCHMARK_CAPTURE(run, log_f32_56x56x144_reference, unary16("ElementWiseLog", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, max_value_f32_56x56x144_fast, max_value_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, max_value_f32_56x56x144_reference, max_value_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, pow3_f32_56x56x144_fast, power_f32(56, 144, 3.0f), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, pow3_f32_56x56x144_reference, power_f32(56, 144, 3.0f), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, sqrt_pow_f32_56x56x144_fast, power_f32(56, 144, 0.5f), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, sqrt_pow_f32_56x56x144_reference, power_f32(56, 144, 0.5f), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -136,7 +136,7 @@ std::span<const ops::FastPath> fast_paths() {
       // fp32 ReduceMean over one block of axes (float_reduce.h).
       {"ReduceMean", "vectorized", &f32::prepare_reduce_mean},
       {"Softmax", "xnnpack", &xnn::prepare_softmax_f32},
-      {"ElementWisePower", "vectorized", &xnn::prepare_square_f32},
+      {"ElementWisePower", "vectorized", &xnn::prepare_power_f32},
       {"Softmax", "int8", &q8::prepare_softmax},
       {"Quantize", "int8", &q8::prepare_quantize},
       // Transpose: a blocked copy on the graph's pool (no XNNPACK transpose

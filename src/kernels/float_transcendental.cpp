@@ -222,6 +222,38 @@ template <typename Fn>
 OPENHTP_AVX2 void each_avx2(const float* x, float* y, size_t n, Fn fn) {
   each(x, y, n, fn);
 }
+
+// x^k (1 / x^k when invert) for a block of m <= kPowerBlock elements: the
+// bits of k walked once per block, each step a plain loop over the block in
+// double that vectorizes (k is the same for every element).
+constexpr size_t kPowerBlock = 256;
+__attribute__((always_inline)) inline void whole_power_block(const float* x, float* y, size_t m, uint32_t k,
+                                                             bool invert) {
+  double d[kPowerBlock], r[kPowerBlock];
+  for (size_t i = 0; i < m; ++i) {
+    d[i] = x[i];
+    r[i] = 1.0;
+  }
+  for (; k != 0; k >>= 1) {
+    if (k & 1) {
+      for (size_t i = 0; i < m; ++i) r[i] *= d[i];
+    }
+    if (k > 1) {
+      for (size_t i = 0; i < m; ++i) d[i] *= d[i];
+    }
+  }
+  if (invert) {
+    for (size_t i = 0; i < m; ++i) y[i] = static_cast<float>(1.0 / r[i]);
+  } else {
+    for (size_t i = 0; i < m; ++i) y[i] = static_cast<float>(r[i]);
+  }
+}
+OPENHTP_AVX512 void whole_power_avx512(const float* x, float* y, size_t m, uint32_t k, bool invert) {
+  whole_power_block(x, y, m, k, invert);
+}
+OPENHTP_AVX2 void whole_power_avx2(const float* x, float* y, size_t m, uint32_t k, bool invert) {
+  whole_power_block(x, y, m, k, invert);
+}
 #undef OPENHTP_AVX512
 #undef OPENHTP_AVX2
 
@@ -283,7 +315,40 @@ void sincos_f32(const float* x, float* y, size_t n) {
   }
 }
 
+// powf(x, 0.5) and powf(x, -0.5) at their edges: sqrt(-0) is -0 where powf
+// gives +0 (the + 0 makes it so), and sqrt(-inf) NaN where powf gives +inf
+// (its inverse +0).
+inline float sqrt_power_one(float x) {
+  return x == -std::numeric_limits<float>::infinity() ? std::numeric_limits<float>::infinity() : std::sqrt(x) + 0.0f;
+}
+inline float rsqrt_power_one(float x) {
+  return x == -std::numeric_limits<float>::infinity()
+             ? 0.0f
+             : static_cast<float>(1.0 / (std::sqrt(static_cast<double>(x)) + 0.0));
+}
+
 }  // namespace
+
+void whole_power_f32(const float* x, float* y, size_t n, int e) {
+  const uint32_t k = static_cast<uint32_t>(e < 0 ? -e : e);
+  const Level level = cpu_level();
+  for (size_t b = 0; b < n; b += kPowerBlock) {
+    const size_t m = std::min(kPowerBlock, n - b);
+    switch (level) {
+      case Level::kAvx512: whole_power_avx512(x + b, y + b, m, k, e < 0); break;
+      case Level::kAvx2: whole_power_avx2(x + b, y + b, m, k, e < 0); break;
+      case Level::kBaseline: whole_power_block(x + b, y + b, m, k, e < 0); break;
+    }
+  }
+}
+
+void half_power_f32(const float* x, float* y, size_t n, bool negative) {
+  if (negative) {
+    dispatch(x, y, n, Of<rsqrt_power_one>{});
+  } else {
+    dispatch(x, y, n, Of<sqrt_power_one>{});
+  }
+}
 
 void tanh_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<tanh_one>{}); }
 void gelu_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<gelu_one>{}); }

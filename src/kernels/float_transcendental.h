@@ -52,4 +52,19 @@ void rsqrt_f32(const float* x, float* y, size_t n);
 // no linear cut-over).
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold);
 
+// Power with a static scalar exponent, within an ulp of the reference's powf
+// (glibc's, itself within 0.82 ulp), powf's answers at every edge (0 and -0,
+// +-inf, NaN, overflow, 1 for any x to the power 0):
+//   - a whole exponent e, |e| <= kMaxWholePower: x^|e| by repeated squaring
+//     in double (x^2 is exact there, each later product rounds at 2^-53 of
+//     the value), 1 / that for e < 0, rounded once to float: the result is
+//     the correctly rounded power but within a few 2^-53 of a tie;
+//   - e = 0.5: sqrtf (correctly rounded), with powf's +0 for -0 and +inf
+//     for -inf; e = -0.5: 1 / sqrt in double, +inf for -0, +0 for -inf.
+// Why: GPT-2-style GELUs (x^3), distances (x^0.5) and inverse powers came
+// out of ONNX as Pow and ran the reference's powf per element.
+inline constexpr int kMaxWholePower = 16;
+void whole_power_f32(const float* x, float* y, size_t n, int e);
+void half_power_f32(const float* x, float* y, size_t n, bool negative);
+
 }  // namespace openhtp::kernels

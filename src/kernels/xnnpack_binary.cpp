@@ -552,7 +552,7 @@ bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::
     case int64_t(Op::kMultiply):
     case int64_t(Op::kSquaredDifference):
     case int64_t(Op::kSubtract): return prepare_binary(node, static_cast<Op>(p->i), kernel);
-    case kPower: return prepare_square_f32(node, kernel);
+    case kPower: return prepare_power_f32(node, kernel);
     default: return false;
   }
 }

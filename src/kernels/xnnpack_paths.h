@@ -27,10 +27,11 @@ bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::
 // (the clamps, Abs, Neg, Sign, Reciprocal, hard sigmoid); declines the
 // operations it lacks.
 bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
-// f32 Power with a static scalar exponent of 2 (a decomposed LayerNorm's
-// variance): x * x, the correctly rounded square — within an ulp of the
-// reference's powf, which is not always correctly rounded.
-bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
+// f32 Power with a static scalar exponent: 2 (a decomposed LayerNorm's
+// variance) as x * x, the correctly rounded square; other whole exponents up
+// to kMaxWholePower and +-0.5 as float_transcendental.h says. Each within an
+// ulp of the reference's powf, which is not always correctly rounded.
+bool prepare_power_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // f32 Softmax along the last axis, beta 1 (xnnpack_softmax.cpp).
 bool prepare_softmax_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel);
 // Transpose of 1/2/4/8-byte elements without requantization

@@ -414,7 +414,7 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
 
 }  // namespace
 
-bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
+bool prepare_power_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs.size() != 2 || node.outputs.size() != 1 || node.has_epilogue()) return false;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& e = node.inputs[1];
@@ -423,13 +423,23 @@ bool prepare_square_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel
   if (x.static_data != nullptr || e.static_data == nullptr || e.num_elements() != 1 || x.dims != y.dims) return false;
   float exponent;
   std::memcpy(&exponent, e.static_data, sizeof exponent);
-  if (exponent != 2.0f) return false;
+  const bool whole = std::fabs(exponent) <= static_cast<float>(kMaxWholePower) && std::nearbyint(exponent) == exponent;
+  const bool half = exponent == 0.5f || exponent == -0.5f;
+  if (!whole && !half) return false;
   {
     std::unique_ptr<ops::OpKernel> check;  // the reference validates the rest
     if (!ops::prepare_reference(node, &check).ok() || !check) return false;
   }
-  *kernel = loop(node, [](float v) { return v * v; });
-  return true;
+  if (exponent == 2.0f) {
+    *kernel = loop(node, [](float v) { return v * v; });  // one float rounding: already the correctly rounded square
+  } else if (whole) {
+    const int k = static_cast<int>(exponent);
+    *kernel = array(node, [k](const float* in, float* out, size_t n) { whole_power_f32(in, out, n, k); });
+  } else {
+    const bool negative = exponent < 0.0f;
+    *kernel = array(node, [negative](const float* in, float* out, size_t n) { half_power_f32(in, out, n, negative); });
+  }
+  return *kernel != nullptr;
 }
 
 bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {

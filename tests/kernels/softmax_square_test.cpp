@@ -3,7 +3,8 @@
 // rows (attention-sized included, masked -inf entries, wide ranges), at 1 and
 // 2 threads; Power by 2, NaN/inf/-0 included; and the nodes each must
 // decline (another axis, beta != 1, a run-time or other exponent).
-// Power: the correctly rounded square, within an ulp of the reference's powf.
+// Power: the correctly rounded square, within an ulp of the reference's powf;
+// other whole exponents up to 16 and +-0.5 the correctly rounded power.
 #include <cmath>
 #include <limits>
 
@@ -109,10 +110,61 @@ TEST(Float32Square, PowerOfTwoIsTheCorrectlyRoundedSquare) {
   }
 }
 
-TEST(Float32Square, DeclinesOtherExponents) {
+// Whole exponents up to 16 in magnitude and +-0.5: the correctly rounded
+// power (long double powl rounded once to float, derived apart from both
+// the fast path and the reference), which is within an ulp of the
+// reference's powf; at the edges (NaN, +-inf, +-0, overflow, underflow, the
+// power 0 of anything) exactly powf's answer.
+TEST(Float32Power, WholeAndHalfExponentsGiveTheCorrectlyRoundedPower) {
+  std::mt19937 rng(11);
+  std::vector<float> x(20000);
+  for (auto& v : x) {
+    // Magnitudes over 2^-40 .. 2^40, both signs.
+    const float m = std::ldexp(rand_float(rng, 1.0f, 2.0f), static_cast<int>(rng() % 81) - 40);
+    v = rng() % 2 ? -m : m;
+  }
+  const float kInf = std::numeric_limits<float>::infinity();
+  const std::vector<float> edges = {std::numeric_limits<float>::quiet_NaN(), kInf, -kInf, 0.0f, -0.0f, 1.0f, -1.0f,
+                                    3e-39f, -3e-39f, 1e-45f, 3e38f, -3e38f, 1e20f, 1e-20f, 0.5f, 2.0f};
+  std::copy(edges.begin(), edges.end(), x.begin());
+  for (float e : {3.0f, -1.0f, -2.0f, -3.0f, 0.0f, 1.0f, 4.0f, 7.0f, 16.0f, -16.0f, 0.5f, -0.5f}) {
+    for (const char* type : {"ElementWisePower", "ElementWiseBinary"}) {
+      Case c{power_node({4, 5000}, type), {to_bytes(x), to_bytes(std::vector<float>{e})}, {false, true}};
+      c.bind_static();
+      const std::vector<float> ref = from_bytes<float>(run_reference(c));
+      for (size_t threads : {1, 2}) {
+        ThreadEnv env(threads);
+        bool accepted = false;
+        const char* lib = std::string(type) == "ElementWisePower" ? "vectorized" : "xnnpack";
+        const std::vector<float> got = from_bytes<float>(run_fast(c, fast_path(type, lib), env.env(), &accepted));
+        ASSERT_TRUE(accepted) << type << ", exponent " << e;
+        ASSERT_EQ(got.size(), ref.size());
+        for (size_t i = 0; i < got.size(); ++i) {
+          const std::string at = "exponent " + std::to_string(e) + ", x " + std::to_string(x[i]) + " (element " +
+                                 std::to_string(i) + ")";
+          if (std::isnan(ref[i])) {
+            ASSERT_TRUE(std::isnan(got[i])) << at << ": " << got[i];
+            continue;
+          }
+          if (std::isinf(ref[i]) || ref[i] == 0.0f) {  // edges: powf's value and sign
+            ASSERT_EQ(got[i], ref[i]) << at;
+            ASSERT_EQ(std::signbit(got[i]), std::signbit(ref[i])) << at;
+            continue;
+          }
+          const float exact = static_cast<float>(std::pow(static_cast<long double>(x[i]), static_cast<long double>(e)));
+          ASSERT_EQ(got[i], exact) << at << ": reference " << ref[i];
+          ASSERT_LE(std::fabs(got[i] - ref[i]), std::fabs(std::nextafter(ref[i], INFINITY) - ref[i])) << at;
+        }
+      }
+    }
+  }
+}
+
+TEST(Float32Power, DeclinesOtherExponents) {
   ThreadEnv env(1);
   const std::vector<float> x(8, 1.5f);
-  for (float e : {3.0f, 0.5f, -2.0f}) {
+  for (float e : {2.5f, 0.25f, 17.0f, -17.0f, 1e10f, std::numeric_limits<float>::quiet_NaN(),
+                  std::numeric_limits<float>::infinity()}) {
     Case c{power_node({8}, "ElementWisePower"), {to_bytes(x), to_bytes(std::vector<float>{e})}, {false, true}};
     c.bind_static();
     bool accepted = true;
