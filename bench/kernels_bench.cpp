@@ -190,6 +190,17 @@ Bench power_f32(uint32_t hw, uint32_t c, float e) {
   return b;
 }
 
+// fp32 binary loops (float_binary.h): x mod one value, and x < a row of C
+// thresholds broadcast down the image (BOOL_8 out).
+Bench mod_f32(uint32_t hw, uint32_t c) {
+  return make_bench("ElementWiseMod", {tensor(dtype::kFloat32, {1, hw, hw, c}), tensor(dtype::kFloat32, {1})},
+                    {tensor(dtype::kFloat32, {1, hw, hw, c})}, {}, {false, true}, 10);
+}
+Bench less_row_f32(uint32_t hw, uint32_t c) {
+  return make_bench("ElementWiseLess", {tensor(dtype::kFloat32, {1, hw, hw, c}), tensor(dtype::kFloat32, {1, 1, 1, c})},
+                    {tensor(dtype::kBool8, {1, hw, hw, c})}, {}, {false, true}, 11);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -299,6 +310,10 @@ BENCHMARK_CAPTURE(run, pow3_f32_56x56x144_fast, power_f32(56, 144, 3.0f), std::s
 BENCHMARK_CAPTURE(run, pow3_f32_56x56x144_reference, power_f32(56, 144, 3.0f), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, sqrt_pow_f32_56x56x144_fast, power_f32(56, 144, 0.5f), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, sqrt_pow_f32_56x56x144_reference, power_f32(56, 144, 0.5f), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, mod_f32_56x56x144_fast, mod_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, mod_f32_56x56x144_reference, mod_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_fast, less_row_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_reference, less_row_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/float_layer_norm.h"
+#include "kernels/float_binary.h"
 #include "kernels/float_reduce.h"
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
@@ -138,6 +139,25 @@ std::span<const ops::FastPath> fast_paths() {
       {"Softmax", "xnnpack", &xnn::prepare_softmax_f32},
       {"ElementWisePower", "vectorized", &xnn::prepare_power_f32},
       {"Softmax", "int8", &q8::prepare_softmax},
+      // fp32 binary ops no library takes (and Maximum/Minimum under other
+      // broadcasts): the reference's function in loops over the broadcast's
+      // runs, on the graph's pool (float_binary.h). Last for each type.
+      {"ElementWiseMaximum", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseMinimum", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseBinary", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWisePower", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseFloorDiv", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseFmod", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseMod", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseEqual", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseNotEqual", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseGreater", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseGreaterEqual", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseLess", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseLessEqual", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseAnd", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseOr", "vectorized", &f32::prepare_binary_loop},
+      {"ElementWiseXor", "vectorized", &f32::prepare_binary_loop},
       {"Quantize", "int8", &q8::prepare_quantize},
       // Transpose: a blocked copy on the graph's pool (no XNNPACK transpose
       // in this version).

@@ -32,6 +32,7 @@
 #include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "ops/quant.h"
+#include "ops/reference/binary_fns.h"
 #include "ops/shape.h"
 #include "kernels/xnnpack_elementwise.h"
 #include "kernels/xnnpack_paths.h"
@@ -368,14 +369,8 @@ class RowBroadcastKernel final : public ops::OpKernel {
 
 // --- dense Maximum / Minimum: the reference's expression (elementwise.cpp) ---
 
-inline float nan_max(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a > b ? a : b;
-}
-inline float nan_min(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a < b ? a : b;
-}
+using ops::binary_fns::nan_max;
+using ops::binary_fns::nan_min;
 // Cloned for AVX2 (the build's baseline is SSE2); GCC vectorizes both.
 __attribute__((target_clones("avx2", "default"))) void max_loop(const float* a, const float* b, float* y, size_t n) {
   for (size_t i = 0; i < n; ++i) y[i] = nan_max(a[i], b[i]);

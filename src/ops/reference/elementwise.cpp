@@ -23,6 +23,7 @@
 
 #include "ops/op_defs.h"
 #include "ops/param_reader.h"
+#include "ops/reference/binary_fns.h"
 #include "ops/shape.h"
 #include "ops/validate.h"
 
@@ -202,11 +203,8 @@ Status check_bool_tensor(const NodeDesc& node, const TensorDesc& t, const std::s
 
 // --- ElementWiseBinary operations (the `operation` parameter's values) ---
 
-enum class BinaryOp : uint32_t {
-  kAdd = 0, kAnd, kDivide, kEqual, kFloorDiv, kFmod, kGreater, kGreaterEqual, kLess, kLessEqual,
-  kMaximum, kMinimum, kMod, kMultiply, kNotEqual, kOr, kPower, kSquaredDifference, kSubtract, kXor,
-};
-constexpr uint32_t kNumBinaryOps = 20;
+using binary_fns::BinaryOp;
+using binary_fns::kNumBinaryOps;
 constexpr std::string_view kBinaryOpNames[kNumBinaryOps] = {
     "ADD", "AND", "DIVIDE", "EQUAL", "FLOOR_DIV", "FMOD", "GREATER", "GREATER_EQUAL", "LESS", "LESS_EQUAL",
     "MAXIMUM", "MINIMUM", "MOD", "MULTIPLY", "NOT_EQUAL", "OR", "POWER", "SQUARED_DIFFERENCE", "SUBTRACT", "XOR",
@@ -228,41 +226,10 @@ OpKind kind_of(BinaryOp op) {
   }
 }
 
-// numpy's maximum/minimum: a NaN on either side gives NaN (std::fmax would
-// drop it).
-float nan_max(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a > b ? a : b;
-}
-float nan_min(float a, float b) {
-  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<float>::quiet_NaN();
-  return a < b ? a : b;
-}
-
-// MOD (numpy mod / ONNX Mod fmod=0 / Python %): the result has the sign of the
-// divisor. fmod gives the sign of the dividend; shift by one divisor when the
-// signs disagree.
-float floor_mod(float a, float b) {
-  float m = std::fmod(a, b);
-  if (m != 0.0f && ((m < 0.0f) != (b < 0.0f))) m += b;
-  return m;
-}
-
-// FLOOR_DIV (numpy floor_divide / Python //): chosen so that
-// a == b * floor_div(a, b) + floor_mod(a, b) holds as closely as floats allow.
-// It is derived from the exact remainder rather than floor(a / b), because the
-// rounded quotient can cross an integer: 1 // 0.1 is 9, while floor(1 / 0.1f)
-// is 10 in float.
-float floor_div(float a, float b) {
-  if (b == 0.0f) return a / b;  // +-inf, or NaN for 0/0
-  const float m = std::fmod(a, b);
-  float q = (a - m) / b;  // an integer up to rounding
-  if (m != 0.0f && ((m < 0.0f) != (b < 0.0f))) q -= 1.0f;
-  if (q == 0.0f) return std::copysign(0.0f, a / b);
-  // (a - m) / b can land just below or above the integer it stands for.
-  const float f = std::floor(q);
-  return q - f > 0.5f ? f + 1.0f : f;
-}
+using binary_fns::floor_div;
+using binary_fns::floor_mod;
+using binary_fns::nan_max;
+using binary_fns::nan_min;
 
 // --- integer operations ---
 //
