@@ -56,6 +56,8 @@ xnn_status setup_as(xnn_operator_t op, size_t rank_a, const size_t* shape_a, siz
 }
 
 // The operations this file covers (ElementWiseBinary's `operation` codes).
+// The ElementWiseBinary operations XNNPACK computes here, with their codes
+// (ops/reference/binary_fns.h BinaryOp); a switch over them is complete.
 enum class Op : uint32_t { kAdd = 0, kDivide = 2, kMultiply = 13, kSquaredDifference = 17, kSubtract = 18 };
 
 // The reference's expression for one output (elementwise.cpp).
@@ -538,16 +540,15 @@ bool prepare_minimum(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* 
 bool prepare_elementwise_binary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {
   const ops::Param* p = node.find_param("operation");
   if (p == nullptr || p->is_tensor) return false;
-  constexpr int64_t kMaximum = 10, kMinimum = 11, kPower = 16;
   switch (p->i) {
-    case kMaximum: return prepare_min_max(node, true, kernel);
-    case kMinimum: return prepare_min_max(node, false, kernel);
+    case int64_t(ops::binary_fns::BinaryOp::kMaximum): return prepare_min_max(node, true, kernel);
+    case int64_t(ops::binary_fns::BinaryOp::kMinimum): return prepare_min_max(node, false, kernel);
     case int64_t(Op::kAdd):
     case int64_t(Op::kDivide):
     case int64_t(Op::kMultiply):
     case int64_t(Op::kSquaredDifference):
     case int64_t(Op::kSubtract): return prepare_binary(node, static_cast<Op>(p->i), kernel);
-    case kPower: return prepare_power_f32(node, kernel);
+    case int64_t(ops::binary_fns::BinaryOp::kPower): return prepare_power_f32(node, kernel);
     default: return false;
   }
 }
