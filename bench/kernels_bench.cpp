@@ -201,6 +201,15 @@ Bench less_row_f32(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kBool8, {1, hw, hw, c})}, {}, {false, true}, 11);
 }
 
+// Where(mask, scores, -inf): a [1,1,S,S] mask over [1,H,S,S] fp32 scores, the
+// fill one value (select_runs.h).
+Bench masked_select_f32(uint32_t heads, uint32_t s) {
+  return make_bench("ElementWiseSelect",
+                    {tensor(dtype::kBool8, {1, 1, s, s}), tensor(dtype::kFloat32, {1, heads, s, s}),
+                     tensor(dtype::kFloat32, {1})},
+                    {tensor(dtype::kFloat32, {1, heads, s, s})}, {}, {true, false, true}, 12);
+}
+
 // A depthwise 3x3 'same' convolution, 8-bit activations with symmetric
 // per-tensor int8 weights (what the converter makes with per-channel off):
 // the cases both oneDNN int8 and XNNPACK qc8 take.
@@ -314,6 +323,8 @@ BENCHMARK_CAPTURE(run, mod_f32_56x56x144_fast, mod_f32(56, 144), std::string("fa
 BENCHMARK_CAPTURE(run, mod_f32_56x56x144_reference, mod_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_fast, less_row_f32(56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_reference, less_row_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, masked_select_f32_8x256x256_fast, masked_select_f32(8, 256), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, masked_select_f32_8x256x256_reference, masked_select_f32(8, 256), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -12,25 +12,12 @@ int BroadcastRuns::row_input() const {
 
 BroadcastRuns collapse_broadcast(const std::vector<uint32_t>& out_dims, const std::vector<size_t>& sa_in,
                                  const std::vector<size_t>& sb_in) {
+  // Element-wise ops have rank <= 5 (the reference's limit), so the runs fit.
+  const Runs<2> runs = collapse_runs<2>(out_dims, {sa_in, sb_in});
   BroadcastRuns r;
-  for (size_t ax = 0; ax < out_dims.size(); ++ax) {
-    const size_t d = out_dims[ax];
-    if (d == 1) continue;
-    if (!r.dims.empty() && r.sa.back() == sa_in[ax] * d && r.sb.back() == sb_in[ax] * d) {
-      r.dims.back() *= d;
-      r.sa.back() = sa_in[ax];
-      r.sb.back() = sb_in[ax];
-      continue;
-    }
-    r.dims.push_back(d);
-    r.sa.push_back(sa_in[ax]);
-    r.sb.push_back(sb_in[ax]);
-  }
-  if (r.dims.empty()) {
-    r.dims.push_back(1);
-    r.sa.push_back(0);
-    r.sb.push_back(0);
-  }
+  r.dims.assign(runs.dims.begin(), runs.dims.begin() + runs.rank);
+  r.sa.assign(runs.strides[0].begin(), runs.strides[0].begin() + runs.rank);
+  r.sb.assign(runs.strides[1].begin(), runs.strides[1].begin() + runs.rank);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include "kernels/lookup_table.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/quantized_elementwise.h"
+#include "kernels/select_runs.h"
 #include "kernels/xnnpack_convolution.h"
 #include "kernels/xnnpack_paths.h"
 
@@ -158,6 +159,9 @@ std::span<const ops::FastPath> fast_paths() {
       {"ElementWiseAnd", "vectorized", &f32::prepare_binary_loop},
       {"ElementWiseOr", "vectorized", &f32::prepare_binary_loop},
       {"ElementWiseXor", "vectorized", &f32::prepare_binary_loop},
+      // Where: the values' bytes moved by typed loops over the three-way
+      // broadcast's runs (select_runs.h), when none needs requantizing.
+      {"ElementWiseSelect", "vectorized", &prepare_select},
       {"Quantize", "int8", &q8::prepare_quantize},
       // Transpose: a blocked copy on the graph's pool (no XNNPACK transpose
       // in this version).

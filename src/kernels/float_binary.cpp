@@ -23,8 +23,6 @@ namespace dtype = ops::dtype;
 namespace fns = ops::binary_fns;
 using Op = fns::BinaryOp;
 
-constexpr size_t kMaxRank = 8;  // collapsed dims: at most the reference's rank 5
-
 // One run of m outputs: each input read at stride 1 or held (stride 0);
 // the specialised loops are what GCC vectorizes.
 template <typename A, typename Y, typename Fn>
@@ -45,59 +43,26 @@ inline void run_row(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m
 template <typename A, typename Y, typename Fn>
 class BinaryLoopKernel final : public ops::OpKernel {
  public:
-  BinaryLoopKernel(const BroadcastRuns& runs, Fn fn, size_t tile, pthreadpool_t pool)
-      : rank_(runs.dims.size()), fn_(fn), tile_(tile), pool_(pool) {
-    for (size_t ax = 0; ax < rank_; ++ax) {
-      dims_[ax] = runs.dims[ax];
-      sa_[ax] = runs.sa[ax];
-      sb_[ax] = runs.sb[ax];
-      n_ *= dims_[ax];
-    }
-  }
+  BinaryLoopKernel(const Runs<2>& runs, Fn fn, size_t tile, pthreadpool_t pool)
+      : runs_(runs), n_(runs.elements()), fn_(fn), tile_(tile), pool_(pool) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const A* a = static_cast<const A*>(in[0]);
     const A* b = static_cast<const A*>(in[1]);
     Y* y = static_cast<Y*>(out[0]);
-    auto body = [=, this](size_t start, size_t count) { walk(a, b, y, start, count); };
+    auto body = [=, this](size_t start, size_t count) {
+      for_each_run(runs_, start, count, [&](const std::array<size_t, 2>& at, const std::array<size_t, 2>& s, size_t m,
+                                            size_t out_at) { run_row(a + at[0], s[0], b + at[1], s[1], y + out_at, m, fn_); });
+    };
     parallel_tiles(pool_, n_, tile_, body);
   }
 
  private:
-  // Outputs [start, start + count) in row-major order: the multi-index of
-  // `start` once, then run by run with an odometer over the outer axes.
-  void walk(const A* a, const A* b, Y* y, size_t start, size_t count) const {
-    const size_t last = rank_ - 1, inner = dims_[last];
-    std::array<size_t, kMaxRank> idx{};
-    size_t rows = start / inner, k = start % inner, ao = 0, bo = 0;
-    for (size_t ax = last; ax-- > 0;) {
-      idx[ax] = rows % dims_[ax];
-      rows /= dims_[ax];
-      ao += idx[ax] * sa_[ax];
-      bo += idx[ax] * sb_[ax];
-    }
-    for (size_t done = 0; done < count;) {
-      const size_t m = std::min(inner - k, count - done);
-      run_row(a + ao + k * sa_[last], sa_[last], b + bo + k * sb_[last], sb_[last], y + start + done, m, fn_);
-      done += m;
-      k = 0;
-      for (size_t ax = last; ax-- > 0;) {
-        ao += sa_[ax];
-        bo += sb_[ax];
-        if (++idx[ax] < dims_[ax]) break;
-        ao -= sa_[ax] * dims_[ax];
-        bo -= sb_[ax] * dims_[ax];
-        idx[ax] = 0;
-      }
-    }
-  }
-
-  size_t rank_;
+  Runs<2> runs_;
+  size_t n_;
   Fn fn_;
   size_t tile_;
   pthreadpool_t pool_;
-  size_t n_ = 1;
-  std::array<size_t, kMaxRank> dims_{}, sa_{}, sb_{};
 };
 
 // The operation a node computes, or none.
@@ -136,7 +101,7 @@ std::optional<Op> operation_of(const ops::NodeDesc& node) {
 }
 
 struct Plan {
-  BroadcastRuns runs;
+  Runs<2> runs;
   size_t n;
   pthreadpool_t pool;  // the graph's
 };
@@ -209,10 +174,10 @@ bool prepare_binary_loop(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   std::vector<uint32_t> joint;
   size_t bad = 0;
   if (!ops::detail::broadcast_shape(a.dims, b.dims, &joint, &bad) || joint != y.dims) return false;
-  const Plan plan{collapse_broadcast(joint, ops::detail::broadcast_strides(a.dims, joint),
-                                     ops::detail::broadcast_strides(b.dims, joint)),
+  const Plan plan{collapse_runs<2>(joint, {ops::detail::broadcast_strides(a.dims, joint),
+                                            ops::detail::broadcast_strides(b.dims, joint)}),
                   y.num_elements(), graph_pool(node)};
-  if (plan.runs.dims.size() > kMaxRank) return false;
+  if (plan.runs.rank == 0) return false;
   *kernel = bools ? kernel_for<uint8_t>(*op, plan) : kernel_for<float>(*op, plan);
   return *kernel != nullptr;
 }
