@@ -48,6 +48,10 @@ void sin_f32(const float* x, float* y, size_t n);
 void cos_f32(const float* x, float* y, size_t n);
 // y[i] = 1 / sqrt(x[i]), bit for bit the reference's (computed in double).
 void rsqrt_f32(const float* x, float* y, size_t n);
+// y[i] = atan(x[i]) / asin(x[i]): polynomials after a reduction
+// (float_transcendental.cpp), within 2.1 / 2.3 ulp of the true value.
+void atan_f32(const float* x, float* y, size_t n);
+void asin_f32(const float* x, float* y, size_t n);
 // y[i] = softplus(x[i]) with the reference's beta (> 0) and threshold (< 0:
 // no linear cut-over).
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold);

@@ -30,8 +30,9 @@ namespace openhtp::kernels::xnn {
 //     speed (bench_cache_locality). At 2 threads EfficientNet-B0 fp32
 //     7.51 -> 7.06 ms, uint8 3.50 -> 3.20 with these and the 8-bit loops'
 //     thresholds lowered alike (docs/performance.md, session 6).
-//   - costly (the reference per element: asin, atan, 3-8 ns an element,
-//     compute-bound): from two 8K tiles (25-60 us each, against a few
+//   - costly (libm per element: fmod, floor division, powf in the fp32
+//     binary loops, float_binary.h; 3-20 ns an element, compute-bound; asin
+//     and atan were here until they got polynomials): from two 8K tiles (25-60 us each, against a few
 //     microseconds to split). Sessions 1-5 split only from 2M elements: with
 //     sleeping workers on a pool of their own a 451K-element Tanh was 1.5x
 //     slower at 2 threads. On the graph's spinning workers (session 19) the

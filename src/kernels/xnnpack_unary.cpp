@@ -13,12 +13,8 @@
 //     hardswish are XNNPACK's approximations, within the tolerance
 //     tests/kernels/elementwise_test.cpp states.
 //   - openhtp's vectorized loops (float_transcendental.h): tanh, GELU, exp,
-//     log, softplus, sin and cos as polynomials within the same tolerance;
-//     rsqrt as the reference's own expression (exact).
-//   - the rest (Asin, Atan: no XNNPACK f32 operator in this version, no
-//     loop of ours): the reference kernel itself run
-//     on slices of the tensor in parallel — bit-exact by construction, and
-//     taken only where the pool splits it (otherwise the reference runs).
+//     log, softplus, sin, cos, asin and atan as polynomials within the same
+//     tolerance; rsqrt as the reference's own expression (exact).
 // ElementWiseNeuron and ElementWiseUnary reach the same kernels by their
 // `operation` parameter. Fixed point is declined (8- and 16-bit per-tensor:
 // lookup_table.cpp; the rest: the type adapter around these f32 paths).
@@ -241,57 +237,6 @@ std::unique_ptr<ops::OpKernel> xnn_unary(const ops::NodeDesc& node, XnnOp op, fl
   return std::make_unique<XnnUnaryKernel>(Operator(xop), setup, exact, alpha, n, elementwise_pool(node, n, kCheapMin));
 }
 
-// --- the reference kernel on slices, in parallel ---
-
-class SlicedReferenceKernel final : public ops::OpKernel {
- public:
-  SlicedReferenceKernel(std::unique_ptr<ops::OpKernel> full_tile, std::unique_ptr<ops::OpKernel> last_tile, size_t n,
-                        pthreadpool_t pool)
-      : full_(std::move(full_tile)), last_(std::move(last_tile)), n_(n), pool_(pool) {}
-
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const float* x = static_cast<const float*>(in[0]);
-    float* y = static_cast<float*>(out[0]);
-    auto body = [this, x, y](size_t start, size_t count) {
-      const void* ins[] = {x + start};
-      void* outs[] = {y + start};
-      (count == kCostlyTile ? full_ : last_)->run(ins, outs);
-    };
-    parallel_tiles(pool_, n_, kCostlyTile, body);
-  }
-
- private:
-  std::unique_ptr<ops::OpKernel> full_, last_;  // stateless MapKernels: safe to run concurrently
-  size_t n_;
-  pthreadpool_t pool_;
-};
-
-// The reference of `node` on a 1-D slice of `len` elements.
-std::unique_ptr<ops::OpKernel> reference_slice(const ops::NodeDesc& node, size_t len) {
-  ops::TensorDesc x = node.inputs[0], y = node.outputs[0];
-  x.dims = {static_cast<uint32_t>(len)};
-  y.dims = x.dims;
-  const ops::TensorDesc ins[] = {x};
-  const ops::TensorDesc outs[] = {y};
-  const ops::NodeDesc slice{node.name, node.type, ins, outs, node.params, nullptr};
-  std::unique_ptr<ops::OpKernel> k;
-  if (!ops::prepare_reference(slice, &k).ok()) return nullptr;
-  return k;
-}
-
-std::unique_ptr<ops::OpKernel> sliced_reference(const ops::NodeDesc& node) {
-  if (node.inputs[0].dtype != dtype::kFloat32) return nullptr;
-  const size_t n = node.inputs[0].num_elements();
-  pthreadpool_t pool = elementwise_pool(node, n, kCostlyMin);
-  // Without the pool this would be the reference itself: let it run as such.
-  if (pool == nullptr || n > UINT32_MAX) return nullptr;
-  const size_t last = n % kCostlyTile == 0 ? kCostlyTile : n % kCostlyTile;
-  auto full = reference_slice(node, kCostlyTile);
-  auto tail = reference_slice(node, last);
-  if (!full || !tail) return nullptr;
-  return std::make_unique<SlicedReferenceKernel>(std::move(full), std::move(tail), n, pool);
-}
-
 // --- which kernel for which op ---
 
 // A float scalar parameter; the reference has validated it already.
@@ -326,9 +271,11 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kRsqrt: return array(node, &rsqrt_f32);
     case Unary::kSin: return array(node, &sin_f32);
     case Unary::kCos: return array(node, &cos_f32);
+    case Unary::kAsin: return array(node, &asin_f32);
+    case Unary::kAtan: return array(node, &atan_f32);
     case Unary::kNot: return nullptr;  // BOOL_8
-    default: return sliced_reference(node);
   }
+  return nullptr;
 }
 
 // ElementWiseNeuron's operation codes (QnnOpDef.h).

@@ -408,7 +408,7 @@ TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   }
   const std::vector<Param> softplus_params = {f32_param("beta", 2.0f), f32_param("threshold", 6.0f)};
   for (const char* type : {"Tanh", "Gelu", "ElementWiseExp", "ElementWiseLog", "ElementWiseSoftplus", "Softplus b=2",
-                           "ElementWiseSin", "ElementWiseCos"}) {
+                           "ElementWiseSin", "ElementWiseCos", "ElementWiseAsin", "ElementWiseAtan"}) {
     Case c;
     c.node.type = std::string_view(type) == "Softplus b=2" ? "ElementWiseSoftplus" : type;
     c.node.name = type;
@@ -438,9 +438,9 @@ TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
       if (std::fabs(ref[i]) >= std::ldexp(std::max(1.0, abs_x), -20)) {
         worst_ulps = std::max(worst_ulps, err / std::ldexp(1.0, std::ilogb(ref[i]) - 23));
       }
-      // exp, log and softplus never cancel: they keep a relative accuracy
-      // down to tiny results too (softplus far below 0 is e^{bx} / b), which
-      // the absolute term of the bound would not see lost.
+      // exp, log, softplus, asin and atan never cancel: they keep a relative
+      // accuracy down to tiny results too (softplus far below 0 is e^{bx} /
+      // b), which the absolute term of the bound would not see lost.
       if (relative && std::fabs(ref[i]) >= 0x1p-100) {
         ASSERT_LE(err / std::ldexp(1.0, std::ilogb(ref[i]) - 23), 4.0) << type << " x=" << xs[i];
       }
@@ -459,36 +459,27 @@ TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   }
 }
 
-// The transcendental ops without an XNNPACK operator or a polynomial of
-// openhtp's run the reference on slices in parallel: bit-exact, and only
-// taken where the pool splits them (from two tiles).
-TEST(ElementwiseUnary, F32SlicedReferenceExactAndOnlyWhenSplit) {
+// ElementWiseUnary's ASIN and ATAN are the standalone ops' polynomials,
+// whole or split over the pool (from kCheapMin elements): the same bytes.
+TEST(ElementwiseUnary, F32AsinAtanByOperationCodeAreTheStandaloneOps) {
   std::mt19937 rng(93);
   ThreadEnv one(1), two(2);
-  const std::vector<UnaryCase> ops = {
-      {"ElementWiseAtan", {}},
-      {"ElementWiseAsin", {}},
-      {"ElementWiseUnary", {u32_param("operation", 1)}},  // ASIN
-      {"ElementWiseUnary", {u32_param("operation", 2)}},  // ATAN
+  const std::pair<UnaryCase, UnaryCase> pairs[] = {
+      {{"ElementWiseAsin", {}}, {"ElementWiseUnary", {u32_param("operation", 1)}}},
+      {{"ElementWiseAtan", {}}, {"ElementWiseUnary", {u32_param("operation", 2)}}},
   };
-  const uint32_t min = openhtp::kernels::xnn::kCostlyMin;
-  for (const UnaryCase& op : ops) {
-    const FastPath& fp = fast_path(op.type, "xnnpack");
+  for (const auto& [standalone, by_code] : pairs) {
     for (const std::vector<uint32_t>& dims :
-         {std::vector<uint32_t>{3, 5 * min / 3 + 11}, std::vector<uint32_t>{2, min / 2},
-          std::vector<uint32_t>{1, min - 1}, std::vector<uint32_t>{50}}) {
-      Case c = unary_case(op, dims, rng);
-      const Bytes ref = run_reference(c);
-      bool accepted = true;
-      run_fast(c, fp, one.env(), &accepted);
-      EXPECT_FALSE(accepted) << c.node.name << ": one thread is the reference itself";
-      const Bytes fast = run_fast(c, fp, two.env(), &accepted);
-      if (count(dims) < min) {
-        EXPECT_FALSE(accepted) << c.node.name << " " << count(dims);
-        continue;
+         {std::vector<uint32_t>{3, static_cast<uint32_t>(openhtp::kernels::xnn::kCheapMin / 2 + 7)},
+          std::vector<uint32_t>{50}}) {
+      Case a = unary_case(standalone, dims, rng);
+      Case b = unary_case(by_code, dims, rng);
+      b.data = a.data;
+      for (const ThreadEnv* env : {&one, &two}) {
+        const Bytes want = run_fast(a, fast_path(standalone.type, "xnnpack"), env->env());
+        const Bytes got = run_fast(b, fast_path(by_code.type, "xnnpack"), env->env());
+        ASSERT_EQ(got, want) << standalone.type << " " << count(dims);
       }
-      ASSERT_TRUE(accepted) << c.node.name;
-      expect_same_floats(fast, ref, c.node.name);
     }
   }
 }
