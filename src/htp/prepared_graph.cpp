@@ -837,6 +837,7 @@ bool PreparedGraph::relocate_static(uint32_t tensor_id, uint8_t* data) {
   if (it == slot_of_id_.end() || spec_.tensors[it->second].type != tensor_type::kStatic || data == nullptr) return false;
   std::lock_guard lock(run_mu_);
   pointers_[it->second] = data;
+  step_pointers_valid_ = false;
   spec_.tensors[it->second].static_data.reset();
   return true;
 }
@@ -908,6 +909,7 @@ GraphError PreparedGraph::bind(std::span<const TensorBinding> bindings, bool out
       return GraphError::kBadBinding;
     }
     pointers_[slot] = b.data;
+    step_pointers_valid_ = false;
   }
   return GraphError::kNone;
 }
@@ -950,6 +952,7 @@ GraphError PreparedGraph::bind_regions(const MemoryRegions& regions, std::string
     uint8_t* base = p.where.region == Region::kVtcm ? regions.vtcm : regions.spill_fill;
     pointers_[p.slot] = base + p.where.offset;
   }
+  step_pointers_valid_ = false;
   for (Step& step : steps_) {
     if (step.workspace_bytes == 0) continue;
     uint8_t* base = step.workspace.region == Region::kVtcm ? regions.vtcm : regions.spill_fill;
@@ -994,6 +997,7 @@ GraphError PreparedGraph::execute_serialized(std::span<const TensorBinding> inpu
 GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::string* message, YieldPoint* yield_point) {
   GraphError e = bind_regions(regions, message);
   if (e != GraphError::kNone) return e;
+  if (!step_pointers_valid_) gather_step_pointers();
   // On several threads, stretches of steps that split their work only
   // through the graph's pool run inside one thread team (threads/team.h),
   // which ends before a step that opens OpenMP regions itself and before a
@@ -1048,15 +1052,24 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
   return GraphError::kNone;
 }
 
+void PreparedGraph::gather_step_pointers() {
+  size_t total = 0;
+  for (const Step& step : steps_) total += step.in_slots.size() + step.out_slots.size();
+  step_pointers_.resize(total);  // sized once: the steps do not change between executes
+  size_t at = 0;
+  for (Step& step : steps_) {
+    step.pointers_at = at;
+    for (int slot : step.in_slots) step_pointers_[at++] = slot < 0 ? nullptr : pointers_[slot];
+    for (int slot : step.out_slots) step_pointers_[at++] = pointers_[slot];
+  }
+  step_pointers_valid_ = true;
+}
+
 void PreparedGraph::run_step(size_t n) {
   Step& step = steps_[n];
-  const size_t n_in = step.in_slots.size(), n_out = step.out_slots.size();
-  if (const_in_.size() < n_in) const_in_.resize(n_in);  // grows once, to the widest node
-  if (out_.size() < n_out) out_.resize(n_out);
-  for (size_t i = 0; i < n_in; ++i) const_in_[i] = step.in_slots[i] < 0 ? nullptr : pointers_[step.in_slots[i]];
-  for (size_t i = 0; i < n_out; ++i) out_[i] = pointers_[step.out_slots[i]];
-  const std::span<const void* const> ins(const_in_.data(), n_in);
-  const std::span<void* const> outs(out_.data(), n_out);
+  void* const* p = step_pointers_.data() + step.pointers_at;
+  const std::span<const void* const> ins(p, step.in_slots.size());
+  const std::span<void* const> outs(p + step.in_slots.size(), step.out_slots.size());
   if (!profile_nodes_) {
     step.kernel->run(ins, outs);
     return;

@@ -238,6 +238,7 @@ class PreparedGraph {
     std::vector<uint64_t> thread_ns;  // CPU time in run() per thread (thread_clocks_ index), when profiling
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
+    size_t pointers_at = 0;      // its inputs' then outputs' pointers in step_pointers_
     size_t workspace_bytes = 0;  // the kernel's, as planned
     TensorPlacement workspace;   // where, when workspace_bytes > 0
   };
@@ -260,6 +261,8 @@ class PreparedGraph {
   // Runs step n's kernel on the bound tensors (and its clocks, when node
   // profiling is on).
   void run_step(size_t n);
+  // Fills step_pointers_ from pointers_ (each step's slots, in order).
+  void gather_step_pointers();
   // Per step, on several threads: how many steps from it to the end of its
   // stretch (the steps that could share a thread team, up to one whose
   // kernel opens OpenMP regions itself) handed work to the pool, as the
@@ -330,8 +333,12 @@ class PreparedGraph {
   std::vector<size_t> slot_bytes_;              // num_bytes() of each tensor, computed once
   ThreadClocks thread_clocks_;                  // node profiling: per-thread CPU time
   std::vector<uint64_t> clocks_before_, clocks_after_;
-  std::vector<const void*> const_in_;           // scratch for one step's inputs
-  std::vector<void*> out_;                      // scratch for one step's outputs
+  // Each step's input and output pointers, gathered from pointers_ once
+  // after a binding, a region or a static tensor moved (step_pointers_valid_
+  // false), so that a step runs without looking its slots up: the usual
+  // loop over the same buffers gathers nothing (XNNPACK's setup/run split).
+  std::vector<void*> step_pointers_;
+  bool step_pointers_valid_ = false;
   std::mutex run_mu_;
   bool profile_nodes_ = false;
 };
