@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels/float_layer_norm.h"
+#include "kernels/convert_shares.h"
 #include "kernels/float_binary.h"
 #include "kernels/float_reduce.h"
 #include "kernels/lookup_table.h"
@@ -162,6 +163,11 @@ std::span<const ops::FastPath> fast_paths() {
       // Where: the values' bytes moved by typed loops over the three-way
       // broadcast's runs (select_runs.h), when none needs requantizing.
       {"ElementWiseSelect", "vectorized", &prepare_select},
+      // Convert / Dequantize the tables above decline (FLOAT_32, FLOAT_16,
+      // 16-bit or per-channel sides): the reference's conversions in one
+      // share per thread (convert_shares.h).
+      {"Convert", "vectorized", &prepare_convert},
+      {"Dequantize", "vectorized", &prepare_convert},
       {"Quantize", "int8", &q8::prepare_quantize},
       // Transpose: a blocked copy on the graph's pool (no XNNPACK transpose
       // in this version).
