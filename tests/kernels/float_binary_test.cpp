@@ -42,17 +42,6 @@ float edge_value(std::mt19937& rng) {
   }
 }
 
-// Output dims of rank 1..4 and an input shape broadcasting to them: each
-// axis kept or set to 1 (and leading axes dropped now and then).
-std::vector<uint32_t> broadcast_of(std::mt19937& rng, const std::vector<uint32_t>& out) {
-  std::vector<uint32_t> d = out;
-  for (auto& v : d) {
-    if (rng() % 3 == 0) v = 1;
-  }
-  while (d.size() > 1 && rng() % 4 == 0) d.erase(d.begin());
-  return d;
-}
-
 Node binary_node(const char* type, uint32_t operation, bool generic, uint32_t in_dt, uint32_t out_dt,
                  std::vector<uint32_t> a, std::vector<uint32_t> b, std::vector<uint32_t> y) {
   Node n{generic ? "ElementWiseBinary" : type, "bin", {typed(in_dt, a), typed(in_dt, b)}, {typed(out_dt, y)}, {}};
@@ -94,7 +83,7 @@ TEST(Float32BinaryLoops, EveryOperationIsTheReferenceBitForBit) {
     for (auto& d : y) d = rand_int(rng, 1, 9);
     if (iter == 0) y = {1, 64, 64, 64};       // split over the pool, cheap operations too
     if (iter % 10 == 5) y = {1, 24, 24, 64};  // split for the libm-bound ones
-    std::vector<uint32_t> a = broadcast_of(rng, y), b = broadcast_of(rng, y);
+    std::vector<uint32_t> a = random_broadcast_of(rng, y), b = random_broadcast_of(rng, y);
     if (iter % 3 == 0) a = y;       // a dense side, the other broadcast
     if (iter % 5 == 1) b = {1};     // one value
     if (iter % 7 == 2) a = b = y;   // both dense

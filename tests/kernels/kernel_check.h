@@ -246,4 +246,15 @@ inline std::vector<uint32_t> random_rows(std::mt19937& rng, int iter, uint32_t m
   return dims;
 }
 
+// A shape that broadcasts to `out`: each axis kept or set to 1, and leading
+// axes dropped now and then (numpy's rank extension).
+inline std::vector<uint32_t> random_broadcast_of(std::mt19937& rng, const std::vector<uint32_t>& out) {
+  std::vector<uint32_t> d = out;
+  for (auto& v : d) {
+    if (rng() % 3 == 0) v = 1;
+  }
+  while (d.size() > 1 && rng() % 4 == 0) d.erase(d.begin());
+  return d;
+}
+
 }  // namespace kernelstest

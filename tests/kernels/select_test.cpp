@@ -11,15 +11,6 @@
 namespace kernelstest {
 namespace {
 
-std::vector<uint32_t> maybe_broadcast(std::mt19937& rng, const std::vector<uint32_t>& out) {
-  std::vector<uint32_t> d = out;
-  for (auto& v : d) {
-    if (rng() % 3 == 0) v = 1;
-  }
-  while (d.size() > 1 && rng() % 4 == 0) d.erase(d.begin());
-  return d;
-}
-
 TensorDesc value_tensor(uint32_t dt, std::vector<uint32_t> dims) {
   if (dt == dtype::kUfixed8) return quantized(dt, std::move(dims), per_tensor(0.05f, -100));
   return typed(dt, std::move(dims));
@@ -31,7 +22,8 @@ TEST(SelectRuns, TheReferencesBytesOverRandomBroadcasts) {
     std::vector<uint32_t> y(rand_int(rng, 1, 4));
     for (auto& d : y) d = rand_int(rng, 1, 9);
     if (iter == 0) y = {3, 5, 131, 137};  // a mask over leading axes, split over the pool mid-run
-    std::vector<uint32_t> c = maybe_broadcast(rng, y), a = maybe_broadcast(rng, y), b = maybe_broadcast(rng, y);
+    std::vector<uint32_t> c = random_broadcast_of(rng, y), a = random_broadcast_of(rng, y),
+                          b = random_broadcast_of(rng, y);
     if (iter == 0) c = {1, 1, 131, 137};
     if (iter % 4 == 1) b = {1};  // Where(mask, x, -inf)
     if (iter % 5 == 2) a = {1};
