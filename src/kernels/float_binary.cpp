@@ -24,9 +24,12 @@ namespace fns = ops::binary_fns;
 using Op = fns::BinaryOp;
 
 // One run of m outputs: each input read at stride 1 or held (stride 0);
-// the specialised loops are what GCC vectorizes.
+// the specialised loops are what GCC vectorizes (fn a lambda, so that it
+// inlines), once for the build's baseline and once for AVX2, chosen at
+// prepare by a CPU check (not target_clones: see float_transcendental.cpp).
 template <typename A, typename Y, typename Fn>
-inline void run_row(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m, Fn fn) {
+__attribute__((always_inline)) inline void run_row(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m,
+                                                   Fn fn) {
   if (as == 1 && bs == 1) {
     for (size_t i = 0; i < m; ++i) y[i] = fn(a[i], b[i]);
   } else if (as == 1 && bs == 0) {
@@ -41,10 +44,33 @@ inline void run_row(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m
 }
 
 template <typename A, typename Y, typename Fn>
+void run_row_baseline(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m, Fn fn) {
+  run_row(a, as, b, bs, y, m, fn);
+}
+template <typename A, typename Y, typename Fn>
+__attribute__((target("avx2"))) void run_row_avx2(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m,
+                                                  Fn fn) {
+  run_row(a, as, b, bs, y, m, fn);
+}
+
+bool has_avx2() {
+  static const bool yes = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+  }();
+  return yes;
+}
+
+template <typename A, typename Y, typename Fn>
 class BinaryLoopKernel final : public ops::OpKernel {
  public:
   BinaryLoopKernel(const Runs<2>& runs, Fn fn, size_t tile, pthreadpool_t pool)
-      : runs_(runs), n_(runs.elements()), fn_(fn), tile_(tile), pool_(pool) {}
+      : runs_(runs),
+        n_(runs.elements()),
+        fn_(fn),
+        row_(has_avx2() ? &run_row_avx2<A, Y, Fn> : &run_row_baseline<A, Y, Fn>),
+        tile_(tile),
+        pool_(pool) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     const A* a = static_cast<const A*>(in[0]);
@@ -52,7 +78,7 @@ class BinaryLoopKernel final : public ops::OpKernel {
     Y* y = static_cast<Y*>(out[0]);
     auto body = [=, this](size_t start, size_t count) {
       for_each_run(runs_, start, count, [&](const std::array<size_t, 2>& at, const std::array<size_t, 2>& s, size_t m,
-                                            size_t out_at) { run_row(a + at[0], s[0], b + at[1], s[1], y + out_at, m, fn_); });
+                                            size_t out_at) { row_(a + at[0], s[0], b + at[1], s[1], y + out_at, m, fn_); });
     };
     parallel_tiles(pool_, n_, tile_, body);
   }
@@ -61,6 +87,7 @@ class BinaryLoopKernel final : public ops::OpKernel {
   Runs<2> runs_;
   size_t n_;
   Fn fn_;
+  void (*row_)(const A*, size_t, const A*, size_t, Y*, size_t, Fn);
   size_t tile_;
   pthreadpool_t pool_;
 };
@@ -121,10 +148,10 @@ std::unique_ptr<ops::OpKernel> kernel_for(Op op, const Plan& p) {
   if constexpr (std::is_same_v<A, float>) {
     using F = float;
     switch (op) {
-      case Op::kMaximum: return loop<F, F>(p, fns::nan_max, false);
-      case Op::kMinimum: return loop<F, F>(p, fns::nan_min, false);
-      case Op::kFloorDiv: return loop<F, F>(p, fns::floor_div, true);
-      case Op::kMod: return loop<F, F>(p, fns::floor_mod, true);
+      case Op::kMaximum: return loop<F, F>(p, [](F a, F b) { return fns::nan_max(a, b); }, false);
+      case Op::kMinimum: return loop<F, F>(p, [](F a, F b) { return fns::nan_min(a, b); }, false);
+      case Op::kFloorDiv: return loop<F, F>(p, [](F a, F b) { return fns::floor_div(a, b); }, true);
+      case Op::kMod: return loop<F, F>(p, [](F a, F b) { return fns::floor_mod(a, b); }, true);
       case Op::kFmod:
         return loop<F, F>(p, [](F a, F b) { return std::fmod(a, b); }, true);
       case Op::kPower:
