@@ -325,6 +325,8 @@ BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_fast, less_row_f32(56, 144), std::
 BENCHMARK_CAPTURE(run, less_row_f32_56x56x144_reference, less_row_f32(56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, masked_select_f32_8x256x256_fast, masked_select_f32(8, 256), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, masked_select_f32_8x256x256_reference, masked_select_f32(8, 256), std::string("reference"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, logit_f32_56x56x144_fast, unary16("Logit", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, logit_f32_56x56x144_reference, unary16("Logit", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_fast, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, rsqrt_f32_56x56x144_reference, unary16("ElementWiseRsqrt", dtype::kFloat32, 56, 144), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, softplus_f32_56x56x144_fast, unary16("ElementWiseSoftplus", dtype::kFloat32, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);

@@ -55,6 +55,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"Sigmoid", "xnnpack", &xnn::prepare_unary},
       {"Tanh", "xnnpack", &xnn::prepare_unary},
       {"Gelu", "xnnpack", &xnn::prepare_unary},
+      {"Logit", "xnnpack", &xnn::prepare_unary},
       {"HardSwish", "xnnpack", &xnn::prepare_unary},
       {"Elu", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseSoftplus", "xnnpack", &xnn::prepare_unary},

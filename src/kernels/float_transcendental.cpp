@@ -199,6 +199,47 @@ inline float sincos_one(float x) {
   return q >= 2.0f ? -v : v;
 }
 
+// Logit as the reference computes it: z = x (clamped to [eps, 1 - eps] when
+// eps is given, NaN kept), q = z / (1 - z) in double, log(q) in double,
+// rounded once to float. The log is log_normal's scheme in double: q = 2^k m,
+// m in [sqrt(1/2), sqrt(2)), log(m) = f - s (f - R) with atanh's series to
+// s^20 (|s| <= 0.1716: the first term left out is below 2^-56 of the
+// result), k ln 2 in two parts. q is a normal double or 0, inf, NaN, or
+// negative here (z comes from a float): no subnormal path. The result is
+// the reference's (libm's log, then the same rounding) but where the two
+// double logs land on either side of a float rounding boundary.
+constexpr uint64_t kSqrtHalfBits64 = 0x3fe6a09e667f3bcdull;  // sqrt(1/2) as a double's bits
+constexpr double kLn2Hi64 = 6.93147180369123816490e-01, kLn2Lo64 = 1.90821492927058770002e-10;
+inline double log_positive_f64(double q) {
+  // Biased by 1023 exponents so that the shift is a logical one (AVX2 has
+  // no 64-bit arithmetic shift) and never crosses 0 for q >= 2^-1022.
+  const uint64_t t = std::bit_cast<uint64_t>(q) - kSqrtHalfBits64 + (uint64_t{1023} << 52);
+  const double k = static_cast<double>(static_cast<int64_t>(t >> 52) - 1023);
+  const double m = std::bit_cast<double>((t & 0x000fffffffffffffull) + kSqrtHalfBits64);
+  const double f = m - 1.0;
+  const double s = f / (m + 1.0);
+  const double z = s * s;
+  double r = 2.0 / 21.0;
+  for (int n = 19; n >= 3; n -= 2) r = std::fma(r, z, 2.0 / n);
+  r *= z;
+  const double log_m = f - s * (f - r);
+  return std::fma(k, kLn2Hi64, std::fma(k, kLn2Lo64, log_m));
+}
+struct LogitFn {
+  bool clamp;
+  double lo, hi;
+  float operator()(float x) const {
+    double z = x;
+    if (clamp) z = z < lo ? lo : (z > hi ? hi : z);
+    const double q = z / (1.0 - z);
+    double y = log_positive_f64(q > 0.0 ? q : 1.0);  // the edges selected below
+    y = q == 0.0 ? -std::numeric_limits<double>::infinity() : y;
+    y = q < 0.0 ? std::numeric_limits<double>::quiet_NaN() : y;
+    y = q == std::numeric_limits<double>::infinity() ? q : y;
+    return static_cast<float>(q != q ? q : y);
+  }
+};
+
 // atan and asin (FLOAT_32): odd polynomials x + x z P(z), z = x^2, least-
 // squares fits of relative error made for this file (degrees 4 and 5 in z;
 // coefficients rounded to float), on |x| <= tan(pi/8) and |x| <= 1/2.
@@ -399,6 +440,9 @@ void atan_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<atan_on
 void asin_f32(const float* x, float* y, size_t n) { dispatch(x, y, n, Of<asin_one>{}); }
 void sin_f32(const float* x, float* y, size_t n) { sincos_f32<0>(x, y, n); }
 void cos_f32(const float* x, float* y, size_t n) { sincos_f32<1>(x, y, n); }
+void logit_f32(const float* x, float* y, size_t n, bool clamp, float eps) {
+  dispatch(x, y, n, LogitFn{clamp, eps, 1.0 - double{eps}});
+}
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold) {
   dispatch(x, y, n, SoftplusFn{beta, threshold});
 }

@@ -52,6 +52,9 @@ void rsqrt_f32(const float* x, float* y, size_t n);
 // (float_transcendental.cpp), within 2.1 / 2.3 ulp of the true value.
 void atan_f32(const float* x, float* y, size_t n);
 void asin_f32(const float* x, float* y, size_t n);
+// y[i] = log(z / (1 - z)), z = x[i] clamped to [eps, 1 - eps] when `clamp`,
+// in double as the reference computes it (float_transcendental.cpp).
+void logit_f32(const float* x, float* y, size_t n, bool clamp, float eps);
 // y[i] = softplus(x[i]) with the reference's beta (> 0) and threshold (< 0:
 // no linear cut-over).
 void softplus_f32(const float* x, float* y, size_t n, float beta, float threshold);

@@ -341,6 +341,12 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
     return f32_param(node, "alpha", 1.0f, &alpha) ? xnn_unary(node, XnnOp::kElu, alpha) : nullptr;
   }
   if (t == "Tanh") return array(node, &tanh_f32);
+  if (t == "Logit") {
+    const bool clamp = node.find_param("eps") != nullptr;
+    float eps = 0.0f;
+    if (!f32_param(node, "eps", 0.0f, &eps)) return nullptr;
+    return array(node, [clamp, eps](const float* x, float* y, size_t n) { logit_f32(x, y, n, clamp, eps); });
+  }
   if (t == "Gelu") return array(node, &gelu_f32);
   if (t == "ElementWiseSoftplus") {
     float beta = 1.0f, threshold = -1.0f;

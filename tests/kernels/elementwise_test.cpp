@@ -459,6 +459,55 @@ TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   }
 }
 
+// Logit computes in double as the reference does (its own log instead of
+// libm's): over the float line, with and without eps, every result within
+// one ulp of the reference's and its edges (0, 1, outside [0, 1], NaN,
+// +-inf) the same; in practice the same bits nearly everywhere.
+TEST(ElementwiseUnary, F32LogitIsTheReferencesOverTheFloatLine) {
+  ThreadEnv one(1);
+  std::vector<float> xs;
+  for (uint64_t bits = 0; bits <= UINT32_MAX; bits += 4099) xs.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+  for (float v = 0.0f; v <= 1.0f; v += 1.0f / 4096) xs.push_back(v);  // the domain itself, densely
+  for (float e : {0.5f, 1.0f, 0.0f, 1e-6f, 0.25f, 0.75f}) {
+    float v = e;
+    for (int k = 0; k < 4; ++k) v = std::nextafter(v, -1.0f);
+    for (int k = 0; k < 9; ++k, v = std::nextafter(v, 2.0f)) xs.push_back(v);
+  }
+  for (const std::vector<Param>& params :
+       {std::vector<Param>{}, std::vector<Param>{f32_param("eps", 1e-6f)}, std::vector<Param>{f32_param("eps", 0.25f)}}) {
+    Case c;
+    c.node.type = "Logit";
+    c.node.name = "logit";
+    c.node.params = params;
+    c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
+    c.node.outputs = c.node.inputs;
+    c.is_static = {false};
+    c.data = {to_bytes(xs)};
+    const auto ref = from_bytes<float>(run_reference(c));
+    bool accepted = false;
+    const auto fast = from_bytes<float>(run_fast(c, fast_path("Logit", "xnnpack"), one.env(), &accepted));
+    ASSERT_TRUE(accepted);
+    size_t differ = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      if (std::isnan(ref[i])) {
+        ASSERT_TRUE(std::isnan(fast[i])) << "x=" << xs[i];
+        continue;
+      }
+      if (std::isinf(ref[i]) || ref[i] == 0.0f) {
+        ASSERT_EQ(fast[i], ref[i]) << "x=" << xs[i];
+        continue;
+      }
+      differ += fast[i] != ref[i];
+      ASSERT_LE(std::fabs(fast[i] - ref[i]), std::fabs(std::nextafter(ref[i], INFINITY) - ref[i])) << "x=" << xs[i];
+    }
+    std::printf("Logit (%zu params): %zu of %zu results differ from the reference's (by one ulp)\n", params.size(),
+                differ, xs.size());
+    // A double log as exact as libm's differs only where the two land on
+    // either side of a float rounding boundary: a handful in a million.
+    EXPECT_LE(differ, xs.size() / 100000);
+  }
+}
+
 // ElementWiseUnary's ASIN and ATAN are the standalone ops' polynomials,
 // whole or split over the pool (from kCheapMin elements): the same bytes.
 TEST(ElementwiseUnary, F32AsinAtanByOperationCodeAreTheStandaloneOps) {
