@@ -14,8 +14,8 @@ namespace {
 
 // p(u) = c[0] + c[1] u + ... on u in [-1, 1], unrolled at compile time (an
 // inner loop would keep GCC from vectorizing the loop over elements).
-template <size_t I = 0, size_t N>
-inline float horner(const float (&c)[N], float u) {
+template <size_t I = 0, typename T, size_t N>
+inline T horner(const T (&c)[N], T u) {
   if constexpr (I + 1 == N) {
     return c[I];
   } else {
@@ -210,6 +210,9 @@ inline float sincos_one(float x) {
 // double logs land on either side of a float rounding boundary.
 constexpr uint64_t kSqrtHalfBits64 = 0x3fe6a09e667f3bcdull;  // sqrt(1/2) as a double's bits
 constexpr double kLn2Hi64 = 6.93147180369123816490e-01, kLn2Lo64 = 1.90821492927058770002e-10;
+// 2/3, 2/5, ..., 2/21: atanh's series in z = s^2, less its first term.
+constexpr double kAtanhSeries64[] = {2.0 / 3,  2.0 / 5,  2.0 / 7,  2.0 / 9,  2.0 / 11,
+                                     2.0 / 13, 2.0 / 15, 2.0 / 17, 2.0 / 19, 2.0 / 21};
 inline double log_positive_f64(double q) {
   // Biased by 1023 exponents so that the shift is a logical one (AVX2 has
   // no 64-bit arithmetic shift) and never crosses 0 for q >= 2^-1022.
@@ -219,9 +222,7 @@ inline double log_positive_f64(double q) {
   const double f = m - 1.0;
   const double s = f / (m + 1.0);
   const double z = s * s;
-  double r = 2.0 / 21.0;
-  for (int n = 19; n >= 3; n -= 2) r = std::fma(r, z, 2.0 / n);
-  r *= z;
+  const double r = z * horner(kAtanhSeries64, z);
   const double log_m = f - s * (f - r);
   return std::fma(k, kLn2Hi64, std::fma(k, kLn2Lo64, log_m));
 }
@@ -229,8 +230,8 @@ struct LogitFn {
   bool clamp;
   double lo, hi;
   float operator()(float x) const {
-    double z = x;
-    if (clamp) z = z < lo ? lo : (z > hi ? hi : z);
+    const double v = x;
+    const double z = clamp ? (v < lo ? lo : (v > hi ? hi : v)) : v;  // NaN stays NaN
     const double q = z / (1.0 - z);
     double y = log_positive_f64(q > 0.0 ? q : 1.0);  // the edges selected below
     y = q == 0.0 ? -std::numeric_limits<double>::infinity() : y;
