@@ -393,6 +393,19 @@ TEST(ElementwiseUnary, F32ApproximatePathsWithinBound) {
 // 3.9 sqrt 2 for GELU; exp's overflow and subnormal edges; 1, sqrt(1/2)
 // and the smallest normal for log; softplus's 87 and its threshold) with
 // their neighbours.
+// One fp32 unary node over the values xs (a sweep of the float line).
+Case float_line_case(std::string_view type, std::vector<Param> params, const std::vector<float>& xs) {
+  Case c;
+  c.node.type = std::string(type);
+  c.node.name = std::string(type);
+  c.node.params = std::move(params);
+  c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
+  c.node.outputs = c.node.inputs;
+  c.is_static = {false};
+  c.data = {to_bytes(xs)};
+  return c;
+}
+
 TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   ThreadEnv one(1);
   std::vector<float> xs;
@@ -409,14 +422,9 @@ TEST(ElementwiseUnary, F32PolynomialsWithinBoundOverEveryExponent) {
   const std::vector<Param> softplus_params = {f32_param("beta", 2.0f), f32_param("threshold", 6.0f)};
   for (const char* type : {"Tanh", "Gelu", "ElementWiseExp", "ElementWiseLog", "ElementWiseSoftplus", "Softplus b=2",
                            "ElementWiseSin", "ElementWiseCos", "ElementWiseAsin", "ElementWiseAtan"}) {
-    Case c;
-    c.node.type = std::string_view(type) == "Softplus b=2" ? "ElementWiseSoftplus" : type;
-    c.node.name = type;
-    if (std::string_view(type) == "Softplus b=2") c.node.params = softplus_params;
-    c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
-    c.node.outputs = c.node.inputs;
-    c.is_static = {false};
-    c.data = {to_bytes(xs)};
+    const bool softplus2 = std::string_view(type) == "Softplus b=2";
+    Case c = float_line_case(softplus2 ? "ElementWiseSoftplus" : type, softplus2 ? softplus_params : std::vector<Param>{},
+                             xs);
     const auto ref = from_bytes<float>(run_reference(c));
     bool accepted = false;
     const auto fast = from_bytes<float>(run_fast(c, fast_path(c.node.type, "xnnpack"), one.env(), &accepted));
@@ -475,14 +483,7 @@ TEST(ElementwiseUnary, F32LogitIsTheReferencesOverTheFloatLine) {
   }
   for (const std::vector<Param>& params :
        {std::vector<Param>{}, std::vector<Param>{f32_param("eps", 1e-6f)}, std::vector<Param>{f32_param("eps", 0.25f)}}) {
-    Case c;
-    c.node.type = "Logit";
-    c.node.name = "logit";
-    c.node.params = params;
-    c.node.inputs = {f32({static_cast<uint32_t>(xs.size())})};
-    c.node.outputs = c.node.inputs;
-    c.is_static = {false};
-    c.data = {to_bytes(xs)};
+    Case c = float_line_case("Logit", params, xs);
     const auto ref = from_bytes<float>(run_reference(c));
     bool accepted = false;
     const auto fast = from_bytes<float>(run_fast(c, fast_path("Logit", "xnnpack"), one.env(), &accepted));
