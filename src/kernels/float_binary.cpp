@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/broadcast_runs.h"
+#include "kernels/isa_level.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/xnnpack_elementwise.h"
 #include "ops/reference/binary_fns.h"
@@ -26,7 +27,7 @@ using Op = fns::BinaryOp;
 // One run of m outputs: each input read at stride 1 or held (stride 0);
 // the specialised loops are what GCC vectorizes (fn a lambda, so that it
 // inlines), once for the build's baseline and once for AVX2, chosen at
-// prepare by a CPU check (not target_clones: see float_transcendental.cpp).
+// prepare (isa_level.h).
 template <typename A, typename Y, typename Fn>
 __attribute__((always_inline)) inline void run_row(const A* a, size_t as, const A* b, size_t bs, Y* y, size_t m,
                                                    Fn fn) {
@@ -53,14 +54,6 @@ __attribute__((target("avx2"))) void run_row_avx2(const A* a, size_t as, const A
   run_row(a, as, b, bs, y, m, fn);
 }
 
-bool has_avx2() {
-  static const bool yes = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx2");
-  }();
-  return yes;
-}
-
 template <typename A, typename Y, typename Fn>
 class BinaryLoopKernel final : public ops::OpKernel {
  public:
@@ -68,7 +61,7 @@ class BinaryLoopKernel final : public ops::OpKernel {
       : runs_(runs),
         n_(runs.elements()),
         fn_(fn),
-        row_(has_avx2() ? &run_row_avx2<A, Y, Fn> : &run_row_baseline<A, Y, Fn>),
+        row_(isa_level() != IsaLevel::kBaseline ? &run_row_avx2<A, Y, Fn> : &run_row_baseline<A, Y, Fn>),
         tile_(tile),
         pool_(pool) {}
 

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "kernels/exp_poly.h"
+#include "kernels/isa_level.h"
 
 namespace openhtp::kernels {
 namespace {
@@ -286,9 +287,8 @@ inline float asin_one(float x) {
 inline float rsqrt_one(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
 
 // The loop over elements, compiled once per ISA level below (GCC vectorizes
-// it at each) and chosen by a CPU check. Not target_clones: an ifunc
-// resolver runs before ThreadSanitizer's runtime is up, and the TSan tree's
-// DSP process crashed at load with it (as quant.cpp found).
+// it at each) and chosen by isa_level() (isa_level.h says why not
+// target_clones).
 template <typename Fn>
 inline void each(const float* x, float* y, size_t n, Fn fn) {
   for (size_t i = 0; i < n; ++i) y[i] = fn(x[i]);
@@ -339,24 +339,11 @@ OPENHTP_AVX2 void whole_power_avx2(const float* x, float* y, size_t m, uint32_t 
 #undef OPENHTP_AVX512
 #undef OPENHTP_AVX2
 
-enum class Level { kBaseline, kAvx2, kAvx512 };
-
-Level cpu_level() {
-  static const Level level = [] {
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw")) {
-      return Level::kAvx512;
-    }
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return Level::kAvx2;
-    return Level::kBaseline;
-  }();
-  return level;
-}
+using Level = IsaLevel;
 
 template <typename Fn>
 void dispatch(const float* x, float* y, size_t n, Fn fn) {
-  switch (cpu_level()) {
+  switch (isa_level()) {
     case Level::kAvx512: return each_avx512(x, y, n, fn);
     case Level::kAvx2: return each_avx2(x, y, n, fn);
     case Level::kBaseline: return each(x, y, n, fn);
@@ -413,7 +400,7 @@ inline float rsqrt_power_one(float x) {
 
 void whole_power_f32(const float* x, float* y, size_t n, int e) {
   const uint32_t k = static_cast<uint32_t>(e < 0 ? -e : e);
-  const Level level = cpu_level();
+  const Level level = isa_level();
   for (size_t b = 0; b < n; b += kPowerBlock) {
     const size_t m = std::min(kPowerBlock, n - b);
     switch (level) {
