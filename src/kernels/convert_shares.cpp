@@ -3,7 +3,7 @@
 #include <string_view>
 
 #include "kernels/parallel_tiles.h"
-#include "ops/quant.h"
+#include "ops/quant_shares.h"
 #include "ops/workspace.h"
 
 namespace openhtp::kernels {
@@ -16,35 +16,29 @@ class ConvertKernel final : public ops::OpKernel {
   ConvertKernel(const ops::TensorDesc& in, const ops::TensorDesc& out, pthreadpool_t pool)
       : in_(in),
         out_(out),
-        n_(in.num_elements()),
         pool_(pool),
         // Through a float copy unless one side is float already.
-        floats_(in.dtype != dtype::kFloat32 && out.dtype != dtype::kFloat32 ? n_ * sizeof(float) : 0) {
+        floats_(in.dtype != dtype::kFloat32 && out.dtype != dtype::kFloat32 ? in.num_elements() * sizeof(float) : 0) {
     in_.static_data = out_.static_data = nullptr;
   }
   size_t workspace_bytes() const override { return floats_.bytes(); }
   void set_workspace(void* memory) override { floats_.bind(memory); }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const void* x = in[0];
-    void* y = out[0];
-    float* f = reinterpret_cast<float*>(floats_.data());  // before the shares: data() may allocate
-    auto body = [&](size_t begin, size_t count) {
-      if (out_.dtype == dtype::kFloat32) {
-        ops::quant::to_float(in_, x, static_cast<float*>(y), begin, count);
-      } else if (in_.dtype == dtype::kFloat32) {
-        ops::quant::from_float(out_, static_cast<const float*>(x), y, begin, count);
-      } else {
-        ops::quant::to_float(in_, x, f, begin, count);
-        ops::quant::from_float(out_, f, y, begin, count);
-      }
-    };
-    run_in_shares(pool_, n_, kShareMinElems, body);
+    using namespace ops::quant;
+    if (out_.dtype == dtype::kFloat32) {
+      to_float_in_shares(in_, in[0], static_cast<float*>(out[0]), pool_);
+    } else if (in_.dtype == dtype::kFloat32) {
+      from_float_in_shares(out_, static_cast<const float*>(in[0]), out[0], pool_);
+    } else {
+      float* f = reinterpret_cast<float*>(floats_.data());
+      to_float_in_shares(in_, in[0], f, pool_);
+      from_float_in_shares(out_, f, out[0], pool_);
+    }
   }
 
  private:
   ops::TensorDesc in_, out_;
-  size_t n_;
   pthreadpool_t pool_;
   ops::Workspace floats_;
 };

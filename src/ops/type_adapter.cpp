@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "ops/quant.h"
+#include "ops/quant_shares.h"
 #include "ops/validate.h"
 #include "ops/workspace.h"
-#include "threads/shares.h"
 
 namespace openhtp::ops::detail {
 namespace {
@@ -146,16 +146,12 @@ class AdaptedKernel final : public OpKernel {
   // A conversion is a memory-bound pass over what the inner kernel reads or
   // has just written in shares over the pool (the fast paths' elementwise
   // loops and oneDNN's primitives split so): it splits the same way
-  // (threads/shares.h), so each thread converts what its core's cache holds.
-  template <typename Body>
-  void in_shares(size_t n, Body&& body) const {
-    threads::run_in_shares(pool, n, threads::kShareMinElems, body);
-  }
+  // (quant_shares.h), so each thread converts what its core's cache holds.
   void to_float(const TensorDesc& t, const void* src, float* dst) const {
-    in_shares(t.num_elements(), [&](size_t b, size_t n) { quant::to_float(t, src, dst, b, n); });
+    quant::to_float_in_shares(t, src, dst, pool);
   }
   void from_float(const TensorDesc& t, const float* src, void* dst) const {
-    in_shares(t.num_elements(), [&](size_t b, size_t n) { quant::from_float(t, src, dst, b, n); });
+    quant::from_float_in_shares(t, src, dst, pool);
   }
 
   // `codes` is the output buffer, free until the final conversion: a
