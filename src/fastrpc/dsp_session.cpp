@@ -477,6 +477,15 @@ int DspSession::call(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_a
     int rc = AEE_SUCCESS;
     if (try_short_call(scalars, static_cast<uint32_t>(handle), args, stats, &rc)) return rc;
   }
+  return call_general(op, handle, scalars, args, out_handle, stats);
+}
+
+int DspSession::call_general(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_arg* args,
+                             uint64_t* out_handle, CallStats* stats) {
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(scalars);
+  const uint32_t n_out = REMOTE_SCALARS_OUTBUFS(scalars);
+  const uint32_t n_hin = REMOTE_SCALARS_INHANDLES(scalars);
+  const uint32_t n_args = n_in + n_out + n_hin;
 
   // Decide, per argument, copy or reference, and which fds must travel.
   // Scratch is per thread and reused: no allocation on the call path.

@@ -97,6 +97,10 @@ class DspSession {
   // the call needs the general path (nothing was sent then); true with *rc set
   // otherwise.
   bool try_short_call(uint32_t scalars, uint32_t handle, remote_arg* args, CallStats* stats, int* rc);
+  // call()'s general path (any call the short frame cannot carry): apart,
+  // so that a short call does not pay for its large frame.
+  int call_general(ipc::CallOp op, uint64_t handle, uint32_t scalars, remote_arg* args, uint64_t* out_handle,
+                   CallStats* stats);
   // Waits for the slot's answer to call `seq`, checking that the DSP process
   // still runs and keeps its deadlines: AEE_SUCCESS, or AEE_EFAILED when it
   // died or was ended (the slot then stays out of the pool: its state is

@@ -134,6 +134,8 @@ inline bool from_wire(const ContextCreateReq& r, htp::ContextOptions* o) {
 // The call `sc`/`args` (as an encoder made it) with `control` appended as its
 // last input buffer; the arguments go to `out`.
 uint32_t with_control(uint32_t sc, const remote_arg* args, ControlWire* control, std::vector<remote_arg>* out);
+// Whether the call carries a ControlWire (bounded by a QnnSignal).
+inline bool has_control(uint32_t sc) { return (REMOTE_SCALARS_METHOD_ATTR(sc) & kAttrControl) != 0; }
 // The skel's half: the call without its control argument (into `out`), and
 // the control (nullptr when the call has none). False when the flag is set
 // but the last input is no ControlWire.
@@ -498,9 +500,20 @@ inline bool decode_error_message(uint32_t sc, const remote_arg* pra, IdReq* tick
 // only for such calls (a calibration graph with an output per tensor).
 
 // What the stub keeps from one execute to the next, so encoding allocates
-// nothing in steady state.
+// nothing in steady state, and an execute that repeats the last compact one
+// (same graph, bindings and timing: a client's inference loop) reuses its
+// request as it is.
 struct ExecEncoding {
   std::vector<uint8_t> request;
+  struct CompactMemo {
+    bool valid = false;
+    uint64_t graph_id = 0;
+    htp::ExecTiming timing = htp::ExecTiming::kSkip;
+    size_t num_inputs = 0;
+    std::vector<CompactBinding> bindings;  // inputs then outputs, as sent
+    bool repeats(uint64_t graph, std::span<const htp::ExecBinding> in, std::span<const htp::ExecBinding> out,
+                 htp::ExecTiming t) const;
+  } compact;
   std::vector<remote_arg> args;
   uint32_t sc = 0;
   uint32_t raw_inputs = 0, raw_outputs = 0;  // client buffers of the call
@@ -526,12 +539,22 @@ struct ExecDecoding {
   htp::ExecTiming timing = htp::ExecTiming::kSkip;
   std::vector<htp::ExecBinding> inputs, outputs;
   std::vector<uint8_t> arg_used;
+  // The compact request `inputs` and `outputs` were decoded from (empty when
+  // they came from another form or a refused request): the same bytes again
+  // decode to the same bindings, so they are not decoded again.
+  std::vector<uint8_t> compact_request;
 };
 bool decode_execute(uint32_t sc, const remote_arg* pra, ExecDecoding* dec, std::string* why);
 
 // The status argument of a call (the last output buffer), or nullptr when
 // the call has none of the right size — then the skel can only answer with
 // an AEE code.
-WireStatus* status_of(uint32_t sc, remote_arg* pra);
+inline WireStatus* status_of(uint32_t sc, remote_arg* pra) {
+  const uint32_t n_in = REMOTE_SCALARS_INBUFS(sc), n_out = REMOTE_SCALARS_OUTBUFS(sc);
+  if (n_out == 0) return nullptr;
+  remote_arg& a = pra[n_in + n_out - 1];
+  if (a.buf.nLen != sizeof(WireStatus) || a.buf.pv == nullptr) return nullptr;
+  return static_cast<WireStatus*>(a.buf.pv);
+}
 
 }  // namespace openhtp::ipc::htp_wire

@@ -4,7 +4,9 @@
 // remote call meets before anything is read.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstring>
+#include <random>
 #include <vector>
 
 #include "ipc/htp_protocol.h"
@@ -284,6 +286,80 @@ TEST(HtpProtocol, ExecuteOfMemoryHandlesOnlyTravelsCompact) {
   wire::ExecEncoding mixed;
   ASSERT_TRUE(wire::encode_execute(77, {{{10, 0, x, sizeof x}}}, out, htp::ExecTiming::kSkip, &st, &mixed, &why)) << why;
   EXPECT_EQ(REMOTE_SCALARS_METHOD_ATTR(mixed.sc), 0u);
+}
+
+// The stub's encoding and the skel's decoding are kept per thread, and a
+// request that repeats the last one is not encoded or decoded again: over a
+// random run of requests, most repeating, some changing one field, the kept
+// pair must always give what a fresh pair gives.
+TEST(HtpProtocol, RepeatedExecutesDecodeAsFreshOnes) {
+  std::mt19937 rng(1234);
+  float x[3] = {1, 2, 3};
+  std::vector<htp::ExecBinding> in = {{10, 5, nullptr, 0}, {11, 9, nullptr, 0}};
+  std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}};
+  uint64_t graph = 77;
+  htp::ExecTiming timing = htp::ExecTiming::kSkip;
+  wire::ExecEncoding kept_enc;
+  wire::ExecDecoding kept_dec;
+  int repeats = 0;
+  for (int step = 0; step < 400; ++step) {
+    switch (rng() % 10) {  // 0..3: repeat as it is
+      case 4: in[rng() % in.size()].mem_id = 1 + rng() % 4; break;
+      case 5: out[0].tensor_id = 12 + rng() % 2; break;
+      case 6: graph = 77 + rng() % 2; break;
+      case 7: timing = timing == htp::ExecTiming::kSkip ? htp::ExecTiming::kMeasure : htp::ExecTiming::kSkip; break;
+      case 8:  // one binding more or fewer: the counts change, not the first bytes
+        if (in.size() == 2) in.push_back({13, 7, nullptr, 0}); else in.resize(2);
+        break;
+      case 9:  // a client buffer: the full form, then back
+        in[0] = in[0].mem_id == 0 ? htp::ExecBinding{10, 5, nullptr, 0} : htp::ExecBinding{10, 0, x, sizeof x};
+        break;
+      default: ++repeats; break;
+    }
+    wire::WireStatus st_fresh, st_kept;
+    wire::ExecEncoding fresh_enc;
+    wire::ExecDecoding fresh_dec;
+    std::string why;
+    ASSERT_TRUE(wire::encode_execute(graph, in, out, timing, &st_fresh, &fresh_enc, &why)) << why;
+    ASSERT_TRUE(wire::encode_execute(graph, in, out, timing, &st_kept, &kept_enc, &why)) << why;
+    ASSERT_EQ(kept_enc.sc, fresh_enc.sc) << "step " << step;
+    EXPECT_EQ(wire::status_of(kept_enc.sc, kept_enc.args.data()), &st_kept) << "step " << step;
+    ASSERT_TRUE(wire::decode_execute(fresh_enc.sc, fresh_enc.args.data(), &fresh_dec, &why)) << why;
+    ASSERT_TRUE(wire::decode_execute(kept_enc.sc, kept_enc.args.data(), &kept_dec, &why)) << why;
+    EXPECT_EQ(kept_dec.graph_id, fresh_dec.graph_id) << "step " << step;
+    EXPECT_EQ(kept_dec.timing, fresh_dec.timing) << "step " << step;
+    EXPECT_EQ(kept_dec.inputs, fresh_dec.inputs) << "step " << step;
+    EXPECT_EQ(kept_dec.outputs, fresh_dec.outputs) << "step " << step;
+    EXPECT_EQ(fresh_dec.graph_id, graph);
+    EXPECT_EQ(fresh_dec.inputs.size(), in.size());
+  }
+  EXPECT_GT(repeats, 100);
+}
+
+// A refused request leaves nothing behind for the next one to reuse.
+TEST(HtpProtocol, ARefusedCompactExecuteIsNotRemembered) {
+  const std::vector<htp::ExecBinding> in = {{10, 5, nullptr, 0}};
+  const std::vector<htp::ExecBinding> out = {{12, 6, nullptr, 0}};
+  wire::WireStatus st;
+  wire::ExecEncoding enc;
+  std::string why;
+  ASSERT_TRUE(wire::encode_execute(3, in, out, htp::ExecTiming::kSkip, &st, &enc, &why));
+  wire::ExecDecoding dec;
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  // The same bytes with one memory handle id forged to 0: refused, and then
+  // refused again (not matched against what the refusal left).
+  std::vector<uint8_t> forged = enc.request;
+  const uint32_t zero = 0;
+  std::memcpy(forged.data() + sizeof(wire::CompactExecRequest) + offsetof(wire::CompactBinding, mem_id), &zero,
+              sizeof zero);
+  remote_arg args[2] = {enc.args[0], enc.args[1]};
+  args[0].buf = {forged.data(), forged.size()};
+  EXPECT_FALSE(wire::decode_execute(enc.sc, args, &dec, &why));
+  EXPECT_FALSE(wire::decode_execute(enc.sc, args, &dec, &why));
+  // And the original decodes as before.
+  ASSERT_TRUE(wire::decode_execute(enc.sc, enc.args.data(), &dec, &why)) << why;
+  ASSERT_EQ(dec.inputs.size(), 1u);
+  EXPECT_EQ(dec.inputs[0].mem_id, 5u);
 }
 
 TEST(HtpProtocol, ForgedCompactExecuteRequestsAreRefused) {

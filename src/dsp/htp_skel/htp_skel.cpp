@@ -38,9 +38,25 @@ htp::Status fixed_call(uint32_t sc, const remote_arg* pra, const char* method, R
   return wire::decode_fixed(sc, pra, &req) ? run(req) : malformed(method);
 }
 
-// One call: decode, run, and the status to encode (`st->id` and the
+// The execute, every inference's call: apart from the other methods so that
+// it does not pay for their locals (a frame of GraphSpecs and images).
+htp::Status run_execute(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
+  // Each slot thread decodes into its own buffers: no lock, and no
+  // allocation once a thread has seen a call this large.
+  thread_local wire::ExecDecoding dec;
+  std::string why;
+  if (!wire::decode_execute(sc, pra, &dec, &why)) {
+    return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphExecute: " + why);
+  }
+  htp::ExecResult r;
+  htp::Status s = process_runtime().execute(dec.graph_id, dec.inputs, dec.outputs, &r, control, dec.timing);
+  wire::encode_exec_result(r, s.ok(), st);
+  return s;
+}
+
+// Every other call: decode, run, and the status to encode (`st->id` and the
 // method's outputs are written here). `control`: the call's signal, if any.
-htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
+htp::Status run_other_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
   htp::Runtime& rt = process_runtime();
   switch (REMOTE_SCALARS_METHOD(sc)) {
     case wire::kContextCreate:
@@ -151,19 +167,6 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
     case wire::kMemDeregister:
       return fixed_call<wire::IdReq>(sc, pra, "memDeregister",
                                      [&](const auto& req) { return rt.deregister_memory(req.id); });
-    case wire::kGraphExecute: {
-      // Each slot thread decodes into its own buffers: no lock, and no
-      // allocation once a thread has seen a call this large.
-      thread_local wire::ExecDecoding dec;
-      std::string why;
-      if (!wire::decode_execute(sc, pra, &dec, &why)) {
-        return htp::Status::Error(QNN_GRAPH_ERROR_INVALID_ARGUMENT, "graphExecute: " + why);
-      }
-      htp::ExecResult r;
-      htp::Status s = rt.execute(dec.graph_id, dec.inputs, dec.outputs, &r, control, dec.timing);
-      wire::encode_exec_result(r, s.ok(), st);
-      return s;
-    }
     case wire::kQuery: {
       wire::QueryResp* out = nullptr;
       if (!wire::decode_query(sc, pra, &out)) return malformed("query");
@@ -184,6 +187,11 @@ htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const
   }
 }
 
+htp::Status run_method(uint32_t sc, remote_arg* pra, wire::WireStatus* st, const htp::CallControl* control) {
+  return REMOTE_SCALARS_METHOD(sc) == wire::kGraphExecute ? run_execute(sc, pra, st, control)
+                                                          : run_other_method(sc, pra, st, control);
+}
+
 int dispatch(uint32_t sc, remote_arg* pra) {
   wire::WireStatus* status_arg = wire::status_of(sc, pra);
   if (status_arg == nullptr) return AEE_EBADPARM;  // nowhere to put an answer
@@ -193,16 +201,18 @@ int dispatch(uint32_t sc, remote_arg* pra) {
   try {
     // A call bounded by a QnnSignal carries its ControlWire as the last input
     // (htp_protocol.h); the method sees the call without it.
-    thread_local std::vector<remote_arg> stripped;
-    uint32_t method_sc = sc;
-    const wire::ControlWire* cw = nullptr;
-    if (!wire::strip_control(sc, pra, &method_sc, &stripped, &cw)) {
-      s = malformed("signal control");
-    } else if (cw == nullptr) {
+    if (!wire::has_control(sc)) {
       s = run_method(sc, pra, &st, nullptr);
     } else {
-      const htp::CallControl control{&cw->abort, cw->deadline_ns};
-      s = run_method(method_sc, stripped.data(), &st, &control);
+      thread_local std::vector<remote_arg> stripped;
+      uint32_t method_sc = sc;
+      const wire::ControlWire* cw = nullptr;
+      if (!wire::strip_control(sc, pra, &method_sc, &stripped, &cw) || cw == nullptr) {
+        s = malformed("signal control");
+      } else {
+        const htp::CallControl control{&cw->abort, cw->deadline_ns};
+        s = run_method(method_sc, stripped.data(), &st, &control);
+      }
     }
   } catch (const std::bad_alloc&) {  // the codec's own allocations (decoding)
     s = htp::Status::Error(QNN_COMMON_ERROR_MEM_ALLOC, "skel: out of memory decoding the call");

@@ -50,8 +50,8 @@ SsrPoint point_of(uint32_t method) {
 }
 }  // namespace
 
-void SsrTrigger::before_call(uint32_t method) {
-  if (point_ == SsrPoint::kNone || point_of(method) != point_) return;
+void SsrTrigger::count(uint32_t method) {
+  if (point_of(method) != point_) return;
   if (seen_.fetch_add(1) + 1 != nth_) return;
   std::fprintf(stderr, "openhtp-cdsp: OPENHTP_SSR_AT reached: the DSP process stops now\n");
   kill(getpid(), SIGKILL);

@@ -21,11 +21,15 @@ class SsrTrigger {
   // From OPENHTP_SSR_AT; kNone when unset or malformed (said once on stderr).
   static SsrTrigger& instance();
   // Counts a call of skel method `method` (ipc/htp_protocol.h) at its point;
-  // does not return when it is the chosen one.
-  void before_call(uint32_t method);
+  // does not return when it is the chosen one. Inline: with no point set
+  // (every run but a recovery test) a call costs one load.
+  void before_call(uint32_t method) {
+    if (point_ != SsrPoint::kNone) count(method);
+  }
 
  private:
   SsrTrigger();
+  void count(uint32_t method);
   SsrPoint point_ = SsrPoint::kNone;
   uint64_t nth_ = 0;
   std::atomic<uint64_t> seen_{0};
