@@ -4,7 +4,8 @@
 // packed buffers); mutations hit the request bytes and the call's buffer
 // counts and lengths. The oracle: a decode that succeeds hands out only
 // memory inside the call's own argument buffers, each tensor's range inside
-// one argument, and a refused one says why.
+// one argument, and a refused one says why; a decoding kept from call to
+// call (as the skel keeps it) gives what a fresh one gives.
 //   fuzz_execute_request [seconds] [seed]
 #include <chrono>
 #include <cstdio>
@@ -69,7 +70,15 @@ bool check(const std::vector<uint8_t>& request, uint32_t n_in, uint32_t n_out, u
   args.back().buf = {&st, sizeof st};
   const uint32_t sc = REMOTE_SCALARS_MAKEX(attrs, wire::kGraphExecute, n_in, n_out, 0, 0);
   std::string why;
-  if (!wire::decode_execute(sc, args.data(), dec, &why)) return !why.empty();
+  // `dec` is kept across calls as the skel keeps it (a repeated compact
+  // request reuses its decoding): it must answer as a fresh one does.
+  wire::ExecDecoding fresh;
+  std::string fresh_why;
+  const bool fresh_ok = wire::decode_execute(sc, args.data(), &fresh, &fresh_why);
+  if (!wire::decode_execute(sc, args.data(), dec, &why)) return !fresh_ok && !why.empty();
+  if (!fresh_ok || fresh.graph_id != dec->graph_id || fresh.inputs != dec->inputs || fresh.outputs != dec->outputs) {
+    return false;
+  }
   *decoded = true;
   const bool timed = (attrs & wire::kAttrTimed) != 0;
   if (dec->timing != (timed ? openhtp::htp::ExecTiming::kMeasure : openhtp::htp::ExecTiming::kSkip)) return false;
