@@ -356,6 +356,69 @@ void append_node_events(const std::vector<htp::StepTime>& before, const std::vec
   }
 }
 
+// What a profiled execute records (QnnProfile): the DSP's per-step totals
+// before the call when the profile wants NODE events (DETAILED), and after it
+// the execute's events. Apart from QnnGraph_execute, made only for a profiled
+// execute: an unprofiled one carries none of it.
+class ExecuteProfile {
+ public:
+  static std::unique_ptr<ExecuteProfile> begin(Qnn_ProfileHandle_t handle, const Graph& g, Context& ctx,
+                                               uint64_t t0_us) {
+    auto p = std::unique_ptr<ExecuteProfile>(new ExecuteProfile(handle, t0_us));
+    // DETAILED profiling: the totals before and after, diffed into one NODE
+    // event per step (a fused step under both nodes' names).
+    p->node_events_ = profile_wants_node_events(handle);
+    if (p->node_events_) {
+      for (const auto& n : g.spec.nodes) p->node_names_.push_back(n.name);
+      if (ctx.stub->graph_node_times(g.remote_id, p->node_names_, &p->steps_before_) != QNN_SUCCESS) {
+        p->steps_before_.clear();
+      }
+    }
+    return p;
+  }
+
+  void record(const Graph& g, Context& ctx, const ExecReport& report, uint64_t by_reference) {
+    const uint64_t exec_ns = report.dsp.exec_ns;
+    ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0_us_,
+                    "graph execute: " + g.spec.name, {}, {}};
+    // In time order: the copies in, the accelerator, the copies out.
+    std::vector<ProfileEvent> sub = {
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_in_ns / 1000, "copy in time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_out_ns / 1000, "copy out time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_in, "bytes copied in", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.threads, "Number of HVX threads used", {}, {}},
+        // Preemption (QNN's profile viewer: "Num times yield occurred"): the
+        // VTCM saved and restored around each yield.
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_restore_ns / 1000,
+         "VTCM restore time", {}, {}},
+        // Waits on the DSP: queued behind another graph before starting, and
+        // paused while higher-priority executes ran.
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}, {}},
+    };
+    std::vector<htp::StepTime> steps_after;
+    if (node_events_ && ctx.stub->graph_node_times(g.remote_id, node_names_, &steps_after) == QNN_SUCCESS &&
+        steps_after.size() == steps_before_.size()) {
+      append_node_events(steps_before_, steps_after, &sub);
+    }
+    profile_record(handle_, std::move(ev), std::move(sub));
+  }
+
+ private:
+  ExecuteProfile(Qnn_ProfileHandle_t handle, uint64_t t0_us) : handle_(handle), t0_us_(t0_us) {}
+  Qnn_ProfileHandle_t handle_;
+  uint64_t t0_us_;
+  bool node_events_ = false;
+  std::vector<std::string> node_names_;
+  std::vector<htp::StepTime> steps_before_;
+};
+
 }  // namespace
 
 extern "C" {
@@ -633,7 +696,6 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, c
 QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const Qnn_Tensor_t* inputs, uint32_t numInputs,
                                            Qnn_Tensor_t* outputs, uint32_t numOutputs, Qnn_ProfileHandle_t profileHandle,
                                            Qnn_SignalHandle_t signalHandle) try {
-  
   const uint64_t t0 = profileHandle != nullptr ? now_us() : 0;  // only the profile event needs it
   ExecuteMemo& memo = ExecuteMemo::of_this_thread();
   memo.revalidate();
@@ -672,15 +734,8 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
 
   SignalUse signal(signalHandle, "graphExecute", QNN_GRAPH_ERROR_SIGNAL_IN_USE);
   if (!signal.ok()) return signal.error();
-  // DETAILED profiling: the DSP's per-step totals before and after, diffed
-  // into one NODE event per step (a fused step under both nodes' names).
-  const bool node_events = profileHandle != nullptr && profile_wants_node_events(profileHandle);
-  std::vector<std::string> node_names;
-  std::vector<htp::StepTime> steps_before;
-  if (node_events) {
-    for (const auto& n : g->spec.nodes) node_names.push_back(n.name);
-    if (ctx->stub->graph_node_times(g->remote_id, node_names, &steps_before) != QNN_SUCCESS) steps_before.clear();
-  }
+  std::unique_ptr<ExecuteProfile> profile;
+  if (profileHandle != nullptr) profile = ExecuteProfile::begin(profileHandle, *g, *ctx, t0);
   ExecReport report;
   const htp::ExecTiming timing = profileHandle != nullptr || g->dsp_timing.load(std::memory_order_relaxed)
                                      ? htp::ExecTiming::kMeasure
@@ -692,45 +747,13 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   for (uint32_t i = 0; i < numOutputs; ++i) {
     if (out_binds[i].mem_id == 0) set_client_buf_size(&outputs[i], static_cast<uint32_t>(out_binds[i].bytes));
   }
-  const uint64_t exec_ns = report.dsp.exec_ns, exec_threads = report.dsp.threads;
-  const uint64_t copied_in = report.bytes_copied_in;
   const uint64_t by_reference = report.bytes_by_reference + memhandle_bytes;
-  g->last_bytes_copied_in.store(copied_in, std::memory_order_relaxed);
+  g->last_bytes_copied_in.store(report.bytes_copied_in, std::memory_order_relaxed);
   g->last_bytes_copied_out.store(report.bytes_copied_out, std::memory_order_relaxed);
   g->last_bytes_by_reference.store(by_reference, std::memory_order_relaxed);
-  g->last_exec_ns.store(exec_ns, std::memory_order_relaxed);
+  g->last_exec_ns.store(report.dsp.exec_ns, std::memory_order_relaxed);
   if (!g->executed.load(std::memory_order_relaxed)) g->executed.store(true);
-  if (profileHandle != nullptr) {
-    ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0,
-                    "graph execute: " + g->spec.name, {}, {}};
-    // In time order: the copies in, the accelerator, the copies out.
-    std::vector<ProfileEvent> sub = {
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_in_ns / 1000, "copy in time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_out_ns / 1000, "copy out time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copied_in, "bytes copied in", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, exec_threads, "Number of HVX threads used", {}, {}},
-        // Preemption (QNN's profile viewer: "Num times yield occurred"): the
-        // VTCM saved and restored around each yield.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_restore_ns / 1000,
-         "VTCM restore time", {}, {}},
-        // Waits on the DSP: queued behind another graph before starting, and
-        // paused while higher-priority executes ran.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}, {}},
-    };
-    std::vector<htp::StepTime> steps_after;
-    if (node_events && ctx->stub->graph_node_times(g->remote_id, node_names, &steps_after) == QNN_SUCCESS &&
-        steps_after.size() == steps_before.size()) {
-      append_node_events(steps_before, steps_after, &sub);
-    }
-    profile_record(profileHandle, std::move(ev), std::move(sub));
-  }
+  if (profile) profile->record(*g, *ctx, report, by_reference);
   return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("graphExecute");
