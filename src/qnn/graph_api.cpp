@@ -377,30 +377,31 @@ class ExecuteProfile {
     return p;
   }
 
-  void record(const Graph& g, Context& ctx, const ExecReport& report, uint64_t by_reference) {
-    const uint64_t exec_ns = report.dsp.exec_ns;
+  void record(const Graph& g, Context& ctx, const htp::ExecResult& dsp, const TransportCopies& copies,
+              uint64_t by_reference) {
+    const uint64_t exec_ns = dsp.exec_ns;
     ProfileEvent ev{QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, now_us() - t0_us_,
                     "graph execute: " + g.spec.name, {}, {}};
     // In time order: the copies in, the accelerator, the copies out.
     std::vector<ProfileEvent> sub = {
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_in_ns / 1000, "copy in time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, copies.copy_in_ns / 1000, "copy in time", {}, {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE_DEVICE, QNN_PROFILE_EVENTUNIT_MICROSEC, exec_ns / 1000, "accelerator execute", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.copy_out_ns / 1000, "copy out time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_in, "bytes copied in", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.bytes_copied_out, "bytes copied out", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, copies.copy_out_ns / 1000, "copy out time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copies.bytes_copied_in, "bytes copied in", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, copies.bytes_copied_out, "bytes copied out", {}, {}},
         {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, by_reference, "bytes by reference", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.threads, "Number of HVX threads used", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, dsp.threads, "Number of HVX threads used", {}, {}},
         // Preemption (QNN's profile viewer: "Num times yield occurred"): the
         // VTCM saved and restored around each yield.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, report.dsp.yields, "Num times yield occurred", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, report.dsp.vtcm_saved_bytes, "VTCM saved on yield", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_save_ns / 1000, "VTCM save time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.vtcm_restore_ns / 1000,
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_COUNT, dsp.yields, "Num times yield occurred", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_BYTES, dsp.vtcm_saved_bytes, "VTCM saved on yield", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, dsp.vtcm_save_ns / 1000, "VTCM save time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, dsp.vtcm_restore_ns / 1000,
          "VTCM restore time", {}, {}},
         // Waits on the DSP: queued behind another graph before starting, and
         // paused while higher-priority executes ran.
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.queue_wait_ns / 1000, "queue wait time", {}, {}},
-        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, report.dsp.preempted_ns / 1000, "preempted time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, dsp.queue_wait_ns / 1000, "queue wait time", {}, {}},
+        {QNN_PROFILE_EVENTTYPE_EXECUTE, QNN_PROFILE_EVENTUNIT_MICROSEC, dsp.preempted_ns / 1000, "preempted time", {}, {}},
     };
     std::vector<htp::StepTime> steps_after;
     if (node_events_ && ctx.stub->graph_node_times(g.remote_id, node_names_, &steps_after) == QNN_SUCCESS &&
@@ -736,24 +737,26 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   if (!signal.ok()) return signal.error();
   std::unique_ptr<ExecuteProfile> profile;
   if (profileHandle != nullptr) profile = ExecuteProfile::begin(profileHandle, *g, *ctx, t0);
-  ExecReport report;
+  htp::ExecResult dsp;
+  TransportCopies copies;
   const htp::ExecTiming timing = profileHandle != nullptr || g->dsp_timing.load(std::memory_order_relaxed)
                                      ? htp::ExecTiming::kMeasure
                                      : htp::ExecTiming::kSkip;
-  if (Qnn_ErrorHandle_t e = ctx->stub->execute(g->remote_id, in_binds, out_binds, timing, &report, signal.control());
+  if (Qnn_ErrorHandle_t e =
+          ctx->stub->execute(g->remote_id, in_binds, out_binds, timing, &dsp, &copies, signal.control());
       e != QNN_SUCCESS) {
     return e;
   }
   for (uint32_t i = 0; i < numOutputs; ++i) {
     if (out_binds[i].mem_id == 0) set_client_buf_size(&outputs[i], static_cast<uint32_t>(out_binds[i].bytes));
   }
-  const uint64_t by_reference = report.bytes_by_reference + memhandle_bytes;
-  g->last_bytes_copied_in.store(report.bytes_copied_in, std::memory_order_relaxed);
-  g->last_bytes_copied_out.store(report.bytes_copied_out, std::memory_order_relaxed);
+  const uint64_t by_reference = copies.bytes_by_reference + memhandle_bytes;
+  g->last_bytes_copied_in.store(copies.bytes_copied_in, std::memory_order_relaxed);
+  g->last_bytes_copied_out.store(copies.bytes_copied_out, std::memory_order_relaxed);
   g->last_bytes_by_reference.store(by_reference, std::memory_order_relaxed);
-  g->last_exec_ns.store(report.dsp.exec_ns, std::memory_order_relaxed);
+  g->last_exec_ns.store(dsp.exec_ns, std::memory_order_relaxed);
   if (!g->executed.load(std::memory_order_relaxed)) g->executed.store(true);
-  if (profile) profile->record(*g, *ctx, report, by_reference);
+  if (profile) profile->record(*g, *ctx, dsp, copies, by_reference);
   return QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("graphExecute");

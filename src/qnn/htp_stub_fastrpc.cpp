@@ -139,8 +139,8 @@ class FastRpcStub final : public HtpStub {
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return id_call(wire::kMemDeregister, id); }
 
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, ExecReport* report,
-                            wire::ControlWire* control) override {
+                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, htp::ExecResult* dsp,
+                            TransportCopies* copies, wire::ControlWire* control) override {
     // Each calling thread encodes into its own buffers: no allocation once a
     // thread has executed a graph this large, and no lock.
     thread_local wire::ExecEncoding enc;
@@ -158,12 +158,12 @@ class FastRpcStub final : public HtpStub {
     if (enc.raw_inputs != 0 || enc.raw_outputs != 0 || control != nullptr) {
       openhtp_fastrpc_call_stats fs{};
       api_.last_call_stats(&fs);
-      report->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
-      report->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
-      report->bytes_by_reference = fs.bytesByReference;
-      api_.last_call_copy_ns(&report->copy_in_ns, &report->copy_out_ns);
+      copies->bytes_copied_in = fs.bytesCopiedIn >= enc.request.size() ? fs.bytesCopiedIn - enc.request.size() : 0;
+      copies->bytes_copied_out = fs.bytesCopiedOut >= sizeof st ? fs.bytesCopiedOut - sizeof st : 0;
+      copies->bytes_by_reference = fs.bytesByReference;
+      api_.last_call_copy_ns(&copies->copy_in_ns, &copies->copy_out_ns);
     }
-    report->dsp = wire::decode_exec_result(st, e == QNN_SUCCESS);
+    *dsp = wire::decode_exec_result(st, e == QNN_SUCCESS);
     return e;
   }
 

@@ -78,18 +78,17 @@ class InProcessStub final : public HtpStub {
   }
   Qnn_ErrorHandle_t mem_deregister(uint64_t id) override { return report(rt_->deregister_memory(id)); }
   Qnn_ErrorHandle_t execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
-                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, ExecReport* r,
-                            ipc::htp_wire::ControlWire* control) override {
+                            std::span<const htp::ExecBinding> outputs, htp::ExecTiming timing, htp::ExecResult* dsp,
+                            TransportCopies* copies, ipc::htp_wire::ControlWire* control) override {
     const htp::CallControl c = control_of(control);
-    const htp::Status s = rt_->execute(graph_id, inputs, outputs, &r->dsp, control != nullptr ? &c : nullptr, timing);
+    const htp::Status s = rt_->execute(graph_id, inputs, outputs, dsp, control != nullptr ? &c : nullptr, timing);
     if (!s.ok()) return report(s);
     // Client buffers are used where they are: nothing is copied.
     uint64_t in_place = 0;
     for (const auto& b : inputs) in_place += b.mem_id == 0 ? b.bytes : 0;
     for (const auto& b : outputs) in_place += b.mem_id == 0 ? b.bytes : 0;
-    r->bytes_copied_in = r->bytes_copied_out = 0;
-    r->bytes_by_reference = in_place;
-    r->copy_in_ns = r->copy_out_ns = 0;
+    *copies = TransportCopies{};
+    copies->bytes_by_reference = in_place;
     return QNN_SUCCESS;
   }
 
