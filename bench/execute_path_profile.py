@@ -13,10 +13,11 @@ that start-up and the first calls cancel out:
     the DSP process (inside its slot threads), the spin-waits for the other
     side left out (their count depends on how long the other side took);
   - with --functions, the same per function;
-  - every rep-prefixed string instruction executed per execute, with its
-    function: on the CPUs here a short `rep stos`/`rep movs` costs ~4 ns
-    more than the same bytes as vector moves (GCC emits one for any clear or
-    variable-size copy of 11 words or more), so the path should have none.
+  - the instructions that cost far more than one, per execute, with their
+    function: locked read-modify-writes, fences, divisions, and rep strings
+    (on the CPUs here a short `rep stos`/`rep movs` costs ~4 ns more than
+    the same bytes as vector moves, and GCC emits one for any clear or
+    variable-size copy of 11 words or more: the path should have none).
 
   bench/execute_path_profile.py [build_dir] [--mode memhandle|inproc] [--functions]
 """
@@ -34,6 +35,12 @@ import tempfile
 # waits on both sides and the loops around them.
 WAIT = re.compile(r'futex_wait_change|clock_gettime|steady_clock|sched_yield|syscall|await_response|'
                   r'slot_loop|nanosleep|interval_ticks')
+
+
+# Instructions that cost far more than their count: rep strings, locked
+# read-modify-writes (and xchg with memory, locked implicitly), fences,
+# divisions, time-stamp reads.
+COSTLY = re.compile(r'rep[a-z]* +[a-z]+|lock +[a-z]+|xchg|mfence|sfence|lfence|i?div[a-z]*|rdtscp?|cpuid|pause')
 
 
 def run_callgrind(build, mode, min_time, out_dir):
@@ -128,16 +135,18 @@ def main():
             for f, c in sorted(work.items(), key=lambda kv: -kv[1]):
                 if c >= 3:
                     print(f'  {c:7.1f}  {f[:120]}')
-        reps = []
+        costly = collections.Counter()
         for (obj, fn, addr), c in b.items():
             per = (c - a.get((obj, fn, addr), 0)) / executes
-            if per >= 0.5 and obj and obj.startswith('/'):
+            if per >= 0.5 and obj and obj.startswith('/') and not (fn and WAIT.search(fn)):
                 ins = disassembly(obj).get(addr, '')
-                if ins.startswith('rep'):
-                    reps.append((per, ins, fn))
-        for per, ins, fn in sorted(reps, reverse=True):
-            print(f'  rep-string instruction: {ins.split()[0:2]} in {fn[:100]} ({per:.1f} per execute)')
-        if not reps:
+                kind = COSTLY.match(ins)
+                if kind:
+                    # callgrind counts a rep instruction once per iteration
+                    costly[(kind.group(0).strip(), fn)] += 1 if ins.startswith('rep') else per
+        for (kind, fn), n in sorted(costly.items(), key=lambda kv: -kv[1]):
+            print(f'  {kind:12s} x{n:4.1f}  {fn[:100]}')
+        if not any(k.startswith('rep') for k, _ in costly):
             print('  no rep-string instruction on the path')
 
 
