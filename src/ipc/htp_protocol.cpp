@@ -43,6 +43,7 @@ bool encode_execute(uint64_t graph_id, std::span<const htp::ExecBinding> inputs,
   for (const auto& b : inputs) compact = compact && b.mem_id != 0 && b.mem_id <= UINT32_MAX;
   for (const auto& b : outputs) compact = compact && b.mem_id != 0 && b.mem_id <= UINT32_MAX;
   if (compact) {
+    memo.valid = false;  // until the request below is whole (an allocation may throw on the way)
     memo.bindings.clear();
     for (auto bindings : {inputs, outputs}) {
       for (const auto& b : bindings) memo.bindings.push_back({b.tensor_id, static_cast<uint32_t>(b.mem_id)});
