@@ -70,6 +70,7 @@ std::span<const ops::FastPath> fast_paths() {
       {"ElementWiseFloor", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseLog", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseNeg", "xnnpack", &xnn::prepare_unary},
+      {"ElementWiseNot", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseRound", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseRsqrt", "xnnpack", &xnn::prepare_unary},
       {"ElementWiseSign", "xnnpack", &xnn::prepare_unary},

@@ -42,20 +42,22 @@ namespace dtype = ops::dtype;
 // Comparisons as in the reference (neuron.cpp): NaN stays NaN.
 inline float clamp(float v, float lo, float hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-// A loop over FLOAT_32 elements, or (Half) over FLOAT_16 ones in one pass:
+// A loop over FLOAT_32 elements (or Elem: BOOL_8 bytes for NOT), or (Half)
+// over FLOAT_16 ones in one pass:
 // blocks of halves widened into a buffer in L1 (F16C), the expression,
 // rounded back — with quant::halves_to_floats / floats_to_halves, the type
 // adapter's own conversions, so the result is bit for bit the adapter's
 // around the float loop, without its two extra passes over memory (a
 // 451K-element Relu: 108 us through the adapter on one thread, 88-95 so;
 // bench_kernels relu_f16).
-template <typename Fn, bool Half>
+template <typename Fn, bool Half, typename Elem = float>
 class LoopKernel final : public ops::OpKernel {
  public:
   LoopKernel(size_t n, pthreadpool_t pool, Fn fn) : n_(n), pool_(pool), fn_(fn) {}
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
-    using T = std::conditional_t<Half, uint16_t, float>;
+    // Half: FLOAT_16 codes through float; else Elem (float, or BOOL_8's byte).
+    using T = std::conditional_t<Half, uint16_t, Elem>;
     const T* x = static_cast<const T*>(in[0]);
     T* y = static_cast<T*>(out[0]);
     auto body = [x, y, fn = fn_](size_t start, size_t count) {
@@ -80,6 +82,13 @@ class LoopKernel final : public ops::OpKernel {
   pthreadpool_t pool_;
   Fn fn_;
 };
+
+// A loop over BOOL_8 bytes (ElementWiseNot).
+template <typename Fn>
+std::unique_ptr<ops::OpKernel> byte_loop(const ops::NodeDesc& node, Fn fn) {
+  const size_t n = node.inputs[0].num_elements();
+  return std::make_unique<LoopKernel<Fn, false, uint8_t>>(n, elementwise_pool(node, n, kCheapMin), fn);
+}
 
 template <typename Fn>
 std::unique_ptr<ops::OpKernel> loop(const ops::NodeDesc& node, Fn fn) {
@@ -273,9 +282,22 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kCos: return array(node, &cos_f32);
     case Unary::kAsin: return array(node, &asin_f32);
     case Unary::kAtan: return array(node, &atan_f32);
-    case Unary::kNot: return nullptr;  // BOOL_8
+    case Unary::kNot: return nullptr;  // BOOL_8: not_kernel
   }
   return nullptr;
+}
+
+// NOT over BOOL_8, the reference's expression (any nonzero byte is true).
+std::unique_ptr<ops::OpKernel> not_kernel(const ops::NodeDesc& node) {
+  return byte_loop(node, [](uint8_t b) -> uint8_t { return b == 0; });
+}
+
+// Whether the node is NOT (ElementWiseNot, or ElementWiseUnary's operation 9).
+bool is_not(const ops::NodeDesc& node) {
+  if (node.type == "ElementWiseNot") return true;
+  if (node.type != "ElementWiseUnary") return false;
+  const ops::Param* p = node.find_param("operation");
+  return p != nullptr && !p->is_tensor && p->i == static_cast<int64_t>(Unary::kNot);
 }
 
 // ElementWiseNeuron's operation codes (QnnOpDef.h).
@@ -399,6 +421,11 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& y = node.outputs[0];
+  if (is_not(node)) {
+    if (!x.present || x.dtype != dtype::kBool8 || y.dtype != dtype::kBool8 || x.dims != y.dims) return false;
+    *kernel = not_kernel(node);
+    return true;
+  }
   // FLOAT_32, or FLOAT_16 for the exact loops (integer Relu/ReluMinMax are
   // the reference's native kernels); same dims, as the reference has checked.
   const bool f32 = x.dtype == dtype::kFloat32 && y.dtype == dtype::kFloat32;

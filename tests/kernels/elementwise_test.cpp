@@ -566,6 +566,35 @@ TEST(ElementwiseUnary, F16ExactLoopsMatchReference) {
   }
 }
 
+// NOT over BOOL_8 (ElementWiseNot, and ElementWiseUnary's operation 9): the
+// reference's bytes, every byte value an input (any nonzero byte is true),
+// split over the pool at two threads from kCheapMin elements.
+TEST(ElementwiseUnary, NotOverBool8IsTheReferences) {
+  std::mt19937 rng(95);
+  ThreadEnv one(1), two(2);
+  for (const UnaryCase& op : {UnaryCase{"ElementWiseNot", {}}, UnaryCase{"ElementWiseUnary", {u32_param("operation", 9)}}}) {
+    for (const std::vector<uint32_t>& dims : {std::vector<uint32_t>{3, 5, 7}, std::vector<uint32_t>{1, 4, 65536 + 3}}) {
+      Case c = unary_case(op, dims, rng);
+      c.node.inputs = {typed(dtype::kBool8, dims)};
+      c.node.outputs = {typed(dtype::kBool8, dims)};
+      Bytes in(count(dims));
+      for (size_t i = 0; i < in.size(); ++i) in[i] = rng() % 3 == 0 ? 0 : static_cast<uint8_t>(rng());
+      in[0] = 0, in[1] = 1, in[2] = 255;
+      c.data = {in};
+      const Bytes want = run_reference(c);
+      ASSERT_EQ(want.size(), in.size());
+      EXPECT_EQ(want[0], 1);
+      EXPECT_EQ(want[2], 0);
+      for (const ThreadEnv* env : {&one, &two}) {
+        bool accepted = false;
+        const Bytes got = run_fast(c, fast_path(op.type, "xnnpack"), env->env(), &accepted);
+        EXPECT_TRUE(accepted) << c.node.name;
+        EXPECT_EQ(got, want) << c.node.name << " over " << in.size() << " bytes";
+      }
+    }
+  }
+}
+
 TEST(ElementwiseUnary, Declines) {
   ThreadEnv two(2);
   bool accepted = true;
