@@ -140,6 +140,15 @@ def main():
         else:
             target, v = "-", "info"
         rows.append((f"tiny execute {mode} / raw ping-pong", r["median"], r["min"], target, v))
+    # The same two ratios block by block (BM_TinyExecute/paired): the raw
+    # ping-pong and both executes take turns in blocks of 200 calls, so each
+    # ratio compares calls made while the host's placement of the two vCPUs
+    # was the same (it changes within seconds here: near ~200 ns, far ~800 ns
+    # a ping-pong). Per repetition the median of the blocks' ratios.
+    for counter, mode, lim in (("paired_memhandle_ratio", "memhandle", 2.0), ("paired_inproc_ratio", "inproc", 1.0)):
+        r = {s: t.get("BM_TinyExecute/paired", counter, s) for s in STATS}
+        rows.append((f"tiny execute {mode} / raw ping-pong, paired blocks", r["median"], r["min"], f"<= {lim}x",
+                     verdict(r["median"], lambda x, lim=lim: x <= lim, r["min"], lambda x, lim=lim: x <= lim)))
     # The same comparison with placement taken out: client and server pinned
     # to two different CPUs on both sides (measured in the pinned run).
     r = {s: ratio(t.get("BM_TinyExecute/memhandle/cpus_apart", "p50_wall_ns", s),
@@ -221,6 +230,8 @@ def main():
     print("\nContext (medians over repetitions):")
     print(f"  raw ping-pong answered after 1.5 ms (caller sleeps): wake-up overhead "
           f"{fmt_ns(t.get('BM_RawPingPong/reply_after_1500us', 'p50_overhead_ns', 'median'))}")
+    print(f"  paired blocks: raw ping-pong {fmt_ns(t.get('BM_TinyExecute/paired', 'p50_pingpong_ns', 'median'))} "
+          f"(the median block's; best repetition {fmt_ns(t.get('BM_TinyExecute/paired', 'p50_pingpong_ns', 'min'))})")
     print(f"  pinned to two CPUs: raw ping-pong {fmt_ns(t.get('BM_RawPingPong/cpus_apart', 'p50_ns', 'median'))}, "
           f"tiny memhandle execute {fmt_ns(t.get('BM_TinyExecute/memhandle/cpus_apart', 'p50_wall_ns', 'median'))}")
     print(f"  raw ping-pong without spinning: {fmt_ns(t.get('BM_RawPingPong/no_spin', 'p50_ns', 'median'))}; "
