@@ -303,6 +303,14 @@ void BM_TinyExecutePaired(benchmark::State& state) {
     return e == QNN_SUCCESS ? static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count())
                             : -1.0;
   };
+  auto run_block = [&](ExecSetup& s, Samples* out) {
+    for (int i = 0; i < kPairBlock; ++i) {
+      const double ns = timed_ns(s);
+      if (ns < 0) return false;
+      out->add(ns);
+    }
+    return true;
+  };
   struct Block {
     double pingpong_ns, memhandle_ratio, inproc_ratio;
   };
@@ -312,21 +320,9 @@ void BM_TinyExecutePaired(benchmark::State& state) {
     Samples pp(kPairBlock), mh(kPairBlock), ip(kPairBlock);
     const auto block_start = std::chrono::steady_clock::now();
     for (int i = 0; i < kPairBlock; ++i) pp.add(pair.timed_round_trip());
-    for (int i = 0; i < kPairBlock; ++i) {
-      const double ns = timed_ns(memhandle);
-      if (ns < 0) {
-        state.SkipWithError("graphExecute (memhandle) failed");
-        return;
-      }
-      mh.add(ns);
-    }
-    for (int i = 0; i < kPairBlock; ++i) {
-      const double ns = timed_ns(inproc);
-      if (ns < 0) {
-        state.SkipWithError("graphExecute (in-process) failed");
-        return;
-      }
-      ip.add(ns);
+    if (!run_block(memhandle, &mh) || !run_block(inproc, &ip)) {
+      state.SkipWithError("graphExecute failed");
+      return;
     }
     // The block's whole time, so the benchmark's iteration count stays a
     // count of blocks; the per-call figures are the counters below.
