@@ -244,9 +244,10 @@ Bench pointwise_f32(uint32_t hw, uint32_t cin, uint32_t cout) {
 
 // The graph-edge Transpose of an NCHW image into NHWC (the converter's first
 // node on a CNN's input).
-Bench image_to_nhwc() {
-  return make_bench("Transpose", {tensor(dtype::kFloat32, {1, 3, 224, 224})},
-                    {tensor(dtype::kFloat32, {1, 224, 224, 3})}, {u32s("perm", {4}, {0, 2, 3, 1})}, {false}, 5);
+Bench image_to_nhwc(uint32_t dt = dtype::kFloat32) {
+  const float scale = dt == dtype::kFloat32 ? 0.0f : 0.02f;
+  return make_bench("Transpose", {tensor(dt, {1, 3, 224, 224}, scale, -128)},
+                    {tensor(dt, {1, 224, 224, 3}, scale, -128)}, {u32s("perm", {4}, {0, 2, 3, 1})}, {false}, 5);
 }
 
 // kind: "reference", "fast" (the registered fast paths), "fast2t" (the same
@@ -359,6 +360,9 @@ BENCHMARK_CAPTURE(run, dw3x3_q8_28x28x240_xnnpack, depthwise_q8(28, 240), std::s
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_onednn_int8, depthwise_q8(7, 1152), std::string("lib:onednn-int8"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, dw3x3_q8_7x7x1152_xnnpack, depthwise_q8(7, 1152), std::string("lib:xnnpack"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_3x224x224_fast, image_to_nhwc(), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_3x224x224_fast2t, image_to_nhwc(), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_u8_3x224x224_fast, image_to_nhwc(dtype::kUfixed8), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_u8_3x224x224_fast2t, image_to_nhwc(dtype::kUfixed8), std::string("fast2t"))->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(run, gap_f32_112x112x32_fast, global_pool_f32(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gap_f32_28x28x240_fast, global_pool_f32(28, 240), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gap_f32_7x7x1152_fast, global_pool_f32(7, 1152), std::string("fast"))->Unit(benchmark::kMicrosecond);

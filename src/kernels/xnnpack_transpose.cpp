@@ -15,14 +15,25 @@
 //     the output axis that is contiguous in the input and the output's
 //     innermost axis, in 32 x 32 blocks so both sides stay in cache lines;
 //     when that innermost axis is 2-4 long and the output is one run (an
-//     RGB image's NCHW -> NHWC), the planes are interleaved with the count
-//     fixed at compile time: 75 -> 37 us for 1x3x224x224 floats
-//     (bench_kernels transpose_nchw_to_nhwc, one thread).
+//     RGB image's NCHW -> NHWC), the planes are interleaved in one loop over
+//     the whole share, the count fixed at compile time and the loop built
+//     for the CPU's vector ISA (isa_level.h). 1x3x224x224, one thread
+//     (bench_kernels transpose_nchw_to_nhwc): floats 75 -> 37 us as a
+//     scalar loop in 32-pixel blocks, 37 -> ~10 us vectorized; 8-bit 31 ->
+//     ~3 us.
+// The work splits into one contiguous share per thread (threads/shares.h)
+// from kShareMinElems, as the other memory-bound passes do: the graph-edge
+// transpose of a 1x3x224x224 image (150K elements) ran on one thread below
+// the cheap loops' 256K, and the first convolution, split by rows, then read
+// half of its input from the other core's cache (both transposes and the
+// convolution after them slower at two threads than at one).
 #include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
 
+#include "kernels/isa_level.h"
+#include "kernels/parallel_tiles.h"
 #include "kernels/xnnpack_elementwise.h"
 #include "kernels/xnnpack_paths.h"
 
@@ -53,6 +64,53 @@ struct Outer {
   }
 };
 
+// y[i * B + k] = plane k's element i (planes `plane` elements apart), for i
+// in [a0, a1): B fixed, so the vectorizer sees one store stream of B-element
+// groups. Built once per ISA level (isa_level.h).
+template <typename T, size_t B>
+__attribute__((always_inline)) inline void interleave_planes(const T* __restrict x, size_t plane, T* __restrict y,
+                                                             size_t a0, size_t a1) {
+  for (size_t i = a0; i < a1; ++i) {
+    for (size_t k = 0; k < B; ++k) y[i * B + k] = x[k * plane + i];
+  }
+}
+template <typename T, size_t B>
+void interleave_baseline(const T* x, size_t plane, T* y, size_t a0, size_t a1) {
+  interleave_planes<T, B>(x, plane, y, a0, a1);
+}
+template <typename T, size_t B>
+__attribute__((target("avx2"))) void interleave_avx2(const T* x, size_t plane, T* y, size_t a0, size_t a1) {
+  interleave_planes<T, B>(x, plane, y, a0, a1);
+}
+template <typename T, size_t B>
+__attribute__((target("avx512f,avx512dq,avx512vl,avx512bw"))) void interleave_avx512(const T* x, size_t plane, T* y,
+                                                                                       size_t a0, size_t a1) {
+  interleave_planes<T, B>(x, plane, y, a0, a1);
+}
+
+template <typename T>
+using InterleaveFn = void (*)(const T*, size_t, T*, size_t, size_t);
+
+template <typename T, size_t B>
+InterleaveFn<T> interleave_for_isa() {
+  switch (isa_level()) {
+    case IsaLevel::kAvx512: return &interleave_avx512<T, B>;
+    case IsaLevel::kAvx2: return &interleave_avx2<T, B>;
+    default: return &interleave_baseline<T, B>;
+  }
+}
+
+// The interleave for b planes, or null where b is not 2-4.
+template <typename T>
+InterleaveFn<T> interleave_of(size_t b) {
+  switch (b) {
+    case 2: return interleave_for_isa<T, 2>();
+    case 3: return interleave_for_isa<T, 3>();
+    case 4: return interleave_for_isa<T, 4>();
+    default: return nullptr;
+  }
+}
+
 template <typename T>
 class TransposeKernel final : public ops::OpKernel {
  public:
@@ -63,15 +121,26 @@ class TransposeKernel final : public ops::OpKernel {
       : outer_(outer), row_(row), a_(a), a_dst_(a_dst), b_(b), b_src_(b_src), pool_(pool) {
     a_blocks_ = row_ == 0 ? (a_ + kBlock - 1) / kBlock : 1;
     const size_t unit = row_ != 0 ? row_ : kBlock * b_;  // elements per task unit
-    tile_ = std::max<size_t>(1, kCheapTile / unit);
+    min_units_ = std::max<size_t>(1, kShareMinElems / unit);
+    // A few planes interleaved (NCHW -> NHWC of an RGB image: b_ = 3): the
+    // output is one contiguous run, the planes are read in step.
+    if (row_ == 0 && a_dst_ == b_) interleave_ = interleave_of<T>(b_);
   }
 
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     x_ = static_cast<const T*>(in[0]);
     y_ = static_cast<T*>(out[0]);
     const size_t units = outer_.count * a_blocks_;
-    auto body = [this](size_t start, size_t count) { row_ != 0 ? rows(start, count) : blocks(start, count); };
-    parallel_tiles(pool_, units, tile_, body);
+    auto body = [this](size_t start, size_t count) {
+      if (row_ != 0) {
+        rows(start, count);
+      } else if (interleave_ != nullptr) {
+        interleaved(start, count);
+      } else {
+        blocks(start, count);
+      }
+    };
+    run_in_shares(pool_, units, min_units_, body);
   }
 
  private:
@@ -91,16 +160,6 @@ class TransposeKernel final : public ops::OpKernel {
       const size_t a1 = std::min(a_, a0 + kBlock);
       const T* x = x_ + s;
       T* y = y_ + d;
-      // A few planes interleaved (NCHW -> NHWC of an RGB image: b_ = 3):
-      // the output is one contiguous run, the planes are read in step.
-      if (a_dst_ == b_ && b_ <= 4) {
-        switch (b_) {
-          case 2: interleave<2>(x, y, a0, a1); continue;
-          case 3: interleave<3>(x, y, a0, a1); continue;
-          case 4: interleave<4>(x, y, a0, a1); continue;
-          default: break;
-        }
-      }
       for (size_t b0 = 0; b0 < b_; b0 += kBlock) {
         const size_t b1 = std::min(b_, b0 + kBlock);
         for (size_t ai = a0; ai < a1; ++ai) {
@@ -112,20 +171,26 @@ class TransposeKernel final : public ops::OpKernel {
     }
   }
 
-  // y[ai * B + k] = plane k's element ai, for ai in [a0, a1): B fixed, so
-  // the loop unrolls and the stores stay one sequential stream.
-  template <size_t B>
-  void interleave(const T* x, T* y, size_t a0, size_t a1) const {
-    const T* planes[B];
-    for (size_t k = 0; k < B; ++k) planes[k] = x + k * b_src_;
-    for (size_t ai = a0; ai < a1; ++ai) {
-      for (size_t k = 0; k < B; ++k) y[ai * B + k] = planes[k][ai];
+  // Units [start, start + count) as one interleave call per outer index:
+  // the blocks of one outer index are one contiguous range of pixels.
+  void interleaved(size_t start, size_t count) const {
+    const size_t end = start + count;
+    for (size_t u = start; u < end;) {
+      const size_t o = u / a_blocks_;
+      const size_t last = std::min(end, (o + 1) * a_blocks_);
+      size_t s, d;
+      outer_.offsets(o, &s, &d);
+      const size_t a0 = (u - o * a_blocks_) * kBlock;
+      const size_t a1 = std::min(a_, (last - o * a_blocks_) * kBlock);
+      interleave_(x_ + s, b_src_, y_ + d, a0, a1);
+      u = last;
     }
   }
 
   Outer outer_;
   size_t row_, a_, a_dst_, b_, b_src_;
-  size_t a_blocks_ = 1, tile_ = 1;
+  size_t a_blocks_ = 1, min_units_ = 1;
+  InterleaveFn<T> interleave_ = nullptr;
   pthreadpool_t pool_;
   const T* x_ = nullptr;  // valid during run() only
   T* y_ = nullptr;
@@ -209,7 +274,7 @@ bool prepare_transpose(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>
   }
 
   const size_t n = x.num_elements();
-  pthreadpool_t pool = elementwise_pool(node, n, kCheapMin);
+  pthreadpool_t pool = elementwise_pool(node, n, kShareMinElems);
   Outer outer;
   size_t row = 0, a = 0, a_dst = 0, b = 0, b_src = 0;
   if (ng <= 1 || out_of[ng - 1] == ng - 1) {

@@ -128,20 +128,30 @@ TEST_P(ConvF32, OneDnnMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
 
-// On several threads, depthwise and pointwise convolutions of one image run
-// as one slab per thread, each a convolution of its own: a depthwise one over
-// the input rows its output rows read (with the padding only the first and
-// last slab have), a pointwise one over a run of pixels that may start and
-// end inside a row (a 7x7 map as 25 + 24). Every stride, dilation and padding
-// here against the reference, on 2 and 3 threads, with slabs from 1 row (or
-// 2 pixels) up.
+// On several threads, depthwise, pointwise and strided 1x1 convolutions of
+// one image run as one slab per thread, each a convolution of its own: a
+// depthwise or strided one over the input rows its output rows read (with
+// the padding only the first and last slab have), a pointwise one over a run
+// of pixels that may start and end inside a row (a 7x7 map as 25 + 24).
+// Every stride, dilation and padding here against the reference, on 2 and 3
+// threads, with slabs from 1 row (or 2 pixels) up.
 TEST(ConvF32, SlabsMatchReference) {
   std::mt19937 rng(13);
   ThreadEnv two(2), three(3);
-  for (int iter = 0; iter < 40; ++iter) {
-    ConvShape s = random_shape(rng, iter % 2 == 0);
+  for (int iter = 0; iter < 60; ++iter) {
+    const bool strided = iter >= 40;  // a 1x1 convolution with a stride (ResNet's shortcut)
+    ConvShape s = random_shape(rng, !strided && iter % 2 == 0);
     s.N = 1;
-    if (s.depthwise) {
+    if (strided) {
+      s.group = 1;
+      s.KH = s.KW = 1;
+      s.sh = rand_int(rng, 2, 3);
+      s.sw = rand_int(rng, 1, 3);
+      s.pt = s.pb = s.pl = s.pr = 0;
+      s.H = rand_int(rng, int(5 * s.sh + 1), 30);  // at least 6 output rows: two a thread
+      s.W = rand_int(rng, 1, 12);
+      s.Wo = (s.W - 1) / s.sw + 1;
+    } else if (s.depthwise) {
       s.group = rand_int(rng, 2, 8);
       s.Cin = s.Cout = s.group;  // one filter per channel
     } else {  // pointwise
@@ -154,7 +164,7 @@ TEST(ConvF32, SlabsMatchReference) {
     const uint32_t eh = (s.KH - 1) * s.dh + 1;
     if (s.depthwise) s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
     s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
-    if (!s.depthwise) s.Wo = s.W;
+    if (!s.depthwise && !strided) s.Wo = s.W;
     Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
     NodeDesc d = c.node.desc();
     d.env = three.env();

@@ -667,6 +667,29 @@ TEST(Transpose, XnnpackExactAllElementSizes) {
   }
 }
 
+// NCHW -> NHWC of 2-4 channels interleaves the planes in one loop per image
+// and splits in shares of 32-pixel blocks, so a share may start and end
+// inside an image of a batch. Every element size, a share boundary inside
+// the second image (3 images of 48x48: 216 blocks, 108 a thread), against
+// the reference on 1, 2 and 3 threads.
+TEST(Transpose, InterleavedPlanesSplitInsideABatch) {
+  std::mt19937 rng(103);
+  const FastPath& fp = fast_path("Transpose", "xnnpack");
+  ThreadEnv one(1), two(2), three(3);
+  const TensorDesc types[] = {typed(dtype::kInt8, {}), typed(dtype::kFloat16, {}), f32({}), typed(dtype::kInt64, {})};
+  for (const TensorDesc& type : types) {
+    for (uint32_t channels = 2; channels <= 4; ++channels) {
+      for (uint32_t hw : {48u, 61u}) {
+        TensorDesc x = type;
+        x.dims = {3, channels, hw, hw + 5};
+        Case c = transpose_case(x, {0, 2, 3, 1}, rng);
+        const Bytes ref = run_reference(c);
+        for (const ThreadEnv* env : {&one, &two, &three}) EXPECT_EQ(run_fast(c, fp, env->env()), ref) << c.node.name;
+      }
+    }
+  }
+}
+
 TEST(Transpose, DeclinesRequantization) {
   std::mt19937 rng(102);
   ThreadEnv one(1);

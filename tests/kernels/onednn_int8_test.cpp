@@ -190,21 +190,30 @@ INSTANTIATE_TEST_SUITE_P(Kernels, OneDnnInt8,
                                            Int8Param{true, Acts::kU8, false}),
                          param_name);
 
-// On several threads, depthwise and pointwise convolutions of one image run
-// as one slab per thread (onednn_slabs.h): of output rows, or for a
-// pointwise one of pixels, which may start and end inside a row. Integer
-// sums and one requantization per output: each slab's bytes are exactly what
-// the whole convolution on one thread gives, for every stride, dilation and
-// padding here, on 2 and 3 threads.
+// On several threads, depthwise, pointwise and strided 1x1 convolutions of
+// one image run as one slab per thread (onednn_slabs.h): of output rows, or
+// for a pointwise one of pixels, which may start and end inside a row.
+// Integer sums and one requantization per output: each slab's bytes are
+// exactly what the whole convolution on one thread gives, for every stride,
+// dilation and padding here, on 2 and 3 threads.
 TEST(OneDnnInt8Slabs, SlabsEqualOneThread) {
   CHECK_DECLINED_WITHOUT_INT8_PATH();
   std::mt19937 rng(731);
   ThreadEnv one(1), two(2), three(3);
-  for (int iter = 0; iter < 30; ++iter) {
-    const bool depthwise = iter % 2 == 0;
+  for (int iter = 0; iter < 45; ++iter) {
+    const bool strided = iter >= 30;  // a 1x1 convolution with a stride (ResNet's shortcut)
+    const bool depthwise = !strided && iter % 2 == 0;
     ConvShape s = random_shape(rng, depthwise);
     s.N = 1;
-    if (depthwise) {
+    if (strided) {
+      s.group = 1;
+      s.KH = s.KW = 1;
+      s.sh = rand_int(rng, 2, 3);
+      s.sw = rand_int(rng, 1, 3);
+      s.pt = s.pb = s.pl = s.pr = 0;
+      s.H = rand_int(rng, int(5 * s.sh + 1), 30);  // at least 6 output rows: two a thread
+      s.W = rand_int(rng, 1, 12);
+    } else if (depthwise) {
       s.group = rand_int(rng, 2, 40);
       s.Cin = s.Cout = s.group;
     } else {
