@@ -194,6 +194,47 @@ TEST(Quantized8ReduceMean, WithinOneStepOverRandomShapes) {
   }
 }
 
+// A global average pool's output codes are exactly the mean of the input
+// codes' integer sums in real numbers, rounded to float and quantized once
+// (the kernel's vectorized finish against quantize_one, from sums this test
+// makes itself): every channel count around the 256-column blocks, both
+// 8-bit types on each side, one image split over 1-3 threads and a batch.
+TEST(Quantized8ReduceMean, GlobalPoolCodesAreTheQuantizedMeanOfTheSums) {
+  std::mt19937 rng(1999);
+  for (int iter = 0; iter < 24; ++iter) {
+    const uint32_t batch = iter % 4 == 3 ? 2 : 1;
+    const uint32_t h = rand_int(rng, 1, 30), w = rand_int(rng, 1, 30);
+    const uint32_t c = iter < 6 ? 250 + 3 * iter : rand_int(rng, 1, 1300);
+    const std::vector<uint32_t> dx{batch, h, w, c};
+    Node n{"ReduceMean", "mean", {random_q8(rng, dx, 4.0f)}, {random_q8(rng, {batch, c}, 3.0f)},
+           {u32_tensor_param("axes", {2}, {1, 2})}};
+    const TensorDesc& x = n.inputs[0];
+    const TensorDesc& y = n.outputs[0];
+    // Codes around a level per channel, so the means spread over the range.
+    std::vector<int> level(c);
+    for (int& l : level) l = static_cast<int>(rand_int(rng, 0, 255));
+    Bytes codes(count(dx));
+    for (size_t e = 0; e < codes.size(); ++e) {
+      codes[e] = static_cast<uint8_t>(std::clamp(level[e % c] + static_cast<int>(rand_int(rng, 0, 30)) - 15, 0, 255));
+    }
+    Bytes want(size_t{batch} * c);
+    for (uint32_t b = 0; b < batch; ++b) {
+      for (uint32_t k = 0; k < c; ++k) {
+        int64_t sum = 0;
+        for (size_t p = 0; p < size_t{h} * w; ++p) {
+          const uint8_t v = codes[(size_t{b} * h * w + p) * c + k];
+          sum += x.dtype == dtype::kSfixed8 ? int64_t{int8_t(v)} : int64_t{v};
+        }
+        const double mean = (double(sum) / double(size_t{h} * w) + x.quant.offset) * double{x.quant.scale};
+        want[size_t{b} * c + k] = static_cast<uint8_t>(openhtp::ops::quant::quantize_one(
+            static_cast<float>(mean), y.quant.scale, y.quant.offset, openhtp::ops::quant::qmin(y.dtype),
+            openhtp::ops::quant::qmax(y.dtype)));
+      }
+    }
+    for (size_t threads : {1, 2, 3}) EXPECT_EQ(run_case(n, {codes}, true, threads, "int8"), want) << dims_str(dx);
+  }
+}
+
 TEST(Quantized8ReduceMean, DeclinesSplitAxes) {
   std::unique_ptr<OpKernel> k;
   Node n{"ReduceMean", "mean", {q8(dtype::kUfixed8, {2, 3, 4}, 0.1f, 0)}, {q8(dtype::kUfixed8, {3}, 0.1f, 0)},
