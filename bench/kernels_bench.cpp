@@ -222,14 +222,17 @@ Bench depthwise_q8(uint32_t hw, uint32_t c) {
 
 // EfficientNet's squeeze-and-excite pool in fp32: ReduceMean of NHWC over H
 // and W (a column sum of an [H*W, C] matrix).
-Bench global_pool_f32(uint32_t hw, uint32_t c) {
+Bench global_pool(uint32_t dt, uint32_t hw, uint32_t c) {
   Param keep;
   keep.name = "keep_dims";
   keep.dtype = dtype::kBool8;
   keep.i = 1;
-  return make_bench("ReduceMean", {tensor(dtype::kFloat32, {1, hw, hw, c})}, {tensor(dtype::kFloat32, {1, 1, 1, c})},
-                    {u32s("axes", {2}, {1, 2}), keep}, {false}, 6);
+  const bool q = dt == dtype::kUfixed8;
+  return make_bench("ReduceMean", {tensor(dt, {1, hw, hw, c}, q ? 0.031f : 0.0f, q ? -17 : 0)},
+                    {tensor(dt, {1, 1, 1, c}, q ? 0.027f : 0.0f, q ? -9 : 0)}, {u32s("axes", {2}, {1, 2}), keep},
+                    {false}, 6);
 }
+Bench global_pool_f32(uint32_t hw, uint32_t c) { return global_pool(dtype::kFloat32, hw, c); }
 
 // A pointwise (1x1) fp32 convolution of a small map: MobileNetV2's 7x7
 // 960 -> 320 projection, its largest late layer. On two threads it runs as
@@ -366,6 +369,9 @@ BENCHMARK_CAPTURE(run, transpose_nchw_to_nhwc_u8_3x224x224_fast2t, image_to_nhwc
 BENCHMARK_CAPTURE(run, gap_f32_112x112x32_fast, global_pool_f32(112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gap_f32_28x28x240_fast, global_pool_f32(28, 240), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, gap_f32_7x7x1152_fast, global_pool_f32(7, 1152), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_u8_112x112x32_fast, global_pool(dtype::kUfixed8, 112, 32), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_u8_56x56x144_fast, global_pool(dtype::kUfixed8, 56, 144), std::string("fast"))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(run, gap_u8_7x7x1280_fast, global_pool(dtype::kUfixed8, 7, 1280), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_reference, fc(1), std::string("reference"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_fast_onednn, fc(1), std::string("fast"))->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(run, fc512_b1_xnnpack_f32, fc(1), std::string("xnnpack_f32_fc"))->Unit(benchmark::kMicrosecond);
