@@ -143,13 +143,7 @@ TEST(ConvF32, SlabsMatchReference) {
     ConvShape s = random_shape(rng, !strided && iter % 2 == 0);
     s.N = 1;
     if (strided) {
-      s.group = 1;
-      s.KH = s.KW = 1;
-      s.sh = rand_int(rng, 2, 3);
-      s.sw = rand_int(rng, 1, 3);
-      s.pt = s.pb = s.pl = s.pr = 0;
-      s.H = rand_int(rng, int(5 * s.sh + 1), 30);  // at least 6 output rows: two a thread
-      s.W = rand_int(rng, 1, 12);
+      make_strided_pointwise(rng, &s);
       s.Wo = (s.W - 1) / s.sw + 1;
     } else if (s.depthwise) {
       s.group = rand_int(rng, 2, 8);

@@ -235,6 +235,21 @@ inline Bytes run_case(const Node& n, const std::vector<Bytes>& data, bool fast, 
   return run_fast(c, fast_path(n.type, library), env.env());
 }
 
+// Makes *s (any of the tests' convolution shapes) a 1x1 convolution with a
+// stride — 2-3 down, 1-3 across, unpadded, one group — of at least 6 output
+// rows (two a thread on three threads): ResNet's downsampling shortcut,
+// which runs in slabs of rows (onednn_slabs.h). Ho and Wo are the caller's.
+template <typename Shape>
+void make_strided_pointwise(std::mt19937& rng, Shape* s) {
+  s->group = 1;
+  s->KH = s->KW = 1;
+  s->sh = rand_int(rng, 2, 3);
+  s->sw = rand_int(rng, 1, 3);
+  s->pt = s->pb = s->pl = s->pr = 0;
+  s->H = rand_int(rng, int(5 * s->sh + 1), 30);
+  s->W = rand_int(rng, 1, 12);
+}
+
 // Dims of rank 1..max_rank, rows of 2..300 elements (the normalized axis
 // last); case 0 is the transformer encoder's [1, 128, 256], which several
 // pool tasks split.

@@ -206,13 +206,7 @@ TEST(OneDnnInt8Slabs, SlabsEqualOneThread) {
     ConvShape s = random_shape(rng, depthwise);
     s.N = 1;
     if (strided) {
-      s.group = 1;
-      s.KH = s.KW = 1;
-      s.sh = rand_int(rng, 2, 3);
-      s.sw = rand_int(rng, 1, 3);
-      s.pt = s.pb = s.pl = s.pr = 0;
-      s.H = rand_int(rng, int(5 * s.sh + 1), 30);  // at least 6 output rows: two a thread
-      s.W = rand_int(rng, 1, 12);
+      make_strided_pointwise(rng, &s);
     } else if (depthwise) {
       s.group = rand_int(rng, 2, 40);
       s.Cin = s.Cout = s.group;
