@@ -220,8 +220,9 @@ Bench depthwise_q8(uint32_t hw, uint32_t c) {
                     {tensor(dtype::kUfixed8, {1, hw, hw, c}, 0.1f, -100)}, same_3x3(), {false, true, true}, 4);
 }
 
-// EfficientNet's squeeze-and-excite pool in fp32: ReduceMean of NHWC over H
-// and W (a column sum of an [H*W, C] matrix).
+// EfficientNet's squeeze-and-excite pool, fp32 or 8-bit: ReduceMean of NHWC
+// over H and W (a column sum of an [H*W, C] matrix); 8-bit at 7x7x1280 is
+// MobileNetV2's last pool.
 Bench global_pool(uint32_t dt, uint32_t hw, uint32_t c) {
   Param keep;
   keep.name = "keep_dims";

@@ -22,9 +22,10 @@ bool pointwise(const ops::ConvGeometry& g) {
 }
 
 // A 1x1 convolution with a stride (ResNet's downsampling shortcut): each
-// output row reads one input row. oneDNN's own split of these did not scale
-// at all: ResNet-18's three shortcuts (fused with the residual add and the
-// ReLU) took 34-40 us on one thread and 34-44 us on two, int8 and fp32 alike.
+// output row reads one input row. oneDNN's own split of these did not scale:
+// ResNet-18's three int8 shortcuts (fused with the residual Add and the ReLU)
+// took 34-40 us on one thread and 34-44 us on two; 25-31 us on two in row
+// slabs (docs/performance.md, "Session 22").
 bool strided_pointwise(const ops::ConvGeometry& g) {
   return g.KH == 1 && g.KW == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0 && g.group == 1;
 }
