@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <type_traits>
 
@@ -282,7 +283,7 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
     case Unary::kCos: return array(node, &cos_f32);
     case Unary::kAsin: return array(node, &asin_f32);
     case Unary::kAtan: return array(node, &atan_f32);
-    case Unary::kNot: return nullptr;  // BOOL_8: not_kernel
+    case Unary::kNot: return nullptr;  // over BOOL_8 only: not_kernel, from prepare_unary
   }
   return nullptr;
 }
@@ -290,14 +291,6 @@ std::unique_ptr<ops::OpKernel> unary_kernel(const ops::NodeDesc& node, Unary op)
 // NOT over BOOL_8, the reference's expression (any nonzero byte is true).
 std::unique_ptr<ops::OpKernel> not_kernel(const ops::NodeDesc& node) {
   return byte_loop(node, [](uint8_t b) -> uint8_t { return b == 0; });
-}
-
-// Whether the node is NOT (ElementWiseNot, or ElementWiseUnary's operation 9).
-bool is_not(const ops::NodeDesc& node) {
-  if (node.type == "ElementWiseNot") return true;
-  if (node.type != "ElementWiseUnary") return false;
-  const ops::Param* p = node.find_param("operation");
-  return p != nullptr && !p->is_tensor && p->i == static_cast<int64_t>(Unary::kNot);
 }
 
 // ElementWiseNeuron's operation codes (QnnOpDef.h).
@@ -346,9 +339,24 @@ constexpr Standalone kStandalone[] = {
     {"ElementWiseAbs", Unary::kAbs},   {"ElementWiseAsin", Unary::kAsin}, {"ElementWiseAtan", Unary::kAtan},
     {"ElementWiseCeil", Unary::kCeil}, {"ElementWiseCos", Unary::kCos},   {"ElementWiseExp", Unary::kExp},
     {"ElementWiseFloor", Unary::kFloor}, {"ElementWiseLog", Unary::kLog}, {"ElementWiseNeg", Unary::kNeg},
-    {"ElementWiseRound", Unary::kRound}, {"ElementWiseRsqrt", Unary::kRsqrt}, {"ElementWiseSign", Unary::kSign},
-    {"ElementWiseSin", Unary::kSin},   {"ElementWiseSquareRoot", Unary::kSqrt},
+    {"ElementWiseNot", Unary::kNot},   {"ElementWiseRound", Unary::kRound}, {"ElementWiseRsqrt", Unary::kRsqrt},
+    {"ElementWiseSign", Unary::kSign}, {"ElementWiseSin", Unary::kSin},   {"ElementWiseSquareRoot", Unary::kSqrt},
 };
+
+// The operation of an ElementWiseUnary node (its "operation") or of a
+// standalone one (kStandalone); none for any other node.
+std::optional<Unary> unary_op_of(const ops::NodeDesc& node) {
+  const std::string_view t = node.type;
+  if (t == "ElementWiseUnary") {
+    const ops::Param* p = node.find_param("operation");
+    if (p == nullptr || p->is_tensor || p->i < 0 || p->i > static_cast<int64_t>(Unary::kSqrt)) return std::nullopt;
+    return static_cast<Unary>(p->i);
+  }
+  for (const Standalone& s : kStandalone) {
+    if (t == s.type) return s.op;
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
   const std::string_view t = node.type;
@@ -375,16 +383,13 @@ std::unique_ptr<ops::OpKernel> kernel_for(const ops::NodeDesc& node) {
     if (!f32_param(node, "beta", 1.0f, &beta) || !f32_param(node, "threshold", -1.0f, &threshold)) return nullptr;
     return softplus(node, beta, threshold);
   }
-  if (t == "ElementWiseNeuron" || t == "ElementWiseUnary") {
+  if (t == "ElementWiseNeuron") {
     const ops::Param* p = node.find_param("operation");
-    if (p == nullptr || p->is_tensor || p->i < 0) return nullptr;
-    if (t == "ElementWiseNeuron") return p->i <= 8 ? neuron_kernel(node, static_cast<Neuron>(p->i)) : nullptr;
-    return p->i <= 15 ? unary_kernel(node, static_cast<Unary>(p->i)) : nullptr;
+    if (p == nullptr || p->is_tensor || p->i < 0 || p->i > 8) return nullptr;
+    return neuron_kernel(node, static_cast<Neuron>(p->i));
   }
-  for (const Standalone& s : kStandalone) {
-    if (t == s.type) return unary_kernel(node, s.op);
-  }
-  return nullptr;
+  const std::optional<Unary> op = unary_op_of(node);
+  return op ? unary_kernel(node, *op) : nullptr;
 }
 
 }  // namespace
@@ -421,7 +426,7 @@ bool prepare_unary(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* ke
   if (node.inputs.size() != 1 || node.outputs.size() != 1) return false;
   const ops::TensorDesc& x = node.inputs[0];
   const ops::TensorDesc& y = node.outputs[0];
-  if (is_not(node)) {
+  if (unary_op_of(node) == Unary::kNot) {
     if (!x.present || x.dtype != dtype::kBool8 || y.dtype != dtype::kBool8 || x.dims != y.dims) return false;
     *kernel = not_kernel(node);
     return true;
