@@ -1,7 +1,6 @@
 #include "htp/prepared_graph.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -9,6 +8,7 @@
 
 #include "htp/memory_planner.h"
 #include "htp/vtcm_plan.h"
+#include "threads/share_times.h"
 #include "threads/team.h"
 #include "threads/threadpool.h"
 
@@ -1020,6 +1020,10 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
     }
     return yield_point->wanted() ? Boundary::kYield : Boundary::kRun;
   };
+  // Profiled: which threads a step's OpenMP regions run on, asked here,
+  // outside any team (thread_clocks.h: only steps with regions of their own
+  // read CPU clocks).
+  if (profile_nodes_) thread_clocks_.set_threads(threads::pool_thread_ids(threaded ? env_.pool : nullptr));
   size_t n = 0;
   Boundary next = ask(0);
   while (n < steps_.size()) {
@@ -1074,23 +1078,36 @@ void PreparedGraph::run_step(size_t n) {
     step.kernel->run(ins, outs);
     return;
   }
-  // Threads appear as pools start them: listed again at each execute's
-  // first step. Read right around run(), so a yield is not counted.
-  if (n == 0) thread_clocks_.refresh();
-  thread_clocks_.read(&clocks_before_, /*self_last=*/true);
-  const auto t0 = std::chrono::steady_clock::now();
-  step.kernel->run(ins, outs);
-  const uint64_t wall =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0).count();
-  thread_clocks_.read(&clocks_after_, /*self_last=*/false);
-  step.total_ns += wall;
-  if (step.thread_ns.size() < clocks_after_.size()) step.thread_ns.resize(clocks_after_.size());
-  // No thread spends more CPU than the step's wall time; what the clocks'
-  // own reads add beyond it is not the step's.
-  for (size_t t = 0; t < clocks_after_.size(); ++t) {
-    step.thread_ns[t] += std::min(clocks_after_[t] - clocks_before_[t], wall);
+  // Per thread: a step whose kernel opens OpenMP regions of its own is read
+  // off the threads' CPU clocks; every other step's shares are timed by the
+  // threads that run them (threads/share_times.h), and the executing thread
+  // is busy for the step's time less its waits for the others. No thread
+  // spends more than the step's wall time; what the clocks' own reads add
+  // beyond it is not the step's.
+  const bool own_regions = step.kernel->uses_openmp_team();
+  threads::ShareTimes shares;
+  if (own_regions) thread_clocks_.read(&clocks_before_, /*self_last=*/true);
+  uint64_t wall = 0;
+  {
+    const threads::ScopedShareTimes timed(own_regions ? nullptr : &shares);
+    const uint64_t t0 = threads::now_ns();
+    step.kernel->run(ins, outs);
+    wall = threads::now_ns() - t0;
   }
+  step.total_ns += wall;
   ++step.runs;
+  if (own_regions) {
+    thread_clocks_.read(&clocks_after_, /*self_last=*/false);
+    if (step.thread_ns.size() < clocks_after_.size()) step.thread_ns.resize(clocks_after_.size());
+    for (size_t t = 0; t < clocks_after_.size(); ++t) {
+      step.thread_ns[t] += std::min(clocks_after_[t] - clocks_before_[t], wall);
+    }
+    return;
+  }
+  const size_t threads = std::min(env_.num_threads, threads::kMaxTimedThreads);
+  if (step.thread_ns.size() < threads) step.thread_ns.resize(threads);
+  step.thread_ns[0] += wall - std::min(shares.caller_wait_ns, wall);
+  for (size_t t = 1; t < threads; ++t) step.thread_ns[t] += std::min(shares.busy[t].ns, wall);
 }
 
 void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ranges) const {

@@ -179,8 +179,9 @@ class PreparedGraph {
   struct NodeProfile {
     std::string name, type, impl;
     uint64_t total_ns = 0, runs = 0;
-    // CPU time per thread that ran the kernels (index 0: the executing
-    // thread; thread_clocks.h says what it counts).
+    // Time per thread that ran the kernels, by thread number (0: the
+    // executing thread; threads/share_times.h and thread_clocks.h say what
+    // it counts).
     std::vector<uint64_t> thread_ns;
   };
   void set_node_profiling(bool on) { profile_nodes_ = on; }
@@ -235,7 +236,7 @@ class PreparedGraph {
     std::string impl;           // which kernel prepare chose (ops::prepare_node)
     uint64_t total_ns = 0;      // time in run(), when node profiling is on
     uint64_t runs = 0;
-    std::vector<uint64_t> thread_ns;  // CPU time in run() per thread (thread_clocks_ index), when profiling
+    std::vector<uint64_t> thread_ns;  // time in run() per thread (thread number: 0 the executing thread), when profiling
     std::vector<int> in_slots;   // index into pointers_, -1 for an omitted input
     std::vector<int> out_slots;
     size_t pointers_at = 0;      // its inputs' then outputs' pointers in step_pointers_
@@ -331,7 +332,7 @@ class PreparedGraph {
   // (the usual case) needs no map lookup.
   std::vector<int> input_slots_, output_slots_;
   std::vector<size_t> slot_bytes_;              // num_bytes() of each tensor, computed once
-  ThreadClocks thread_clocks_;                  // node profiling: per-thread CPU time
+  ThreadClocks thread_clocks_;                  // node profiling: CPU time of steps with regions of their own
   std::vector<uint64_t> clocks_before_, clocks_after_;
   // Each step's input and output pointers, gathered from pointers_ once
   // after a binding, a region or a static tensor moved (step_pointers_valid_

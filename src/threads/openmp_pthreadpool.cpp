@@ -35,6 +35,7 @@
 // on every thread that runs a tile. PTHREADPOOL_FLAG_YIELD_WORKERS has no
 // equivalent: OpenMP's wait policy decides.
 #include <omp.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -47,6 +48,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "threads/share_times.h"
 #include "threads/team_dispatch.h"
 #include "threads/threadpool.h"
 
@@ -143,12 +145,34 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     for (size_t t = begin; t < end; ++t) run_tile(j.g, t, j.task);
   };
   if (detail::run_on_team(share, &job)) return;
+  ShareTimes* const times = installed_share_times();  // the caller's (share_times.h)
+  if (times == nullptr) {
+#pragma omp parallel num_threads(static_cast<int>(threads))
+    {
+      DenormalsOff guard(denormals_off);
+#pragma omp for schedule(static) nowait
+      for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
+    }
+    return;
+  }
+  // Timed: each thread its share's wall time; the caller, the rest of the
+  // region's (its start, the others' shares after its own, the join).
+  const uint64_t region_start = now_ns();
+  uint64_t caller_share = 0;
 #pragma omp parallel num_threads(static_cast<int>(threads))
   {
-    DenormalsOff guard(denormals_off);
+    const size_t me = static_cast<size_t>(omp_get_thread_num());
+    const uint64_t start = now_ns();
+    {
+      DenormalsOff guard(denormals_off);
 #pragma omp for schedule(static) nowait
-    for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
+      for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
+    }
+    const uint64_t ns = now_ns() - start;
+    if (me < kMaxTimedThreads) times->busy[me].ns += ns;
+    if (me == 0) caller_share = ns;
   }
+  times->caller_wait_ns += now_ns() - region_start - caller_share;
 }
 
 }  // namespace
@@ -164,6 +188,20 @@ pthreadpool_t create_pool(size_t threads) {
 void destroy_pool(pthreadpool_t pool) { delete pool; }
 
 size_t pool_threads(pthreadpool_t pool) { return pool == nullptr ? 1 : pool->threads; }
+
+std::vector<pid_t> pool_thread_ids(pthreadpool_t pool) {
+  const size_t threads = omp_in_parallel() ? 1 : pool_threads(pool);
+  std::vector<pid_t> ids(threads, 0);
+  if (threads == 1) {
+    ids[0] = gettid();
+    return ids;
+  }
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  ids[static_cast<size_t>(omp_get_thread_num())] = gettid();
+  // OpenMP may give fewer threads than asked: their entries stay 0.
+  while (ids.size() > 1 && ids.back() == 0) ids.pop_back();
+  return ids;
+}
 
 void parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t task, void* context, size_t range,
                             size_t tile, uint32_t flags) {

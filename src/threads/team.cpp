@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "ipc/futex_word.h"
+#include "threads/share_times.h"
 #include "threads/team_dispatch.h"
 #include "threads/threadpool.h"
 
@@ -46,6 +47,7 @@ struct Team {
   // The job: written by the master before the epoch moves.
   ShareFn share = nullptr;
   void* context = nullptr;
+  ShareTimes* times = nullptr;  // the master's, when a profiler asks (share_times.h)
   bool exit = false;
   std::exception_ptr error;  // the first exception a share threw (a worker's)
   std::atomic<bool> failed{false};
@@ -62,18 +64,35 @@ struct Team {
       if (!failed.exchange(true)) error = std::current_exception();
     }
   }
+  // run_share, its wall time added to thread t's slot; returns when it ended.
+  uint64_t run_timed_share(size_t t) {
+    const uint64_t start = now_ns();
+    run_share(t);
+    const uint64_t end = now_ns();
+    if (t < kMaxTimedThreads) times->busy[t].ns += end - start;
+    return end;
+  }
 
   // The master: every thread runs share(context, t, threads); returns when all did.
   void dispatch(ShareFn fn, void* ctx) {
     share = fn;
     context = ctx;
+    times = installed_share_times();
     pending.store(threads - 1, std::memory_order_relaxed);
     publish();
-    run_share(0);
+    uint64_t own_end = 0;
+    if (times != nullptr) {
+      own_end = run_timed_share(0);
+    } else {
+      run_share(0);
+    }
     for (uint32_t i = 1; pending.load(std::memory_order_acquire) != 0; ++i) {
       cpu_relax();
       if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
     }
+    // The workers' slots were written before their `pending` decrements,
+    // which the load above acquired.
+    if (times != nullptr) times->caller_wait_ns += now_ns() - own_end;
     if (failed.load(std::memory_order_acquire)) {
       failed.store(false, std::memory_order_relaxed);
       std::rethrow_exception(std::exchange(error, nullptr));
@@ -87,7 +106,11 @@ struct Team {
       const uint32_t e = ipc::futex_wait_change(epoch, seen, spin_ns, 0);
       seen = e;
       if (exit) return;
-      run_share(t);
+      if (times != nullptr) {
+        run_timed_share(t);
+      } else {
+        run_share(t);
+      }
       pending.fetch_sub(1, std::memory_order_release);
     }
   }

@@ -5,9 +5,11 @@
 #pragma once
 
 #include <pthreadpool.h>
+#include <sys/types.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace openhtp::threads {
 
@@ -21,6 +23,13 @@ void destroy_pool(pthreadpool_t pool);
 size_t pool_threads(pthreadpool_t pool);  // 1 for null
 void parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t task, void* context, size_t range,
                             size_t tile, uint32_t flags);
+
+// The Linux thread ids of the threads a parallelize call from the calling
+// thread runs on, by thread number (0: the caller): the caller's OpenMP
+// workers, the same ones oneDNN's own parallel regions from this thread run
+// on (libgomp keeps one set per calling thread). Opens one parallel region;
+// from inside one (a team included) only the caller's id.
+std::vector<pid_t> pool_thread_ids(pthreadpool_t pool);
 
 // How many parallelize calls openmp_pthreadpool.cpp has served in this
 // process (any pool, null included). It only grows. A caller that hands a

@@ -220,6 +220,36 @@ TEST(ThreadTeamGraph, AStopInsideATeamEndsTheExecuteThere) {
   }
 }
 
+// Node profiling times each thread's part of a step: on one thread a step's
+// only thread is busy for all of it; on two, the steps split in a team (the
+// Relus before conv_a) and the one that opens regions of its own (conv_a,
+// read off the threads' CPU clocks) show time on both threads, none more
+// than the step's own time.
+TEST(ThreadTeamGraph, NodeProfilesTimeEachThreadsPart) {
+  const Graph m = mixed_graph();
+  const GraphRun one = run(m.g, 1, nullptr);
+  const GraphRun two = run(m.g, 2, nullptr);
+  ASSERT_EQ(one.error, htp::GraphError::kNone) << one.message;
+  ASSERT_EQ(two.error, htp::GraphError::kNone) << two.message;
+  for (const auto& step : one.profile) {
+    ASSERT_EQ(step.runs, 1u) << step.name;
+    ASSERT_EQ(step.thread_ns.size(), 1u) << step.name;
+    EXPECT_EQ(step.thread_ns[0], step.total_ns) << step.name;
+  }
+  for (const auto& step : two.profile) {
+    ASSERT_EQ(step.runs, 1u) << step.name;
+    for (uint64_t ns : step.thread_ns) EXPECT_LE(ns, step.total_ns) << step.name;
+  }
+  ASSERT_GE(two.profile.size(), 3u);
+  for (size_t s : {size_t{0}, size_t{1}, size_t{2}}) {  // relu_0, relu_1, conv_a (+ relu_a)
+    const auto& step = two.profile[s];
+    ASSERT_GE(step.thread_ns.size(), 2u) << step.name;
+    EXPECT_GT(step.thread_ns[0], 0u) << step.name;
+    EXPECT_GT(step.thread_ns[1], 0u) << step.name << ": the second thread's share";
+  }
+  EXPECT_EQ(two.profile[2].name.rfind("conv_a", 0), 0u) << two.profile[2].name;
+}
+
 // Where fewer than two steps of a stretch split (small tensors stay on the
 // calling thread), no team is started: the graph pays for no region.
 TEST(ThreadTeamGraph, StepsThatDoNotSplitStartNoTeam) {

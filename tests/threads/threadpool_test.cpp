@@ -8,8 +8,10 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -19,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "threads/share_times.h"
 #include "threads/team.h"
 #include "threads/threadpool.h"
 
@@ -237,6 +240,47 @@ TEST_P(ThreadPool, CountsSplitDispatchesOnlyWhereSeveralThreadsRan) {
     pthreadpool_parallelize_1d(pool_, [](void*, size_t) {}, nullptr, 1, 0);  // one tile: never splits
   });
   EXPECT_EQ(openhtp::threads::split_dispatches(), before + (threads() >= 2 ? 1 : 0));
+}
+
+// With a ShareTimes installed (node profiling), each share's wall time goes
+// to the thread number that ran it, and only there: tile t of a loop of one
+// tile per thread sleeps 40 ms on the last thread and not at all on the
+// others, so the last thread's slot holds at least 40 ms and the others' far
+// less (the caller's wait for it is its wait, not its work).
+TEST_P(ThreadPool, SharesAreTimedOnTheThreadThatRanThem) {
+  const size_t n = std::max<size_t>(threads(), 1);
+  constexpr uint64_t kSleepNs = 40'000'000;
+  openhtp::threads::ShareTimes times;
+  struct Ctx {
+    size_t last;
+    std::vector<int> who;
+  } ctx{n - 1, std::vector<int>(n, -1)};
+  calls([&] {
+    const openhtp::threads::ScopedShareTimes timed(&times);
+    pthreadpool_parallelize_1d(
+        pool_,
+        [](void* p, size_t i) {
+          auto* c = static_cast<Ctx*>(p);
+          c->who[i] = omp_get_thread_num();
+          if (i == c->last) std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        },
+        &ctx, n, 0);
+  });
+  EXPECT_EQ(openhtp::threads::installed_share_times(), nullptr) << "uninstalled when the scope ended";
+  if (n == 1) {  // the caller ran the loop itself: no share was handed out
+    for (const auto& slot : times.busy) EXPECT_EQ(slot.ns, 0u);
+    return;
+  }
+  for (size_t t = 0; t < n; ++t) {
+    EXPECT_EQ(ctx.who[t], static_cast<int>(t)) << "one tile per thread, in order";
+    if (t == n - 1) {
+      EXPECT_GE(times.busy[t].ns, kSleepNs) << "thread " << t;
+    } else {
+      EXPECT_LT(times.busy[t].ns, kSleepNs / 2) << "thread " << t << " did not sleep";
+    }
+  }
+  for (size_t t = n; t < openhtp::threads::kMaxTimedThreads; ++t) EXPECT_EQ(times.busy[t].ns, 0u) << t;
+  EXPECT_GT(times.caller_wait_ns, 0u) << "the caller waited for the last thread";
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Combine(::testing::Values(0, 1, 2, 3), ::testing::Bool()),
