@@ -98,7 +98,6 @@ int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::Fast
   for (const auto& n : nodes) sum_ns += n.total_ns;
   std::printf("graph '%s': %zu nodes, %zu threads, %.3f ms per execute (mean of %d; %.3f with the per-node clocks)\n",
               name.c_str(), nodes.size(), g->num_threads(), plain_ms, iterations, total_ms);
-  std::printf("node sum %.3f ms\n", sum_ns / 1e6 / nodes[0].runs);
   std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   std::printf("  %7s %6s  %-24s %-28s %s\n", "ms", "share", "type", "kernel", "node");
   for (const auto& n : nodes) {
