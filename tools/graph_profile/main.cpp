@@ -8,7 +8,8 @@
 // fixed pseudo-random inputs, runs it N times and prints, per node, which
 // kernel ran it (xnnpack / onednn / reference, "via type adapter" when the
 // node's types were converted around a float kernel) and its share of the
-// time. It is the tool for "why is this model slow": a node on the reference
+// time; on several threads, each thread's part of each node (t0: the
+// executing thread), so an uneven split shows. It is the tool for "why is this model slow": a node on the reference
 // path or behind the adapter shows up at once.
 #include <algorithm>
 #include <chrono>
@@ -99,11 +100,17 @@ int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::Fast
   std::printf("graph '%s': %zu nodes, %zu threads, %.3f ms per execute (mean of %d; %.3f with the per-node clocks)\n",
               name.c_str(), nodes.size(), g->num_threads(), plain_ms, iterations, total_ms);
   std::stable_sort(nodes.begin(), nodes.end(), [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
-  std::printf("  %7s %6s  %-24s %-28s %s\n", "ms", "share", "type", "kernel", "node");
+  // On several threads, each thread's part of each node too (what it spent
+  // running its shares; threads/share_times.h), so an uneven split shows.
+  const size_t threads = g->num_threads() > 1 ? g->num_threads() : 0;
+  std::printf("  %7s %6s ", "ms", "share");
+  for (size_t t = 0; t < threads; ++t) std::printf(" %6s", ("t" + std::to_string(t)).c_str());
+  std::printf("  %-24s %-28s %s\n", "type", "kernel", "node");
   for (const auto& n : nodes) {
-    const double ms = n.runs ? n.total_ns / 1e6 / n.runs : 0.0;
-    std::printf("  %7.3f %5.1f%%  %-24s %-28s %s\n", ms, sum_ns ? 100.0 * n.total_ns / sum_ns : 0.0, n.type.c_str(),
-                n.impl.c_str(), n.name.c_str());
+    const double runs = n.runs ? static_cast<double>(n.runs) : 1.0;
+    std::printf("  %7.3f %5.1f%% ", n.total_ns / 1e6 / runs, sum_ns ? 100.0 * n.total_ns / sum_ns : 0.0);
+    for (size_t t = 0; t < threads; ++t) std::printf(" %6.3f", t < n.thread_ns.size() ? n.thread_ns[t] / 1e6 / runs : 0.0);
+    std::printf("  %-24s %-28s %s\n", n.type.c_str(), n.impl.c_str(), n.name.c_str());
   }
   return 0;
 }
