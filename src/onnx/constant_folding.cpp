@@ -139,6 +139,27 @@ class Folder {
                    }));
       }
       if (t == "Equal") return put(node, 0, broadcast_binary(*in[0], *in[1], onnx_type::kBool, [](double a, double b) { return a == b ? 1.0 : 0.0; }));
+      // Window and patch padding (Swin: pad = (window - size % window) % window).
+      // ONNX Mod: fmod=0 (integers only) takes the divisor's sign, as
+      // Python's %; fmod=1 the dividend's, as C's fmod.
+      if (t == "Mod") {
+        const bool c_fmod = attr_int(node, "fmod", 0) != 0;
+        if (!c_fmod && !is_int) return false;  // fmod=0 on floats is invalid ONNX: left to the checker
+        return put(node, 0, broadcast_binary(*in[0], *in[1], ot, [c_fmod](double a, double b) {
+                     if (b == 0.0) return 0.0;  // ONNX leaves x % 0 undefined; 0 keeps the fold total
+                     const double r = std::fmod(a, b);
+                     return !c_fmod && r != 0.0 && (r < 0.0) != (b < 0.0) ? r + b : r;
+                   }));
+      }
+      if (t == "Min") return put(node, 0, broadcast_binary(*in[0], *in[1], ot, [](double a, double b) { return std::min(a, b); }));
+      if (t == "Max") return put(node, 0, broadcast_binary(*in[0], *in[1], ot, [](double a, double b) { return std::max(a, b); }));
+      auto compare = [&](auto f) { return put(node, 0, broadcast_binary(*in[0], *in[1], onnx_type::kBool, f)); };
+      if (t == "Less") return compare([](double a, double b) { return a < b ? 1.0 : 0.0; });
+      if (t == "Greater") return compare([](double a, double b) { return a > b ? 1.0 : 0.0; });
+      if (t == "LessOrEqual") return compare([](double a, double b) { return a <= b ? 1.0 : 0.0; });
+      if (t == "GreaterOrEqual") return compare([](double a, double b) { return a >= b ? 1.0 : 0.0; });
+      if (t == "And") return compare([](double a, double b) { return a != 0.0 && b != 0.0 ? 1.0 : 0.0; });
+      if (t == "Or") return compare([](double a, double b) { return a != 0.0 || b != 0.0 ? 1.0 : 0.0; });
     }
     if (node.input_size() == 1 && in[0]) {
       auto unary = [&](auto f) {
@@ -154,6 +175,7 @@ class Folder {
       if (t == "Floor") return unary([](double v) { return std::floor(v); });
       if (t == "Relu") return unary([](double v) { return v > 0.0 ? v : 0.0; });
       if (t == "Abs") return unary([](double v) { return std::fabs(v); });
+      if (t == "Not") return unary([](double v) { return v == 0.0 ? 1.0 : 0.0; });
     }
     return false;
   }
@@ -440,8 +462,12 @@ bool fold_constants(Model* model, std::string* error, size_t* folded, bool keep_
   }
   // Folding a node can make its consumers foldable and can sharpen shapes
   // (a folded Reshape target), so alternate with shape inference until
-  // nothing changes.
-  for (int round = 0; round < 8; ++round) {
+  // nothing changes. No cap on the rounds: each one removes a node or ends
+  // the loop, and a model whose shapes are computed stage after stage needs
+  // one or more per stage (torchvision's Swin-T: a window padding per block
+  // computed from the previous block's output shape; 8 rounds, the old cap,
+  // left its third stage's shapes unknown).
+  for (;;) {
     Folder folder(model, keep_dequantize);
     std::vector<onnx::NodeProto> kept;
     size_t now = 0;

@@ -2,12 +2,13 @@
 // static shapes become constants; Identity/Dropout (inference) are dropped
 // when their input is constant; every node whose inputs are all constants
 // and whose op the folder can evaluate (shape ops, Cast, Gather, Slice,
-// Concat, arithmetic, Ceil/Floor/Relu/Abs, ConstantOfShape, Range,
-// Transpose, Where, ReduceProd,
+// Concat, arithmetic with Mod/Min/Max, comparisons and Not/And/Or,
+// Ceil/Floor/Relu/Abs, ConstantOfShape, Range, Transpose, Where, ReduceProd,
 // DequantizeLinear)
 // is evaluated. So Reshape's shape input, Unsqueeze's axes etc. computed by
 // small subgraphs end up as constants and the node that used them is left
-// with static operands. Shape inference is re-run afterwards.
+// with static operands. Folding and shape inference alternate until nothing
+// more folds.
 #pragma once
 
 #include <string>

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <string>
 
 #include "QnnOpDef.h"
 #include "model_builder.h"
@@ -247,6 +249,75 @@ TEST(OnnxConstantFolding, ShapeOfADynamicDimensionNeedsDashDThenFolds) {
   o.input_dims["x"] = {2, 3, 4};
   ASSERT_TRUE(prepare_model(shape_subgraph_model(false), o, &p, &error)) << error;
   EXPECT_EQ(p.model.nodes.size(), 1u);
+}
+
+// The integer arithmetic exporters write for window and patch sizes (Swin's
+// pad = (window - size % window) % window) folds. Expected values by hand:
+// ONNX Mod with fmod=0 takes the divisor's sign (Python's %), fmod=1 the
+// dividend's (C's fmod).
+TEST(OnnxConstantFolding, IntegerShapeArithmeticFolds) {
+  ModelBuilder b;
+  b.input("x", {1}).output("x_out", {1});
+  b.node("Identity", "keep", {"x"}, {"x_out"});
+  b.int64_initializer("a", {4}, {-7, 7, 6, -6}).int64_initializer("b", {4}, {3, -3, 4, 4});
+  const char* outs[] = {"mod", "fmod", "min", "max", "less", "greater", "le", "ge", "not_less", "and", "or"};
+  b.node("Mod", "mod", {"a", "b"}, {"mod"});
+  ModelBuilder::i(b.node("Mod", "fmod", {"a", "b"}, {"fmod"}), "fmod", 1);
+  b.node("Min", "min", {"a", "b"}, {"min"});
+  b.node("Max", "max", {"a", "b"}, {"max"});
+  b.node("Less", "less", {"a", "b"}, {"less"});
+  b.node("Greater", "greater", {"a", "b"}, {"greater"});
+  b.node("LessOrEqual", "le", {"a", "b"}, {"le"});
+  b.node("GreaterOrEqual", "ge", {"a", "b"}, {"ge"});
+  b.node("Not", "not_less", {"less"}, {"not_less"});
+  b.node("And", "and", {"less", "le"}, {"and"});
+  b.node("Or", "or", {"less", "greater"}, {"or"});
+  for (const char* o : outs) {
+    const std::string n = o;
+    const bool boolean = n != "mod" && n != "fmod" && n != "min" && n != "max";
+    b.output(o, {4}, boolean ? 9 : 7);  // BOOL, INT64
+  }
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  const std::map<std::string, std::vector<int64_t>> want = {
+      {"mod", {2, -2, 2, 2}},   {"fmod", {-1, 1, 2, -2}},   {"min", {-7, -3, 4, -6}}, {"max", {3, 7, 6, 4}},
+      {"less", {1, 0, 0, 1}},   {"greater", {0, 1, 1, 0}},  {"le", {1, 0, 0, 1}},     {"ge", {0, 1, 1, 0}},
+      {"not_less", {0, 1, 1, 0}}, {"and", {1, 0, 0, 1}},    {"or", {1, 1, 1, 1}}};
+  for (const auto& [name, values] : want) {
+    const Tensor* t = p.model.constant(name);
+    ASSERT_NE(t, nullptr) << name << " was not folded";
+    EXPECT_EQ(t->to_ints(), values) << name;
+  }
+  ASSERT_EQ(p.model.nodes.size(), 1u) << "only the Identity of the input is left";
+}
+
+// A model whose every stage reshapes by the Shape of the stage before needs
+// one round of folding and shape inference per stage; twelve stages (a
+// Swin-T has more) all fold, where a cap of 8 rounds left the last ones
+// with unknown shapes.
+TEST(OnnxConstantFolding, ShapesComputedStageAfterStageFoldToTheEnd) {
+  constexpr int kStages = 12;
+  ModelBuilder b;
+  b.input("x", {2, 3, 4});
+  b.output("y" + std::to_string(kStages), {2, 3, 4});
+  std::string prev = "x";
+  for (int i = 1; i <= kStages; ++i) {
+    const std::string k = std::to_string(i);
+    b.node("Shape", "shape" + k, {prev}, {"s" + k});
+    b.node("Reshape", "reshape" + k, {prev, "s" + k}, {"y" + k});
+    prev = "y" + k;
+  }
+  PreparedModel p;
+  std::string error;
+  ASSERT_TRUE(prepare_model(b.model(), {}, &p, &error)) << error;
+  size_t reshapes = 0;
+  for (const auto& n : p.model.nodes) {
+    EXPECT_EQ(n.op_type(), "Reshape") << n.name();
+    reshapes += n.op_type() == "Reshape" ? 1 : 0;
+  }
+  EXPECT_EQ(reshapes, static_cast<size_t>(kStages));
+  EXPECT_EQ(p.model.info(prev)->dims, (std::vector<int64_t>{2, 3, 4}));
 }
 
 TEST(OnnxUnsupported, EveryUnsupportedNodeIsReportedByNameAndType) {
