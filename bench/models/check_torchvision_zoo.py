@@ -1,0 +1,190 @@
+#!/usr/bin/python3
+"""torchvision's model zoo through openhtp: does each model convert, run, and agree with PyTorch?
+
+    /usr/bin/python3 bench/models/check_torchvision_zoo.py <build-dir> <work-dir> [model,model,...]   (~10 min)
+
+For each model (default: MODELS below, classification and segmentation, up to ResNeXt-50's size): build it
+from torchvision with random weights (fixed seed; nothing can be downloaded here), export it to ONNX
+(opset 13), write NUM_INPUTS random inputs and PyTorch's outputs for them, convert it with
+qnn-onnx-converter to a float binary and to quantized ones (8-bit per-channel weights; 8- and 16-bit
+activations, min/max calibration on the same inputs: a best case for the quantizer), run each with
+qnn-net-run and print, per binary, ||openhtp - PyTorch|| / ||PyTorch|| (the worst input) and, for the
+classifiers, whether the top-1 class agrees.
+
+Random weights need two things to be a fair test:
+- Every BatchNorm's running statistics are set from a few random batches (as training would set them).
+  Otherwise the activations shrink layer by layer: MobileNetV3's logits came out near 1e-9, LR-ASPP's
+  segmentation map in the denormal range, which every fast CPU kernel flushes to zero.
+- The quantized error has a floor that is no fault of the backend: the weights' own 8-bit rounding.
+  The "weights alone" column is PyTorch itself with each BatchNorm folded into the convolution before
+  it (torch.fx's fuse) and every convolution's and linear layer's weights rounded to 8 bits per output
+  channel (symmetric, as the converter does), against the float model. openhtp's 16-bit-activation
+  error should sit at that floor (a BatchNorm that follows no convolution stays a float op in both);
+  where torch.fx cannot trace the model, the column says n/a.
+
+Needs Debian's python3-torch, python3-torchvision and python3-onnx (only /usr/bin/python3 sees them);
+exits 2 with a message when they are missing. A measurement, not a test: the figures go to
+docs/onnx-import.md ("The torchvision zoo").
+"""
+import copy
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+NUM_INPUTS = 2
+SEED = 1234
+MODELS = [
+    "squeezenet1_1", "shufflenet_v2_x1_0", "mobilenet_v3_small", "mobilenet_v3_large", "mnasnet1_0",
+    "googlenet", "inception_v3", "regnet_x_400mf", "regnet_y_400mf", "densenet121", "efficientnet_v2_s",
+    "resnext50_32x4d", "swin_t", "lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large",
+]
+SEGMENTATION = ("lraspp_", "deeplabv3_", "fcn_")
+# (name, converter flags) of each binary made per model.
+KINDS = [
+    ("float", []),
+    ("a8", ["--act_bitwidth", "8"]),
+    ("a16", ["--act_bitwidth", "16"]),
+]
+
+
+def build_model(name):
+    import torch
+    import torchvision
+
+    torch.manual_seed(SEED)
+    segmentation = name.startswith(SEGMENTATION)
+    kw = {"weights": None}
+    if name in ("googlenet", "inception_v3"):
+        kw.update(aux_logits=False, init_weights=True)
+    if segmentation:
+        kw["weights_backbone"] = None
+    model = getattr(torchvision.models.segmentation if segmentation else torchvision.models, name)(**kw)
+    size = 299 if name == "inception_v3" else 224
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
+            m.reset_running_stats()
+            m.momentum = None  # a plain average over the batches below
+    model.train()
+    with torch.no_grad():
+        for _ in range(4):
+            model(torch.randn(8, 3, size, size))
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    if segmentation:
+        class Out(torch.nn.Module):  # the segmentation models return {"out": ...}
+            def __init__(self, m):
+                super().__init__()
+                self.m = m
+
+            def forward(self, x):
+                return self.m(x)["out"]
+
+        model = Out(model).eval()
+    return model, size, segmentation
+
+
+def weights_alone(model, inputs, refs):
+    """PyTorch with BatchNorms folded and 8-bit per-channel weights: the error the weights' rounding alone makes."""
+    import torch
+    from torch.fx.experimental.optimization import fuse
+
+    try:
+        # Each BatchNorm right after a convolution folded into it, as the converter folds it; one after
+        # anything else (DenseNet's pre-activation ones) stays a float op in both.
+        q = fuse(copy.deepcopy(model))
+    except Exception:  # not traceable by torch.fx
+        return None
+    with torch.no_grad():
+        for m in q.modules():
+            if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
+                w = m.weight
+                dims = tuple(range(1, w.dim()))
+                scale = w.abs().amax(dim=dims, keepdim=True).clamp_min(1e-30) / 127
+                m.weight.copy_(torch.round(w / scale) * scale)
+    worst = 0.0
+    with torch.no_grad():
+        for x, ref in zip(inputs, refs):
+            got = q(x).numpy().ravel()
+            worst = max(worst, float(np.linalg.norm(got - ref) / np.linalg.norm(ref)))
+    return worst
+
+
+def main():
+    if len(sys.argv) not in (3, 4):
+        print(__doc__)
+        return 2
+    build, work = sys.argv[1], sys.argv[2]
+    models = sys.argv[3].split(",") if len(sys.argv) == 4 else MODELS
+    try:
+        import onnx  # noqa: F401
+        import torch
+        import torchvision  # noqa: F401
+    except ImportError as e:
+        print(f"skipped: {e} (apt install python3-torch python3-torchvision python3-onnx)")
+        return 2
+    os.makedirs(work, exist_ok=True)
+    converter = os.path.join(build, "bin", "qnn-onnx-converter")
+    net_run = os.path.join(build, "bin", "qnn-net-run")
+    backend = os.path.join(build, "lib", "libQnnHtp.so")
+    print("| model | float | 8-bit act. | 16-bit act. | weights alone | top-1 as PyTorch (float, 8, 16) | s |")
+    print("|---|---|---|---|---|---|---|")
+    for name in models:
+        start = time.time()
+        model, size, segmentation = build_model(name)
+        onnx_path = os.path.join(work, name + ".onnx")
+        torch.onnx.export(model, torch.randn(1, 3, size, size), onnx_path, opset_version=13,
+                          input_names=["input"], output_names=["output"])
+        model.eval()  # torch.onnx.export puts back the mode it found; a wrapper may have been in training mode
+        inputs, refs, paths = [], [], []
+        for i in range(NUM_INPUTS):
+            x = torch.randn(1, 3, size, size)
+            path = os.path.join(work, f"{name}_in{i}.raw")
+            x.numpy().astype(np.float32).tofile(path)
+            inputs.append(x)
+            paths.append(path)
+            with torch.no_grad():
+                refs.append(model(x).numpy().astype(np.float32).ravel())
+        input_list = os.path.join(work, name + "_inputs.txt")
+        with open(input_list, "w") as f:
+            f.write("\n".join(paths) + "\n")
+        cells, agree = [], []
+        for kind, flags in KINDS:
+            binary = os.path.join(work, f"{name}_{kind}.bin")
+            args = [converter, "-i", onnx_path, "-o", binary]
+            if flags:
+                args += ["--input_list", input_list, "--use_per_channel_quantization"] + flags
+            conv = subprocess.run(args, capture_output=True, text=True)
+            if conv.returncode != 0:
+                why = (conv.stdout + conv.stderr).strip().splitlines()
+                cells.append("conversion failed: " + (why[1].strip() if len(why) > 1 else " ".join(why)))
+                agree.append("-")
+                continue
+            out_dir = os.path.join(work, f"out_{name}_{kind}")
+            run = subprocess.run([net_run, "--backend", backend, "--retrieve_context", binary, "--input_list",
+                                  input_list, "--output_dir", out_dir], capture_output=True, text=True)
+            if run.returncode != 0:
+                cells.append("qnn-net-run failed: " + " ".join(run.stderr.strip().splitlines()[-1:]))
+                agree.append("-")
+                continue
+            worst, same = 0.0, 0
+            for i, ref in enumerate(refs):
+                got = np.fromfile(os.path.join(out_dir, f"Result_{i}", "output.raw"), dtype=np.float32)
+                if got.size != ref.size:
+                    worst = float("nan")
+                    continue
+                worst = max(worst, float(np.linalg.norm(got - ref) / np.linalg.norm(ref)))
+                same += int(got.argmax() == ref.argmax())
+            cells.append(f"{worst:.1e}")
+            agree.append("-" if segmentation else f"{same}/{len(refs)}")
+        floor = weights_alone(model, inputs, refs)
+        print(f"| {name} | {' | '.join(cells)} | {'n/a' if floor is None else f'{floor:.1e}'} | "
+              f"{', '.join(agree)} | {time.time() - start:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
