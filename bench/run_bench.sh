@@ -177,6 +177,10 @@ else
     /usr/bin/python3 "$here/summarize_models.py" "$models/onnx_models.json" "$models" \
       "$models/gemm_peak_before.json" "$models/gemm_peak_after.json"
   fi
+  # Issue 14 item 3's ceiling this hour: two one-thread processes side by
+  # side against the two-thread graph (bench/pair_ceiling.py says why; ~2 min).
+  echo
+  timeout 600 /usr/bin/python3 "$here/pair_ceiling.py" "$build" "$models" || true
 fi
 
 # LLM decoding: models/tinylm (a 4-block decoder-only LM, or the folder in

@@ -145,34 +145,28 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     for (size_t t = begin; t < end; ++t) run_tile(j.g, t, j.task);
   };
   if (detail::run_on_team(share, &job)) return;
-  ShareTimes* const times = installed_share_times();  // the caller's (share_times.h)
-  if (times == nullptr) {
-#pragma omp parallel num_threads(static_cast<int>(threads))
-    {
-      DenormalsOff guard(denormals_off);
-#pragma omp for schedule(static) nowait
-      for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
-    }
-    return;
-  }
-  // Timed: each thread its share's wall time; the caller, the rest of the
-  // region's (its start, the others' shares after its own, the join).
-  const uint64_t region_start = now_ns();
+  // Timed when the caller profiles (share_times.h): each thread its share's
+  // wall time; the caller, the rest of the region's (its start, the others'
+  // shares after its own, the join).
+  ShareTimes* const times = installed_share_times();
+  const uint64_t region_start = times != nullptr ? now_ns() : 0;
   uint64_t caller_share = 0;
 #pragma omp parallel num_threads(static_cast<int>(threads))
   {
-    const size_t me = static_cast<size_t>(omp_get_thread_num());
-    const uint64_t start = now_ns();
+    const uint64_t start = times != nullptr ? now_ns() : 0;
     {
       DenormalsOff guard(denormals_off);
 #pragma omp for schedule(static) nowait
       for (size_t t = 0; t < g.count; ++t) run_tile(g, t, task);
     }
-    const uint64_t ns = now_ns() - start;
-    if (me < kMaxTimedThreads) times->busy[me].ns += ns;
-    if (me == 0) caller_share = ns;
+    if (times != nullptr) {
+      const size_t me = static_cast<size_t>(omp_get_thread_num());
+      const uint64_t ns = now_ns() - start;
+      if (me < kMaxTimedThreads) times->busy[me].ns += ns;
+      if (me == 0) caller_share = ns;
+    }
   }
-  times->caller_wait_ns += now_ns() - region_start - caller_share;
+  if (times != nullptr) times->caller_wait_ns += now_ns() - region_start - caller_share;
 }
 
 }  // namespace
