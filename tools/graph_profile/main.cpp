@@ -9,8 +9,9 @@
 // kernel ran it (xnnpack / onednn / reference, "via type adapter" when the
 // node's types were converted around a float kernel) and its share of the
 // time; on several threads, each thread's part of each node (t0: the
-// executing thread), so an uneven split shows. It is the tool for "why is this model slow": a node on the reference
-// path or behind the adapter shows up at once.
+// executing thread), so an uneven split shows. It is the tool for "why is
+// this model slow": a node on the reference path or behind the adapter
+// shows up at once.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
