@@ -1020,10 +1020,12 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
     }
     return yield_point->wanted() ? Boundary::kYield : Boundary::kRun;
   };
-  // Profiled: which threads a step's OpenMP regions run on, asked here,
-  // outside any team (thread_clocks.h: only steps with regions of their own
-  // read CPU clocks).
-  if (profile_nodes_) thread_clocks_.set_threads(threads::pool_thread_ids(threaded ? env_.pool : nullptr));
+  // Profiled, with steps that open OpenMP regions of their own: which
+  // threads those regions run on, asked here, outside any team
+  // (thread_clocks.h: only those steps read CPU clocks).
+  if (profile_nodes_ && std::any_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->uses_openmp_team(); })) {
+    thread_clocks_.set_threads(threads::pool_thread_ids(threaded ? env_.pool : nullptr));
+  }
   size_t n = 0;
   Boundary next = ask(0);
   while (n < steps_.size()) {

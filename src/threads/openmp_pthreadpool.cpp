@@ -190,8 +190,12 @@ std::vector<pid_t> pool_thread_ids(pthreadpool_t pool) {
     ids[0] = gettid();
     return ids;
   }
+  // Written and read as atomics: the region's join orders them, but through
+  // libgomp, which ThreadSanitizer does not see.
+  std::vector<std::atomic<pid_t>> seen(threads);
 #pragma omp parallel num_threads(static_cast<int>(threads))
-  ids[static_cast<size_t>(omp_get_thread_num())] = gettid();
+  seen[static_cast<size_t>(omp_get_thread_num())].store(gettid(), std::memory_order_release);
+  for (size_t t = 0; t < threads; ++t) ids[t] = seen[t].load(std::memory_order_acquire);
   // OpenMP may give fewer threads than asked: their entries stay 0.
   while (ids.size() > 1 && ids.back() == 0) ids.pop_back();
   return ids;
