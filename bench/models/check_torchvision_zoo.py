@@ -28,11 +28,12 @@ docs/onnx-import.md ("The torchvision zoo").
 """
 import copy
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+from qnn_tools import Tools, torch_missing
 
 NUM_INPUTS = 2
 SEED = 1234
@@ -119,17 +120,14 @@ def main():
         return 2
     build, work = sys.argv[1], sys.argv[2]
     models = sys.argv[3].split(",") if len(sys.argv) == 4 else MODELS
-    try:
-        import onnx  # noqa: F401
-        import torch
-        import torchvision  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (apt install python3-torch python3-torchvision python3-onnx)")
+    missing = torch_missing()
+    if missing:
+        print(missing)
         return 2
+    import torch
+
     os.makedirs(work, exist_ok=True)
-    converter = os.path.join(build, "bin", "qnn-onnx-converter")
-    net_run = os.path.join(build, "bin", "qnn-net-run")
-    backend = os.path.join(build, "lib", "libQnnHtp.so")
+    tools = Tools(build)
     print("| model | float | 8-bit act. | 16-bit act. | weights alone | top-1 as PyTorch (float, 8, 16) | s |")
     print("|---|---|---|---|---|---|---|")
     for name in models:
@@ -154,25 +152,14 @@ def main():
         cells, agree = [], []
         for kind, flags in KINDS:
             binary = os.path.join(work, f"{name}_{kind}.bin")
-            args = [converter, "-i", onnx_path, "-o", binary]
-            if flags:
-                args += ["--input_list", input_list, "--use_per_channel_quantization"] + flags
-            conv = subprocess.run(args, capture_output=True, text=True)
-            if conv.returncode != 0:
-                why = (conv.stdout + conv.stderr).strip().splitlines()
-                cells.append("conversion failed: " + (why[1].strip() if len(why) > 1 else " ".join(why)))
-                agree.append("-")
-                continue
-            out_dir = os.path.join(work, f"out_{name}_{kind}")
-            run = subprocess.run([net_run, "--backend", backend, "--retrieve_context", binary, "--input_list",
-                                  input_list, "--output_dir", out_dir], capture_output=True, text=True)
-            if run.returncode != 0:
-                cells.append("qnn-net-run failed: " + " ".join(run.stderr.strip().splitlines()[-1:]))
+            outputs, failed = tools.convert_and_run(onnx_path, binary, flags, input_list,
+                                                    os.path.join(work, f"out_{name}_{kind}"), len(refs))
+            if failed is not None:
+                cells.append(failed)
                 agree.append("-")
                 continue
             worst, same = 0.0, 0
-            for i, ref in enumerate(refs):
-                got = np.fromfile(os.path.join(out_dir, f"Result_{i}", "output.raw"), dtype=np.float32)
+            for got, ref in zip(outputs, refs):
                 if got.size != ref.size:
                     worst = float("nan")
                     continue

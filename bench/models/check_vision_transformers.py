@@ -17,10 +17,11 @@ test: the figures go to docs/onnx-import.md.
 """
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
+
+from qnn_tools import Tools, torch_missing
 
 NUM_INPUTS = 4
 SEED = 1234
@@ -79,17 +80,12 @@ def main():
         print(__doc__)
         return 2
     build, work = sys.argv[1], sys.argv[2]
-    try:
-        import onnx  # noqa: F401
-        import torch  # noqa: F401
-        import torchvision  # noqa: F401
-    except ImportError as e:
-        print(f"skipped: {e} (apt install python3-torch python3-torchvision python3-onnx)")
+    missing = torch_missing()
+    if missing:
+        print(missing)
         return 2
     os.makedirs(work, exist_ok=True)
-    converter = os.path.join(build, "bin", "qnn-onnx-converter")
-    net_run = os.path.join(build, "bin", "qnn-net-run")
-    backend = os.path.join(build, "lib", "libQnnHtp.so")
+    tools = Tools(build)
     print("| model | binary | max error / max output, per input | top-1 as PyTorch |")
     print("|---|---|---|---|")
     for name in ["vit_b_16", "convnext_tiny"]:
@@ -102,22 +98,13 @@ def main():
             flags = [x.format(overrides=overrides) for x in raw_flags]
             tag = kind.replace(" ", "_")
             binary = os.path.join(work, f"{name}_{tag}.bin")
-            args = [converter, "-i", onnx_path, "-o", binary]
-            if flags:
-                args += ["--input_list", input_list, "--use_per_channel_quantization"] + flags
-            conv = subprocess.run(args, capture_output=True, text=True)
-            if conv.returncode != 0:
-                print(f"| {name} | {kind} | conversion failed: {conv.stdout.strip().splitlines()[-1:]} | |")
-                continue
-            out_dir = os.path.join(work, f"out_{name}_{tag}")
-            run = subprocess.run([net_run, "--backend", backend, "--retrieve_context", binary, "--input_list",
-                                  input_list, "--output_dir", out_dir], capture_output=True, text=True)
-            if run.returncode != 0:
-                print(f"| {name} | {kind} | qnn-net-run failed: {run.stderr.strip().splitlines()[-1:]} | |")
+            outputs, failed = tools.convert_and_run(onnx_path, binary, flags, input_list,
+                                                    os.path.join(work, f"out_{name}_{tag}"), len(refs))
+            if failed is not None:
+                print(f"| {name} | {kind} | {failed} | |")
                 continue
             errors, agree = [], 0
-            for i, ref in enumerate(refs):
-                got = np.fromfile(os.path.join(out_dir, f"Result_{i}", "output.raw"), dtype=np.float32)
+            for got, ref in zip(outputs, refs):
                 errors.append(float(np.abs(got - ref).max() / np.abs(ref).max()))
                 agree += int(got.argmax() == ref.argmax())
             print(f"| {name} | {kind} | {', '.join(f'{e:.2e}' for e in errors)} | {agree}/{len(refs)} |")
