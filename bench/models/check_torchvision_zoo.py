@@ -19,8 +19,9 @@ Random weights need two things to be a fair test:
   The "weights alone" column is PyTorch itself with each BatchNorm folded into the convolution before
   it (torch.fx's fuse) and every convolution's and linear layer's weights rounded to 8 bits per output
   channel (symmetric, as the converter does), against the float model. openhtp's 16-bit-activation
-  error should sit at that floor (a BatchNorm that follows no convolution stays a float op in both);
-  where torch.fx cannot trace the model, the column says n/a.
+  error should sit at that floor (a BatchNorm that follows no convolution stays a float op in both).
+  Where torch.fx cannot trace the model, the BatchNorms that follow a convolution in a Sequential are
+  folded by hand, and where any other is left the column says n/a.
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (only /usr/bin/python3 sees them);
 exits 2 with a message when they are missing. A measurement, not a test: the figures go to
@@ -88,6 +89,30 @@ def build_model(name):
     return model, size, segmentation
 
 
+def fold_sequential_pairs(model):
+    """Each BatchNorm2d that follows a Conv2d inside a Sequential folded into it; None if any BatchNorm is left."""
+    import torch
+
+    with torch.no_grad():
+        for m in model.modules():
+            if not isinstance(m, torch.nn.Sequential):
+                continue
+            children = list(m.children())
+            for conv, bn in zip(children, children[1:]):
+                if not (isinstance(conv, torch.nn.Conv2d) and isinstance(bn, torch.nn.BatchNorm2d)):
+                    continue
+                s = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+                conv.weight.mul_(s.reshape(-1, 1, 1, 1))
+                bias = conv.bias if conv.bias is not None else torch.zeros_like(bn.running_mean)
+                conv.bias = torch.nn.Parameter(bn.bias + (bias - bn.running_mean) * s, requires_grad=False)
+                for name, child in m.named_children():
+                    if child is bn:
+                        setattr(m, name, torch.nn.Identity())
+    if any(isinstance(m, torch.nn.modules.batchnorm._BatchNorm) for m in model.modules()):
+        return None
+    return model
+
+
 def weights_alone(model, inputs, refs):
     """PyTorch with BatchNorms folded and 8-bit per-channel weights: the error the weights' rounding alone makes."""
     import torch
@@ -97,8 +122,10 @@ def weights_alone(model, inputs, refs):
         # Each BatchNorm right after a convolution folded into it, as the converter folds it; one after
         # anything else (DenseNet's pre-activation ones) stays a float op in both.
         q = fuse(copy.deepcopy(model))
-    except Exception:  # not traceable by torch.fx
-        return None
+    except Exception:  # not traceable by torch.fx (ShuffleNetV2 unpacks x.size()): fold the pairs a Sequential holds
+        q = fold_sequential_pairs(copy.deepcopy(model))
+        if q is None:
+            return None
     with torch.no_grad():
         for m in q.modules():
             if isinstance(m, (torch.nn.Conv2d, torch.nn.Linear)):
