@@ -377,23 +377,35 @@ struct Collapser {
     if (perm.empty()) {
       for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));
     }
-    // Runs of input axes that stay adjacent and in order in the output.
-    std::vector<std::pair<int64_t, int64_t>> runs;  // [first, last] input axes, in output order
-    for (size_t j = 0; j < perm.size(); ++j) {
-      if (!runs.empty() && perm[j] == runs.back().second + 1) {
-        runs.back().second = perm[j];
+    // Axes of size 1 carry no order: left out of the view, they let the axes
+    // around them meet (MaxViT's window partition moves a [1, C, 8, 7, 8, 7]
+    // map to [1, 8, 8, 7, 7, C], rank 5 without its batch axis).
+    std::vector<int64_t> dims, axis_in_view(r, -1);
+    for (size_t a = 0; a < r; ++a) {
+      if (x->dims[a] == 1) continue;
+      axis_in_view[a] = static_cast<int64_t>(dims.size());
+      dims.push_back(x->dims[a]);
+    }
+    // Runs of the other input axes that stay adjacent and in order in the output.
+    std::vector<std::pair<int64_t, int64_t>> runs;  // [first, last] axes of `dims`, in output order
+    for (int64_t p : perm) {
+      if (p < 0 || static_cast<size_t>(p) >= r) return false;
+      const int64_t a = axis_in_view[static_cast<size_t>(p)];
+      if (a < 0) continue;
+      if (!runs.empty() && a == runs.back().second + 1) {
+        runs.back().second = a;
       } else {
-        runs.push_back({perm[j], perm[j]});
+        runs.push_back({a, a});
       }
     }
-    if (runs.size() > kMaxRank || runs.size() == r) return false;
+    if (runs.empty() || runs.size() > kMaxRank || runs.size() == r) return false;
     std::vector<size_t> order(runs.size());  // runs in input order
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a].first < runs[b].first; });
     std::vector<int64_t> in_dims, out_dims, new_perm(runs.size());
     for (size_t k = 0; k < order.size(); ++k) {
       const auto& run = runs[order[k]];
-      in_dims.push_back(product(x->dims, static_cast<size_t>(run.first), static_cast<size_t>(run.second) + 1));
+      in_dims.push_back(product(dims, static_cast<size_t>(run.first), static_cast<size_t>(run.second) + 1));
     }
     for (size_t j = 0; j < runs.size(); ++j) {
       const size_t pos = static_cast<size_t>(std::find(order.begin(), order.end(), j) - order.begin());

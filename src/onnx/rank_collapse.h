@@ -22,8 +22,9 @@
 //               SoftmaxCrossEntropyLoss over [N, C, ...]) runs on views
 //               with those m axes merged, Reshapes in and out around it
 //               (which the previous rule then folds away).
-//   Transpose   axes that stay adjacent and in order under the permutation
-//               are merged.
+//   Transpose   axes of size 1 are left out (they carry no order), and axes
+//               that stay adjacent and in order under the permutation are
+//               merged.
 //
 // Whatever still has rank > 5 afterwards is refused by check_node as before.
 #pragma once

@@ -440,6 +440,35 @@ TEST(GraphRewrites, RankSevenComputationRunsOnViews) {
   expect_near(as_f32(out[0]), {want}, 1e-4);
 }
 
+// MaxViT's window partition: [1, C, H/p, p, W/p, p] -> [1, H/p, W/p, p, p, C]
+// moves every axis but the batch. Without the size-1 batch axis it is a
+// rank-5 transpose, and runs as one; the values are checked against the
+// permutation written out here.
+TEST(GraphRewrites, RankSixTransposeWithAUnitAxisRunsAsRankFive) {
+  const int C = 4, A = 2, P = 3;  // channels, windows per side, window size
+  ModelBuilder b(13);
+  b.input("x", {1, C, A, P, A, P});
+  auto& t = b.node("Transpose", "t", {"x"}, {"y"});
+  ModelBuilder::ints(t, "perm", {0, 2, 4, 3, 5, 1});
+  b.node("Neg", "n", {"y"}, {"z"});
+  b.output("z", {1, A, A, P, P, C});
+  std::vector<float> x(C * A * P * A * P);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.5f * static_cast<float>(i) - 7.0f;
+  std::vector<double> want;
+  for (int wa = 0; wa < A; ++wa) {
+    for (int wb = 0; wb < A; ++wb) {
+      for (int pa = 0; pa < P; ++pa) {
+        for (int pb = 0; pb < P; ++pb) {
+          for (int c = 0; c < C; ++c) want.push_back(-x[(((c * A + wa) * P + pa) * A + wb) * P + pb]);
+        }
+      }
+    }
+  }
+  auto out = run_model(b.model(), {f32_bytes(x)});
+  ASSERT_EQ(out.size(), 1u);
+  expect_near(as_f32(out[0]), want);
+}
+
 // A rank-6 transpose that moves every axis: no two stay adjacent, so no
 // view of rank <= 5 expresses it, and the model is refused as it is (the
 // graph input keeps its rank-6 shape, the message names the original node).
