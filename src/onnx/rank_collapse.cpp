@@ -398,7 +398,11 @@ struct Collapser {
         runs.push_back({a, a});
       }
     }
-    if (runs.empty() || runs.size() > kMaxRank || runs.size() == r) return false;
+    if (runs.empty()) {  // every axis of size 1: one element, a view of rank 1
+      dims = {1};
+      runs.push_back({0, 0});
+    }
+    if (runs.size() > kMaxRank || runs.size() == r) return false;
     std::vector<size_t> order(runs.size());  // runs in input order
     std::iota(order.begin(), order.end(), 0);
     std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return runs[a].first < runs[b].first; });
