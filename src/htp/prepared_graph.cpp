@@ -6,6 +6,7 @@
 #include <thread>
 
 
+#include "common/interval_clock.h"
 #include "htp/memory_planner.h"
 #include "htp/vtcm_plan.h"
 #include "threads/share_times.h"
@@ -1092,9 +1093,9 @@ void PreparedGraph::run_step(size_t n) {
   uint64_t wall = 0;
   {
     const threads::ScopedShareTimes timed(own_regions ? nullptr : &shares);
-    const uint64_t t0 = threads::now_ns();
+    const uint64_t t0 = interval_ticks();
     step.kernel->run(ins, outs);
-    wall = threads::now_ns() - t0;
+    wall = interval_ns(interval_ticks() - t0);
   }
   step.total_ns += wall;
   ++step.runs;
@@ -1108,8 +1109,8 @@ void PreparedGraph::run_step(size_t n) {
   }
   const size_t threads = std::min(env_.num_threads, threads::kMaxTimedThreads);
   if (step.thread_ns.size() < threads) step.thread_ns.resize(threads);
-  step.thread_ns[0] += wall - std::min(shares.caller_wait_ns, wall);
-  for (size_t t = 1; t < threads; ++t) step.thread_ns[t] += std::min(shares.busy[t].ns, wall);
+  step.thread_ns[0] += wall - std::min(interval_ns(shares.caller_wait_ticks), wall);
+  for (size_t t = 1; t < threads; ++t) step.thread_ns[t] += std::min(interval_ns(shares.busy[t].ticks), wall);
 }
 
 void PreparedGraph::live_vtcm_at(size_t next_step, std::vector<RegionRange>* ranges) const {

@@ -48,6 +48,7 @@
 #include <xmmintrin.h>
 #endif
 
+#include "common/interval_clock.h"
 #include "threads/share_times.h"
 #include "threads/team_dispatch.h"
 #include "threads/threadpool.h"
@@ -149,11 +150,11 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
   // wall time; the caller, the rest of the region's (its start, the others'
   // shares after its own, the join).
   ShareTimes* const times = installed_share_times();
-  const uint64_t region_start = times != nullptr ? now_ns() : 0;
+  const uint64_t region_start = times != nullptr ? interval_ticks() : 0;
   uint64_t caller_share = 0;
 #pragma omp parallel num_threads(static_cast<int>(threads))
   {
-    const uint64_t start = times != nullptr ? now_ns() : 0;
+    const uint64_t start = times != nullptr ? interval_ticks() : 0;
     {
       DenormalsOff guard(denormals_off);
 #pragma omp for schedule(static) nowait
@@ -161,12 +162,12 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     }
     if (times != nullptr) {
       const size_t me = static_cast<size_t>(omp_get_thread_num());
-      const uint64_t ns = now_ns() - start;
-      if (me < kMaxTimedThreads) times->busy[me].ns += ns;
-      if (me == 0) caller_share = ns;
+      const uint64_t ticks = interval_ticks() - start;
+      if (me < kMaxTimedThreads) times->busy[me].ticks += ticks;
+      if (me == 0) caller_share = ticks;
     }
   }
-  if (times != nullptr) times->caller_wait_ns += now_ns() - region_start - caller_share;
+  if (times != nullptr) times->caller_wait_ticks += interval_ticks() - region_start - caller_share;
 }
 
 }  // namespace

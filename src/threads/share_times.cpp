@@ -1,7 +1,5 @@
 #include "threads/share_times.h"
 
-#include <chrono>
-
 namespace openhtp::threads {
 namespace {
 thread_local ShareTimes* tl_times = nullptr;
@@ -11,11 +9,5 @@ ScopedShareTimes::ScopedShareTimes(ShareTimes* times) : saved_(tl_times) { tl_ti
 ScopedShareTimes::~ScopedShareTimes() { tl_times = saved_; }
 
 ShareTimes* installed_share_times() { return tl_times; }
-
-uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
 
 }  // namespace openhtp::threads

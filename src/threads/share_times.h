@@ -9,8 +9,10 @@
 // a system call, ~1.5 us on these VMs (page-table isolation), four or more
 // around each step. DETAILED profiling made MobileNetV2 uint8's execute 1.05
 // -> 1.72 ms at two threads, 1.60 -> 2.03 at one, and its nodes' own times
-// 5-10 % longer (docs/performance.md, "Session 23"). A steady_clock read is
-// a vDSO call, ~26 ns, two per share, and only while profiling.
+// 5-10 % longer (docs/performance.md, "Session 23"). The threads read the
+// execute path's interval clock instead (common/interval_clock.h: the TSC,
+// ~10 ns), two reads a share, only while profiling; slots hold its ticks,
+// which interval_ns() turns into nanoseconds.
 //
 // What a slot counts: wall time inside the share, so a thread preempted in
 // the middle of one counts the preemption; a spinning or sleeping wait for
@@ -28,10 +30,10 @@ inline constexpr size_t kMaxTimedThreads = 16;
 
 struct ShareTimes {
   struct alignas(64) Slot {  // one cache line each: every thread writes only its own
-    uint64_t ns = 0;
+    uint64_t ticks = 0;
   };
-  Slot busy[kMaxTimedThreads];  // by thread number in the team or region (0: the executing thread)
-  uint64_t caller_wait_ns = 0;  // the executing thread's wait for the other threads' shares
+  Slot busy[kMaxTimedThreads];     // by thread number in the team or region (0: the executing thread)
+  uint64_t caller_wait_ticks = 0;  // the executing thread's wait for the other threads' shares
 };
 
 // Installs `times` on the calling thread for its life (the one before it
@@ -49,8 +51,5 @@ class ScopedShareTimes {
 
 // The calling thread's installed ShareTimes; null when none.
 ShareTimes* installed_share_times();
-
-// steady_clock now, in nanoseconds.
-uint64_t now_ns();
 
 }  // namespace openhtp::threads

@@ -10,6 +10,7 @@
 #include <exception>
 #include <utility>
 
+#include "common/interval_clock.h"
 #include "ipc/futex_word.h"
 #include "threads/share_times.h"
 #include "threads/team_dispatch.h"
@@ -66,10 +67,10 @@ struct Team {
   }
   // run_share, its wall time added to thread t's slot; returns when it ended.
   uint64_t run_timed_share(size_t t) {
-    const uint64_t start = now_ns();
+    const uint64_t start = interval_ticks();
     run_share(t);
-    const uint64_t end = now_ns();
-    if (t < kMaxTimedThreads) times->busy[t].ns += end - start;
+    const uint64_t end = interval_ticks();
+    if (t < kMaxTimedThreads) times->busy[t].ticks += end - start;
     return end;
   }
 
@@ -92,7 +93,7 @@ struct Team {
     }
     // The workers' slots were written before their `pending` decrements,
     // which the load above acquired.
-    if (times != nullptr) times->caller_wait_ns += now_ns() - own_end;
+    if (times != nullptr) times->caller_wait_ticks += interval_ticks() - own_end;
     if (failed.load(std::memory_order_acquire)) {
       failed.store(false, std::memory_order_relaxed);
       std::rethrow_exception(std::exchange(error, nullptr));

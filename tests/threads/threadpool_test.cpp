@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/interval_clock.h"
 #include "threads/share_times.h"
 #include "threads/team.h"
 #include "threads/threadpool.h"
@@ -268,19 +269,19 @@ TEST_P(ThreadPool, SharesAreTimedOnTheThreadThatRanThem) {
   });
   EXPECT_EQ(openhtp::threads::installed_share_times(), nullptr) << "uninstalled when the scope ended";
   if (n == 1) {  // the caller ran the loop itself: no share was handed out
-    for (const auto& slot : times.busy) EXPECT_EQ(slot.ns, 0u);
+    for (const auto& slot : times.busy) EXPECT_EQ(slot.ticks, 0u);
     return;
   }
   for (size_t t = 0; t < n; ++t) {
     EXPECT_EQ(ctx.who[t], static_cast<int>(t)) << "one tile per thread, in order";
     if (t == n - 1) {
-      EXPECT_GE(times.busy[t].ns, kSleepNs) << "thread " << t;
+      EXPECT_GE(openhtp::interval_ns(times.busy[t].ticks), kSleepNs) << "thread " << t;
     } else {
-      EXPECT_LT(times.busy[t].ns, kSleepNs / 2) << "thread " << t << " did not sleep";
+      EXPECT_LT(openhtp::interval_ns(times.busy[t].ticks), kSleepNs / 2) << "thread " << t << " did not sleep";
     }
   }
-  for (size_t t = n; t < openhtp::threads::kMaxTimedThreads; ++t) EXPECT_EQ(times.busy[t].ns, 0u) << t;
-  EXPECT_GT(times.caller_wait_ns, 0u) << "the caller waited for the last thread";
+  for (size_t t = n; t < openhtp::threads::kMaxTimedThreads; ++t) EXPECT_EQ(times.busy[t].ticks, 0u) << t;
+  EXPECT_GT(times.caller_wait_ticks, 0u) << "the caller waited for the last thread";
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, ThreadPool, ::testing::Combine(::testing::Values(0, 1, 2, 3), ::testing::Bool()),
