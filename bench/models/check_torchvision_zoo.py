@@ -34,7 +34,7 @@ import time
 
 import numpy as np
 
-from qnn_tools import Tools, torch_missing
+from qnn_tools import Tools, torch_missing, write_inputs
 
 NUM_INPUTS = 2
 SEED = 1234
@@ -164,18 +164,7 @@ def main():
         torch.onnx.export(model, torch.randn(1, 3, size, size), onnx_path, opset_version=13,
                           input_names=["input"], output_names=["output"])
         model.eval()  # torch.onnx.export puts back the mode it found; a wrapper may have been in training mode
-        inputs, refs, paths = [], [], []
-        for i in range(NUM_INPUTS):
-            x = torch.randn(1, 3, size, size)
-            path = os.path.join(work, f"{name}_in{i}.raw")
-            x.numpy().astype(np.float32).tofile(path)
-            inputs.append(x)
-            paths.append(path)
-            with torch.no_grad():
-                refs.append(model(x).numpy().astype(np.float32).ravel())
-        input_list = os.path.join(work, name + "_inputs.txt")
-        with open(input_list, "w") as f:
-            f.write("\n".join(paths) + "\n")
+        inputs, refs, input_list = write_inputs(model, work, name, (1, 3, size, size), NUM_INPUTS)
         cells, agree = [], []
         for kind, flags in KINDS:
             binary = os.path.join(work, f"{name}_{kind}.bin")

@@ -21,7 +21,7 @@ import sys
 
 import numpy as np
 
-from qnn_tools import Tools, torch_missing
+from qnn_tools import Tools, torch_missing, write_inputs
 
 NUM_INPUTS = 4
 SEED = 1234
@@ -61,17 +61,7 @@ def export(name, work):
     x = torch.randn(1, 3, 224, 224)
     onnx_path = os.path.join(work, name + ".onnx")
     torch.onnx.export(model, x, onnx_path, opset_version=14, input_names=["input"], output_names=["output"])
-    inputs, refs = [], []
-    for i in range(NUM_INPUTS):
-        xi = torch.randn(1, 3, 224, 224)
-        path = os.path.join(work, f"{name}_in{i}.raw")
-        xi.numpy().astype(np.float32).tofile(path)
-        inputs.append(path)
-        with torch.no_grad():
-            refs.append(model(xi).numpy().astype(np.float32).ravel())
-    input_list = os.path.join(work, name + "_inputs.txt")
-    with open(input_list, "w") as f:
-        f.write("\n".join(inputs) + "\n")
+    _, refs, input_list = write_inputs(model, work, name, (1, 3, 224, 224), NUM_INPUTS)
     return onnx_path, input_list, refs
 
 

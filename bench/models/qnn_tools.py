@@ -21,6 +21,26 @@ def torch_missing():
     return None
 
 
+def write_inputs(model, work, name, shape, count):
+    """count random inputs of `shape` for `model`: written as <name>_in<i>.raw with an input list, and the model's
+    outputs for them. Returns (input tensors, reference outputs as flat float32 arrays, input list path)."""
+    import torch
+
+    tensors, refs, paths = [], [], []
+    for i in range(count):
+        x = torch.randn(*shape)
+        path = os.path.join(work, f"{name}_in{i}.raw")
+        x.numpy().astype(np.float32).tofile(path)
+        tensors.append(x)
+        paths.append(path)
+        with torch.no_grad():
+            refs.append(model(x).numpy().astype(np.float32).ravel())
+    input_list = os.path.join(work, name + "_inputs.txt")
+    with open(input_list, "w") as f:
+        f.write("\n".join(paths) + "\n")
+    return tensors, refs, input_list
+
+
 class Tools:
     """qnn-onnx-converter, qnn-net-run and libQnnHtp.so of one build folder."""
 
