@@ -168,6 +168,11 @@ else
   balance_bin="$build/bin/bench_cpu_balance"
   if [[ -x "$balance_bin" ]]; then timeout 60 "$balance_bin" 50 || true
   else echo "bench_cpu_balance not built (ninja -C $build bench_cpu_balance): vCPU balance not measured"; fi
+  # What a split step pays the thread team on top of its work, against a bare
+  # two-thread ping-pong (team_dispatch_bench.cpp).
+  dispatch_bin="$build/bin/bench_team_dispatch"
+  if [[ -x "$dispatch_bin" ]]; then timeout 60 "$dispatch_bin" --benchmark_format=console 2>/dev/null | grep -E "median" || true
+  else echo "bench_team_dispatch not built (ninja -C $build bench_team_dispatch): team dispatch not measured"; fi
   timeout 120 "$gemm_bin" --threads 1,2 --json "$models/gemm_peak_before.json"
   timeout 900 "$onnx_bin" --models "$models" --binaries "$models" --runs "${ONNX_BENCH_RUNS:-11}" --threads 1,2 \
     --gemm-peak "$gemm_bin" --gemm-n 1024 --json "$models/onnx_models.json" ${ort_args[@]+"${ort_args[@]}"} || onnx_status=$?

@@ -42,6 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <new>
+#include <type_traits>
 #include <utility>
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -132,12 +133,15 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
   }
   g_split_dispatches.fetch_add(1, std::memory_order_relaxed);
   // Inside a team (team.h) the loop's shares go to the team's waiting
-  // threads, split as schedule(static) below splits them.
+  // threads, split as schedule(static) below splits them. The job goes by
+  // value (team_dispatch.h: the tasks capture by value for this).
   struct Job {
-    const Grid& g;
-    const Task& task;
+    Grid g;
+    Task task;
     bool denormals_off;
-  } job{g, task, denormals_off};
+  };
+  static_assert(std::is_trivially_copyable_v<Job> && sizeof(Job) <= kTeamJobBytes);
+  const Job job{g, task, denormals_off};
   const ShareFn share = [](void* ctx, size_t i, size_t n) {
     const Job& j = *static_cast<const Job*>(ctx);
     const auto [begin, end] = static_share(j.g.count, i, n);
@@ -145,7 +149,7 @@ void parallelize(pthreadpool_t pool, uint32_t flags, const Grid& g, const Task& 
     DenormalsOff guard(j.denormals_off);
     for (size_t t = begin; t < end; ++t) run_tile(j.g, t, j.task);
   };
-  if (detail::run_on_team(share, &job)) return;
+  if (detail::run_on_team(share, &job, sizeof(job))) return;
   // Timed when the caller profiles (share_times.h): each thread its share's
   // wall time; the caller, the rest of the region's (its start, the others'
   // shares after its own, the join).
@@ -205,7 +209,7 @@ std::vector<pid_t> pool_thread_ids(pthreadpool_t pool) {
 void parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t task, void* context, size_t range,
                             size_t tile, uint32_t flags) {
   parallelize(pool, flags, make_grid({range}, {tile}),
-              [&](const size_t* s, const size_t* n) { task(context, s[0], n[0]); });
+              [=](const size_t* s, const size_t* n) { task(context, s[0], n[0]); });
 }
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -241,7 +245,7 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_destroy(pthreadpool_t pool) { openhtp::
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_1d(pthreadpool_t pool, pthreadpool_task_1d_t fn, void* ctx,
                                                         size_t range, uint32_t flags) {
-  parallelize(pool, flags, make_grid({range}, {}), [&](const size_t* s, const size_t*) { fn(ctx, s[0]); });
+  parallelize(pool, flags, make_grid({range}, {}), [=](const size_t* s, const size_t*) { fn(ctx, s[0]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t pool, pthreadpool_task_1d_tile_1d_t fn,
@@ -252,28 +256,28 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_1d_tile_1d(pthreadpool_t po
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_2d(pthreadpool_t pool, pthreadpool_task_2d_t fn, void* ctx,
                                                         size_t range_i, size_t range_j, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j}, {}),
-              [&](const size_t* s, const size_t*) { fn(ctx, s[0], s[1]); });
+              [=](const size_t* s, const size_t*) { fn(ctx, s[0], s[1]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_2d_tile_1d(pthreadpool_t pool, pthreadpool_task_2d_tile_1d_t fn,
                                                                 void* ctx, size_t range_i, size_t range_j,
                                                                 size_t tile_j, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j}, {tile_j}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], n[1]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], n[1]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_2d_tile_2d(pthreadpool_t pool, pthreadpool_task_2d_tile_2d_t fn,
                                                                 void* ctx, size_t range_i, size_t range_j,
                                                                 size_t tile_i, size_t tile_j, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j}, {tile_i, tile_j}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], n[0], n[1]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], n[0], n[1]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_3d(pthreadpool_t pool, pthreadpool_task_3d_t fn, void* ctx,
                                                         size_t range_i, size_t range_j, size_t range_k,
                                                         uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k}, {}),
-              [&](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2]); });
+              [=](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t pool, pthreadpool_task_3d_tile_2d_t fn,
@@ -281,14 +285,14 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_3d_tile_2d(pthreadpool_t po
                                                                 size_t range_k, size_t tile_j, size_t tile_k,
                                                                 uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k}, {tile_j, tile_k}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], n[1], n[2]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], n[1], n[2]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_4d(pthreadpool_t pool, pthreadpool_task_4d_t fn, void* ctx,
                                                         size_t range_i, size_t range_j, size_t range_k,
                                                         size_t range_l, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k, range_l}, {}),
-              [&](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2], s[3]); });
+              [=](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2], s[3]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t pool, pthreadpool_task_4d_tile_2d_t fn,
@@ -296,14 +300,14 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_4d_tile_2d(pthreadpool_t po
                                                                 size_t range_k, size_t range_l, size_t tile_k,
                                                                 size_t tile_l, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k, range_l}, {tile_k, tile_l}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], n[2], n[3]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], n[2], n[3]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_5d(pthreadpool_t pool, pthreadpool_task_5d_t fn, void* ctx,
                                                         size_t range_i, size_t range_j, size_t range_k,
                                                         size_t range_l, size_t range_m, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k, range_l, range_m}, {}),
-              [&](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2], s[3], s[4]); });
+              [=](const size_t* s, const size_t*) { fn(ctx, s[0], s[1], s[2], s[3], s[4]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t pool, pthreadpool_task_5d_tile_2d_t fn,
@@ -311,7 +315,7 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_5d_tile_2d(pthreadpool_t po
                                                                 size_t range_k, size_t range_l, size_t range_m,
                                                                 size_t tile_l, size_t tile_m, uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k, range_l, range_m}, {tile_l, tile_m}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], s[4], n[3], n[4]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], s[4], n[3], n[4]); });
 }
 
 OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t pool, pthreadpool_task_6d_tile_2d_t fn,
@@ -320,5 +324,5 @@ OPENHTP_PTHREADPOOL_API void pthreadpool_parallelize_6d_tile_2d(pthreadpool_t po
                                                                 size_t range_n, size_t tile_m, size_t tile_n,
                                                                 uint32_t flags) {
   parallelize(pool, flags, make_grid({range_i, range_j, range_k, range_l, range_m, range_n}, {tile_m, tile_n}),
-              [&](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]); });
+              [=](const size_t* s, const size_t* n) { fn(ctx, s[0], s[1], s[2], s[3], s[4], s[5], n[4], n[5]); });
 }

@@ -40,27 +40,44 @@ void cpu_relax() {
 // The master writes a job, then moves the epoch word on; each other thread,
 // waiting (ipc::futex_wait_change: a bounded spin, then a futex sleep the
 // publisher wakes only when someone announced it) for the epoch to move past
-// the last one it served, runs its share and counts `pending` down; the
-// master runs share 0 and waits for `pending` to reach 0 before it writes
-// the next job (so no thread can miss an epoch).
+// the last one it served, runs its share and counts `done` up; the master
+// runs share 0 and waits for `done` to reach the count of shares handed out
+// before it writes the next job (so no thread can miss an epoch).
+//
+// The job shares the epoch's cache line, so a worker gets the signal and
+// what it says in one line transfer; `done` only ever counts up, so the
+// master's next job is not held behind a store into the line the workers
+// last wrote. A dispatch then costs four line transfers (the master's write
+// of the job, the worker's read, the worker's count, the master's read):
+// bench/team_dispatch_bench.cpp measures it against a bare ping-pong.
 struct Team {
-  size_t threads = 1;
-  // The job: written by the master before the epoch moves.
-  ShareFn share = nullptr;
-  void* context = nullptr;
-  ShareTimes* times = nullptr;  // the master's, when a profiler asks (share_times.h)
-  bool exit = false;
-  std::exception_ptr error;  // the first exception a share threw (a worker's)
+  // The job's line: written by the master before the epoch moves, read by
+  // the workers after.
+  struct alignas(64) Job {
+    ipc::FutexWord epoch;
+    ShareFn share = nullptr;
+    void* context = nullptr;
+    ShareTimes* times = nullptr;  // the master's, when a profiler asks (share_times.h)
+    size_t threads = 1;
+    bool exit = false;
+  } job;
+  // What the share reads: the job's own bytes, copied here by the master
+  // (team_dispatch.h run_on_team); job.context points here.
+  alignas(64) unsigned char payload[kTeamJobBytes];
+  // The workers' line: each counts one share done; the first exception a
+  // share threw (a worker's) waits here for the master.
+  alignas(64) std::atomic<uint64_t> done{0};
   std::atomic<bool> failed{false};
-  alignas(64) ipc::FutexWord epoch;
-  uint32_t epochs = 0;  // the master's count of what it published
-  alignas(64) std::atomic<size_t> pending{0};
+  std::exception_ptr error;
+  // The master's own: what it published and how many shares it handed out.
+  alignas(64) uint32_t epochs = 0;
+  uint64_t handed_out = 0;
 
-  void publish() { ipc::futex_publish(epoch, ++epochs); }
+  void publish() { ipc::futex_publish(job.epoch, ++epochs); }
 
   void run_share(size_t t) {
     try {
-      share(context, t, threads);
+      job.share(job.context, t, job.threads);
     } catch (...) {
       if (!failed.exchange(true)) error = std::current_exception();
     }
@@ -70,30 +87,31 @@ struct Team {
     const uint64_t start = interval_ticks();
     run_share(t);
     const uint64_t end = interval_ticks();
-    if (t < kMaxTimedThreads) times->busy[t].ticks += end - start;
+    if (t < kMaxTimedThreads) job.times->busy[t].ticks += end - start;
     return end;
   }
 
   // The master: every thread runs share(context, t, threads); returns when all did.
-  void dispatch(ShareFn fn, void* ctx) {
-    share = fn;
-    context = ctx;
-    times = installed_share_times();
-    pending.store(threads - 1, std::memory_order_relaxed);
+  void dispatch(ShareFn fn, const void* bytes, size_t size) {
+    std::memcpy(payload, bytes, size);
+    job.share = fn;
+    job.context = payload;
+    job.times = installed_share_times();
+    handed_out += job.threads - 1;
     publish();
     uint64_t own_end = 0;
-    if (times != nullptr) {
+    if (job.times != nullptr) {
       own_end = run_timed_share(0);
     } else {
       run_share(0);
     }
-    for (uint32_t i = 1; pending.load(std::memory_order_acquire) != 0; ++i) {
+    for (uint32_t i = 1; done.load(std::memory_order_acquire) != handed_out; ++i) {
       cpu_relax();
       if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
     }
-    // The workers' slots were written before their `pending` decrements,
+    // The workers' slots were written before their `done` increments,
     // which the load above acquired.
-    if (times != nullptr) times->caller_wait_ticks += interval_ticks() - own_end;
+    if (job.times != nullptr) job.times->caller_wait_ticks += interval_ticks() - own_end;
     if (failed.load(std::memory_order_acquire)) {
       failed.store(false, std::memory_order_relaxed);
       std::rethrow_exception(std::exchange(error, nullptr));
@@ -104,20 +122,20 @@ struct Team {
   void serve(size_t t) {
     const int64_t spin_ns = omp_get_num_procs() > 1 ? kSpinNs : 0;
     for (uint32_t seen = 0;;) {
-      const uint32_t e = ipc::futex_wait_change(epoch, seen, spin_ns, 0);
+      const uint32_t e = ipc::futex_wait_change(job.epoch, seen, spin_ns, 0);
       seen = e;
-      if (exit) return;
-      if (times != nullptr) {
+      if (job.exit) return;
+      if (job.times != nullptr) {
         run_timed_share(t);
       } else {
         run_share(t);
       }
-      pending.fetch_sub(1, std::memory_order_release);
+      done.fetch_add(1, std::memory_order_release);
     }
   }
 
   void finish() {
-    exit = true;
+    job.exit = true;
     publish();
   }
 };
@@ -146,10 +164,10 @@ void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context) {
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num());
     if (t == 0) {
-      team.threads = static_cast<size_t>(omp_get_num_threads());  // OpenMP may give fewer than asked
+      team.job.threads = static_cast<size_t>(omp_get_num_threads());  // OpenMP may give fewer than asked
       // The others read `threads` only after the first epoch, which this
       // thread publishes after writing it.
-      tl_team = team.threads > 1 ? &team : nullptr;
+      tl_team = team.job.threads > 1 ? &team : nullptr;
       try {
         body(context);
       } catch (...) {
@@ -166,10 +184,11 @@ void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context) {
 
 namespace detail {
 
-bool run_on_team(ShareFn share, void* context) {
+bool run_on_team(ShareFn share, const void* job, size_t bytes) {
   Team* team = tl_team;
   if (team == nullptr) return false;
-  team->dispatch(share, context);
+  if (bytes > kTeamJobBytes) std::abort();  // a caller's static_assert keeps this from happening
+  team->dispatch(share, job, bytes);
   return true;
 }
 
