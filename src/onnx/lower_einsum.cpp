@@ -1,99 +1,113 @@
-// Einsum, composed of QNN Transpose, Reshape, ElementWiseMultiply and
-// ReduceSum (ONNX layout, float):
+// Einsum, in ONNX layout, float operands, one of two ways:
 //
-//   1. "..." becomes one letter per broadcast axis (right-aligned across the
-//      operands, as numpy); without "->" the output is the ellipsis axes then
-//      the letters that occur once, sorted.
-//   2. A letter repeated within one operand (a diagonal, "ii->i") is
+// A contraction of two operands (every letter in the output or in both
+// operands, none twice in one operand: attention's "bhid,bhjd->bhij", a
+// batched "bik,bkj->bij", a bilinear form) is a MatMul: the letters split
+// into batch (both operands and the output), rows (first operand and the
+// output), columns (second and the output) and summed (both operands only);
+// each operand is transposed to [batch, rows, summed] / [batch, columns,
+// summed] and reshaped to rank 3, one MatMul (second operand transposed)
+// gives [batch, rows, columns], and a reshape and a transpose put it in the
+// output's order. Letters of size 1 everywhere are left out first, so a unit
+// batch axis does not count against QNN's rank 5, and any number of batch
+// letters becomes one axis. No intermediate is larger than an operand or the
+// output.
+//
+// Anything else is composed of Transpose, Reshape, ElementWiseMultiply and
+// ReduceSum:
+//   1. A letter repeated within one operand (a diagonal, "ii->i") is
 //      x * eye (a static 0/1 mask over the two axes) summed over the second
 //      axis.
-//   3. Every letter gets one axis of a common order: the output's letters
+//   2. Every letter gets one axis of a common order: the output's letters
 //      (in output order) then the summed ones. Each operand is transposed to
 //      that order and reshaped with size-1 axes for the letters it lacks;
 //      the operands are multiplied (numpy broadcasting), the summed axes
 //      reduced by ReduceSum, and the result reshaped into the output, which
 //      is then in output order already.
-// Refused: more than 5 letters in all (QNN HTP tensors have rank <= 5), and
-// non-float operands.
+// Refused: a composition of more than 5 letters in all (QNN HTP tensors have
+// rank <= 5), and non-float operands. The equation itself is read by
+// einsum_equation.cpp.
 #include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 #include "QnnOpDef.h"
 #include "onnx/attributes.h"
+#include "onnx/einsum_equation.h"
 #include "onnx/lowering.h"
 
 namespace openhtp::onnx_import {
 
 namespace {
 
-struct Equation {
-  std::vector<std::string> inputs;  // one letter per axis of each operand
-  std::string output;
+// The MatMul form of a two-operand contraction (see the top of the file),
+// or nothing when the equation is not one.
+struct MatMulPlan {
+  std::string a, b, out;        // the operands' and the output's letters, unit letters left out
+  std::string batch, rows, cols, summed;
+  std::map<char, uint32_t> size;
 };
 
-// Parses `eq` for operands of ranks `ranks`; "" or the reason it cannot be used.
-std::string parse(std::string eq, const std::vector<size_t>& ranks, Equation* out) {
-  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  std::string lhs = eq, rhs;
-  bool explicit_out = false;
-  if (const size_t a = eq.find("->"); a != std::string::npos) {
-    lhs = eq.substr(0, a);
-    rhs = eq.substr(a + 2);
-    explicit_out = true;
-  }
-  std::vector<std::string> terms;
-  for (size_t b = 0;;) {
-    const size_t c = lhs.find(',', b);
-    terms.push_back(lhs.substr(b, c == std::string::npos ? std::string::npos : c - b));
-    if (c == std::string::npos) break;
-    b = c + 1;
-  }
-  if (terms.size() != ranks.size()) {
-    return "equation has " + std::to_string(terms.size()) + " operand(s), node has " + std::to_string(ranks.size());
-  }
-  // Ellipsis axes: digits '0'.., the last ones shared right-aligned.
-  size_t ell = 0;
-  for (size_t k = 0; k < terms.size(); ++k) {
-    const size_t e = terms[k].find("...");
-    if (e == std::string::npos) continue;
-    const size_t named = terms[k].size() - 3;
-    if (ranks[k] < named) return "operand " + std::to_string(k) + " has fewer axes than the equation names";
-    ell = std::max(ell, ranks[k] - named);
-  }
-  if (ell > 9) return "too many ellipsis axes";
-  std::string ell_letters;
-  for (size_t i = 0; i < ell; ++i) ell_letters += static_cast<char>('0' + i);
-  for (size_t k = 0; k < terms.size(); ++k) {
-    std::string& t = terms[k];
-    if (const size_t e = t.find("..."); e != std::string::npos) {
-      const size_t n = ranks[k] - (t.size() - 3);
-      t = t.substr(0, e) + ell_letters.substr(ell - n) + t.substr(e + 3);
-    }
-    for (char ch : t) {
-      if (!std::isalpha(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch))) {
-        return std::string("unexpected character '") + ch + "' in the equation";
-      }
-    }
-    if (t.size() != ranks[k]) {
-      return "operand " + std::to_string(k) + " has rank " + std::to_string(ranks[k]) + ", the equation names " +
-             std::to_string(t.size()) + " axes";
+std::optional<MatMulPlan> matmul_plan(const EinsumEquation& e, const std::vector<std::vector<uint32_t>>& dims) {
+  if (e.inputs.size() != 2 || dims.size() != 2) return std::nullopt;
+  MatMulPlan p;
+  for (size_t k = 0; k < 2; ++k) {
+    if (dims[k].size() != e.inputs[k].size()) return std::nullopt;
+    for (size_t a = 0; a < dims[k].size(); ++a) {
+      auto [it, fresh] = p.size.emplace(e.inputs[k][a], dims[k][a]);
+      if (!fresh && it->second != dims[k][a]) return std::nullopt;  // broadcasting: the composition's
     }
   }
-  if (explicit_out) {
-    if (const size_t e = rhs.find("..."); e != std::string::npos) rhs = rhs.substr(0, e) + ell_letters + rhs.substr(e + 3);
-  } else {
-    std::map<char, int> count;
-    for (const auto& t : terms) {
-      for (char ch : t) ++count[ch];
+  auto without_units = [&](const std::string& letters) {
+    std::string kept;
+    for (char ch : letters) {
+      if (p.size.count(ch) == 0) return std::string("?");  // an output letter no operand names
+      if (p.size[ch] != 1) kept += ch;
     }
-    rhs = ell_letters;
-    for (const auto& [ch, n] : count) {
-      if (n == 1 && !std::isdigit(static_cast<unsigned char>(ch))) rhs += ch;
+    return kept;
+  };
+  p.a = without_units(e.inputs[0]);
+  p.b = without_units(e.inputs[1]);
+  p.out = without_units(e.output);
+  if (p.out.find('?') != std::string::npos) return std::nullopt;
+  for (const std::string* t : {&p.a, &p.b, &p.out}) {
+    if (std::set<char>(t->begin(), t->end()).size() != t->size()) return std::nullopt;  // a diagonal
+  }
+  auto in = [](const std::string& t, char ch) { return t.find(ch) != std::string::npos; };
+  for (char ch : p.out) {
+    if (in(p.a, ch) && in(p.b, ch)) {
+      p.batch += ch;
+    } else if (in(p.a, ch)) {
+      p.rows += ch;
+    } else {
+      p.cols += ch;
     }
   }
-  out->inputs = terms;
-  out->output = rhs;
-  return "";
+  for (char ch : p.a) {
+    if (in(p.out, ch)) continue;
+    if (!in(p.b, ch)) return std::nullopt;  // summed within one operand: the composition's
+    p.summed += ch;
+  }
+  for (char ch : p.b) {
+    if (!in(p.out, ch) && !in(p.a, ch)) return std::nullopt;
+  }
+  // Every tensor on the way has rank <= 5: the operands without their unit
+  // letters, and [batch, rows, columns] before the transpose to the output.
+  if (p.a.size() > 5 || p.b.size() > 5 || p.out.size() > 5) return std::nullopt;
+  return p;
+}
+
+std::vector<std::vector<uint32_t>> operand_dims(const onnx::NodeProto& node, const Model& model) {
+  std::vector<std::vector<uint32_t>> dims;
+  for (const auto& in : node.input()) {
+    const ValueInfo* v = model.info(in);
+    if (v == nullptr || !v->is_static()) return {};
+    std::vector<uint32_t> d;
+    for (int64_t x : v->dims) d.push_back(static_cast<uint32_t>(x));
+    dims.push_back(d);
+  }
+  return dims;
 }
 
 std::string check_einsum(const onnx::NodeProto& node, const Model& model) {
@@ -107,8 +121,9 @@ std::string check_einsum(const onnx::NodeProto& node, const Model& model) {
     }
     ranks.push_back(v->dims.size());
   }
-  Equation e;
-  if (std::string why = parse(attr_string(node, "equation", ""), ranks, &e); !why.empty()) return why;
+  EinsumEquation e;
+  if (std::string why = parse_einsum(attr_string(node, "equation", ""), ranks, &e); !why.empty()) return why;
+  if (matmul_plan(e, operand_dims(node, model))) return "";
   std::set<char> letters(e.output.begin(), e.output.end());
   for (const auto& t : e.inputs) letters.insert(t.begin(), t.end());
   if (letters.size() > 5) {
@@ -118,12 +133,67 @@ std::string check_einsum(const onnx::NodeProto& node, const Model& model) {
   return "";
 }
 
+// One operand of rank `rank` whose axes are the letters `from` once its
+// unit axes are left out, transposed to the letters `to` and reshaped to
+// `shape`.
+std::string arrange(const std::string& x, size_t rank, const std::string& from, const std::string& to,
+                    const std::vector<uint32_t>& shape, const MatMulPlan& p, LoweringContext& ctx) {
+  std::string y = x;
+  std::vector<uint32_t> perm;
+  for (char ch : to) perm.push_back(static_cast<uint32_t>(from.find(ch)));
+  if (perm.size() > 1 && !is_identity_perm(perm)) {
+    std::vector<uint32_t> squeezed;
+    for (char ch : from) squeezed.push_back(p.size.at(ch));
+    if (from.size() != rank) y = ctx.reshape(y, squeezed);
+    y = ctx.transpose(y, perm);
+  }
+  if (ctx.qtensor(y).dims != shape) y = ctx.reshape(y, shape);
+  return y;
+}
+
+void lower_as_matmul(const onnx::NodeProto& node, const MatMulPlan& p, LoweringContext& ctx) {
+  auto product = [&](const std::string& letters) {
+    uint32_t n = 1;
+    for (char ch : letters) n *= p.size.at(ch);
+    return n;
+  };
+  const uint32_t batch = product(p.batch), rows = product(p.rows), cols = product(p.cols), summed = product(p.summed);
+  const std::string hint = node.output(0);
+  // The summed letters in the first operand's order, in both.
+  const std::string a = arrange(ctx.as_is(node.input(0)), ctx.rank(node.input(0)), p.a, p.batch + p.rows + p.summed,
+                                {batch, rows, summed}, p, ctx);
+  const std::string b = arrange(ctx.as_is(node.input(1)), ctx.rank(node.input(1)), p.b, p.batch + p.cols + p.summed,
+                                {batch, cols, summed}, p, ctx);
+  const Qnn_DataType_t dt = ctx.qtensor(a).dtype;
+  std::string y = ctx.native(hint + "_matmul", dt, {batch, rows, cols});
+  ctx.add_node(QNN_OP_MAT_MUL, {a, b}, {y},
+               {param_bool(QNN_OP_MAT_MUL_PARAM_TRANSPOSE_IN0, false),
+                param_bool(QNN_OP_MAT_MUL_PARAM_TRANSPOSE_IN1, true)});
+  // [batch, rows, columns] -> the output's letters in its order.
+  const std::string natural = p.batch + p.rows + p.cols;
+  std::vector<uint32_t> natural_dims;
+  for (char ch : natural) natural_dims.push_back(p.size.at(ch));
+  std::vector<uint32_t> perm;
+  for (char ch : p.out) perm.push_back(static_cast<uint32_t>(natural.find(ch)));
+  if (perm.size() > 1 && !is_identity_perm(perm)) {
+    if (natural_dims != ctx.qtensor(y).dims) y = ctx.reshape(y, natural_dims);
+    y = ctx.transpose(y, perm);
+  }
+  ctx.add_node(QNN_OP_RESHAPE, {y}, {ctx.output(node.output(0))});
+}
+
 void lower_einsum(const onnx::NodeProto& node, LoweringContext& ctx) {
   std::vector<size_t> ranks;
   for (const auto& in : node.input()) ranks.push_back(ctx.rank(in));
-  Equation e;
-  if (std::string why = parse(attr_string(node, "equation", ""), ranks, &e); !why.empty()) ctx.fail(why);
+  EinsumEquation e;
+  if (std::string why = parse_einsum(attr_string(node, "equation", ""), ranks, &e); !why.empty()) ctx.fail(why);
   const std::string hint = node.output(0);
+  std::vector<std::vector<uint32_t>> operand_dims;
+  for (const auto& in : node.input()) operand_dims.push_back(ctx.dims_u32(in));
+  if (const std::optional<MatMulPlan> plan = matmul_plan(e, operand_dims)) {
+    lower_as_matmul(node, *plan, ctx);
+    return;
+  }
   // Size of each letter (broadcast size-1 axes take the other operand's).
   std::map<char, uint32_t> size;
   for (size_t k = 0; k < e.inputs.size(); ++k) {

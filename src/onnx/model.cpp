@@ -8,6 +8,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "onnx/einsum_equation.h"
 #include "onnx/external_data.h"
 #include "ops/quant.h"
 
@@ -377,6 +378,43 @@ bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* er
   return true;
 }
 
+namespace {
+
+// Outputs whose dims ONNX 1.12's shape inference leaves unknown but the
+// operands fix: an Einsum's (its inference gives the rank alone). Sets them
+// in model->values; returns the names it set.
+std::vector<std::string> complete_shapes(Model* model) {
+  std::vector<std::string> completed;
+  for (const auto& n : model->nodes) {
+    if (n.op_type() != "Einsum" || !n.domain().empty() || n.output_size() != 1) continue;
+    ValueInfo& out = model->values[n.output(0)];
+    if (out.is_static()) continue;
+    std::vector<std::vector<int64_t>> operands;
+    std::vector<size_t> ranks;
+    int32_t elem_type = 0;
+    for (const auto& in : n.input()) {
+      const auto it = model->values.find(in);
+      if (it == model->values.end() || !it->second.is_static()) break;
+      operands.push_back(it->second.dims);
+      ranks.push_back(it->second.dims.size());
+      if (elem_type == 0) elem_type = it->second.elem_type;
+    }
+    if (operands.size() != static_cast<size_t>(n.input_size())) continue;
+    std::string equation;
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "equation") equation = a.s();
+    }
+    EinsumEquation e;
+    std::vector<int64_t> dims;
+    if (!parse_einsum(equation, ranks, &e).empty() || !einsum_output_dims(e, operands, &dims)) continue;
+    out = ValueInfo{out.elem_type != 0 ? out.elem_type : elem_type, dims, true};
+    completed.push_back(n.output(0));
+  }
+  return completed;
+}
+
+}  // namespace
+
 bool infer_shapes(Model* model, std::string* error) {
   // Rebuild a ModelProto of the model as it is now: constants become
   // initializers, so shape inference sees folded Reshape targets etc.
@@ -416,13 +454,6 @@ bool infer_shapes(Model* model, std::string* error) {
       set_value_info(name, it->second, o);
     }
   }
-  try {
-    onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/true};
-    onnx::shape_inference::InferShapes(p, onnx::OpSchemaRegistry::Instance(), options);
-  } catch (const std::exception& e) {
-    *error = std::string("ONNX shape inference failed: ") + e.what();
-    return false;
-  }
   auto merge = [&](const onnx::ValueInfoProto& vi) {
     ValueInfo v = value_info_from(vi.type());
     if (v.elem_type == 0) return;
@@ -434,8 +465,33 @@ bool infer_shapes(Model* model, std::string* error) {
       cur.has_shape = true;
     }
   };
-  for (const auto& vi : p.graph().value_info()) merge(vi);
-  for (const auto& vi : p.graph().output()) merge(vi);
+  // ONNX's inference, then the outputs it leaves without dims that the
+  // importer can work out (complete_shapes), declared in the graph for the
+  // next pass so the nodes after them get theirs; until a pass completes
+  // nothing more (each completes at least one value: at most one pass per
+  // node it could).
+  for (;;) {
+    try {
+      onnx::ShapeInferenceOptions options{/*check_type=*/false, /*error_mode=*/0, /*enable_data_propagation=*/true};
+      onnx::shape_inference::InferShapes(p, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::exception& e) {
+      *error = std::string("ONNX shape inference failed: ") + e.what();
+      return false;
+    }
+    for (const auto& vi : p.graph().value_info()) merge(vi);
+    for (const auto& vi : p.graph().output()) merge(vi);
+    const std::vector<std::string> completed = complete_shapes(model);
+    if (completed.empty()) break;
+    for (const std::string& name : completed) {
+      onnx::ValueInfoProto* slot = nullptr;  // inference's own entry (rank only) is replaced
+      for (auto& vi : *g->mutable_value_info()) {
+        if (vi.name() == name) slot = &vi;
+      }
+      if (slot == nullptr) slot = g->add_value_info();
+      slot->Clear();
+      set_value_info(name, model->values[name], slot);
+    }
+  }
   for (const auto& [name, t] : model->constants) model->values[name] = ValueInfo{t.elem_type, t.dims, true};
   return true;
 }

@@ -122,6 +122,67 @@ TEST(OnnxConformanceOps, EinsumDiagonalAndContraction) {
   }
 }
 
+// Attention's scores as an Einsum of six letters, one a unit batch, with a
+// node after it: ONNX 1.12's inference gives the Einsum output its rank
+// alone, so the importer completes its dims (model.cpp complete_shapes) for
+// the Neg to have a shape; the contraction runs as one MatMul (unit letters
+// left out, g and h one batch axis). Against a direct loop.
+TEST(OnnxConformanceOps, AttentionEinsumWithAUnitBatchIsOneMatMul) {
+  constexpr int G = 2, H = 3, I = 4, J = 5, D = 6;
+  ModelBuilder b;
+  b.input("q", {1, G, H, I, D}).input("k", {1, G, H, J, D}).output("y", {1, G, H, I, J});
+  attr_s(b.node("Einsum", "e", {"q", "k"}, {"s"}), "equation", "bghid,bghjd->bghij");
+  b.node("Neg", "n", {"s"}, {"y"});
+  std::vector<float> q(G * H * I * D), k(G * H * J * D);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<float>(std::cos(0.7 * static_cast<double>(i)));
+  for (size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>(std::sin(0.3 * static_cast<double>(i) + 2));
+  QnnGraphDesc desc;
+  const auto out = run_model(b.model(), {f32_bytes(q), f32_bytes(k)}, &desc);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(std::count_if(desc.nodes.begin(), desc.nodes.end(), [](const auto& n) { return n.type == "MatMul"; }), 1);
+  EXPECT_EQ(std::count_if(desc.nodes.begin(), desc.nodes.end(), [](const auto& n) { return n.type == "ReduceSum"; }),
+            0);
+  const std::vector<float> y = as_f32(out[0]);
+  ASSERT_EQ(y.size(), size_t{G * H * I * J});
+  for (int gh = 0; gh < G * H; ++gh) {
+    for (int i = 0; i < I; ++i) {
+      for (int j = 0; j < J; ++j) {
+        double want = 0;
+        for (int d = 0; d < D; ++d) want += double{q[(gh * I + i) * D + d]} * k[(gh * J + j) * D + d];
+        EXPECT_NEAR(y[(gh * I + i) * J + j], -want, 1e-5) << gh << "," << i << "," << j;
+      }
+    }
+  }
+}
+
+// A contraction whose first operand and output need transposing around the
+// MatMul, the second operand a weight: y[b][j][i] = sum_k x[i][k][b] w[k][j].
+TEST(OnnxConformanceOps, EinsumContractionTransposedAroundTheMatMul) {
+  constexpr int I = 3, K = 4, B = 2, J = 5;
+  std::vector<float> x(I * K * B), w(K * J);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::cos(1.1 * static_cast<double>(i)));
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::sin(0.6 * static_cast<double>(i) + 1));
+  ModelBuilder b;
+  b.input("x", {I, K, B}).output("y", {B, J, I});
+  b.initializer("w", {K, J}, w);
+  attr_s(b.node("Einsum", "e", {"x", "w"}, {"y"}), "equation", "ikb,kj->bji");
+  QnnGraphDesc desc;
+  const auto out = run_model(b.model(), {f32_bytes(x)}, &desc);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(std::count_if(desc.nodes.begin(), desc.nodes.end(), [](const auto& n) { return n.type == "MatMul"; }), 1);
+  const std::vector<float> y = as_f32(out[0]);
+  ASSERT_EQ(y.size(), size_t{B * J * I});
+  for (int bb = 0; bb < B; ++bb) {
+    for (int j = 0; j < J; ++j) {
+      for (int i = 0; i < I; ++i) {
+        double want = 0;
+        for (int kk = 0; kk < K; ++kk) want += double{x[(i * K + kk) * B + bb]} * w[kk * J + j];
+        EXPECT_NEAR(y[(bb * J + j) * I + i], want, 1e-5) << bb << "," << j << "," << i;
+      }
+    }
+  }
+}
+
 TEST(OnnxConformanceOps, EinsumWithMoreThanFiveAxesIsRefusedWithItsReason) {
   ModelBuilder b;
   b.input("a", {2, 2, 2}).input("c", {2, 2, 2}).output("y", {2, 2, 2, 2});
