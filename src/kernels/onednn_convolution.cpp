@@ -129,8 +129,23 @@ memory::desc user_weights(const ConvGeometry& g) {
 Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::algorithm alg,
                        const memory::desc& src, const memory::desc& dst, const dnnl::primitive_attr& attr, int threads,
                        dnnl::convolution_forward::primitive_desc* pd, memory* shared_weights,
-                       std::shared_ptr<ChannelScaledWeights>* scaled_weights) {
+                       std::shared_ptr<ChannelScaledWeights>* scaled_weights, const OutputChannels* slice) {
   const memory::desc w_user = user_weights(g);
+  const float* weights = static_cast<const float*>(node.inputs[1].static_data);
+  const float* bias = g.has_bias ? static_cast<const float*>(node.inputs[2].static_data) : nullptr;
+  std::vector<float> sliced;
+  if (slice != nullptr) {
+    // The QNN filter [kh][kw][Cin][full]: the slice's channels are the
+    // innermost axis's [first, first + Cout), copied out dense (oneDNN's
+    // Winograd weight reorders take dense layouts only).
+    const size_t rows = size_t{g.KH} * g.KW * g.Cin;
+    sliced.resize(rows * g.Cout);
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(&sliced[r * g.Cout], weights + r * slice->full + slice->first, size_t{g.Cout} * sizeof(float));
+    }
+    weights = sliced.data();
+    if (bias != nullptr) bias += slice->first;
+  }
   const memory::desc w_any(w_user.dims(), dt::f32, tag::any);
   const memory::desc bias_md({memory::dim{g.Cout}}, dt::f32, tag::x);
   // oneDNN's dilation counts the gaps: QNN's 1 is its 0.
@@ -165,7 +180,7 @@ Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::a
     w_packed = *shared_weights;
   } else {
     w_packed = memory(pd->weights_desc(), engine());
-    memory w_src(w_user, engine(), const_cast<void*>(node.inputs[1].static_data));
+    memory w_src(w_user, engine(), const_cast<float*>(weights));
     dnnl::stream s(engine());
     dnnl::reorder(w_src, w_packed).execute(s, w_src, w_packed);
     s.wait();
@@ -182,7 +197,7 @@ Executor make_conv_f32(const ops::NodeDesc& node, const ConvGeometry& g, dnnl::a
   }
   if (g.has_bias) {
     memory b(bias_md, engine());
-    std::memcpy(b.get_data_handle(), node.inputs[2].static_data, size_t{g.Cout} * sizeof(float));
+    std::memcpy(b.get_data_handle(), bias, size_t{g.Cout} * sizeof(float));
     ex.add_fixed(DNNL_ARG_BIAS, b);
   }
   return ex;

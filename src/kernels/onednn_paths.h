@@ -58,18 +58,25 @@ dnnl::memory::desc matmul_operand(const std::vector<uint32_t>& stored, size_t ra
 // its bias copied, both fixed in the returned executor; *pd gets the
 // primitive's descriptor (for the bound arguments' layouts). Throws
 // dnnl::error when oneDNN has no implementation for the case.
+// Output channels [first, first + g.Cout) of a convolution of `full`
+// output channels (one group): the weights and bias are read at that slice.
+struct OutputChannels {
+  uint32_t first = 0, full = 0;
+};
 Executor make_conv_f32(const ops::NodeDesc& node, const ops::ConvGeometry& g, dnnl::algorithm alg,
                        const dnnl::memory::desc& src, const dnnl::memory::desc& dst, const dnnl::primitive_attr& attr,
                        int threads, dnnl::convolution_forward::primitive_desc* pd,
                        dnnl::memory* shared_weights = nullptr,
-                       std::shared_ptr<ChannelScaledWeights>* scaled_weights = nullptr);
+                       std::shared_ptr<ChannelScaledWeights>* scaled_weights = nullptr,
+                       const OutputChannels* slice = nullptr);
 // shared_weights: packed weights to use when they are in the layout the
 // primitive wants (else it packs its own and, when given, stores them there
 // for the next caller): the slabs of one convolution share one copy.
 // scaled_weights (a node with NodeDesc::input_scale): the primitive reads
 // channel-scaled weights (onednn_channel_scale.h) — *scaled_weights when
 // they are in its layout, else new ones, stored there; the caller applies
-// the scale before each execute.
+// the scale before each execute. slice: the primitive computes those output
+// channels only (g.Cout of them); not with scaled_weights.
 
 // The QNN filter [kh][kw][Cin/g][Cout] as oneDNN weights: {Cout, Cin, KH, KW}
 // without groups, {G, Cout/G, Cin/G, KH, KW} with (output channel g*Cout/G + o).
@@ -120,6 +127,10 @@ int conv_threads(const ops::NodeDesc& node, const ops::ConvGeometry& g);
 // run as one slab of output rows per thread, each a one-thread Winograd
 // primitive with its own reorders: from kMinSlabRows (28) rows a slab on.
 bool winograd_slab_convolution(const ops::NodeDesc& node);
+// One that runs instead as one part of the output channels per thread, each
+// a one-thread primitive over the whole map (where the weights are at least
+// 4x the input map: ResNet-18's 14x14 and 7x7 layers).
+bool winograd_channel_part_convolution(const ops::NodeDesc& node);
 
 // The clamp after a fused SiLU as the pass's bounds (+-infinity without one).
 inline void silu_clamp_bounds(const ops::Epilogue& e, float* lo, float* hi) {

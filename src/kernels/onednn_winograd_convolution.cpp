@@ -65,6 +65,25 @@ bool winograd_slabs(const ConvGeometry& g, size_t threads) {
   return threads >= 2 && g.N == 1 && g.Ho / threads >= kMinSlabRows;
 }
 
+// Whether a multi-threaded Winograd convolution that does not run in row
+// slabs runs as one part of the output channels per thread instead, each a
+// one-thread primitive over the whole map with its own slice of the
+// weights. Where the weights outweigh the map, what limits the layer is
+// reading them, and oneDNN's split has both threads read all of them:
+// 256 -> 256 channels at 14x14 (ResNet-18's layer3) took 0.35-0.43 ms in
+// halves of the channels against 0.37-0.47 in oneDNN's split, both 1.8x
+// one thread at best; at 28x28 (weights 1.5x the map) halves were level or
+// worse (docs/performance.md, session 24). Each part reorders the whole
+// input for itself; the parts need whole 16-channel blocks; a SiLU (a pass
+// over contiguous rows) keeps oneDNN's split.
+constexpr size_t kWeightsOverMap = 4;
+bool winograd_channel_parts(const ops::NodeDesc& node, const ConvGeometry& g, size_t threads) {
+  if (threads < 2 || g.N != 1 || g.Cout % (16 * threads) != 0) return false;
+  if (node.has_epilogue() && node.epilogue->swish) return false;
+  const uint64_t weights = uint64_t{g.KH} * g.KW * g.Cin * g.Cout, map = uint64_t{g.H} * g.W * g.Cin;
+  return weights >= kWeightsOverMap * map;
+}
+
 // One reorder (NHWC <-> the kernels' blocked layout) as an executor: the same
 // argument-array execute as the convolution's, its (usually empty)
 // scratchpad in the kernel's workspace too.
@@ -129,8 +148,8 @@ struct WinogradPart {
 };
 
 // The whole convolution as one part (one thread, or oneDNN's own split), or
-// as one slab of output rows per thread (onednn_slabs.h's rows), each part
-// planned for one thread.
+// one part per thread: a slab of output rows (onednn_slabs.h's rows) or a
+// slice of the output channels; each part planned for one thread.
 class WinogradConvKernel final : public ops::OpKernel {
  public:
   using After = SlabKernel::After;
@@ -202,6 +221,34 @@ WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t 
   return part;
 }
 
+// The part computing output channels [first, first + count) over the whole
+// map, written into the node's NHWC output at those channels (a strided
+// view of it, the residual read the same way); planned for one thread.
+WinogradPart make_channel_part(const ops::NodeDesc& node, const ConvGeometry& g, uint32_t first, uint32_t count) {
+  ConvGeometry gp = g;
+  gp.Cout = count;
+  const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, count, g.Ho, g.Wo};
+  const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc);
+  const memory::dim full = g.Cout;
+  const memory::desc dst_slice(dst_dims, dt::f32, memory::dims{memory::dim{g.Ho} * g.Wo * full, 1, g.Wo * full, full});
+  const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
+  dnnl::primitive_attr attr = default_attr();
+  add_epilogue(node, dst_slice, &attr, ResidualAs::kSum, SiluAs::kPass);
+  dnnl::convolution_forward::primitive_desc pd;
+  const OutputChannels slice{first, g.Cout};
+  Executor cx = make_conv_f32(node, gp, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, 1, &pd, nullptr,
+                              nullptr, &slice);
+  const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
+  const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
+  WinogradPart part{std::move(cx), conv_src, conv_dst, Reorder(src_nhwc, pd.src_desc(), 1),
+                    Reorder(pd.dst_desc(), dst_slice, 1), std::nullopt};
+  if (has_residual(node)) part.residual.emplace(dst_slice, pd.dst_desc(), 1);
+  part.src_bytes = ops::align_workspace(pd.src_desc().get_size());
+  part.dst_bytes = ops::align_workspace(pd.dst_desc().get_size());
+  part.out_offset = size_t{first} * sizeof(float);
+  return part;
+}
+
 bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_ptr<ops::OpKernel>* kernel) {
   if (node.inputs[1].static_data == nullptr || (g.has_bias && node.inputs[2].static_data == nullptr)) return false;
   const int threads = threads_of(node);
@@ -214,6 +261,10 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
       parts.push_back(make_part(node, r.g, r.in_pixel, r.out_pixel, 1, SiluAs::kPass, &shared));
     }
     after = silu_on_slab(node);
+  } else if (winograd_channel_parts(node, g, static_cast<size_t>(threads))) {
+    const OneThreadPlanning one_thread;  // each part's primitive is planned for one thread
+    const uint32_t count = g.Cout / static_cast<uint32_t>(threads);
+    for (int t = 0; t < threads; ++t) parts.push_back(make_channel_part(node, g, count * static_cast<uint32_t>(t), count));
   } else {
     omp_set_num_threads(threads);
     parts.push_back(make_part(node, g, 0, 0, threads, SiluAs::kAuto, nullptr));
@@ -231,6 +282,12 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
 bool winograd_slab_convolution(const ops::NodeDesc& node) {
   const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
   return g != nullptr && winograd_slabs(*g, static_cast<size_t>(threads_of(node)));
+}
+
+bool winograd_channel_part_convolution(const ops::NodeDesc& node) {
+  const ConvGeometry* g = ops::parsed_as<ConvGeometry>(node);
+  const size_t threads = static_cast<size_t>(threads_of(node));
+  return g != nullptr && !winograd_slabs(*g, threads) && winograd_channel_parts(node, *g, threads);
 }
 
 bool prepare_conv2d_winograd(const ops::NodeDesc& node, std::unique_ptr<ops::OpKernel>* kernel) {

@@ -329,6 +329,33 @@ TEST(FusedConvF32, WinogradSlabsPostOpsAndSiluMatchUnfused) {
   check_silu(c, fp, size_t{9} * s.Cin + 1, rng, s.str());
 }
 
+// A small map under weights at least 4x its size, on two threads, runs as
+// one part of the output channels per thread (onednn_winograd_convolution.cpp):
+// each part reads its slice of the weights and bias, writes (and, with a
+// residual, reads) its channels through a strided view of the NHWC tensor.
+TEST(FusedConvF32, WinogradChannelPartsPostOpsMatchUnfused) {
+  std::mt19937 rng(710);
+  const ConvShape shapes[] = {{1, 6, 6, 16, 3, 32, 1, 1, 1, 6, 6, false, true},
+                              {1, 7, 9, 32, 3, 64, 1, 1, 0, 5, 7, false, false}};
+  for (const ConvShape& s : shapes) {
+    Case c = conv_case(s, f32({}), f32({}), f32({}), f32({}));
+    for (const auto& t : c.node.inputs) c.data.push_back(to_bytes(random_floats(rng, t.num_elements(), -2, 2)));
+    c.bind_static();
+    ThreadEnv one(1), two(2);
+    bool accepted = false;
+    run_fast(c, fast_path("Conv2d", "onednn-winograd"), one.env(), &accepted);
+    if (!accepted) continue;  // no Winograd kernels on this CPU (AVX-512 only)
+    run_fast(c, fast_path("Conv2d", "onednn-winograd"), two.env(), &accepted);
+    EXPECT_TRUE(accepted) << "in parts of the channels: " << s.str();
+    NodeDesc d = c.node.desc();
+    d.env = two.env();
+    EXPECT_TRUE(openhtp::kernels::onednn::winograd_channel_part_convolution(ParsedNode(d).desc())) << s.str();
+    const Variant relu_and_residuals[] = {kF32Variants[0], kF32Variants[2], kF32Variants[3]};
+    check_f32(c, fast_path("Conv2d", "onednn-winograd"), size_t{9} * s.Cin + (s.bias ? 1 : 0), rng, s.str(),
+              relu_and_residuals);
+  }
+}
+
 TEST(FusedFullyConnected, F32OneDnnPostOpsMatchUnfused) {
   std::mt19937 rng(703);
   const FastPath& fp = fast_path("FullyConnected", "onednn");
