@@ -20,18 +20,13 @@
 #include <cstddef>
 #include <thread>
 
+#include "common/cpu_relax.h"
 #include "threads/team.h"
 #include "threads/threadpool.h"
 
 namespace {
 
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
+using openhtp::cpu_relax;
 
 void BM_PingPong(benchmark::State& state) {
   alignas(64) std::atomic<uint64_t> word{0};

@@ -9,19 +9,13 @@
 #include <cerrno>
 #include <thread>
 
+#include "common/cpu_relax.h"
+
 namespace openhtp::ipc {
 namespace {
 
 long futex(std::atomic<uint32_t>* addr, int op, uint32_t val, const timespec* ts) {
   return syscall(SYS_futex, reinterpret_cast<uint32_t*>(addr), op, val, ts, nullptr, 0);
-}
-
-inline void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
 }
 
 int64_t now_ns() {

@@ -10,6 +10,7 @@
 #include <exception>
 #include <utility>
 
+#include "common/cpu_relax.h"
 #include "common/interval_clock.h"
 #include "ipc/futex_word.h"
 #include "threads/share_times.h"
@@ -28,14 +29,6 @@ namespace {
 // ends with the execute, so no thread spins past it longer than libgomp's
 // would.
 constexpr int64_t kSpinNs = 5'000'000;
-
-void cpu_relax() {
-#if defined(__x86_64__) || defined(__i386__)
-  __builtin_ia32_pause();
-#elif defined(__aarch64__)
-  asm volatile("yield" ::: "memory");
-#endif
-}
 
 // The master writes a job, then moves the epoch word on; each other thread,
 // waiting (ipc::futex_wait_change: a bounded spin, then a futex sleep the
