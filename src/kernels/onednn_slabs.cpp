@@ -30,13 +30,22 @@ bool strided_pointwise(const ops::ConvGeometry& g) {
   return g.KH == 1 && g.KW == 1 && g.pt == 0 && g.pb == 0 && g.pl == 0 && g.pr == 0 && g.group == 1;
 }
 
+// A convolution of the input image itself (a few channels, one group: the
+// 7x7/2 and 3x3/2 stems of ResNet, MobileNet and EfficientNet): its output
+// is the largest map of the network and its weights are a few KiB, so row
+// slabs cost a few halo rows and nothing else, where oneDNN's own split
+// also ended the graph's thread team around it (docs/performance.md,
+// "Session 24").
+constexpr uint32_t kStemMaxChannels = 4;
+bool stem(const ops::ConvGeometry& g) { return g.group == 1 && g.Cin <= kStemMaxChannels; }
+
 }  // namespace
 
 bool slab_shape(const ops::ConvGeometry& g, size_t threads) {
   if (threads < 2 || g.N != 1) return false;
   if (pointwise(g)) return uint64_t{g.Ho} * g.Wo >= 2 * threads;
   const bool depthwise = g.group > 1 && g.group == g.Cin && g.Cout == g.Cin;
-  return (depthwise || strided_pointwise(g)) && g.Ho >= 2 * threads;
+  return (depthwise || strided_pointwise(g) || stem(g)) && g.Ho >= 2 * threads;
 }
 
 std::vector<SlabExtent> slab_extents(const ops::ConvGeometry& g, size_t threads) {

@@ -33,8 +33,9 @@ namespace openhtp::kernels::onednn {
 
 // A pointwise (1x1, stride 1, unpadded, one group) convolution of one image
 // with at least two output pixels per thread, or a depthwise one (one filter
-// per channel) or a strided 1x1 one (unpadded, one group) with at least two
-// output rows per thread, on more than one thread.
+// per channel), a strided 1x1 one (unpadded, one group) or an image stem (at
+// most 4 input channels, one group) with at least two output rows per
+// thread, on more than one thread.
 bool slab_shape(const ops::ConvGeometry& g, size_t threads);
 
 // Plans the primitives created while it lives for one thread (oneDNN sizes

@@ -128,8 +128,8 @@ TEST_P(ConvF32, OneDnnMatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
                          [](const auto& info) { return info.param ? "DepthWise" : "Conv2d"; });
 
-// On several threads, depthwise, pointwise and strided 1x1 convolutions of
-// one image run as one slab per thread, each a convolution of its own: a
+// On several threads, depthwise, pointwise and strided 1x1 convolutions and
+// image stems of one image run as one slab per thread, each a convolution of its own: a
 // depthwise or strided one over the input rows its output rows read (with
 // the padding only the first and last slab have), a pointwise one over a run
 // of pixels that may start and end inside a row (a 7x7 map as 25 + 24).
@@ -138,11 +138,15 @@ INSTANTIATE_TEST_SUITE_P(Kernels, ConvF32, ::testing::Bool(),
 TEST(ConvF32, SlabsMatchReference) {
   std::mt19937 rng(13);
   ThreadEnv two(2), three(3);
-  for (int iter = 0; iter < 60; ++iter) {
-    const bool strided = iter >= 40;  // a 1x1 convolution with a stride (ResNet's shortcut)
-    ConvShape s = random_shape(rng, !strided && iter % 2 == 0);
+  for (int iter = 0; iter < 75; ++iter) {
+    const bool stem = iter >= 60;                // an image's first layer
+    const bool strided = iter >= 40 && !stem;    // a 1x1 convolution with a stride (ResNet's shortcut)
+    ConvShape s = random_shape(rng, !strided && !stem && iter % 2 == 0);
     s.N = 1;
-    if (strided) {
+    if (stem) {
+      make_stem(rng, &s);
+      s.Wo = (s.pl + s.W + s.pr - ((s.KW - 1) * s.dw + 1)) / s.sw + 1;
+    } else if (strided) {
       make_strided_pointwise(rng, &s);
       s.Wo = (s.W - 1) / s.sw + 1;
     } else if (s.depthwise) {
@@ -158,7 +162,7 @@ TEST(ConvF32, SlabsMatchReference) {
     const uint32_t eh = (s.KH - 1) * s.dh + 1;
     if (s.depthwise) s.H = rand_int(rng, int(eh + 5 * s.sh), 30);  // at least 6 output rows: two a thread
     s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
-    if (!s.depthwise && !strided) s.Wo = s.W;
+    if (!s.depthwise && !strided && !stem) s.Wo = s.W;
     Case c = make_case(s, f32({}), f32({}), f32({}), f32({}));
     NodeDesc d = c.node.desc();
     d.env = three.env();

@@ -200,12 +200,15 @@ TEST(OneDnnInt8Slabs, SlabsEqualOneThread) {
   CHECK_DECLINED_WITHOUT_INT8_PATH();
   std::mt19937 rng(731);
   ThreadEnv one(1), two(2), three(3);
-  for (int iter = 0; iter < 45; ++iter) {
-    const bool strided = iter >= 30;  // a 1x1 convolution with a stride (ResNet's shortcut)
-    const bool depthwise = !strided && iter % 2 == 0;
+  for (int iter = 0; iter < 55; ++iter) {
+    const bool stem = iter >= 45;              // an image's first layer
+    const bool strided = iter >= 30 && !stem;  // a 1x1 convolution with a stride (ResNet's shortcut)
+    const bool depthwise = !strided && !stem && iter % 2 == 0;
     ConvShape s = random_shape(rng, depthwise);
     s.N = 1;
-    if (strided) {
+    if (stem) {
+      make_stem(rng, &s);
+    } else if (strided) {
       make_strided_pointwise(rng, &s);
     } else if (depthwise) {
       s.group = rand_int(rng, 2, 40);
