@@ -38,11 +38,12 @@ constexpr int64_t kSpinNs = 5'000'000;
 // before it writes the next job (so no thread can miss an epoch).
 //
 // The job shares the epoch's cache line, so a worker gets the signal and
-// what it says in one line transfer; `done` only ever counts up, so the
-// master's next job is not held behind a store into the line the workers
-// last wrote. A dispatch then costs four line transfers (the master's write
-// of the job, the worker's read, the worker's count, the master's read):
-// bench/team_dispatch_bench.cpp measures it against a bare ping-pong.
+// what it says in one line transfer, and the loop's own bytes (its grid and
+// task) sit in the team's lines right after it, whose loads do not wait on
+// each other; `done` only ever counts up, so the master's next job is not
+// held behind a store into the line the workers last wrote.
+// bench/team_dispatch_bench.cpp measures a dispatch against a bare
+// ping-pong: 0.9-1.1 us against 0.41-0.47 (1.47 us before; session 24).
 struct Team {
   // The job's line: written by the master before the epoch moves, read by
   // the workers after.
@@ -179,8 +180,9 @@ namespace detail {
 
 bool run_on_team(ShareFn share, const void* job, size_t bytes) {
   Team* team = tl_team;
-  if (team == nullptr) return false;
-  if (bytes > kTeamJobBytes) std::abort();  // a caller's static_assert keeps this from happening
+  // A job larger than the team's lines runs as the caller's own region
+  // (the one caller static_asserts that its job fits).
+  if (team == nullptr || bytes > kTeamJobBytes) return false;
   team->dispatch(share, job, bytes);
   return true;
 }

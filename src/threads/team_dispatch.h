@@ -18,7 +18,8 @@ namespace detail {
 // <= kTeamJobBytes, trivially copyable: no pointer into it may be kept) into
 // the team's own job lines, runs share(copy, t, threads) on every thread of
 // the team, returns once all ran (rethrowing what a share threw), and says
-// true; else does nothing and says false.
+// true; else (or when the job is larger than kTeamJobBytes) does nothing
+// and says false.
 //
 // Why a copy: what the master built on its stack a moment ago sits in its
 // own cache, and a worker that followed pointers to it (the job, its grid,
