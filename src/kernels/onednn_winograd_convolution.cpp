@@ -195,11 +195,15 @@ class WinogradConvKernel final : public ops::OpKernel {
 
 // The part computing the output rows from pixel out_pixel on (g.Ho rows) of
 // the node from the input rows from pixel in_pixel on (g.H rows); `g` is that
-// band's geometry.
+// band's geometry. With a slice, the part computes those output channels
+// only (g.Cout of slice->full) over its rows, and writes them (and reads a
+// residual) through a strided view of the node's NHWC tensor.
 WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t in_pixel, size_t out_pixel,
-                       int threads, SiluAs silu, dnnl::memory* shared_weights) {
+                       int threads, SiluAs silu, dnnl::memory* shared_weights, const OutputChannels* slice = nullptr) {
   const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, g.Cout, g.Ho, g.Wo};
-  const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc), dst_nhwc(dst_dims, dt::f32, tag::nhwc);
+  const memory::dim full = slice != nullptr ? slice->full : g.Cout;  // channels of a pixel in the node's output
+  const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc);
+  const memory::desc dst_nhwc(dst_dims, dt::f32, memory::dims{memory::dim{g.Ho} * g.Wo * full, 1, g.Wo * full, full});
   const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
   // The Winograd kernels have no binary post-op: the residual is `sum`, onto
   // the output it was first reordered into.
@@ -207,7 +211,7 @@ WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t 
   add_epilogue(node, dst_nhwc, &attr, ResidualAs::kSum, silu);
   dnnl::convolution_forward::primitive_desc pd;  // make_conv_f32 throws when oneDNN has no Winograd kernel
   Executor cx = make_conv_f32(node, g, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, threads, &pd,
-                              shared_weights);
+                              shared_weights, nullptr, slice);
   const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
   const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
   WinogradPart part{std::move(cx), conv_src, conv_dst, Reorder(src_nhwc, pd.src_desc(), threads),
@@ -216,36 +220,8 @@ WinogradPart make_part(const ops::NodeDesc& node, const ConvGeometry& g, size_t 
   part.src_bytes = ops::align_workspace(pd.src_desc().get_size());
   part.dst_bytes = ops::align_workspace(pd.dst_desc().get_size());
   part.in_offset = in_pixel * g.Cin * sizeof(float);
-  part.out_offset = out_pixel * g.Cout * sizeof(float);
-  part.out_bytes = size_t{g.Ho} * g.Wo * g.Cout * sizeof(float);
-  return part;
-}
-
-// The part computing output channels [first, first + count) over the whole
-// map, written into the node's NHWC output at those channels (a strided
-// view of it, the residual read the same way); planned for one thread.
-WinogradPart make_channel_part(const ops::NodeDesc& node, const ConvGeometry& g, uint32_t first, uint32_t count) {
-  ConvGeometry gp = g;
-  gp.Cout = count;
-  const memory::dims src_dims{g.N, g.Cin, g.H, g.W}, dst_dims{g.N, count, g.Ho, g.Wo};
-  const memory::desc src_nhwc(src_dims, dt::f32, tag::nhwc);
-  const memory::dim full = g.Cout;
-  const memory::desc dst_slice(dst_dims, dt::f32, memory::dims{memory::dim{g.Ho} * g.Wo * full, 1, g.Wo * full, full});
-  const memory::desc src_any(src_dims, dt::f32, tag::any), dst_any(dst_dims, dt::f32, tag::any);
-  dnnl::primitive_attr attr = default_attr();
-  add_epilogue(node, dst_slice, &attr, ResidualAs::kSum, SiluAs::kPass);
-  dnnl::convolution_forward::primitive_desc pd;
-  const OutputChannels slice{first, g.Cout};
-  Executor cx = make_conv_f32(node, gp, dnnl::algorithm::convolution_winograd, src_any, dst_any, attr, 1, &pd, nullptr,
-                              nullptr, &slice);
-  const size_t conv_src = cx.add_bound(DNNL_ARG_SRC, pd.src_desc());
-  const size_t conv_dst = cx.add_bound(DNNL_ARG_DST, pd.dst_desc());
-  WinogradPart part{std::move(cx), conv_src, conv_dst, Reorder(src_nhwc, pd.src_desc(), 1),
-                    Reorder(pd.dst_desc(), dst_slice, 1), std::nullopt};
-  if (has_residual(node)) part.residual.emplace(dst_slice, pd.dst_desc(), 1);
-  part.src_bytes = ops::align_workspace(pd.src_desc().get_size());
-  part.dst_bytes = ops::align_workspace(pd.dst_desc().get_size());
-  part.out_offset = size_t{first} * sizeof(float);
+  part.out_offset = (out_pixel * full + (slice != nullptr ? slice->first : 0)) * sizeof(float);
+  part.out_bytes = size_t{g.Ho} * g.Wo * g.Cout * sizeof(float);  // contiguous only without a slice (after() needs it)
   return part;
 }
 
@@ -263,8 +239,12 @@ bool prepare_winograd(const ops::NodeDesc& node, const ConvGeometry& g, std::uni
     after = silu_on_slab(node);
   } else if (winograd_channel_parts(node, g, static_cast<size_t>(threads))) {
     const OneThreadPlanning one_thread;  // each part's primitive is planned for one thread
-    const uint32_t count = g.Cout / static_cast<uint32_t>(threads);
-    for (int t = 0; t < threads; ++t) parts.push_back(make_channel_part(node, g, count * static_cast<uint32_t>(t), count));
+    ConvGeometry part = g;
+    part.Cout = g.Cout / static_cast<uint32_t>(threads);
+    for (int t = 0; t < threads; ++t) {
+      const OutputChannels slice{part.Cout * static_cast<uint32_t>(t), g.Cout};
+      parts.push_back(make_part(node, part, 0, 0, 1, SiluAs::kPass, nullptr, &slice));
+    }
   } else {
     omp_set_num_threads(threads);
     parts.push_back(make_part(node, g, 0, 0, threads, SiluAs::kAuto, nullptr));

@@ -8,6 +8,7 @@
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include "onnx/attributes.h"
 #include "onnx/einsum_equation.h"
 #include "onnx/external_data.h"
 #include "ops/quant.h"
@@ -400,13 +401,9 @@ std::vector<std::string> complete_shapes(Model* model) {
       if (elem_type == 0) elem_type = it->second.elem_type;
     }
     if (operands.size() != static_cast<size_t>(n.input_size())) continue;
-    std::string equation;
-    for (const auto& a : n.attribute()) {
-      if (a.name() == "equation") equation = a.s();
-    }
     EinsumEquation e;
     std::vector<int64_t> dims;
-    if (!parse_einsum(equation, ranks, &e).empty() || !einsum_output_dims(e, operands, &dims)) continue;
+    if (!parse_einsum(attr_string(n, "equation", ""), ranks, &e).empty() || !einsum_output_dims(e, operands, &dims)) continue;
     out = ValueInfo{out.elem_type != 0 ? out.elem_type : elem_type, dims, true};
     completed.push_back(n.output(0));
   }
