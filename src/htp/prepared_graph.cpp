@@ -8,6 +8,7 @@
 
 #include "common/interval_clock.h"
 #include "htp/memory_planner.h"
+#include "htp/share_chain.h"
 #include "htp/vtcm_plan.h"
 #include "threads/share_times.h"
 #include "threads/team.h"
@@ -584,28 +585,54 @@ GraphError PreparedGraph::make_plan(std::span<ops::OpKernel* const> kernels,
       if (slot >= 0) slack[slot] = std::max(slack[slot], s);
     }
   }
-  std::vector<BufferRequest> requests;
-  for (int slot : natives_) requests.push_back({slot_bytes_[slot], first_use_[slot], last_use_[slot], slack[slot]});
-  // Each workspace is one more request, alive for its node only — as TFLite
-  // Micro's scratch buffers: it may take any memory no tensor of that node
-  // (and no other workspace) is using then.
-  std::vector<std::optional<TensorPlacement>> all_fixed;
-  if (!fixed.empty()) all_fixed.assign(fixed.begin(), fixed.end());
-  plan->workspace_of.assign(steps_.size(), SIZE_MAX);
+  // Two steps that may chain (share_chain.h: the later starts while the
+  // earlier still runs on the other threads) keep the earlier one's tensors
+  // and workspace alive through the later one, so that its output is not
+  // planned over what the earlier one's pending shares still read.
+  std::vector<int> chain_last_use = last_use_;
+  std::vector<int> workspace_last_use(steps_.size());
   for (size_t n = 0; n < steps_.size(); ++n) {
-    const size_t bytes = kernels[n]->workspace_bytes();
-    if (bytes == 0) continue;
-    plan->workspace_of[n] = requests.size();
-    requests.push_back({bytes, static_cast<int>(n), static_cast<int>(n), 0});
-    if (!all_fixed.empty()) all_fixed.emplace_back();
+    workspace_last_use[n] = static_cast<int>(n);
+    const size_t shares = kernels[n]->chained_shares();
+    if (shares < 2 || n + 1 == steps_.size() || kernels[n + 1]->chained_shares() != shares) continue;
+    workspace_last_use[n] = static_cast<int>(n + 1);
+    for (const std::vector<int>* slots : {&steps_[n].in_slots, &steps_[n].out_slots}) {
+      for (int slot : *slots) {
+        if (slot >= 0 && chain_last_use[slot] == static_cast<int>(n)) chain_last_use[slot] = static_cast<int>(n + 1);
+      }
+    }
   }
-  // On two threads each buffer's halves stay with one core (memory_planner.h,
-  // Layout::kThreadHalves). Two only: with more, a tensor's shares are
-  // thirds, quarters, which no one middle lines up.
-  const Layout layout = env_.num_threads == 2 ? Layout::kThreadHalves : Layout::kPacked;
+  std::vector<std::optional<TensorPlacement>> all_fixed;
   PlanError why;
-  if (plan_vtcm(requests, vtcm_budget_bytes_, kArenaAlignment, all_fixed, &plan->regions, &why, layout)) {
-    return GraphError::kNone;
+  // With lifetimes kept for chains; then, when a stored plan's placements
+  // collide under those, with the graph's own (a plan stored by a build
+  // that did not keep them: its steps then chain only where it allows).
+  for (const bool keep_for_chains : {true, false}) {
+    const std::vector<int>& last = keep_for_chains ? chain_last_use : last_use_;
+    std::vector<BufferRequest> requests;
+    for (int slot : natives_) requests.push_back({slot_bytes_[slot], first_use_[slot], last[slot], slack[slot]});
+    // Each workspace is one more request, alive for its node only — as
+    // TFLite Micro's scratch buffers: it may take any memory no tensor of
+    // that node (and no other workspace) is using then.
+    all_fixed.clear();
+    if (!fixed.empty()) all_fixed.assign(fixed.begin(), fixed.end());
+    plan->workspace_of.assign(steps_.size(), SIZE_MAX);
+    for (size_t n = 0; n < steps_.size(); ++n) {
+      const size_t bytes = kernels[n]->workspace_bytes();
+      if (bytes == 0) continue;
+      plan->workspace_of[n] = requests.size();
+      const int until = keep_for_chains ? workspace_last_use[n] : static_cast<int>(n);
+      requests.push_back({bytes, static_cast<int>(n), until, 0});
+      if (!all_fixed.empty()) all_fixed.emplace_back();
+    }
+    // On two threads each buffer's halves stay with one core
+    // (memory_planner.h, Layout::kThreadHalves). Two only: with more, a
+    // tensor's shares are thirds, quarters, which no one middle lines up.
+    const Layout layout = env_.num_threads == 2 ? Layout::kThreadHalves : Layout::kPacked;
+    if (plan_vtcm(requests, vtcm_budget_bytes_, kArenaAlignment, all_fixed, &plan->regions, &why, layout)) {
+      return GraphError::kNone;
+    }
+    if (fixed.empty()) break;
   }
   // Only a fixed (stored) placement can be refused, and only natives_ have them.
   auto describe = [&](size_t r) {
@@ -1039,9 +1066,29 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
       if (++n < steps_.size()) next = ask(n);
       continue;
     }
+    // Chained steps (share_chain.h), unprofiled only (so that each step's
+    // time stays its own): a step the next one chains after leaves its loop
+    // unjoined, and a chained step that must not meet an earlier one waits
+    // for that one's shares first (steps before the team's first were
+    // joined when the team before it ended).
+    size_t team_first = n;
+    auto run_team_step = [&](size_t k) {
+      const bool chaining = !profile_nodes_ && threads::team_threads() == steps_[k].kernel->chained_shares();
+      if (chaining && chained_[k] && wait_for_[k] != SIZE_MAX && wait_for_[k] >= team_first) {
+        threads::wait_team_job(job_of_[wait_for_[k]]);
+      }
+      if (chaining && k + 1 < steps_.size() && chained_[k + 1]) {
+        const threads::UnjoinedShares unjoined;
+        run_step(k);
+      } else {
+        run_step(k);
+      }
+      job_of_[k] = threads::team_jobs();
+    };
     auto team_steps = [&] {
-      run_step(n++);
-      while (n < steps_.size() && (next = ask(n)) == Boundary::kRun && in_team(n)) run_step(n++);
+      team_first = n;
+      run_team_step(n++);
+      while (n < steps_.size() && (next = ask(n)) == Boundary::kRun && in_team(n)) run_team_step(n++);
     };
     next = Boundary::kRun;
     threads::run_with_team(env_.pool, team_steps);
@@ -1070,6 +1117,29 @@ void PreparedGraph::gather_step_pointers() {
     for (int slot : step.out_slots) step_pointers_[at++] = pointers_[slot];
   }
   step_pointers_valid_ = true;
+  // Which steps may start before the one before them ended (share_chain.h),
+  // with these pointers.
+  chained_.assign(steps_.size(), 0);
+  wait_for_.assign(steps_.size(), SIZE_MAX);
+  job_of_.assign(steps_.size(), 0);
+  const size_t threads = env_.num_threads;
+  if (threads < 2 || env_.pool == nullptr || !share_chains_enabled()) return;
+  ShareChain chain(threads);
+  std::vector<ops::ShareAccess> shares;
+  for (size_t n = 0; n < steps_.size(); ++n) {
+    const Step& step = steps_[n];
+    shares.clear();
+    if (step.kernel->chained_shares() == threads) {
+      void* const* p = step_pointers_.data() + step.pointers_at;
+      const std::span<const void* const> ins(p, step.in_slots.size());
+      const std::span<void* const> outs(p + step.in_slots.size(), step.out_slots.size());
+      shares.resize(threads);
+      for (size_t t = 0; t < threads; ++t) step.kernel->share_access(ins, outs, t, &shares[t]);
+    }
+    const ShareChain::Start start = chain.add(shares);
+    chained_[n] = start.chained ? 1 : 0;
+    wait_for_[n] = start.wait_for;
+  }
 }
 
 void PreparedGraph::run_step(size_t n) {

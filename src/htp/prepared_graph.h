@@ -273,6 +273,11 @@ class PreparedGraph {
   // either way, and a graph whose kernels do not split (a tiny one, the
   // reference kernels) must not pay for one.
   std::vector<uint32_t> splitting_ahead_;
+  // [step]: 1 when it may start while the step before it still runs on the
+  // other threads (share_chain.h); made with the step pointers.
+  std::vector<uint8_t> chained_;
+  std::vector<size_t> wait_for_;   // [step]: ShareChain::Start::wait_for
+  std::vector<uint32_t> job_of_;   // [step]: its loop's number in its team (threads::team_jobs), this execute
   bool teams_learned_ = false;
   // Builds a step's kernel from its slots on env_ (ops::prepare_node);
   // kernel == nullptr validates only.

@@ -108,44 +108,68 @@ SlabKernel::SlabKernel(std::vector<Slab> slabs, size_t res_in, pthreadpool_t poo
     pixels_ = bytes / sizeof(float) / mean_channels_;
   }
   size_t bytes = 0;
-  for (const Slab& sl : slabs_) bytes += ops::align_workspace(sl.ex.workspace_bytes());
+  for (const Slab& sl : slabs_) {
+    ws_offsets_.push_back(bytes);
+    bytes += ops::align_workspace(sl.ex.workspace_bytes());
+  }
   ws_ = ops::Workspace(bytes);
 }
 
 void SlabKernel::carve(uint8_t* base) {
-  uint8_t* p = base;
-  for (Slab& sl : slabs_) {
-    sl.ex.set_workspace(p);
-    p += ops::align_workspace(sl.ex.workspace_bytes());
-  }
+  for (size_t i = 0; i < slabs_.size(); ++i) slabs_[i].ex.set_workspace(base + ws_offsets_[i]);
   carved_ = true;
   carved_at_ = base;
+}
+
+size_t SlabKernel::chained_shares() const {
+  const bool one_share_each = threads::pool_threads(pool_) == slabs_.size() && slabs_.size() > 1;
+  return one_share_each && !before_ && mean_channels_ == 0 ? slabs_.size() : 0;
+}
+
+void SlabKernel::share_access(std::span<const void* const> in, std::span<void* const> out, size_t t,
+                              ops::ShareAccess* access) const {
+  const Slab& sl = slabs_[t];
+  const uint8_t* x = static_cast<const uint8_t*>(in[0]);
+  uint8_t* y = static_cast<uint8_t*>(out[0]);
+  access->read(x + sl.in_offset, sl.in_bytes);
+  if (res_in_ != SIZE_MAX) access->read(static_cast<const uint8_t*>(in[res_in_]) + sl.out_offset, sl.out_bytes);
+  access->write(y + sl.out_offset, sl.out_bytes);
+  if (const uint8_t* ws = ws_.current(); ws != nullptr) access->write(ws + ws_offsets_[t], sl.ex.workspace_bytes());
+}
+
+void SlabKernel::run_slab(size_t i) {
+  Slab& sl = slabs_[i];
+  sl.ex.bind(sl.src, x_ + sl.in_offset);
+  sl.ex.bind(sl.dst, y_ + sl.out_offset);
+  if (r_ != nullptr && sl.res != SIZE_MAX) {
+    sl.ex.bind(sl.res, r_ + sl.out_offset);
+  } else if (r_ != nullptr && r_ != y_) {  // oneDNN's `sum` adds onto dst
+    std::memcpy(y_ + sl.out_offset, r_ + sl.out_offset, sl.out_bytes);
+  }
+  sl.ex.execute();
+  if (after_) {
+    after_(y_ + sl.out_offset, sl.out_bytes, mean_channels_ > 0 ? &partial_sums_[i * mean_channels_] : nullptr);
+  }
 }
 
 void SlabKernel::run(std::span<const void* const> in, std::span<void* const> out) {
   if (uint8_t* base = ws_.data(); !carved_ || base != carved_at_) carve(base);  // first run, or the regions moved
   if (before_) before_(in);
-  const uint8_t* x = static_cast<const uint8_t*>(in[0]);
-  const uint8_t* r = res_in_ != SIZE_MAX ? static_cast<const uint8_t*>(in[res_in_]) : nullptr;
-  uint8_t* y = static_cast<uint8_t*>(out[0]);
-  auto body = [&](size_t start, size_t count) {
-    for (size_t i = start; i < start + count; ++i) {
-      Slab& sl = slabs_[i];
-      sl.ex.bind(sl.src, x + sl.in_offset);
-      sl.ex.bind(sl.dst, y + sl.out_offset);
-      if (r != nullptr && sl.res != SIZE_MAX) {
-        sl.ex.bind(sl.res, r + sl.out_offset);
-      } else if (r != nullptr && r != y) {  // oneDNN's `sum` adds onto dst
-        std::memcpy(y + sl.out_offset, r + sl.out_offset, sl.out_bytes);
-      }
-      sl.ex.execute();
-      if (after_) {
-        after_(y + sl.out_offset, sl.out_bytes, mean_channels_ > 0 ? &partial_sums_[i * mean_channels_] : nullptr);
-      }
-    }
-  };
+  x_ = static_cast<const uint8_t*>(in[0]);
+  r_ = res_in_ != SIZE_MAX ? static_cast<const uint8_t*>(in[res_in_]) : nullptr;
+  y_ = static_cast<uint8_t*>(out[0]);
   if (mean_channels_ > 0) std::fill(partial_sums_.begin(), partial_sums_.end(), 0.0f);
-  parallel_tiles(pool_, slabs_.size(), 1, body);
+  if (pool_ == nullptr || slabs_.size() <= 1) {
+    for (size_t i = 0; i < slabs_.size(); ++i) run_slab(i);
+  } else {
+    // The context is the kernel itself, which outlives an unjoined loop.
+    threads::parallelize_1d_tile_1d(
+        pool_,
+        [](void* self, size_t start, size_t count) {
+          for (size_t i = start; i < start + count; ++i) static_cast<SlabKernel*>(self)->run_slab(i);
+        },
+        this, slabs_.size(), 1, 0);
+  }
   if (mean_channels_ > 0) {
     finish_channel_mean(partial_sums_.data(), slabs_.size(), mean_channels_, pixels_, static_cast<float*>(out[1]));
   }

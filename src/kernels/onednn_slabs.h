@@ -85,7 +85,7 @@ class SlabKernel final : public ops::OpKernel {
     // residual: it is oneDNN's `sum` post-op, and its rows are copied into
     // the slab's output before the primitive runs.
     size_t src = 0, dst = 0, res = SIZE_MAX;
-    size_t in_offset = 0, out_offset = 0, out_bytes = 0;  // bytes
+    size_t in_offset = 0, in_bytes = 0, out_offset = 0, out_bytes = 0;  // bytes
   };
   using After = std::function<void(void* out, size_t bytes, float* sums)>;
   // What runs once per run(), on the calling thread, before any slab (the
@@ -100,9 +100,21 @@ class SlabKernel final : public ops::OpKernel {
   size_t workspace_bytes() const override { return ws_.bytes(); }
   void set_workspace(void* memory) override { ws_.bind(memory); }
   void run(std::span<const void* const> in, std::span<void* const> out) override;
+  // Slab t on thread t, with no Before and no channel mean (both need the
+  // calling thread around the loop).
+  size_t chained_shares() const override;
+  void share_access(std::span<const void* const> in, std::span<void* const> out, size_t t,
+                    ops::ShareAccess* access) const override;
 
  private:
   void carve(uint8_t* base);
+  void run_slab(size_t i);
+
+  // What the slabs of the current run() read and write (the loop's context
+  // lives here, not on run()'s stack: ops::OpKernel::chained_shares).
+  const uint8_t* x_ = nullptr;
+  const uint8_t* r_ = nullptr;
+  uint8_t* y_ = nullptr;
 
   std::vector<Slab> slabs_;
   size_t res_in_;
@@ -113,6 +125,7 @@ class SlabKernel final : public ops::OpKernel {
   std::vector<float> partial_sums_;  // [slab][channel], when mean_channels_ > 0
   size_t pixels_ = 0;                // of the whole output
   ops::Workspace ws_;
+  std::vector<size_t> ws_offsets_;  // [slab]: where its scratchpad starts in ws_
   bool carved_ = false;
   uint8_t* carved_at_ = nullptr;
 };

@@ -12,6 +12,7 @@
 // codes are Qnn_DataType_t's numeric values so no translation table is needed.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -270,6 +271,27 @@ struct NodeDesc {
 
 // A prepared node. run() must not allocate on the hot path beyond what prepare
 // decided, and must be safe to call repeatedly.
+// The memory one thread's share of a split run() touches: byte ranges it
+// reads and writes (ops::OpKernel::share_access).
+struct ShareAccess {
+  struct Span {
+    uintptr_t begin = 0, end = 0;  // [begin, end)
+  };
+  static constexpr size_t kMaxSpans = 4;
+  std::array<Span, kMaxSpans> reads{}, writes{};
+  size_t n_reads = 0, n_writes = 0;
+
+  void read(const void* p, size_t bytes) { add(&reads, &n_reads, p, bytes); }
+  void write(const void* p, size_t bytes) { add(&writes, &n_writes, p, bytes); }
+
+ private:
+  static void add(std::array<Span, kMaxSpans>* spans, size_t* n, const void* p, size_t bytes) {
+    if (bytes == 0) return;
+    const uintptr_t b = reinterpret_cast<uintptr_t>(p);
+    (*spans)[(*n)++] = {b, b + bytes};  // a kernel adds at most kMaxSpans of each
+  }
+};
+
 class OpKernel {
  public:
   virtual ~OpKernel() = default;
@@ -297,6 +319,25 @@ class OpKernel {
   // teams. A kernel that splits its work only through the graph's pool
   // (parallel_tiles.h, XNNPACK's pthreadpool calls), or not at all, says no.
   virtual bool uses_openmp_team() const { return false; }
+
+  // Chained shares (threads/team.h UnjoinedShares, htp/share_chain.h): a
+  // kernel whose run() is one split loop over the graph's pool, in one share
+  // per thread, says how many shares (the pool's threads) here and what
+  // share t touches in share_access(); 0 (the default) for any other. Its
+  // promise, which lets the runtime leave the loop unjoined and start the
+  // next step's shares while the others finish theirs:
+  //  - run() reads no input and writes no output on the calling thread
+  //    outside the loop, and makes no other split loop;
+  //  - the loop's context lives in the kernel, not in run()'s frame, and
+  //    stays valid until the next run();
+  //  - share t touches no memory beyond what share_access(in, out, t, ...)
+  //    gives for the same in and out (the kernel's own weights aside: they
+  //    are only read).
+  virtual size_t chained_shares() const { return 0; }
+  virtual void share_access(std::span<const void* const> in, std::span<void* const> out, size_t t,
+                            ShareAccess* access) const {
+    (void)in, (void)out, (void)t, (void)access;
+  }
 };
 
 // A reference kernel followed by node.epilogue (the golden model of a fused

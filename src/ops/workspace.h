@@ -43,6 +43,9 @@ class Workspace {
     }
     return bound_;
   }
+  // What data() would give when memory was bound or data() was asked
+  // before; else null (the kernel's own, not yet made: no other kernel's).
+  const uint8_t* current() const { return bound_; }
 
  private:
   struct Free {

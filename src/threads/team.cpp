@@ -9,6 +9,7 @@
 #include <cstring>
 #include <exception>
 #include <utility>
+#include <vector>
 
 #include "common/cpu_relax.h"
 #include "common/interval_clock.h"
@@ -30,111 +31,150 @@ namespace {
 // would.
 constexpr int64_t kSpinNs = 5'000'000;
 
-// The master writes a job, then moves the epoch word on; each other thread,
-// waiting (ipc::futex_wait_change: a bounded spin, then a futex sleep the
-// publisher wakes only when someone announced it) for the epoch to move past
-// the last one it served, runs its share and counts `done` up; the master
-// runs share 0 and waits for `done` to reach the count of shares handed out
-// before it writes the next job (so no thread can miss an epoch).
+std::atomic<uint64_t> g_unjoined{0};  // unjoined_dispatches()
+
+// The master writes a job into the next slot of a ring, then moves the
+// epoch word on to the job's number; each other thread, waiting
+// (ipc::futex_wait_change: a bounded spin, then a futex sleep the publisher
+// wakes only when someone announced it) for the epoch to move past the last
+// job it ran, runs its share of every job up to the epoch, in order, and
+// after each stores the job's number in its own `done` line. The master runs
+// share 0 and then, for a joined job, waits until every thread's `done`
+// reached the epoch; a job left unjoined (UnjoinedShares) returns after the
+// master's share, and the others run theirs while the master goes on to the
+// next job. A slot is written again only when every thread is done with the
+// job it held (kRing jobs back), so no thread can miss or misread a job.
 //
-// The job shares the epoch's cache line, so a worker gets the signal and
-// what it says in one line transfer, and the loop's own bytes (its grid and
-// task) sit in the team's lines right after it, whose loads do not wait on
-// each other; `done` only ever counts up, so the master's next job is not
-// held behind a store into the line the workers last wrote.
-// bench/team_dispatch_bench.cpp measures a dispatch against a bare
-// ping-pong: 0.9-1.1 us against 0.41-0.47 (1.47 us before; session 24).
+// A job's slot holds its share function and, in the same lines, the loop's
+// own bytes (its grid and task, copied by value), so a worker's loads of
+// them do not wait on each other; each `done` line is written by one thread
+// only, so the master's next job is not held behind a store into a line the
+// workers last wrote. bench/team_dispatch_bench.cpp measures a dispatch
+// against a bare ping-pong (session 24: 0.9-1.1 us against 0.41-0.47).
 struct Team {
-  // The job's line: written by the master before the epoch moves, read by
-  // the workers after.
-  struct alignas(64) Job {
-    ipc::FutexWord epoch;
+  // Jobs a master may be ahead of the slowest thread (unjoined ones).
+  static constexpr uint32_t kRing = 8;
+  struct alignas(64) Slot {
     ShareFn share = nullptr;
-    void* context = nullptr;
     ShareTimes* times = nullptr;  // the master's, when a profiler asks (share_times.h)
+    alignas(16) unsigned char payload[kTeamJobBytes];
+  };
+  struct alignas(64) Done {
+    std::atomic<uint32_t> job{0};
+  };
+
+  // The epoch's line: written by the master, read by the workers.
+  struct alignas(64) Head {
+    ipc::FutexWord epoch;
     size_t threads = 1;
     bool exit = false;
-  } job;
-  // What the share reads: the job's own bytes, copied here by the master
-  // (team_dispatch.h run_on_team); job.context points here.
-  alignas(64) unsigned char payload[kTeamJobBytes];
-  // The workers' line: each counts one share done; the first exception a
-  // share threw (a worker's) waits here for the master.
-  alignas(64) std::atomic<uint64_t> done{0};
-  std::atomic<bool> failed{false};
+  } head;
+  Slot slots[kRing];
+  std::vector<Done> done;  // [thread]; 0 unused
+  // The first exception a worker's share threw waits here for the master's
+  // next join.
+  alignas(64) std::atomic<bool> failed{false};
   std::exception_ptr error;
-  // The master's own: what it published and how many shares it handed out.
+  // The master's own: the last job it published.
   alignas(64) uint32_t epochs = 0;
-  uint64_t handed_out = 0;
 
-  void publish() { ipc::futex_publish(job.epoch, ++epochs); }
+  explicit Team(size_t max_threads) : done(max_threads) {}
 
-  void run_share(size_t t) {
+  void run_share(const Slot& slot, size_t t) {
     try {
-      job.share(job.context, t, job.threads);
+      slot.share(const_cast<unsigned char*>(slot.payload), t, head.threads);
     } catch (...) {
       if (!failed.exchange(true)) error = std::current_exception();
     }
   }
   // run_share, its wall time added to thread t's slot; returns when it ended.
-  uint64_t run_timed_share(size_t t) {
+  uint64_t run_timed_share(const Slot& slot, size_t t) {
     const uint64_t start = interval_ticks();
-    run_share(t);
+    run_share(slot, t);
     const uint64_t end = interval_ticks();
-    if (t < kMaxTimedThreads) job.times->busy[t].ticks += end - start;
+    if (t < kMaxTimedThreads) slot.times->busy[t].ticks += end - start;
     return end;
   }
 
-  // The master: every thread runs share(context, t, threads); returns when all did.
-  void dispatch(ShareFn fn, const void* bytes, size_t size) {
-    std::memcpy(payload, bytes, size);
-    job.share = fn;
-    job.context = payload;
-    job.times = installed_share_times();
-    handed_out += job.threads - 1;
-    publish();
-    uint64_t own_end = 0;
-    if (job.times != nullptr) {
-      own_end = run_timed_share(0);
-    } else {
-      run_share(0);
+  // Spins until every worker finished job `job` (and so every one before it).
+  void wait_done(uint32_t job) {
+    for (size_t t = 1; t < head.threads; ++t) {
+      for (uint32_t i = 1; static_cast<int32_t>(done[t].job.load(std::memory_order_acquire) - job) < 0; ++i) {
+        cpu_relax();
+        if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
+      }
     }
-    for (uint32_t i = 1; done.load(std::memory_order_acquire) != handed_out; ++i) {
-      cpu_relax();
-      if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
-    }
-    // The workers' slots were written before their `done` increments,
-    // which the load above acquired.
-    if (job.times != nullptr) job.times->caller_wait_ticks += interval_ticks() - own_end;
+  }
+
+  // Every job published so far done; what a worker's share threw, thrown.
+  void join() {
+    wait_done(epochs);
     if (failed.load(std::memory_order_acquire)) {
       failed.store(false, std::memory_order_relaxed);
       std::rethrow_exception(std::exchange(error, nullptr));
     }
   }
 
+  // The master: every thread runs share(context, t, threads); returns when
+  // all did, or (unjoined) when the master's own share did.
+  void dispatch(ShareFn fn, const void* bytes, size_t size, bool joined) {
+    const uint32_t e = epochs + 1;
+    if (e > kRing) wait_done(e - kRing);  // the slot's last job is done everywhere
+    Slot& slot = slots[e % kRing];
+    std::memcpy(slot.payload, bytes, size);
+    slot.share = fn;
+    slot.times = installed_share_times();
+    epochs = e;
+    ipc::futex_publish(head.epoch, e);
+    uint64_t own_end = 0;
+    if (slot.times != nullptr) {
+      own_end = run_timed_share(slot, 0);
+    } else {
+      run_share(slot, 0);
+    }
+    if (!joined) {
+      g_unjoined.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    join();
+    // The workers' slots were written before their `done` stores, which
+    // join() acquired.
+    if (slot.times != nullptr) slot.times->caller_wait_ticks += interval_ticks() - own_end;
+  }
+
   // Thread t (> 0) until the master says exit.
   void serve(size_t t) {
     const int64_t spin_ns = omp_get_num_procs() > 1 ? kSpinNs : 0;
     for (uint32_t seen = 0;;) {
-      const uint32_t e = ipc::futex_wait_change(job.epoch, seen, spin_ns, 0);
-      seen = e;
-      if (job.exit) return;
-      if (job.times != nullptr) {
-        run_timed_share(t);
-      } else {
-        run_share(t);
+      const uint32_t e = ipc::futex_wait_change(head.epoch, seen, spin_ns, 0);
+      if (head.exit) return;  // published after a join: no job is pending
+      for (; seen != e;) {
+        const Slot& slot = slots[++seen % kRing];
+        if (slot.times != nullptr) {
+          run_timed_share(slot, t);
+        } else {
+          run_share(slot, t);
+        }
+        done[t].job.store(seen, std::memory_order_release);
       }
-      done.fetch_add(1, std::memory_order_release);
     }
   }
 
-  void finish() {
-    job.exit = true;
-    publish();
+  // Joins what is left unjoined (an exception from it goes to `*error` when
+  // that is empty), then lets the workers go.
+  void finish(std::exception_ptr* first_error) {
+    try {
+      join();
+    } catch (...) {
+      if (!*first_error) *first_error = std::current_exception();
+    }
+    head.exit = true;
+    ipc::futex_publish(head.epoch, epochs + 1);
   }
 };
 
 thread_local Team* tl_team = nullptr;
+thread_local bool tl_leave_unjoined = false;
 
 }  // namespace
 
@@ -152,28 +192,48 @@ void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context) {
     body(context);
     return;
   }
-  Team team;
+  Team team(want);
   std::exception_ptr error;
 #pragma omp parallel num_threads(static_cast<int>(want))
   {
     const size_t t = static_cast<size_t>(omp_get_thread_num());
     if (t == 0) {
-      team.job.threads = static_cast<size_t>(omp_get_num_threads());  // OpenMP may give fewer than asked
+      team.head.threads = static_cast<size_t>(omp_get_num_threads());  // OpenMP may give fewer than asked
       // The others read `threads` only after the first epoch, which this
       // thread publishes after writing it.
-      tl_team = team.job.threads > 1 ? &team : nullptr;
+      tl_team = team.head.threads > 1 ? &team : nullptr;
       try {
         body(context);
       } catch (...) {
         error = std::current_exception();
       }
       tl_team = nullptr;
-      team.finish();
+      tl_leave_unjoined = false;
+      team.finish(&error);
     } else {
       team.serve(t);
     }
   }
   if (error) std::rethrow_exception(error);
+}
+
+size_t team_threads() { return tl_team != nullptr ? tl_team->head.threads : 0; }
+
+UnjoinedShares::UnjoinedShares() : active_(tl_team != nullptr) { tl_leave_unjoined = active_; }
+UnjoinedShares::~UnjoinedShares() {
+  if (active_) tl_leave_unjoined = false;
+}
+
+void join_team() {
+  if (tl_team != nullptr) tl_team->join();
+}
+
+uint64_t unjoined_dispatches() { return g_unjoined.load(std::memory_order_relaxed); }
+
+uint32_t team_jobs() { return tl_team != nullptr ? tl_team->epochs : 0; }
+
+void wait_team_job(uint32_t job) {
+  if (tl_team != nullptr) tl_team->wait_done(job);
 }
 
 namespace detail {
@@ -183,7 +243,9 @@ bool run_on_team(ShareFn share, const void* job, size_t bytes) {
   // A job larger than the team's lines runs as the caller's own region
   // (the one caller static_asserts that its job fits).
   if (team == nullptr || bytes > kTeamJobBytes) return false;
-  team->dispatch(share, job, bytes);
+  // Only the first loop under an UnjoinedShares is left unjoined.
+  const bool joined = !std::exchange(tl_leave_unjoined, false);
+  team->dispatch(share, job, bytes, joined);
   return true;
 }
 

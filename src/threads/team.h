@@ -29,6 +29,7 @@
 #include <pthreadpool.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 namespace openhtp::threads {
@@ -48,5 +49,50 @@ void run_with_team(pthreadpool_t pool, Body& body) {
 
 // Whether teams are on for this process (OPENHTP_THREAD_TEAMS, read once).
 bool teams_enabled();
+
+// The calling thread's team's size when it leads one, else 0.
+size_t team_threads();
+
+// Unjoined shares: while one lives on a team's master, the first parallelize
+// call it makes returns once the master's own share ran, without waiting for
+// the other threads' shares; each of them runs its share after the shares it
+// was given before and before the ones it is given after, on the same
+// thread t as always. The next joined call, join_team(), or the team's end
+// waits for all of them (and throws what one of them threw).
+//
+// Why: a graph's steps whose shares line up (thread t of the next step reads
+// only what thread t of the ones before wrote, and writes nothing another
+// thread's pending share touches: htp/share_chain.h decides) need no barrier
+// between them, and a barrier costs a handoff and every share's wait for the
+// slowest one (docs/performance.md, "Session 25").
+//
+// The caller's promise: until the join, nothing on the calling thread reads
+// what the loop writes or writes what it reads, and the loop's task and
+// context stay valid (they are not on a stack frame that returns).
+// Elsewhere (no team) it does nothing.
+class UnjoinedShares {
+ public:
+  UnjoinedShares();
+  ~UnjoinedShares();
+  UnjoinedShares(const UnjoinedShares&) = delete;
+  UnjoinedShares& operator=(const UnjoinedShares&) = delete;
+
+ private:
+  bool active_;
+};
+
+// Waits for every share the calling thread's team was handed; rethrows what
+// one threw. Nothing outside a team.
+void join_team();
+
+// How many loops the calling thread's team was handed so far (0 outside a
+// team), and a wait until every thread ended its share of loop `job` (a
+// number team_jobs() gave in the same team) and of the loops before it.
+uint32_t team_jobs();
+void wait_team_job(uint32_t job);
+
+// How many loops any team in this process left unjoined so far (it only
+// grows): a test's way to see that steps chained.
+uint64_t unjoined_dispatches();
 
 }  // namespace openhtp::threads

@@ -12,13 +12,16 @@
 #include <omp.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "htp/prepared_graph.h"
+#include "htp/share_chain.h"
 #include "kernels/fast_paths.h"
+#include "threads/team.h"
 
 namespace openhtp {
 namespace {
@@ -70,6 +73,35 @@ struct Graph {
                        {u32_tensor("stride", {stride, stride}), u32_tensor("pad_amount", {1, 1, 1, 1})},
                        {in, w, b},
                        {out}});
+    return out;
+  }
+  // 1x1 convolution of `in` [1,h,h,cin] to cout channels, then a Relu
+  // (fused into it) when `relu`.
+  uint32_t pointwise(const std::string& name, uint32_t in, uint32_t h, uint32_t cin, uint32_t cout, bool relu_after,
+                     uint32_t out_type = tt::kNative) {
+    const uint32_t w = tensor(tt::kStatic, {1, 1, cin, cout}, true);
+    const uint32_t b = tensor(tt::kStatic, {cout}, true);
+    const uint32_t out = tensor(relu_after ? tt::kNative : out_type, {1, h, h, cout});
+    g.nodes.push_back({name, "", "Conv2d",
+                       {u32_tensor("stride", {1, 1}), u32_tensor("pad_amount", {0, 0, 0, 0})},
+                       {in, w, b},
+                       {out}});
+    return relu_after ? relu(name + "_relu", out, {1, h, h, cout}, out_type) : out;
+  }
+  // 3x3 depthwise convolution, pad 1, stride 1, then a Relu.
+  uint32_t depthwise(const std::string& name, uint32_t in, uint32_t h, uint32_t c) {
+    const uint32_t w = tensor(tt::kStatic, {3, 3, 1, c}, true);
+    const uint32_t b = tensor(tt::kStatic, {c}, true);
+    const uint32_t out = tensor(tt::kNative, {1, h, h, c});
+    g.nodes.push_back({name, "", "DepthWiseConv2d",
+                       {u32_tensor("stride", {1, 1}), u32_tensor("pad_amount", {1, 1, 1, 1})},
+                       {in, w, b},
+                       {out}});
+    return relu(name + "_relu", out, {1, h, h, c});
+  }
+  uint32_t add(const std::string& name, uint32_t a, uint32_t b, std::vector<uint32_t> dims) {
+    const uint32_t out = tensor(tt::kNative, std::move(dims));
+    g.nodes.push_back({name, "", "ElementWiseAdd", {}, {a, b}, {out}});
     return out;
   }
   uint32_t relu(const std::string& name, uint32_t in, std::vector<uint32_t> dims, uint32_t out_type = tt::kNative) {
@@ -252,6 +284,68 @@ TEST(ThreadTeamGraph, NodeProfilesTimeEachThreadsPart) {
 
 // Where fewer than two steps of a stretch split (small tensors stay on the
 // calling thread), no team is started: the graph pays for no region.
+// Three executes (the first learns which steps split), unprofiled: chained
+// steps (htp/share_chain.h) run only then; the last one's output.
+std::vector<float> run_unprofiled(const htp::GraphSpec& spec, size_t threads) {
+  htp::PlanOptions opt;
+  opt.fast_paths = kernels::fast_paths();
+  htp::GraphSpec s = spec;
+  s.num_hvx_threads = static_cast<uint32_t>(threads);
+  htp::GraphError err;
+  std::string message;
+  auto g = htp::PreparedGraph::create(std::move(s), opt, &err, &message);
+  EXPECT_TRUE(g) << message;
+  if (!g) return {};
+  const htp::TensorSpec* in = g->spec().find_tensor(g->input_ids()[0]);
+  std::vector<float> x(in->num_bytes() / 4);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  for (float& v : x) v = d(rng);
+  std::vector<float> out(g->spec().find_tensor(g->output_ids()[0])->num_bytes() / 4);
+  const htp::TensorBinding ins[] = {{in->id, x.data(), x.size() * 4}};
+  const htp::TensorBinding outs[] = {{g->output_ids()[0], out.data(), out.size() * 4}};
+  std::vector<uint8_t> vtcm(8 << 20), spill(64 << 20);
+  const htp::MemoryRegions regions{vtcm.data(), vtcm.size(), spill.data(), spill.size()};
+  for (int i = 0; i < 3; ++i) {
+    std::fill(out.begin(), out.end(), std::nanf(""));
+    EXPECT_EQ(g->execute_serialized(ins, outs, regions, &message, nullptr), htp::GraphError::kNone) << message;
+  }
+  return out;
+}
+
+// Two inverted-residual blocks as MobileNetV2 runs them (expand 1x1 + Relu,
+// depthwise 3x3 + Relu, project 1x1 + the residual Add): on two threads the
+// convolutions run in slabs, and the depthwise -> project -> next expand
+// steps chain (htp/share_chain.h) with no barrier between them. Whatever
+// the threads' timing, the outputs are those of one thread.
+TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
+  Graph m;
+  constexpr uint32_t h = 24, c = 8, e = 48;
+  const uint32_t x = m.tensor(tt::kAppWrite, {1, h, h, c});
+  uint32_t t = x;
+  for (int b = 0; b < 2; ++b) {
+    const std::string p = "b" + std::to_string(b) + "_";
+    uint32_t u = m.pointwise(p + "expand", t, h, c, e, true);
+    u = m.depthwise(p + "dw", u, h, e);
+    u = m.pointwise(p + "project", u, h, e, c, false);
+    t = m.add(p + "add", u, t, {1, h, h, c});
+  }
+  m.pointwise("head", t, h, c, e, true, tt::kAppRead);
+  const std::vector<float> one = run_unprofiled(m.g, 1);
+  const uint64_t before = threads::unjoined_dispatches();
+  std::vector<float> two;
+  for (int round = 0; round < 8 && !HasFailure(); ++round) {
+    two = run_unprofiled(m.g, 2);
+    ASSERT_EQ(two.size(), one.size());
+    for (size_t i = 0; i < one.size(); ++i) {
+      ASSERT_NEAR(two[i], one[i], 1e-4f * (1.0f + std::fabs(one[i]))) << "round " << round << ", element " << i;
+    }
+  }
+  if (omp_get_num_procs() > 1 && threads::teams_enabled() && htp::share_chains_enabled()) {
+    EXPECT_GE(threads::unjoined_dispatches() - before, 8u * 2 * 2) << "two links a block chained, every execute";
+  }
+}
+
 TEST(ThreadTeamGraph, StepsThatDoNotSplitStartNoTeam) {
   Graph m;
   const uint32_t x = m.tensor(tt::kAppWrite, {1, 8, 8, 4});

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <numeric>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -399,6 +401,106 @@ TEST(ThreadTeam, NoTeamInsideATeamOrARegion) {
     openhtp::threads::run_with_team(pool, inner);
   }
   EXPECT_EQ(inner_tiles, 18u);
+  destroy_pool(pool);
+}
+
+// Unjoined shares (team.h UnjoinedShares): a loop left unjoined returns
+// once the master's share ran, while the others still run theirs; each
+// thread runs its shares in the order the loops were handed out, on the
+// same thread number; a joined loop, join_team() or the team's end waits for
+// them all. 20 loops outrun the team's ring of jobs (team.cpp kRing 8), so
+// the master must also wait for slots to come free.
+struct OrderCtx {
+  int loop = 0;
+  std::vector<std::vector<int>>* seen;  // [share]: the loops it ran, in order
+};
+TEST(ThreadTeam, UnjoinedLoopsRunInOrderOnEachThread) {
+  for (size_t threads : {2, 3}) {
+    pthreadpool_t pool = create_pool(threads);
+    std::vector<std::vector<int>> seen(threads);
+    std::vector<OrderCtx> ctx(20);
+    const uint64_t unjoined_before = openhtp::threads::unjoined_dispatches();
+    auto body = [&] {
+      for (int loop = 0; loop < 20; ++loop) {
+        ctx[loop] = {loop, &seen};  // its own context: it outlives the call
+        std::optional<openhtp::threads::UnjoinedShares> unjoined;
+        if (loop % 5 != 4) unjoined.emplace();  // loops 4, 9, 14, 19 join
+        pthreadpool_parallelize_1d(
+            pool,
+            [](void* p, size_t i) {
+              auto* c = static_cast<OrderCtx*>(p);
+              (*c->seen)[i].push_back(c->loop);  // share i only: thread i only
+            },
+            &ctx[loop], threads, 0);
+      }
+    };
+    openhtp::threads::run_with_team(pool, body);
+    std::vector<int> all(20);
+    std::iota(all.begin(), all.end(), 0);
+    for (size_t t = 0; t < threads; ++t) EXPECT_EQ(seen[t], all) << "share " << t << " of " << threads;
+    EXPECT_EQ(openhtp::threads::unjoined_dispatches() - unjoined_before, 16u);
+    destroy_pool(pool);
+  }
+}
+
+// An unjoined loop really returns before the other thread's share ends: the
+// worker's share waits (up to 5 s) for a flag the master sets only after
+// the call returned. Joined, the call could only return after the wait
+// timed out.
+TEST(ThreadTeam, AnUnjoinedLoopReturnsBeforeTheOtherShare) {
+  pthreadpool_t pool = create_pool(2);
+  struct Ctx {
+    std::atomic<bool> go{false};
+    std::atomic<bool> saw_go{false};
+  } ctx;
+  auto body = [&] {
+    {
+      const openhtp::threads::UnjoinedShares unjoined;
+      pthreadpool_parallelize_1d(
+          pool,
+          [](void* p, size_t i) {
+            auto* c = static_cast<Ctx*>(p);
+            if (i == 0) return;
+            const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+            while (!c->go.load() && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+            c->saw_go.store(c->go.load());
+          },
+          &ctx, 2, 0);
+    }
+    ctx.go.store(true);
+    openhtp::threads::join_team();
+  };
+  openhtp::threads::run_with_team(pool, body);
+  EXPECT_TRUE(ctx.saw_go.load());
+  destroy_pool(pool);
+}
+
+// What an unjoined share throws reaches the master at the next join (here
+// the next, joined, loop), and the team goes on working after it.
+TEST(ThreadTeam, AnUnjoinedShareThrowsAtTheNextJoin) {
+  pthreadpool_t pool = create_pool(2);
+  bool caught = false;
+  std::vector<int> after;
+  auto body = [&] {
+    {
+      const openhtp::threads::UnjoinedShares unjoined;
+      pthreadpool_parallelize_1d(
+          pool,
+          [](void*, size_t i) {
+            if (i == 1) throw std::logic_error("unjoined share");
+          },
+          nullptr, 2, 0);
+    }
+    try {
+      owners(pool, 2);
+    } catch (const std::logic_error&) {
+      caught = true;
+    }
+    after = owners(pool, 2);
+  };
+  openhtp::threads::run_with_team(pool, body);
+  EXPECT_TRUE(caught);
+  EXPECT_EQ(after, (std::vector<int>{0, 1}));
   destroy_pool(pool);
 }
 
