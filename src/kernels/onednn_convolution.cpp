@@ -100,6 +100,7 @@ bool prepare_slabs(const ops::NodeDesc& node, const ConvGeometry& g, std::unique
     if (has_residual(node)) sl.res = sl.ex.add_bound(residual_arg(), dst);
     sl.in_offset = r.in_pixel * g.Cin * sizeof(float);
     sl.in_bytes = size_t{r.g.H} * r.g.W * g.Cin * sizeof(float);
+    sl.in_row_bytes = r.g.H > 1 ? size_t{r.g.W} * g.Cin * sizeof(float) : 0;
     sl.out_offset = r.out_pixel * g.Cout * sizeof(float);
     sl.out_bytes = size_t{r.g.Ho} * r.g.Wo * g.Cout * sizeof(float);
     slabs.push_back(std::move(sl));

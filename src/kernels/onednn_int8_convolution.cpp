@@ -148,6 +148,7 @@ bool prepare_int8(const ops::NodeDesc& node, const ConvGeometry& g, std::unique_
       SlabKernel::Slab sl{std::move(*ex), src_slot, dst_slot};  // a residual: `sum`, res unbound
       sl.in_offset = r.in_pixel * g.Cin;  // 8-bit: elements are bytes
       sl.in_bytes = size_t{r.g.H} * r.g.W * g.Cin;
+      sl.in_row_bytes = r.g.H > 1 ? size_t{r.g.W} * g.Cin : 0;
       sl.out_offset = r.out_pixel * g.Cout;
       sl.out_bytes = size_t{r.g.Ho} * r.g.Wo * g.Cout;
       slabs.push_back(std::move(sl));

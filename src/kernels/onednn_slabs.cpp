@@ -137,8 +137,25 @@ void SlabKernel::share_access(std::span<const void* const> in, std::span<void* c
   if (const uint8_t* ws = ws_.current(); ws != nullptr) access->write(ws + ws_offsets_[t], sl.ex.workspace_bytes());
 }
 
+namespace {
+void prefetch_bytes(const uint8_t* p, size_t bytes) {
+  for (size_t o = 0; o < bytes; o += 64) __builtin_prefetch(p + o, 0, 3);
+}
+}  // namespace
+
 void SlabKernel::run_slab(size_t i) {
   Slab& sl = slabs_[i];
+  // A row slab's edge rows were written by the neighbouring slabs' threads
+  // (their producer split the map the same way), so they come from the other
+  // core's cache, at ~600 ns a line round trip on this project's VMs. Asked
+  // for all at once before the primitive starts, their transfers overlap:
+  // the bottom slab of a 7x7x960 uint8 depthwise took 6.9 us with its own
+  // rows, 8.3 with a halo row from the other core, 7.1 prefetched; in
+  // MobileNetV2 at two threads, -2 % (docs/performance.md, "Session 25").
+  if (sl.in_row_bytes > 0) {
+    if (i > 0) prefetch_bytes(x_ + sl.in_offset, sl.in_row_bytes);
+    if (i + 1 < slabs_.size()) prefetch_bytes(x_ + sl.in_offset + sl.in_bytes - sl.in_row_bytes, sl.in_row_bytes);
+  }
   sl.ex.bind(sl.src, x_ + sl.in_offset);
   sl.ex.bind(sl.dst, y_ + sl.out_offset);
   if (r_ != nullptr && sl.res != SIZE_MAX) {

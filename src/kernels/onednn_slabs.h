@@ -86,6 +86,9 @@ class SlabKernel final : public ops::OpKernel {
     // the slab's output before the primitive runs.
     size_t src = 0, dst = 0, res = SIZE_MAX;
     size_t in_offset = 0, in_bytes = 0, out_offset = 0, out_bytes = 0;  // bytes
+    // A row slab's input row (0 for a pointwise slab): its first and last
+    // input rows are the ones the neighbouring slabs' producers wrote.
+    size_t in_row_bytes = 0;
   };
   using After = std::function<void(void* out, size_t bytes, float* sums)>;
   // What runs once per run(), on the calling thread, before any slab (the
