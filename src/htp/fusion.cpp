@@ -1,12 +1,13 @@
 #include "htp/fusion.h"
 
-#include <cmath>
-#include <cstdlib>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <string_view>
 #include <unordered_map>
+
+#include "common/env_switch.h"
 
 namespace openhtp::htp {
 namespace {
@@ -570,10 +571,7 @@ std::string add_layer_norm_type(const GraphSpec& spec, const AddLayerNorm& f) {
 }
 
 bool fusion_enabled_by_env() {
-  static const bool on = [] {
-    const char* v = std::getenv("OPENHTP_FUSION");
-    return v == nullptr || std::strcmp(v, "off") != 0;
-  }();
+  static const bool on = env_switch_on("OPENHTP_FUSION");
   return on;
 }
 

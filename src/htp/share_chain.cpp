@@ -1,8 +1,8 @@
 #include "htp/share_chain.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+
+#include "common/env_switch.h"
 
 namespace openhtp::htp {
 namespace {
@@ -14,10 +14,7 @@ bool meets(const ops::ShareAccess::Span& a, std::span<const ops::ShareAccess::Sp
 }  // namespace
 
 bool share_chains_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("OPENHTP_SHARE_CHAINS");
-    return v == nullptr || std::strcmp(v, "off") != 0;
-  }();
+  static const bool on = env_switch_on("OPENHTP_SHARE_CHAINS");
   return on;
 }
 

@@ -5,13 +5,13 @@
 
 #include <atomic>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <utility>
 #include <vector>
 
 #include "common/cpu_relax.h"
+#include "common/env_switch.h"
 #include "common/interval_clock.h"
 #include "ipc/futex_word.h"
 #include "threads/share_times.h"
@@ -179,10 +179,7 @@ thread_local bool tl_leave_unjoined = false;
 }  // namespace
 
 bool teams_enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("OPENHTP_THREAD_TEAMS");
-    return v == nullptr || std::strcmp(v, "off") != 0;
-  }();
+  static const bool on = env_switch_on("OPENHTP_THREAD_TEAMS");
   return on;
 }
 

@@ -152,12 +152,17 @@ struct Recorder final : htp::YieldPoint {
 
 struct GraphRun {
   std::vector<float> out;
+  std::vector<std::vector<float>> earlier;  // the outputs of the executes between the first and the last
   htp::GraphError error = htp::GraphError::kNone;
   std::string message;
   std::vector<htp::PreparedGraph::NodeProfile> profile;
 };
 
-GraphRun run(const htp::GraphSpec& spec, size_t threads, htp::YieldPoint* yp) {
+// `executes` executes (the first learns which steps split: no teams yet);
+// the last is the one looked at, with its yield point and, when `profiled`,
+// per-node profiling (chained steps, htp/share_chain.h, run only without).
+GraphRun run(const htp::GraphSpec& spec, size_t threads, htp::YieldPoint* yp, int executes = 2,
+             bool profiled = true) {
   htp::PlanOptions opt;
   opt.fast_paths = kernels::fast_paths();
   htp::GraphSpec s = spec;
@@ -178,10 +183,13 @@ GraphRun run(const htp::GraphSpec& spec, size_t threads, htp::YieldPoint* yp) {
   const htp::TensorBinding outs[] = {{g->output_ids()[0], r.out.data(), r.out.size() * 4}};
   std::vector<uint8_t> vtcm(8 << 20), spill(64 << 20);
   const htp::MemoryRegions regions{vtcm.data(), vtcm.size(), spill.data(), spill.size()};
-  // The first execute learns which steps split (no teams yet); the second
-  // is the one looked at.
-  EXPECT_EQ(g->execute_serialized(ins, outs, regions, &r.message, nullptr), htp::GraphError::kNone) << r.message;
-  g->set_node_profiling(true);
+  for (int i = 1; i < executes; ++i) {
+    std::fill(r.out.begin(), r.out.end(), std::nanf(""));
+    EXPECT_EQ(g->execute_serialized(ins, outs, regions, &r.message, nullptr), htp::GraphError::kNone) << r.message;
+    if (i > 1) r.earlier.push_back(r.out);  // the executes after the learning one
+  }
+  g->set_node_profiling(profiled);
+  std::fill(r.out.begin(), r.out.end(), std::nanf(""));
   r.error = g->execute_serialized(ins, outs, regions, &r.message, yp);
   r.profile = g->node_profile();
   return r;
@@ -284,35 +292,6 @@ TEST(ThreadTeamGraph, NodeProfilesTimeEachThreadsPart) {
 
 // Where fewer than two steps of a stretch split (small tensors stay on the
 // calling thread), no team is started: the graph pays for no region.
-// Three executes (the first learns which steps split), unprofiled: chained
-// steps (htp/share_chain.h) run only then; the last one's output.
-std::vector<float> run_unprofiled(const htp::GraphSpec& spec, size_t threads) {
-  htp::PlanOptions opt;
-  opt.fast_paths = kernels::fast_paths();
-  htp::GraphSpec s = spec;
-  s.num_hvx_threads = static_cast<uint32_t>(threads);
-  htp::GraphError err;
-  std::string message;
-  auto g = htp::PreparedGraph::create(std::move(s), opt, &err, &message);
-  EXPECT_TRUE(g) << message;
-  if (!g) return {};
-  const htp::TensorSpec* in = g->spec().find_tensor(g->input_ids()[0]);
-  std::vector<float> x(in->num_bytes() / 4);
-  std::mt19937 rng(5);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  for (float& v : x) v = d(rng);
-  std::vector<float> out(g->spec().find_tensor(g->output_ids()[0])->num_bytes() / 4);
-  const htp::TensorBinding ins[] = {{in->id, x.data(), x.size() * 4}};
-  const htp::TensorBinding outs[] = {{g->output_ids()[0], out.data(), out.size() * 4}};
-  std::vector<uint8_t> vtcm(8 << 20), spill(64 << 20);
-  const htp::MemoryRegions regions{vtcm.data(), vtcm.size(), spill.data(), spill.size()};
-  for (int i = 0; i < 3; ++i) {
-    std::fill(out.begin(), out.end(), std::nanf(""));
-    EXPECT_EQ(g->execute_serialized(ins, outs, regions, &message, nullptr), htp::GraphError::kNone) << message;
-  }
-  return out;
-}
-
 // Two inverted-residual blocks as MobileNetV2 runs them (expand 1x1 + Relu,
 // depthwise 3x3 + Relu, project 1x1 + the residual Add): on two threads the
 // convolutions run in slabs, and the depthwise -> project -> next expand
@@ -331,18 +310,23 @@ TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
     t = m.add(p + "add", u, t, {1, h, h, c});
   }
   m.pointwise("head", t, h, c, e, true, tt::kAppRead);
-  const std::vector<float> one = run_unprofiled(m.g, 1);
+  const std::vector<float> one = run(m.g, 1, nullptr, 2, false).out;
   const uint64_t before = threads::unjoined_dispatches();
-  std::vector<float> two;
-  for (int round = 0; round < 8 && !HasFailure(); ++round) {
-    two = run_unprofiled(m.g, 2);
-    ASSERT_EQ(two.size(), one.size());
-    for (size_t i = 0; i < one.size(); ++i) {
-      ASSERT_NEAR(two[i], one[i], 1e-4f * (1.0f + std::fabs(one[i]))) << "round " << round << ", element " << i;
+  for (int round = 0; round < 6 && !HasFailure(); ++round) {
+    GraphRun r = run(m.g, 2, nullptr, 6, false);
+    ASSERT_EQ(r.error, htp::GraphError::kNone) << r.message;
+    r.earlier.push_back(r.out);
+    for (size_t e = 0; e < r.earlier.size(); ++e) {
+      const std::vector<float>& two = r.earlier[e];
+      ASSERT_EQ(two.size(), one.size());
+      for (size_t i = 0; i < one.size(); ++i) {
+        ASSERT_NEAR(two[i], one[i], 1e-4f * (1.0f + std::fabs(one[i])))
+            << "round " << round << ", execute " << e + 2 << ", element " << i;
+      }
     }
   }
   if (omp_get_num_procs() > 1 && threads::teams_enabled() && htp::share_chains_enabled()) {
-    EXPECT_GE(threads::unjoined_dispatches() - before, 8u * 2 * 2) << "two links a block chained, every execute";
+    EXPECT_GE(threads::unjoined_dispatches() - before, 6u * 5 * 2 * 2) << "two links a block chained, every execute";
   }
 }
 
