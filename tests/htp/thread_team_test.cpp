@@ -7,12 +7,14 @@
 // outputs are those of one thread; each op boundary is asked about once, in
 // order, whether it is inside a team or between two; a yield happens outside
 // any region (nothing waits on a core while the graph is paused); a stop at
-// a boundary inside a team ends the execute there.
+// a boundary inside a team ends the execute there; steps whose shares line
+// up (htp/share_chain.h) run with no barrier between them and still give one
+// thread's outputs.
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
