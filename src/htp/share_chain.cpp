@@ -40,7 +40,8 @@ bool ShareChain::conflict(std::span<const ops::ShareAccess> later, std::span<con
 ShareChain::Start ShareChain::add(std::span<const ops::ShareAccess> shares) {
   const size_t number = added_++;
   Start start;
-  if (shares.size() != threads_ || threads_ < 2) {
+  const bool known = std::none_of(shares.begin(), shares.end(), [](const auto& a) { return a.overflowed; });
+  if (shares.size() != threads_ || threads_ < 2 || !known) {
     pending_.clear();
     return start;
   }

@@ -49,8 +49,9 @@ class ShareChain {
     size_t wait_for = SIZE_MAX;  // chained: the step whose shares must all have ended first; SIZE_MAX: none
   };
   // A step whose shares touch `shares` (one per thread) comes next (steps
-  // are numbered from 0 in the order added). An empty `shares` is a step
-  // that does not chain: not chained, and the chain is empty after it.
+  // are numbered from 0 in the order added). An empty `shares`, or one
+  // whose spans overflowed, is a step that does not chain: not chained, and
+  // the chain is empty after it.
   Start add(std::span<const ops::ShareAccess> shares);
 
  private:

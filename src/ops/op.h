@@ -269,8 +269,6 @@ struct NodeDesc {
   const Param* find_param(std::string_view param_name) const;
 };
 
-// A prepared node. run() must not allocate on the hot path beyond what prepare
-// decided, and must be safe to call repeatedly.
 // The memory one thread's share of a split run() touches: byte ranges it
 // reads and writes (ops::OpKernel::share_access).
 struct ShareAccess {
@@ -280,18 +278,27 @@ struct ShareAccess {
   static constexpr size_t kMaxSpans = 4;
   std::array<Span, kMaxSpans> reads{}, writes{};
   size_t n_reads = 0, n_writes = 0;
+  // More spans were given than fit: what the share touches is not known,
+  // and the step does not chain (htp/share_chain.h).
+  bool overflowed = false;
 
   void read(const void* p, size_t bytes) { add(&reads, &n_reads, p, bytes); }
   void write(const void* p, size_t bytes) { add(&writes, &n_writes, p, bytes); }
 
  private:
-  static void add(std::array<Span, kMaxSpans>* spans, size_t* n, const void* p, size_t bytes) {
+  void add(std::array<Span, kMaxSpans>* spans, size_t* n, const void* p, size_t bytes) {
     if (bytes == 0) return;
+    if (*n == kMaxSpans) {
+      overflowed = true;
+      return;
+    }
     const uintptr_t b = reinterpret_cast<uintptr_t>(p);
-    (*spans)[(*n)++] = {b, b + bytes};  // a kernel adds at most kMaxSpans of each
+    (*spans)[(*n)++] = {b, b + bytes};
   }
 };
 
+// A prepared node. run() must not allocate on the hot path beyond what prepare
+// decided, and must be safe to call repeatedly.
 class OpKernel {
  public:
   virtual ~OpKernel() = default;

@@ -17,7 +17,8 @@ namespace detail {
 // When the calling thread leads a team (run_with_team), copies `job` (bytes
 // <= kTeamJobBytes, trivially copyable: no pointer into it may be kept) into
 // the team's own job lines, runs share(copy, t, threads) on every thread of
-// the team, returns once all ran (rethrowing what a share threw), and says
+// the team, returns once all ran (rethrowing what a share threw) — or, under
+// an UnjoinedShares (team.h), once the caller's own share ran — and says
 // true; else (or when the job is larger than kTeamJobBytes) does nothing
 // and says false.
 //

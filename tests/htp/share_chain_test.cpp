@@ -90,6 +90,18 @@ TEST(ShareChain, AStepThatDoesNotChainEmptiesTheChain) {
   EXPECT_EQ(s.wait_for, SIZE_MAX);
 }
 
+// A share that gave more spans than ShareAccess holds is not known: its step
+// does not chain, and the chain starts again after it.
+TEST(ShareChain, AShareWhoseSpansOverflowedDoesNotChain) {
+  ShareChain chain(2);
+  chain.add(step({{{A, A + H}}, {{B, B + H}}}, {{{A + H, A + 2 * H}}, {{B + H, B + 2 * H}}}));
+  std::vector<ops::ShareAccess> many = step({{{B, B + H}}, {{C, C + H}}}, {{{B + H, B + 2 * H}}, {{C + H, C + 2 * H}}});
+  for (size_t i = 0; i < ops::ShareAccess::kMaxSpans; ++i) many[1].read(reinterpret_cast<const void*>(C + 10 * i), 10);
+  EXPECT_TRUE(many[1].overflowed);
+  EXPECT_FALSE(chain.add(many).chained);
+  EXPECT_FALSE(chain.add(step({{{C, C + H}}, {}}, {{{C + H, C + 2 * H}}, {}})).chained) << "after it, a barrier";
+}
+
 TEST(ShareChain, ThreeThreadsCheckEveryOtherThread) {
   ShareChain chain(3);
   std::vector<ops::ShareAccess> w(3), r(3);
