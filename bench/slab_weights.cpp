@@ -8,8 +8,8 @@
 // read them twice, once on each core. This program takes the graph out of
 // it: the int8 1x1 convolutions the kernels build for those layers
 // (kernels/onednn_int8_convolution.cpp: u8 in, s8 weights, per-channel
-// scales, a clip, a one-row image per slab), each slab on its own pinned
-// CPU, alone and both at once, with the weights
+// scales, a clip, a one-row image per slab; the source zero point left out),
+// each slab on its own pinned CPU (the first two this process may use), alone and both at once, with the weights
 //   hot   as the previous call left them,
 //   L3    pushed out of L2 (the thread touches 4 MiB between calls),
 //   DRAM  pushed out of the last-level cache too (48 MiB).
@@ -30,6 +30,8 @@
 #include <cstdlib>
 #include <thread>
 #include <vector>
+
+#include "affinity.h"
 
 namespace {
 
@@ -119,6 +121,11 @@ double time_slab(Slab& slab, int cpu, size_t evict_bytes, int calls, std::atomic
 
 int main(int argc, char** argv) {
   const int calls = argc > 1 ? std::max(10, std::atoi(argv[1])) : 300;
+  const int cpu0 = bench::allowed_cpu(0), cpu1 = bench::allowed_cpu(1);
+  if (cpu0 < 0 || cpu1 < 0) {
+    std::printf("bench_slab_weights skipped: it needs two CPUs to pin its slabs to\n");
+    return 0;
+  }
   omp_set_num_threads(1);  // one-thread primitives, as the slab kernels plan them
   struct Layer {
     int cin, cout;
@@ -126,6 +133,7 @@ int main(int argc, char** argv) {
   const Layer layers[] = {{160, 960}, {960, 160}, {320, 1280}};
   constexpr int kPixels = 49, kHalf = 24;  // a 7x7 map, split 24 + 25 (onednn_slabs.h)
   std::printf("7x7 int8 pointwise convolutions: us a call, medians of 7 rounds of %d calls\n", calls);
+  std::printf("  slab 0 on CPU %d, slab 1 on CPU %d; the whole on CPU %d\n", cpu0, cpu1, cpu0);
   std::printf("  %-10s %-6s %8s %10s %10s %14s %14s\n", "layer", "wts", "whole", "slab 0", "slab 1", "both: slab 0",
               "both: slab 1");
   for (const Layer& l : layers) {
@@ -137,13 +145,13 @@ int main(int argc, char** argv) {
                 dst.data() + size_t{kHalf} * l.cout);
     for (const Eviction& e : kEvictions) {
       std::atomic<int> go{1};
-      const double w = time_slab(whole, 0, e.bytes, calls, &go);
-      const double s0 = time_slab(first, 0, e.bytes, calls, &go);
-      const double s1 = time_slab(second, 1, e.bytes, calls, &go);
+      const double w = time_slab(whole, cpu0, e.bytes, calls, &go);
+      const double s0 = time_slab(first, cpu0, e.bytes, calls, &go);
+      const double s1 = time_slab(second, cpu1, e.bytes, calls, &go);
       double b0 = 0, b1 = 0;
       std::atomic<int> both{0};
-      std::thread a([&] { b0 = time_slab(first, 0, e.bytes, calls, &both); });
-      std::thread b([&] { b1 = time_slab(second, 1, e.bytes, calls, &both); });
+      std::thread a([&] { b0 = time_slab(first, cpu0, e.bytes, calls, &both); });
+      std::thread b([&] { b1 = time_slab(second, cpu1, e.bytes, calls, &both); });
       both.store(1, std::memory_order_release);
       a.join();
       b.join();
