@@ -292,8 +292,6 @@ TEST(ThreadTeamGraph, NodeProfilesTimeEachThreadsPart) {
   EXPECT_EQ(two.profile[2].name.rfind("conv_a", 0), 0u) << two.profile[2].name;
 }
 
-// Where fewer than two steps of a stretch split (small tensors stay on the
-// calling thread), no team is started: the graph pays for no region.
 // Two inverted-residual blocks as MobileNetV2 runs them (expand 1x1 + Relu,
 // depthwise 3x3 + Relu, project 1x1 + the residual Add): on two threads the
 // convolutions run in slabs, and the depthwise -> project -> next expand
@@ -332,6 +330,8 @@ TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
   }
 }
 
+// Where fewer than two steps of a stretch split (small tensors stay on the
+// calling thread), no team is started: the graph pays for no region.
 TEST(ThreadTeamGraph, StepsThatDoNotSplitStartNoTeam) {
   Graph m;
   const uint32_t x = m.tensor(tt::kAppWrite, {1, 8, 8, 4});
