@@ -19,8 +19,6 @@
 //   bench_slab_weights [calls per round]   (default 300; 7 rounds, medians)
 #include <dnnl.hpp>
 #include <omp.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include <algorithm>
 #include <atomic>
@@ -76,13 +74,6 @@ struct Slab {
   }
 };
 
-void pin(int cpu) {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
 // Bytes a thread touches between calls (its own, so the two threads do not
 // share lines): 0, past L2, past the last-level cache.
 struct Eviction {
@@ -95,7 +86,7 @@ std::atomic<uint64_t> g_sink{0};
 
 // Median over 7 rounds of the mean time of one call, us.
 double time_slab(Slab& slab, int cpu, size_t evict_bytes, int calls, std::atomic<int>* start) {
-  pin(cpu);
+  const bench::ScopedPin pinned({0}, cpu);  // the calling thread, for this measurement
   dnnl::stream stream(engine());
   std::vector<uint8_t> junk(evict_bytes + 64, 1);
   while (start->load(std::memory_order_acquire) == 0) {
