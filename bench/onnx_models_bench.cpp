@@ -35,12 +35,12 @@
 // retrieved graph before its first execute; if the backend refuses it, the row
 // says at how many threads the graph really ran.
 //
-// Timing: after the warm-up, the engines take turns (run r of every engine,
-// then run r+1, ...), so a burst of load from other processes on this shared
-// machine hits all of them alike; a turn is a pause, untimed runs for 25 ms
-// (at least one) and the timed one; each engine's median
-// (and quartiles, in the JSON) is reported. Only the ratios printed at the end
-// are meant to be compared across runs.
+// Timing: after the warm-up, the engines of every thread count take turns
+// (run r of every engine at 1 thread, then at 2, then run r+1, ...), so a
+// burst of load from other processes on this shared machine hits all of them
+// alike; a turn is a pause, untimed runs for 25 ms (at least one) and the
+// timed one; each engine's median (and quartiles, in the JSON) is reported.
+// Only the ratios printed at the end are meant to be compared across runs.
 //
 // Honesty checks: openhtp fp32's output (both doors) against OpenCV's and
 // ONNX Runtime's (max |diff|, and relative to max |output|) and top-1
@@ -618,25 +618,34 @@ int main(int argc, char **argv) {
       all_ok = false;
       continue;
     }
-    for (int threads : opt.threads) {
+    // Every thread count's engines are loaded before any runs, and the
+    // turns take them in rounds too: a burst of load lands on one round of
+    // every thread count alike instead of on one thread count's runs, which
+    // the two-thread speed-up (issue 14 item 3) is a ratio of. Run 63 timed
+    // the thread counts one after the other: a disturbed stretch during
+    // ResNet-18's one-thread runs read 2.29-2.53x for ORT and openhtp alike.
+    struct Block {
+      int threads = 0;
+      std::unique_ptr<Engine> engines[kEngines];
+      std::string notes;
+      std::vector<double> times[kEngines];
+    };
+    std::vector<Block> blocks;
+    // Loads `block`'s engines; false when a required one failed (said here).
+    auto load_block = [&](Block &block) {
+      const int threads = block.threads;
       // One binary per thread count: the converter stores NUM_HVX_THREADS in
       // it (--num_hvx_threads), as a QNN graph config would be.
       const std::string suffix = "_t" + std::to_string(threads) + ".bin";
-      if (!required && !file_exists(bin + "_fp32" + suffix)) {
-        std::printf("\n%s: skipped (no %s: the converter failed on it, see above)\n", model.c_str(),
-                    (bin + "_fp32" + suffix).c_str());
-        break;
-      }
-      std::unique_ptr<Engine> engines[kEngines];
-      std::string notes;
+      std::unique_ptr<Engine> *engines = block.engines;
+      std::string &notes = block.notes;
       {
         auto cv = std::make_unique<OpenCvEngine>();
         if (cv->load(onnx, input, shape, &error)) {
           engines[kOpenCv] = std::move(cv);
         } else if (required) {
           std::printf("%s: FAILED to load in OpenCV DNN: %s\n", model.c_str(), error.c_str());
-          all_ok = false;
-          continue;
+          return false;
         } else {
           notes += "\n  NOTE: OpenCV DNN cannot run it: " + first_line(error);
         }
@@ -646,8 +655,7 @@ int main(int argc, char **argv) {
       if (!fp32->load(bin + "_fp32" + suffix, false, input, &error) ||
           !fp32_inproc->load(bin + "_fp32" + suffix, true, input, &error)) {
         std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
-        all_ok = false;
-        continue;
+        return false;
       }
       engines[kFp32] = std::move(fp32);
       engines[kFp32Inproc] = std::move(fp32_inproc);
@@ -655,8 +663,7 @@ int main(int argc, char **argv) {
         auto u8 = std::make_unique<HtpEngine>();
         if (!u8->load(bin + "_uint8" + suffix, false, input, &error)) {
           std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
-          all_ok = false;
-          continue;
+          return false;
         }
         engines[kUint8] = std::move(u8);
       } else {
@@ -683,18 +690,34 @@ int main(int argc, char **argv) {
         std::string note;
         if (engines[e] != nullptr && !engines[e]->set_threads(threads, &note)) notes += "\n  NOTE: " + note;
       }
-      std::vector<double> times[kEngines];
-      bool ran = true;
-      for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
+      return true;
+    };
+    for (int threads : opt.threads) {
+      if (!required && !file_exists(bin + "_fp32_t" + std::to_string(threads) + ".bin")) {
+        std::printf("\n%s: skipped at %d thread%s (no %s_fp32_t%d.bin: the converter failed on it, see above)\n",
+                    model.c_str(), threads, threads > 1 ? "s" : "", bin.c_str(), threads);
+        continue;
+      }
+      Block &block = blocks.emplace_back();
+      block.threads = threads;
+      if (!load_block(block)) {
+        all_ok = false;
+        blocks.pop_back();
+      }
+    }
+    bool ran = true;
+    for (int r = -opt.warmup; r < opt.runs && ran; ++r) {
+      for (Block &block : blocks) {
         for (int e = 0; e < kEngines && ran; ++e) {
-          if (engines[e] == nullptr) continue;
+          std::unique_ptr<Engine> &engine = block.engines[e];
+          if (engine == nullptr) continue;
           // Workers of the engine before may spin after its run: libgomp's
           // for a few ms, ONNX Runtime's for 20-50 ms (its process's CPU time
           // after a run, read from /proc). With a 20 ms pause ORT's spinning
           // worker held a core through the next engine's turn: the GEMM peer
           // after it measured the same rate at 2 threads as at 1.
           std::this_thread::sleep_for(std::chrono::milliseconds(60));
-          // Then untimed runs of its own for kWarmUpMs: a run right after
+          // Then untimed runs of its own for kWarmUp: a run right after
           // 60 ms of idle ran 14-20% slower than back to back (EfficientNet-B0
           // uint8 4.37 against 3.84 ms, fp32 8.38 against 7.01, one thread),
           // the cores ramping up again, and one untimed run was not enough
@@ -707,29 +730,33 @@ int main(int argc, char **argv) {
           // graph-profile figures issue 14 started from were taken).
           const auto warm_from = std::chrono::steady_clock::now();
           do {
-            ran = engines[e]->run();
+            ran = engine->run();
           } while (ran && std::chrono::steady_clock::now() - warm_from < kWarmUp);
           const auto t0 = std::chrono::steady_clock::now();
-          ran = ran && engines[e]->run();
+          ran = ran && engine->run();
           double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          if (!std::isnan(engines[e]->reported_ms())) ms = engines[e]->reported_ms();
-          if (r >= 0) times[e].push_back(ms);
-          if (!ran) std::printf("%s: %s run failed\n", model.c_str(), kEngineNames[e]);
+          if (!std::isnan(engine->reported_ms())) ms = engine->reported_ms();
+          if (r >= 0) block.times[e].push_back(ms);
+          if (!ran) std::printf("%s: %s run failed at %d threads\n", model.c_str(), kEngineNames[e], block.threads);
         }
       }
-      if (!ran) {
-        all_ok = false;
-        break;
-      }
+    }
+    if (!ran) {
+      all_ok = false;
+      continue;
+    }
+    for (Block &block : blocks) {
+      const int threads = block.threads;
+      const std::unique_ptr<Engine> *engines = block.engines;
       Row row{model, threads, {}, {}, {}};
       for (int e = 0; e < kEngines; ++e) {
-        row.ms[e] = median(times[e]);
-        std::vector<double> v = times[e];
+        row.ms[e] = median(block.times[e]);
+        std::vector<double> v = block.times[e];
         std::sort(v.begin(), v.end());
         row.q1[e] = v.empty() ? std::nan("") : v[(v.size() - 1) / 4];
         row.q3[e] = v.empty() ? std::nan("") : v[(3 * (v.size() - 1) + 3) / 4];
       }
-      std::printf("\n%s, %d thread%s:%s\n", model.c_str(), threads, threads > 1 ? "s" : "", notes.c_str());
+      std::printf("\n%s, %d thread%s:%s\n", model.c_str(), threads, threads > 1 ? "s" : "", block.notes.c_str());
       for (int e = 0; e < kEngines; ++e)
         if (engines[e] != nullptr) std::printf("  %-16s %9.2f ms\n", kEngineNames[e], row.ms[e]);
       if (engines[kGemm] != nullptr)
