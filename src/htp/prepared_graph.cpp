@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <thread>
 
 
@@ -1067,22 +1068,23 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
       continue;
     }
     // Chained steps (share_chain.h), unprofiled only (so that each step's
-    // time stays its own): a step the next one chains after leaves its loop
-    // unjoined, and a chained step that must not meet an earlier one waits
-    // for that one's shares first (steps before the team's first were
-    // joined when the team before it ended).
+    // time stays its own): a step the next one chains or fences after
+    // leaves its loop unjoined; the shares of a chained step that must not
+    // meet an earlier one each wait for that one's shares first, and those
+    // of a fenced step for the step before (threads::FencedShares; steps
+    // before the team's first were joined when the team before it ended).
     size_t team_first = n;
     auto run_team_step = [&](size_t k) {
       const bool chaining = !profile_nodes_ && threads::team_threads() == steps_[k].kernel->chained_shares();
+      std::optional<threads::UnjoinedShares> unjoined;
+      std::optional<threads::FencedShares> fenced;
+      if (chaining && k + 1 < steps_.size() && (chained_[k + 1] || fenced_[k + 1])) unjoined.emplace();
       if (chaining && chained_[k] && wait_for_[k] != SIZE_MAX && wait_for_[k] >= team_first) {
-        threads::wait_team_job(job_of_[wait_for_[k]]);
+        fenced.emplace(job_of_[wait_for_[k]]);
+      } else if (chaining && fenced_[k] && k > team_first) {
+        fenced.emplace(job_of_[k - 1]);
       }
-      if (chaining && k + 1 < steps_.size() && chained_[k + 1]) {
-        const threads::UnjoinedShares unjoined;
-        run_step(k);
-      } else {
-        run_step(k);
-      }
+      run_step(k);
       job_of_[k] = threads::team_jobs();
     };
     auto team_steps = [&] {
@@ -1120,6 +1122,7 @@ void PreparedGraph::gather_step_pointers() {
   // Which steps may start before the one before them ended (share_chain.h),
   // with these pointers.
   chained_.assign(steps_.size(), 0);
+  fenced_.assign(steps_.size(), 0);
   wait_for_.assign(steps_.size(), SIZE_MAX);
   job_of_.assign(steps_.size(), 0);
   const size_t threads = env_.num_threads;
@@ -1139,6 +1142,8 @@ void PreparedGraph::gather_step_pointers() {
     const ShareChain::Start start = chain.add(shares);
     chained_[n] = start.chained ? 1 : 0;
     wait_for_[n] = start.wait_for;
+    const bool splits_like_before = !shares.empty() && n > 0 && steps_[n - 1].kernel->chained_shares() == threads;
+    fenced_[n] = !start.chained && splits_like_before && share_fences_enabled() ? 1 : 0;
   }
 }
 

@@ -276,6 +276,10 @@ class PreparedGraph {
   // [step]: 1 when it may start while the step before it still runs on the
   // other threads (share_chain.h); made with the step pointers.
   std::vector<uint8_t> chained_;
+  // [step]: 1 when it does not chain but the step before it splits in the
+  // same shares: that one is left unjoined and this one's shares each wait
+  // for all of it instead (threads::FencedShares).
+  std::vector<uint8_t> fenced_;
   std::vector<size_t> wait_for_;   // [step]: ShareChain::Start::wait_for
   std::vector<uint32_t> job_of_;   // [step]: its loop's number in its team (threads::team_jobs), this execute
   bool teams_learned_ = false;

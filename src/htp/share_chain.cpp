@@ -18,6 +18,11 @@ bool share_chains_enabled() {
   return on;
 }
 
+bool share_fences_enabled() {
+  static const bool on = env_switch_on("OPENHTP_SHARE_FENCES");
+  return on;
+}
+
 bool ShareChain::conflict(std::span<const ops::ShareAccess> later, std::span<const ops::ShareAccess> earlier) {
   for (size_t t = 0; t < later.size(); ++t) {
     const ops::ShareAccess& a = later[t];

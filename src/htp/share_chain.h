@@ -39,6 +39,12 @@ namespace openhtp::htp {
 // them off, for comparisons; read once).
 bool share_chains_enabled();
 
+// Whether a step that does not chain after the step before it, both split
+// in the same shares, is fenced (threads::FencedShares) instead of joined
+// after that step (OPENHTP_SHARE_FENCES=off turns it off, for comparisons;
+// read once). Needs chains on.
+bool share_fences_enabled();
+
 class ShareChain {
  public:
   explicit ShareChain(size_t threads) : threads_(threads) {}

@@ -32,6 +32,7 @@ namespace {
 constexpr int64_t kSpinNs = 5'000'000;
 
 std::atomic<uint64_t> g_unjoined{0};  // unjoined_dispatches()
+std::atomic<uint64_t> g_fenced{0};    // fenced_dispatches()
 
 // The master writes a job into the next slot of a ring, then moves the
 // epoch word on to the job's number; each other thread, waiting
@@ -43,7 +44,11 @@ std::atomic<uint64_t> g_unjoined{0};  // unjoined_dispatches()
 // reached the epoch; a job left unjoined (UnjoinedShares) returns after the
 // master's share, and the others run theirs while the master goes on to the
 // next job. A slot is written again only when every thread is done with the
-// job it held (kRing jobs back), so no thread can miss or misread a job.
+// job it held (kRing jobs back), so no thread can miss or misread a job. A
+// fenced job (FencedShares) has each thread, the master included, wait
+// before its share until every other thread's `done` reached the job it
+// names; the master's own line, done[0], is stored after each of its
+// shares for that.
 //
 // A job's slot holds its share function and, in the same lines, the loop's
 // own bytes (its grid and task, copied by value), so a worker's loads of
@@ -57,6 +62,7 @@ struct Team {
   struct alignas(64) Slot {
     ShareFn share = nullptr;
     ShareTimes* times = nullptr;  // the master's, when a profiler asks (share_times.h)
+    uint32_t after = 0;           // fenced: no share starts before every thread ended this job (0: none)
     alignas(16) unsigned char payload[kTeamJobBytes];
   };
   struct alignas(64) Done {
@@ -70,7 +76,7 @@ struct Team {
     bool exit = false;
   } head;
   Slot slots[kRing];
-  std::vector<Done> done;  // [thread]; 0 unused
+  std::vector<Done> done;  // [thread]; the master's (0) read only by fenced shares
   // The first exception a worker's share threw waits here for the master's
   // next join.
   alignas(64) std::atomic<bool> failed{false};
@@ -96,15 +102,19 @@ struct Team {
     return end;
   }
 
-  // Spins until every worker finished job `job` (and so every one before it).
-  void wait_done(uint32_t job) {
-    for (size_t t = 1; t < head.threads; ++t) {
+  // Spins until every thread but `self` finished job `job` (and so every
+  // one before it).
+  void wait_others(uint32_t job, size_t self) {
+    for (size_t t = 0; t < head.threads; ++t) {
+      if (t == self) continue;
       for (uint32_t i = 1; static_cast<int32_t>(done[t].job.load(std::memory_order_acquire) - job) < 0; ++i) {
         cpu_relax();
-        if ((i & 4095) == 0) sched_yield();  // a worker that lost its CPU gets it back sooner
+        if ((i & 4095) == 0) sched_yield();  // a thread that lost its CPU gets it back sooner
       }
     }
   }
+  // The master: spins until every worker finished job `job`.
+  void wait_done(uint32_t job) { wait_others(job, 0); }
 
   // Every job published so far done; what a worker's share threw, thrown.
   void join() {
@@ -117,21 +127,27 @@ struct Team {
 
   // The master: every thread runs share(context, t, threads); returns when
   // all did, or (unjoined) when the master's own share did.
-  void dispatch(ShareFn fn, const void* bytes, size_t size, bool joined) {
+  void dispatch(ShareFn fn, const void* bytes, size_t size, bool joined, uint32_t after) {
     const uint32_t e = epochs + 1;
     if (e > kRing) wait_done(e - kRing);  // the slot's last job is done everywhere
     Slot& slot = slots[e % kRing];
     std::memcpy(slot.payload, bytes, size);
     slot.share = fn;
     slot.times = installed_share_times();
+    slot.after = after;
     epochs = e;
     ipc::futex_publish(head.epoch, e);
+    if (after != 0) {
+      g_fenced.fetch_add(1, std::memory_order_relaxed);
+      wait_done(after);
+    }
     uint64_t own_end = 0;
     if (slot.times != nullptr) {
       own_end = run_timed_share(slot, 0);
     } else {
       run_share(slot, 0);
     }
+    done[0].job.store(e, std::memory_order_release);
     if (!joined) {
       g_unjoined.fetch_add(1, std::memory_order_relaxed);
       return;
@@ -150,6 +166,7 @@ struct Team {
       if (head.exit) return;  // published after a join: no job is pending
       for (; seen != e;) {
         const Slot& slot = slots[++seen % kRing];
+        if (slot.after != 0) wait_others(slot.after, t);
         if (slot.times != nullptr) {
           run_timed_share(slot, t);
         } else {
@@ -175,6 +192,7 @@ struct Team {
 
 thread_local Team* tl_team = nullptr;
 thread_local bool tl_leave_unjoined = false;
+thread_local uint32_t tl_fence_after = 0;  // FencedShares' job; 0: none
 
 }  // namespace
 
@@ -206,6 +224,7 @@ void run_with_team(pthreadpool_t pool, void (*body)(void*), void* context) {
       }
       tl_team = nullptr;
       tl_leave_unjoined = false;
+      tl_fence_after = 0;
       team.finish(&error);
     } else {
       team.serve(t);
@@ -221,17 +240,21 @@ UnjoinedShares::~UnjoinedShares() {
   if (active_) tl_leave_unjoined = false;
 }
 
+FencedShares::FencedShares(uint32_t after) : active_(tl_team != nullptr) {
+  if (active_) tl_fence_after = after;
+}
+FencedShares::~FencedShares() {
+  if (active_) tl_fence_after = 0;
+}
+
 void join_team() {
   if (tl_team != nullptr) tl_team->join();
 }
 
 uint64_t unjoined_dispatches() { return g_unjoined.load(std::memory_order_relaxed); }
+uint64_t fenced_dispatches() { return g_fenced.load(std::memory_order_relaxed); }
 
 uint32_t team_jobs() { return tl_team != nullptr ? tl_team->epochs : 0; }
-
-void wait_team_job(uint32_t job) {
-  if (tl_team != nullptr) tl_team->wait_done(job);
-}
 
 namespace detail {
 
@@ -240,9 +263,11 @@ bool run_on_team(ShareFn share, const void* job, size_t bytes) {
   // A job larger than the team's lines runs as the caller's own region
   // (the one caller static_asserts that its job fits).
   if (team == nullptr || bytes > kTeamJobBytes) return false;
-  // Only the first loop under an UnjoinedShares is left unjoined.
+  // Only the first loop under an UnjoinedShares is left unjoined, and only
+  // the first under a FencedShares fenced.
   const bool joined = !std::exchange(tl_leave_unjoined, false);
-  team->dispatch(share, job, bytes, joined);
+  const uint32_t after = std::exchange(tl_fence_after, 0);
+  team->dispatch(share, job, bytes, joined, after);
   return true;
 }
 

@@ -81,18 +81,50 @@ class UnjoinedShares {
   bool active_;
 };
 
+// Fenced shares: while one lives on a team's master, the first parallelize
+// call it makes starts no share before every thread ended its share of loop
+// `after` (a number team_jobs() gave in the same team) and of the loops
+// before it — each thread waits for that itself, at the start of its share.
+// So the loops up to `after` may be left unjoined (UnjoinedShares) even
+// though this one reads what another thread wrote there, or writes what
+// one read. The call joins or not as it would without the fence. Elsewhere
+// (no team) it does nothing.
+//
+// Why: a join before the loop, or the master waiting for loop `after`
+// before handing this one out, puts a round trip on the slower thread's
+// path: its last store must reach the master, the master publishes the
+// next job, and only then can that thread see it. Fenced, the job is
+// already published when the slower thread ends its share, and each thread
+// waits only for the others' `done` lines (docs/performance.md,
+// "Session 27").
+//
+// The caller's promise: as for UnjoinedShares on the loops before, nothing
+// on the calling thread touches their memory before the join; the fenced
+// loop's shares may.
+class FencedShares {
+ public:
+  explicit FencedShares(uint32_t after);
+  ~FencedShares();
+  FencedShares(const FencedShares&) = delete;
+  FencedShares& operator=(const FencedShares&) = delete;
+
+ private:
+  bool active_;
+};
+
 // Waits for every share the calling thread's team was handed; rethrows what
 // one threw. Nothing outside a team.
 void join_team();
 
 // How many loops the calling thread's team was handed so far (0 outside a
-// team), and a wait until every thread ended its share of loop `job` (a
-// number team_jobs() gave in the same team) and of the loops before it.
+// team): the number of the last one.
 uint32_t team_jobs();
-void wait_team_job(uint32_t job);
 
 // How many loops any team in this process left unjoined so far (it only
 // grows): a test's way to see that steps chained.
 uint64_t unjoined_dispatches();
+
+// How many fenced loops (FencedShares) any team in this process ran so far.
+uint64_t fenced_dispatches();
 
 }  // namespace openhtp::threads

@@ -295,8 +295,10 @@ TEST(ThreadTeamGraph, NodeProfilesTimeEachThreadsPart) {
 // Two inverted-residual blocks as MobileNetV2 runs them (expand 1x1 + Relu,
 // depthwise 3x3 + Relu, project 1x1 + the residual Add): on two threads the
 // convolutions run in slabs, and the depthwise -> project -> next expand
-// steps chain (htp/share_chain.h) with no barrier between them. Whatever
-// the threads' timing, the outputs are those of one thread.
+// steps chain (htp/share_chain.h) with no barrier between them; the
+// depthwise, which reads halo rows the other thread's expansion wrote, is
+// fenced instead of joined after it (threads::FencedShares). Whatever the
+// threads' timing, the outputs are those of one thread.
 TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
   Graph m;
   constexpr uint32_t h = 24, c = 8, e = 48;
@@ -312,6 +314,7 @@ TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
   m.pointwise("head", t, h, c, e, true, tt::kAppRead);
   const std::vector<float> one = run(m.g, 1, nullptr, 2, false).out;
   const uint64_t before = threads::unjoined_dispatches();
+  const uint64_t fenced_before = threads::fenced_dispatches();
   for (int round = 0; round < 6 && !HasFailure(); ++round) {
     GraphRun r = run(m.g, 2, nullptr, 6, false);
     ASSERT_EQ(r.error, htp::GraphError::kNone) << r.message;
@@ -327,6 +330,11 @@ TEST(ThreadTeamGraph, ChainedStepsGiveTheOneThreadOutputs) {
   }
   if (omp_get_num_procs() > 1 && threads::teams_enabled() && htp::share_chains_enabled()) {
     EXPECT_GE(threads::unjoined_dispatches() - before, 6u * 5 * 2 * 2) << "two links a block chained, every execute";
+    if (htp::share_fences_enabled()) {
+      // The depthwise reads halo rows the other thread's expansion wrote:
+      // fenced, not chained.
+      EXPECT_GE(threads::fenced_dispatches() - fenced_before, 6u * 5 * 2) << "each block's depthwise, every execute";
+    }
   }
 }
 

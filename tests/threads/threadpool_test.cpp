@@ -504,6 +504,58 @@ TEST(ThreadTeam, AnUnjoinedShareThrowsAtTheNextJoin) {
   destroy_pool(pool);
 }
 
+// Fenced shares (team.h FencedShares): a fenced loop's shares each start
+// only after every share of the loop before, left unjoined, ended, so each
+// reads what the other threads wrote there. The last thread's share of the
+// loop before writes late (after 2 ms), so a share that did not wait would
+// read the round before's value; the plain ints let TSan see a missing
+// ordering too.
+TEST(ThreadTeam, AFencedLoopSeesEveryShareBeforeIt) {
+  for (size_t threads : {2, 3}) {
+    pthreadpool_t pool = create_pool(threads);
+    struct Ctx {
+      size_t threads = 0;
+      int round = 0;
+      std::vector<int> wrote;      // [share]: the round it last wrote
+      std::vector<int> mismatches;  // [share of the fenced loop]
+    } ctx;
+    ctx.threads = threads;
+    ctx.wrote.assign(threads, -1);
+    ctx.mismatches.assign(threads, 0);
+    const uint64_t fenced_before = openhtp::threads::fenced_dispatches();
+    auto body = [&] {
+      for (int round = 0; round < 10; ++round) {
+        ctx.round = round;
+        {
+          const openhtp::threads::UnjoinedShares unjoined;
+          pthreadpool_parallelize_1d(
+              pool,
+              [](void* p, size_t i) {
+                auto* c = static_cast<Ctx*>(p);
+                if (i + 1 == c->threads) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                c->wrote[i] = c->round;
+              },
+              &ctx, threads, 0);
+        }
+        const openhtp::threads::FencedShares fenced(openhtp::threads::team_jobs());
+        pthreadpool_parallelize_1d(
+            pool,
+            [](void* p, size_t i) {
+              auto* c = static_cast<Ctx*>(p);
+              for (size_t j = 0; j < c->threads; ++j) {
+                if (j != i && c->wrote[j] != c->round) ++c->mismatches[i];
+              }
+            },
+            &ctx, threads, 0);
+      }
+    };
+    openhtp::threads::run_with_team(pool, body);
+    for (size_t t = 0; t < threads; ++t) EXPECT_EQ(ctx.mismatches[t], 0) << "share " << t << " of " << threads;
+    EXPECT_EQ(openhtp::threads::fenced_dispatches() - fenced_before, 10u);
+    destroy_pool(pool);
+  }
+}
+
 TEST(ThreadPoolCreate, ZeroThreadsMeansOnePerCpu) {
   pthreadpool_t pool = pthreadpool_create(0);
   ASSERT_NE(pool, nullptr);
