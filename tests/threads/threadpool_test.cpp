@@ -516,7 +516,7 @@ TEST(ThreadTeam, AFencedLoopSeesEveryShareBeforeIt) {
     struct Ctx {
       size_t threads = 0;
       int round = 0;
-      std::vector<int> wrote;      // [share]: the round it last wrote
+      std::vector<int> wrote;       // [share]: the round it last wrote
       std::vector<int> mismatches;  // [share of the fenced loop]
     } ctx;
     ctx.threads = threads;
