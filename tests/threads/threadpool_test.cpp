@@ -508,8 +508,10 @@ TEST(ThreadTeam, AnUnjoinedShareThrowsAtTheNextJoin) {
 // only after every share of the loop before, left unjoined, ended, so each
 // reads what the other threads wrote there. The last thread's share of the
 // loop before writes late (after 2 ms), so a share that did not wait would
-// read the round before's value; the plain ints let TSan see a missing
-// ordering too.
+// read the round before's value. The ints are plain so that TSan, run by
+// hand on this test, reports a missing wait as a race on them too (among
+// reports on libgomp's own hand-offs, which it cannot see: why CI's TSan
+// stage leaves threads_test out).
 TEST(ThreadTeam, AFencedLoopSeesEveryShareBeforeIt) {
   for (size_t threads : {2, 3}) {
     pthreadpool_t pool = create_pool(threads);
