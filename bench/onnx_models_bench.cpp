@@ -631,12 +631,14 @@ int main(int argc, char **argv) {
       std::vector<double> times[kEngines];
     };
     std::vector<Block> blocks;
+    // One binary per thread count and kind: the converter stores
+    // NUM_HVX_THREADS in it (--num_hvx_threads), as a QNN graph config would be.
+    auto binary = [&](const char *kind, int threads) {
+      return bin + "_" + kind + "_t" + std::to_string(threads) + ".bin";
+    };
     // Loads `block`'s engines; false when a required one failed (said here).
     auto load_block = [&](Block &block) {
       const int threads = block.threads;
-      // One binary per thread count: the converter stores NUM_HVX_THREADS in
-      // it (--num_hvx_threads), as a QNN graph config would be.
-      const std::string suffix = "_t" + std::to_string(threads) + ".bin";
       std::unique_ptr<Engine> *engines = block.engines;
       std::string &notes = block.notes;
       {
@@ -652,16 +654,16 @@ int main(int argc, char **argv) {
       }
       auto fp32 = std::make_unique<HtpEngine>();
       auto fp32_inproc = std::make_unique<HtpEngine>();
-      if (!fp32->load(bin + "_fp32" + suffix, false, input, &error) ||
-          !fp32_inproc->load(bin + "_fp32" + suffix, true, input, &error)) {
+      if (!fp32->load(binary("fp32", threads), false, input, &error) ||
+          !fp32_inproc->load(binary("fp32", threads), true, input, &error)) {
         std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
         return false;
       }
       engines[kFp32] = std::move(fp32);
       engines[kFp32Inproc] = std::move(fp32_inproc);
-      if (file_exists(bin + "_uint8" + suffix)) {
+      if (file_exists(binary("uint8", threads))) {
         auto u8 = std::make_unique<HtpEngine>();
-        if (!u8->load(bin + "_uint8" + suffix, false, input, &error)) {
+        if (!u8->load(binary("uint8", threads), false, input, &error)) {
           std::printf("%s: FAILED to load: %s\n", model.c_str(), error.c_str());
           return false;
         }
@@ -693,9 +695,9 @@ int main(int argc, char **argv) {
       return true;
     };
     for (int threads : opt.threads) {
-      if (!required && !file_exists(bin + "_fp32_t" + std::to_string(threads) + ".bin")) {
-        std::printf("\n%s: skipped at %d thread%s (no %s_fp32_t%d.bin: the converter failed on it, see above)\n",
-                    model.c_str(), threads, threads > 1 ? "s" : "", bin.c_str(), threads);
+      if (!required && !file_exists(binary("fp32", threads))) {
+        std::printf("\n%s: skipped at %d thread%s (no %s: the converter failed on it, see above)\n", model.c_str(),
+                    threads, threads > 1 ? "s" : "", binary("fp32", threads).c_str());
         continue;
       }
       Block &block = blocks.emplace_back();
