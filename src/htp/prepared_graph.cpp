@@ -1055,11 +1055,22 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
   if (profile_nodes_ && std::any_of(steps_.begin(), steps_.end(), [](const Step& s) { return s.kernel->uses_openmp_team(); })) {
     thread_clocks_.set_threads(threads::pool_thread_ids(threaded ? env_.pool : nullptr));
   }
+  // A one-thread graph runs on the CPU its executes have run fastest on
+  // (threads/cpu_preference.h); paused or stopped executes are no sample.
+  threads::CpuPreference::Probe placement;
+  if (env_.num_threads == 1 && threads::cpu_preference_enabled()) placement = cpu_preference_.begin();
+  bool yielded = false;
   size_t n = 0;
   Boundary next = ask(0);
   while (n < steps_.size()) {
-    if (next == Boundary::kStop) return e;
-    if (next == Boundary::kYield) yield_point->yield(*this, n);
+    if (next == Boundary::kStop) {
+      cpu_preference_.end(placement, true);
+      return e;
+    }
+    if (next == Boundary::kYield) {
+      yielded = true;
+      yield_point->yield(*this, n);
+    }
     if (!start_team(n)) {
       const uint64_t before = learn ? threads::split_dispatches() : 0;
       run_step(n);
@@ -1105,6 +1116,7 @@ GraphError PreparedGraph::execute_bound(const MemoryRegions& regions, std::strin
     }
     teams_learned_ = true;
   }
+  cpu_preference_.end(placement, yielded);
   return GraphError::kNone;
 }
 

@@ -39,6 +39,7 @@
 #include "htp/thread_clocks.h"
 #include "htp/vtcm_plan.h"
 #include "ops/op.h"
+#include "threads/cpu_preference.h"
 
 namespace openhtp::htp {
 
@@ -283,6 +284,8 @@ class PreparedGraph {
   std::vector<size_t> wait_for_;   // [step]: ShareChain::Start::wait_for
   std::vector<uint32_t> job_of_;   // [step]: its loop's number in its team (threads::team_jobs), this execute
   bool teams_learned_ = false;
+  // Where a one-thread graph's executes run (execute_bound).
+  threads::CpuPreference cpu_preference_;
   // Builds a step's kernel from its slots on env_ (ops::prepare_node);
   // kernel == nullptr validates only.
   ops::Status prepare_kernel(const Step& step, std::unique_ptr<ops::OpKernel>* kernel, std::string* impl) const;
