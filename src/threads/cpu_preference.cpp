@@ -1,6 +1,7 @@
 #include "threads/cpu_preference.h"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,14 +26,28 @@ bool cpu_preference_enabled() {
   return on;
 }
 
+void calling_thread_cpus(std::vector<int>* cpus) {
+  const int limit = static_cast<int>(std::min<size_t>(cpus->capacity(), CPU_SETSIZE));
+  cpus->clear();
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  for (int c = 0; c < limit; ++c) {
+    if (CPU_ISSET(c, &set)) cpus->push_back(c);
+  }
+}
+
 std::vector<int> calling_thread_cpus() {
   std::vector<int> cpus;
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
+  cpus.reserve(CPU_SETSIZE);
+  calling_thread_cpus(&cpus);
   return cpus;
+}
+
+CpuPreference::CpuPreference(CpuPreferenceTuning tuning, int cpus) : t_(tuning) {
+  if (cpus <= 0) cpus = static_cast<int>(sysconf(_SC_NPROCESSORS_CONF));
+  cpus = std::clamp(cpus, 1, CPU_SETSIZE);
+  est_.resize(static_cast<size_t>(cpus));
+  allowed_.reserve(static_cast<size_t>(cpus));
 }
 
 bool move_calling_thread_to(int cpu) {
@@ -125,7 +140,7 @@ void CpuPreference::record(int cpu, int ended_on, uint64_t start_ns, uint64_t en
   if (yielded || cpu < 0 || ended_on != cpu || after_idle || end_ns < start_ns) return;
   const uint64_t ns = std::max<uint64_t>(end_ns - start_ns, 1);
   short_ = ns < t_.short_ns;
-  if (static_cast<size_t>(cpu) >= est_.size()) est_.resize(static_cast<size_t>(cpu) + 1);
+  if (static_cast<size_t>(cpu) >= est_.size()) return;  // not a CPU this machine had at prepare
   Estimate& e = est_[cpu];
   // A stale average starts over: the speeds may have swapped since.
   e.ns = e.ns == 0 || end_ns - e.at > t_.stale_ns ? ns : (3 * e.ns + ns) / 4;
@@ -140,7 +155,7 @@ void CpuPreference::moved(int cpu) {
 const std::vector<int>& CpuPreference::allowed(uint64_t now_ns) {
   // Read again now and then: a cgroup or the client may change the mask.
   if (!allowed_read_ || now_ns - allowed_at_ > t_.explore_period_ns) {
-    allowed_ = calling_thread_cpus();
+    calling_thread_cpus(&allowed_);  // within the capacity reserved at construction
     allowed_at_ = now_ns;
     allowed_read_ = true;
   }

@@ -59,7 +59,10 @@ struct CpuPreferenceTuning {
 
 class CpuPreference {
  public:
-  explicit CpuPreference(CpuPreferenceTuning tuning = {}) : t_(tuning) {}
+  // Sized here for CPUs 0 .. cpus-1 (0: every CPU this machine can have),
+  // so that an execute allocates nothing (prepared_graph.h's contract; the
+  // Non-RPC domain's heap is the DSP heap). A CPU number beyond is ignored.
+  explicit CpuPreference(CpuPreferenceTuning tuning = {}, int cpus = 0);
 
   // The decision, on plain values: the thread is on `cpu` at `now_ns` and
   // may run on `allowed`; the CPU to move to, or -1 to stay. Counts an
@@ -117,6 +120,8 @@ class CpuPreference {
 bool move_calling_thread_to(int cpu);
 // The CPUs the calling thread may run on.
 std::vector<int> calling_thread_cpus();
+// The same into *cpus, keeping only CPUs below its capacity (no allocation).
+void calling_thread_cpus(std::vector<int>* cpus);
 // OPENHTP_CPU_PREFERENCE, read once.
 bool cpu_preference_enabled();
 

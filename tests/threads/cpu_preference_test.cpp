@@ -13,6 +13,7 @@ namespace {
 
 constexpr uint64_t kMs = 1'000'000;
 const std::vector<int> kTwo{0, 1};
+constexpr int kCpus = 4;  // the decision tests' CPU numbers, whatever this machine has
 
 // Feeds `n` back-to-back executes of `ns` each on `cpu`, from *clock on
 // (the first only when the policy has seen an execute before: the very
@@ -25,7 +26,7 @@ void run_on(CpuPreference& p, int cpu, uint64_t ns, uint64_t* clock, int n = 3) 
 }
 
 TEST(CpuPreference, StaysWhereItHasNoSampleYet) {
-  CpuPreference p;
+  CpuPreference p({}, kCpus);
   EXPECT_EQ(p.choose(0, 5 * kMs, kTwo), -1);
   uint64_t clock = kMs;
   p.record(0, 0, clock, clock + 4 * kMs);  // the first execute: cold, no sample
@@ -33,7 +34,7 @@ TEST(CpuPreference, StaysWhereItHasNoSampleYet) {
 }
 
 TEST(CpuPreference, MovesToTheFasterCpu) {
-  CpuPreference p;
+  CpuPreference p({}, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 5 * kMs, &clock, 4);
   run_on(p, 1, 4 * kMs, &clock);
@@ -46,7 +47,7 @@ TEST(CpuPreference, MovesToTheFasterCpu) {
 }
 
 TEST(CpuPreference, KeepsAMovingAverage) {
-  CpuPreference p;
+  CpuPreference p({}, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 4 * kMs, &clock, 2);
   run_on(p, 0, 8 * kMs, &clock, 1);
@@ -55,14 +56,14 @@ TEST(CpuPreference, KeepsAMovingAverage) {
 
 TEST(CpuPreference, DoesNotMoveForNoise) {
   {
-    CpuPreference p;  // 4 % apart: under min_gain_fraction
+    CpuPreference p({}, kCpus);  // 4 % apart: under min_gain_fraction
     uint64_t clock = kMs;
     run_on(p, 0, 5 * kMs, &clock, 4);
     run_on(p, 1, 4800 * 1000, &clock);
     EXPECT_EQ(p.choose(0, clock, kTwo), -1);
   }
   {
-    CpuPreference p;  // 20 % apart, but 100 us: under min_gain_ns, less than a move costs
+    CpuPreference p({}, kCpus);  // 20 % apart, but 100 us: under min_gain_ns, less than a move costs
     uint64_t clock = kMs;
     run_on(p, 0, 500'000, &clock, 4);
     run_on(p, 1, 400'000, &clock);
@@ -72,7 +73,7 @@ TEST(CpuPreference, DoesNotMoveForNoise) {
 
 TEST(CpuPreference, TriesAnotherCpuOncePerPeriod) {
   CpuPreferenceTuning t;
-  CpuPreference p(t);
+  CpuPreference p(t, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 2 * kMs, &clock, 4);
   EXPECT_EQ(p.choose(0, clock, kTwo), 1);
@@ -88,7 +89,7 @@ TEST(CpuPreference, TriesAnotherCpuOncePerPeriod) {
 }
 
 TEST(CpuPreference, DoesNotTryAnotherCpuForShortGraphs) {
-  CpuPreference p;
+  CpuPreference p({}, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 500'000, &clock, 4);  // under explore_min_ns
   EXPECT_EQ(p.choose(0, clock, kTwo), -1);
@@ -96,7 +97,7 @@ TEST(CpuPreference, DoesNotTryAnotherCpuForShortGraphs) {
 
 TEST(CpuPreference, DoesNotTryAnotherCpuRightAfterIdle) {
   CpuPreferenceTuning t;
-  CpuPreference p(t);
+  CpuPreference p(t, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 2 * kMs, &clock, 4);
   // That execute would be no sample: trying CPU 1 on it would learn nothing.
@@ -106,7 +107,7 @@ TEST(CpuPreference, DoesNotTryAnotherCpuRightAfterIdle) {
 
 TEST(CpuPreference, AnExecuteAfterIdleIsNoSample) {
   CpuPreferenceTuning t;
-  CpuPreference p(t);
+  CpuPreference p(t, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 4 * kMs, &clock, 2);
   clock += t.idle_gap_ns + kMs;
@@ -115,7 +116,7 @@ TEST(CpuPreference, AnExecuteAfterIdleIsNoSample) {
 }
 
 TEST(CpuPreference, AMigratedOrPausedExecuteIsNoSample) {
-  CpuPreference p;
+  CpuPreference p({}, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 4 * kMs, &clock, 2);
   p.record(0, 1, clock, clock + 9 * kMs);  // the kernel moved it mid-execute
@@ -127,7 +128,7 @@ TEST(CpuPreference, AMigratedOrPausedExecuteIsNoSample) {
 
 TEST(CpuPreference, AStaleAverageIsNotMovedTo) {
   CpuPreferenceTuning t;
-  CpuPreference p(t);
+  CpuPreference p(t, kCpus);
   uint64_t clock = kMs;
   run_on(p, 1, 3 * kMs, &clock, 3);
   clock += t.stale_ns;  // CPU 1's average is now too old to go by
@@ -144,7 +145,7 @@ TEST(CpuPreference, AStaleAverageIsNotMovedTo) {
 
 TEST(CpuPreference, BacksOffWhenTheKernelTakesTheThreadBack) {
   CpuPreferenceTuning t;
-  CpuPreference p(t);
+  CpuPreference p(t, kCpus);
   uint64_t clock = kMs;
   run_on(p, 0, 5 * kMs, &clock, 4);
   run_on(p, 1, 4 * kMs, &clock);
@@ -183,6 +184,14 @@ TEST(CpuPreference, BacksOffWhenTheKernelTakesTheThreadBack) {
   EXPECT_EQ(p.choose(0, clock, kTwo), 1);
 }
 
+TEST(CpuPreference, ACpuBeyondWhatItWasSizedForIsIgnored) {
+  CpuPreference p({}, 2);
+  uint64_t clock = kMs;
+  run_on(p, 5, 4 * kMs, &clock);
+  EXPECT_EQ(p.estimate(5), 0u);
+  EXPECT_EQ(p.choose(5, clock, std::vector<int>{0, 1, 5}), -1);
+}
+
 TEST(CpuPreference, MovesTheCallingThreadAndKeepsItsMask) {
   const std::vector<int> cpus = calling_thread_cpus();
   if (cpus.size() < 2) GTEST_SKIP() << "one CPU: nowhere to move";
@@ -209,7 +218,7 @@ TEST(CpuPreference, MovesTheCallingThreadAndKeepsItsMask) {
 }
 
 TEST(CpuPreference, TheProbeTimesTheExecutingThread) {
-  CpuPreference p;
+  CpuPreference p;  // this machine's CPUs
   // Spins ~2 ms between begin and end; the kernel may move the thread
   // meanwhile (then that execute is no sample), so a few tries.
   auto spin = [] {
