@@ -26,20 +26,19 @@ bool cpu_preference_enabled() {
   return on;
 }
 
-void calling_thread_cpus(std::vector<int>* cpus) {
-  const int limit = static_cast<int>(std::min<size_t>(cpus->capacity(), CPU_SETSIZE));
+void calling_thread_cpus(std::vector<int>* cpus, size_t limit) {
+  const int end = static_cast<int>(std::min<size_t>(limit, CPU_SETSIZE));
   cpus->clear();
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof set, &set) != 0) return;
-  for (int c = 0; c < limit; ++c) {
+  for (int c = 0; c < end; ++c) {
     if (CPU_ISSET(c, &set)) cpus->push_back(c);
   }
 }
 
 std::vector<int> calling_thread_cpus() {
   std::vector<int> cpus;
-  cpus.reserve(CPU_SETSIZE);
-  calling_thread_cpus(&cpus);
+  calling_thread_cpus(&cpus, CPU_SETSIZE);
   return cpus;
 }
 
@@ -155,7 +154,7 @@ void CpuPreference::moved(int cpu) {
 const std::vector<int>& CpuPreference::allowed(uint64_t now_ns) {
   // Read again now and then: a cgroup or the client may change the mask.
   if (!allowed_read_ || now_ns - allowed_at_ > t_.explore_period_ns) {
-    calling_thread_cpus(&allowed_);  // within the capacity reserved at construction
+    calling_thread_cpus(&allowed_, est_.size());  // within the capacity reserved at construction
     allowed_at_ = now_ns;
     allowed_read_ = true;
   }

@@ -120,8 +120,9 @@ class CpuPreference {
 bool move_calling_thread_to(int cpu);
 // The CPUs the calling thread may run on.
 std::vector<int> calling_thread_cpus();
-// The same into *cpus, keeping only CPUs below its capacity (no allocation).
-void calling_thread_cpus(std::vector<int>* cpus);
+// The same into *cpus, CPUs below `limit` only; no allocation when its
+// capacity is at least `limit`.
+void calling_thread_cpus(std::vector<int>* cpus, size_t limit);
 // OPENHTP_CPU_PREFERENCE, read once.
 bool cpu_preference_enabled();
 
