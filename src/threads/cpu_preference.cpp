@@ -72,6 +72,16 @@ bool CpuPreference::current(int cpu, uint64_t now_ns) const {
          now_ns - est_[cpu].at <= t_.stale_ns;
 }
 
+bool CpuPreference::would_sample(uint64_t start_ns) const {
+  // The first execute, and the first after executes back to back gave way
+  // to idle, ran on cold caches and cores still ramping up: not what this
+  // CPU does. Executes that always come after idle (a graph run once a
+  // camera frame) are alike in that, and are compared as they are.
+  if (last_end_ == 0) return false;
+  const bool after_idle = start_ns - last_end_ > t_.idle_gap_ns;
+  return !after_idle || last_after_idle_;
+}
+
 uint64_t CpuPreference::estimate(int cpu) const {
   return cpu >= 0 && static_cast<size_t>(cpu) < est_.size() ? est_[cpu].ns : 0;
 }
@@ -95,9 +105,8 @@ int CpuPreference::choose(int cpu, uint64_t now_ns, std::span<const int> allowed
     }
   }
   // Try the CPU whose average is oldest (or missing), now and then; not
-  // on an execute right after idle, which would be no sample there.
-  const bool after_idle = last_end_ == 0 || now_ns - last_end_ > t_.idle_gap_ns;
-  if (here < t_.explore_min_ns || after_idle ||
+  // on an execute that would be no sample there.
+  if (here < t_.explore_min_ns || !would_sample(now_ns) ||
       (explored_once_ && now_ns - last_explore_ < t_.explore_period_ns)) {
     return -1;
   }
@@ -119,9 +128,10 @@ int CpuPreference::choose(int cpu, uint64_t now_ns, std::span<const int> allowed
 }
 
 void CpuPreference::record(int cpu, int ended_on, uint64_t start_ns, uint64_t end_ns, bool yielded) {
-  // The first execute, and one after idle, ran on cold caches and cores
-  // still ramping up: not what this CPU does.
-  const bool after_idle = last_end_ == 0 || start_ns - last_end_ > t_.idle_gap_ns;
+  const bool sample = would_sample(start_ns);
+  // The very first execute counts as neither: the one after it is a
+  // sample only back to back.
+  last_after_idle_ = last_end_ != 0 && start_ns - last_end_ > t_.idle_gap_ns;
   last_end_ = end_ns;
   if (moved_to_ >= 0) {
     if (ended_on != moved_to_) {
@@ -136,7 +146,7 @@ void CpuPreference::record(int cpu, int ended_on, uint64_t start_ns, uint64_t en
     }
     moved_to_ = -1;
   }
-  if (yielded || cpu < 0 || ended_on != cpu || after_idle || end_ns < start_ns) return;
+  if (yielded || cpu < 0 || ended_on != cpu || !sample || end_ns < start_ns) return;
   const uint64_t ns = std::max<uint64_t>(end_ns - start_ns, 1);
   short_ = ns < t_.short_ns;
   if (static_cast<size_t>(cpu) >= est_.size()) return;  // not a CPU this machine had at prepare

@@ -15,9 +15,10 @@
 // The policy, per graph (one instance per graph; its executes are
 // serialized, so it takes no lock):
 //   - a sample is one execute that started and ended on the same CPU, did
-//     not yield, and did not start right after idle (the first run after
-//     tens of ms of idle is 14-20 % slow while the cores ramp up: that is
-//     the idle, not the CPU);
+//     not yield, and was not the first after back-to-back executes gave way
+//     to idle (the first run after tens of ms of idle is 14-20 % slow while
+//     the cores ramp up: that is the idle, not the CPU; executes that all
+//     come after idle, one a camera frame, are alike and all count);
 //   - each CPU keeps a moving average of its samples, current for
 //     `stale_ns` after its last one;
 //   - before an execute, the thread moves to the CPU with the best current
@@ -95,11 +96,14 @@ class CpuPreference {
     uint64_t at = 0;  // when the last sample ended
   };
   bool current(int cpu, uint64_t now_ns) const;
+  // Whether an execute starting at start_ns would be a sample (the idle rule).
+  bool would_sample(uint64_t start_ns) const;
   const std::vector<int>& allowed(uint64_t now_ns);
 
   CpuPreferenceTuning t_;
   std::vector<Estimate> est_;  // by CPU number
   uint64_t last_end_ = 0;      // the last execute's end (idle gap)
+  bool last_after_idle_ = false;  // the last execute started after idle
   uint64_t last_explore_ = 0;
   bool explored_once_ = false;
   bool short_ = false;         // the last sample was under short_ns

@@ -115,6 +115,22 @@ TEST(CpuPreference, AnExecuteAfterIdleIsNoSample) {
   EXPECT_EQ(p.estimate(0), 4 * kMs);
 }
 
+TEST(CpuPreference, ExecutesThatAllComeAfterIdleAreSamples) {
+  CpuPreferenceTuning t;
+  CpuPreference p(t, kCpus);
+  // One execute a frame, each after more than the idle gap: the first is
+  // no sample (nothing before it), the second neither (the first after a
+  // change to idle, as far as it knows), from the third on they all count.
+  uint64_t clock = kMs;
+  const uint64_t frame = t.idle_gap_ns + 10 * kMs;
+  for (int i = 0; i < 2; ++i, clock += frame) p.record(0, 0, clock, clock + 4 * kMs);
+  EXPECT_EQ(p.estimate(0), 0u);
+  for (int i = 0; i < 2; ++i, clock += frame) p.record(0, 0, clock, clock + 4 * kMs);
+  EXPECT_EQ(p.estimate(0), 4 * kMs);
+  // And another CPU is tried on such an execute too.
+  EXPECT_EQ(p.choose(0, clock, kTwo), 1);
+}
+
 TEST(CpuPreference, AMigratedOrPausedExecuteIsNoSample) {
   CpuPreference p({}, kCpus);
   uint64_t clock = kMs;
