@@ -8,7 +8,7 @@
 // thread on the CPU it last ran on whenever that one is idle, so the DSP
 // process's executing thread stayed on the slow vCPU for a whole run while
 // the client waiting for it sat on the fast one: ONNX models' one-thread
-// executes through FastRPC read 1.08-1.35x the same graph in-process in 7
+// executes through FastRPC read 1.08-1.35x the same graph in-process in 8
 // of 20 benchmark cells. The kernel cannot see a vCPU's speed; the graph
 // can, by timing its executes on each CPU.
 //
