@@ -210,7 +210,8 @@ TEST(CpuPreference, ACpuBeyondWhatItWasSizedForIsIgnored) {
 
 TEST(CpuPreference, MovesTheCallingThreadAndKeepsItsMask) {
   const std::vector<int> cpus = calling_thread_cpus();
-  if (cpus.size() < 2) GTEST_SKIP() << "one CPU: nowhere to move";
+  ASSERT_FALSE(cpus.empty());
+  // Onto each allowed CPU in turn (on a one-CPU machine, the one it is on).
   for (int round = 0; round < 2; ++round) {
     for (int cpu : cpus) {
       ASSERT_TRUE(move_calling_thread_to(cpu));
@@ -218,12 +219,13 @@ TEST(CpuPreference, MovesTheCallingThreadAndKeepsItsMask) {
       EXPECT_EQ(calling_thread_cpus(), cpus) << "the thread must not be left pinned";
     }
   }
-  // A CPU outside the mask: refused, nothing changed.
+  // A CPU outside the mask: refused, nothing changed. The mask is narrowed
+  // to its first CPU, so the next CPU number is outside it on any machine.
   cpu_set_t one;
   CPU_ZERO(&one);
   CPU_SET(cpus[0], &one);
   ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  EXPECT_FALSE(move_calling_thread_to(cpus[1]));
+  EXPECT_FALSE(move_calling_thread_to(cpus[0] + 1));
   EXPECT_EQ(sched_getcpu(), cpus[0]);
   EXPECT_EQ(calling_thread_cpus(), std::vector<int>{cpus[0]});
   cpu_set_t all;
@@ -231,6 +233,7 @@ TEST(CpuPreference, MovesTheCallingThreadAndKeepsItsMask) {
   for (int c : cpus) CPU_SET(c, &all);
   ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
   EXPECT_FALSE(move_calling_thread_to(-1));
+  EXPECT_FALSE(move_calling_thread_to(CPU_SETSIZE));
 }
 
 TEST(CpuPreference, TheProbeTimesTheExecutingThread) {
