@@ -4,20 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 
 #include "common/env_switch.h"
+#include "common/interval_clock.h"
 #include "common/log.h"
 
 namespace openhtp::threads {
 namespace {
 
-uint64_t now_ns() {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+// The execute path's clock (common/interval_clock.h: rdtsc where the TSC is
+// invariant), as nanoseconds; only differences mean anything.
+uint64_t now_ns() { return interval_ns(interval_ticks()); }
 
 }  // namespace
 
@@ -156,10 +154,7 @@ void CpuPreference::record(int cpu, int ended_on, uint64_t start_ns, uint64_t en
   e.at = end_ns;
 }
 
-void CpuPreference::moved(int cpu) {
-  moved_to_ = cpu;
-  ++moves_;
-}
+void CpuPreference::moved(int cpu) { moved_to_ = cpu; }
 
 const std::vector<int>& CpuPreference::allowed(uint64_t now_ns) {
   // Read again now and then: a cgroup or the client may change the mask.
@@ -177,6 +172,8 @@ CpuPreference::Probe CpuPreference::begin() {
   p.active = true;
   p.cpu = sched_getcpu();
   uint64_t now = now_ns();
+  // choose() asks this first too; asked here, the mask is not read for an
+  // execute that could not move.
   if (current(p.cpu, now) && now >= quiet_until_) {
     const std::vector<int>& cpus = allowed(now);
     if (cpus.size() > 1) {
