@@ -256,7 +256,11 @@ TEST(CpuPreference, TheProbeTimesTheExecutingThread) {
     }
   }
   ASSERT_GE(sampled_on, 0);
-  EXPECT_GE(p.estimate(sampled_on), 2 * kMs);
+  // The spin is timed on steady_clock and the probe on the execute path's
+  // clock, whose rate is calibrated against it to ~10 ppm: a clean-clone
+  // CI read 1999974 ns for this spin. What is checked is that the probe
+  // timed the execute, not another span.
+  EXPECT_GE(p.estimate(sampled_on), 2 * kMs * 99 / 100);
   EXPECT_LT(p.estimate(sampled_on), 200 * kMs);
 }
 

@@ -277,7 +277,9 @@ TEST_P(ThreadPool, SharesAreTimedOnTheThreadThatRanThem) {
   for (size_t t = 0; t < n; ++t) {
     EXPECT_EQ(ctx.who[t], static_cast<int>(t)) << "one tile per thread, in order";
     if (t == n - 1) {
-      EXPECT_GE(openhtp::interval_ns(times.busy[t].ticks), kSleepNs) << "thread " << t;
+      // 1 % below: the execute clock's rate is calibrated against the
+      // sleep's clock, not equal to it.
+      EXPECT_GE(openhtp::interval_ns(times.busy[t].ticks), kSleepNs * 99 / 100) << "thread " << t;
     } else {
       EXPECT_LT(openhtp::interval_ns(times.busy[t].ticks), kSleepNs / 2) << "thread " << t << " did not sleep";
     }
