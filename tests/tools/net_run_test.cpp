@@ -606,6 +606,15 @@ TEST_F(NetRun, Refusals) {
   expect_error(net_run(ctx + " --input_list __,relu.txt --profiling_level everything"),
                "invalid --profiling_level 'everything'");
   expect_error(net_run(ctx + " --input_list __,relu.txt --config_file none.json"), "cannot open config file none.json");
+  // Counts and durations (tools/common/command_line.h): the whole value, in range.
+  expect_error(net_run(ctx + " --input_list __,relu.txt --num_inferences 0"),
+               "invalid --num_inferences '0' (expected an integer >= 1)");
+  expect_error(net_run(ctx + " --input_list __,relu.txt --num_inferences 3x"), "invalid --num_inferences '3x'");
+  expect_error(net_run(ctx + " --input_list __,relu.txt --batch_multiplier 65537"),
+               "invalid --batch_multiplier '65537' (expected an integer from 1 to 65536)");
+  expect_error(net_run(ctx + " --input_list __,relu.txt --duration 0"),
+               "invalid --duration '0' (expected a positive number of seconds)");
+  expect_error(net_run(ctx + " --input_list __,relu.txt --duration inf"), "invalid --duration 'inf'");
   // Nothing was written by any refused run.
   EXPECT_FALSE(fs::exists(dir_ / "output/relu_g"));
 }

@@ -19,6 +19,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 
 #include "binary/context_codec.h"
 #include "common/openmp_policy.h"
+#include "htp/device_spec.h"
 #include "htp/prepared_graph.h"
 #include "kernels/fast_paths.h"
 #include "common/command_line.h"
@@ -113,6 +115,22 @@ int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::Fast
     for (size_t t = 0; t < threads; ++t) std::printf(" %6.3f", t < n.thread_ns.size() ? n.thread_ns[t] / 1e6 / runs : 0.0);
     std::printf("  %-24s %-28s %s\n", n.type.c_str(), n.impl.c_str(), n.name.c_str());
   }
+  // Each thread's shares summed over the nodes: a thread on a slower CPU
+  // (the two vCPUs of these VMs differ by up to 1.3x for minutes at a time,
+  // docs/performance.md "Session 29") is slower in most nodes alike, which
+  // one node's row does not show.
+  if (threads > 0) {
+    std::vector<double> sums(threads, 0.0);
+    for (const auto& n : nodes) {
+      const double runs = n.runs ? static_cast<double>(n.runs) : 1.0;
+      for (size_t t = 0; t < threads && t < n.thread_ns.size(); ++t) sums[t] += n.thread_ns[t] / 1e6 / runs;
+    }
+    const auto [lo, hi] = std::minmax_element(sums.begin(), sums.end());
+    std::printf("threads' shares summed over the nodes, ms:");
+    for (size_t t = 0; t < threads; ++t) std::printf(" t%zu %.3f", t, sums[t]);
+    if (*lo > 0) std::printf(" (slowest / fastest %.2f)", *hi / *lo);
+    std::printf("\n");
+  }
   return 0;
 }
 
@@ -137,14 +155,21 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::string path;
-  int iterations = 20;
-  int threads = 0;
+  uint64_t iterations = 20;
+  uint64_t threads = 0;  // 0: each graph's own NUM_HVX_THREADS
   std::string kernel_selection = "fast";
   for (const auto& [opt, value] : cl.values) {
+    bool ok = true;
     if (opt == "--binary") path = value;
-    if (opt == "--iterations") iterations = std::max(1, std::atoi(value.c_str()));
-    if (opt == "--threads") threads = std::max(0, std::atoi(value.c_str()));
+    // As many as a signed loop counter holds; the threads within the
+    // runtime's own limit (graph config NUM_HVX_THREADS).
+    if (opt == "--iterations") ok = tools::parse_count(opt, value, 1, std::numeric_limits<int>::max(), &iterations, &error);
+    if (opt == "--threads") ok = tools::parse_count(opt, value, 1, htp::kDevice.max_hvx_threads, &threads, &error);
     if (opt == "--kernels") kernel_selection = value;
+    if (!ok) {
+      std::fprintf(stderr, "%s\n%s", error.c_str(), kUsage);
+      return 2;
+    }
   }
   if (path.empty()) {
     std::fprintf(stderr, "--binary is required\n%s", kUsage);
@@ -168,7 +193,13 @@ int main(int argc, char** argv) {
   int rc = 0;
   for (auto& gi : image.graphs) {
     if (threads > 0) gi.spec.num_hvx_threads = static_cast<uint32_t>(threads);
-    rc |= profile_graph(std::move(gi.spec), iterations, fast_paths);
+    if (gi.spec.num_hvx_threads > htp::kDevice.max_hvx_threads) {  // the runtime refuses it too
+      std::fprintf(stderr, "graph '%s': NUM_HVX_THREADS is %u, expected at most %u\n", gi.spec.name.c_str(),
+                   gi.spec.num_hvx_threads, htp::kDevice.max_hvx_threads);
+      rc = 1;
+      continue;
+    }
+    rc |= profile_graph(std::move(gi.spec), static_cast<int>(iterations), fast_paths);
   }
   return rc;
 }

@@ -1,7 +1,5 @@
 #include "options.h"
 
-#include <charconv>
-#include <cmath>
 #include <set>
 #include <string_view>
 
@@ -39,18 +37,6 @@ std::vector<std::string> split(std::string_view s, char sep) {
     s.remove_prefix(at + 1);
   }
   return parts;
-}
-
-bool parse_count(const std::string& option, const std::string& value, uint64_t min, uint64_t* out,
-                 std::string* error) {
-  uint64_t v = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
-  if (ec != std::errc() || end != value.data() + value.size() || v < min) {
-    *error = "invalid " + option + " '" + value + "' (expected an integer >= " + std::to_string(min) + ")";
-    return false;
-  }
-  *out = v;
-  return true;
 }
 
 bool parse_log_level(std::string_view s, QnnLog_Level_t* out) {
@@ -136,24 +122,17 @@ bool parse_options(int argc, char** argv, Options* out, std::string* error) {
     } else if (arg == "--native_input_tensor_names") {
       if (!parse_native_names(value, &out->native_input_tensor_names, error)) return false;
     } else if (arg == "--num_inferences") {
-      if (!parse_count(arg, value, 1, &n, error)) return false;
+      if (!tools::parse_count(arg, value, 1, &n, error)) return false;
       out->num_inferences = n;
     } else if (arg == "--keep_num_outputs") {
-      if (!parse_count(arg, value, 0, &n, error)) return false;
+      if (!tools::parse_count(arg, value, 0, &n, error)) return false;
       out->keep_num_outputs = n;
     } else if (arg == "--batch_multiplier") {
-      if (!parse_count(arg, value, 1, &n, error) || n > 65536) {
-        *error = "invalid --batch_multiplier '" + value + "' (expected an integer from 1 to 65536)";
-        return false;
-      }
+      if (!tools::parse_count(arg, value, 1, 65536, &n, error)) return false;
       out->batch_multiplier = static_cast<uint32_t>(n);
     } else if (arg == "--duration") {
       double d = 0;
-      const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), d);
-      if (ec != std::errc() || end != value.data() + value.size() || !(d > 0) || !std::isfinite(d)) {
-        *error = "invalid --duration '" + value + "' (expected a positive number of seconds)";
-        return false;
-      }
+      if (!tools::parse_positive(arg, value, "seconds", &d, error)) return false;
       out->duration_s = d;
     } else if (arg == "--log_level") {
       if (!parse_log_level(value, &out->log_level)) {

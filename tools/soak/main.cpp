@@ -239,10 +239,19 @@ int main(int argc, char** argv) {
   long crash_every_ms = 2000;
   std::string json;
   for (const auto& [opt, value] : cl.values) {
-    if (opt == "--seconds") seconds = std::atof(value.c_str());
-    if (opt == "--threads") threads = std::max(1, std::atoi(value.c_str()));
-    if (opt == "--crash-every-ms") crash_every_ms = std::atol(value.c_str());
+    bool ok = true;
+    uint64_t n = 0;
+    if (opt == "--seconds") ok = openhtp::tools::parse_positive(opt, value, "seconds", &seconds, &error);
+    if (opt == "--threads" && (ok = openhtp::tools::parse_count(opt, value, 1, 256, &n, &error))) threads = static_cast<int>(n);
+    // 0: no restarts.
+    if (opt == "--crash-every-ms" && (ok = openhtp::tools::parse_count(opt, value, 0, 3'600'000, &n, &error))) {
+      crash_every_ms = static_cast<long>(n);
+    }
     if (opt == "--json") json = value;
+    if (!ok) {
+      std::fprintf(stderr, "openhtp-soak: %s\n", error.c_str());
+      return 2;
+    }
   }
   // The DSP process is not dumpable by default: keep its /proc figures
   // readable for the report.
