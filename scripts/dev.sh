@@ -57,7 +57,7 @@ build() {
 # Under ASan+UBSan: the process-boundary and API tests, the kernels (reference
 # and fast paths), and the ONNX importer's passes (it parses untrusted files).
 SANITIZED_TESTS=(fastrpc_test parallel_copy_test qnn_test qnn_no_throw_test qnn_nonrpc_test ops_test kernels_test
-  htp_test threads_test threads_alloc_test fuzz_context_binary fuzz_graph_prepare fuzz_system_binary_info
+  htp_test threads_test threads_alloc_test openmp_places_test_1 openmp_places_test_0 fuzz_context_binary fuzz_graph_prepare fuzz_system_binary_info
   fuzz_execute_request onnx_passes_test dsp_heap_test)
 
 case "${1:-}" in

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <algorithm>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -14,10 +15,12 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/library_location.h"
 #include "common/log.h"
+#include "common/openmp_places.h"
 #include "fastrpc/buffer_registry.h"
 #include "fastrpc/parallel_copy.h"
 #include "ipc/fd_socket.h"
@@ -263,7 +266,23 @@ int DspSession::start() {
   posix_spawn_file_actions_addclosefrom_np(&fa, ipc::kDspControlFd + 1);
   std::string fd_arg = std::to_string(ipc::kDspControlFd);
   char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("--control-fd"), fd_arg.data(), nullptr};
-  int rc = posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv, environ);
+  // The emulated DSP places its own threads, as the device does: the
+  // client's OpenMP binding (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY) is
+  // not passed on, and the DSP process starts with every CPU of the client's
+  // OpenMP places, not the one CPU libgomp bound this thread to
+  // (common/openmp_places.h).
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view v = *e;
+    if (!v.starts_with("OMP_PROC_BIND=") && !v.starts_with("OMP_PLACES=") && !v.starts_with("GOMP_CPU_AFFINITY=")) {
+      env.push_back(*e);
+    }
+  }
+  env.push_back(nullptr);
+  cpu_set_t saved;
+  const bool widened = sched_getaffinity(0, sizeof saved, &saved) == 0 && widen_to_openmp_places();
+  int rc = posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv, env.data());
+  if (widened) sched_setaffinity(0, sizeof saved, &saved);
   posix_spawn_file_actions_destroy(&fa);
   close(child_end);
   if (rc != 0) {

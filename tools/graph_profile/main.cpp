@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "binary/context_codec.h"
+#include "common/openmp_places.h"
 #include "common/openmp_policy.h"
 #include "htp/device_spec.h"
 #include "htp/prepared_graph.h"
@@ -142,6 +143,9 @@ int main(int argc, char** argv) {
   // (src/common/openmp_policy.h), so the profile matches the DSP process.
   if (!openhtp::openmp_policy_set()) {
     openhtp::prefer_openmp_spin_then_sleep();
+    // libgomp bound this thread to one CPU as it loaded when OMP_PROC_BIND
+    // or OMP_PLACES is set: the restarted process must not inherit that.
+    openhtp::widen_to_openmp_places();
     execv("/proc/self/exe", argv);
   }
   tools::CommandLine cl;
