@@ -14,16 +14,17 @@
 //     with all its threads on one CPU: MobileNetV2 fp32 at two threads
 //     through qnn-net-run 1.7x slower (docs/performance.md, "Session 29").
 //
-// libgomp is found with dlsym, not linked: libcdsprpc does not load it, and
-// when nothing in the process has, nothing bound a thread.
+// The OpenMP runtime is looked up among the loaded libraries, not linked:
+// libcdsprpc does not load it, and when nothing in the process has, nothing
+// bound a thread.
 #pragma once
 
 #include <vector>
 
 namespace openhtp {
 
-// The CPUs of every OpenMP place of this process, ascending; empty when
-// libgomp is not loaded or defines no places (no binding asked for).
+// The CPUs of every OpenMP place of this process, ascending; empty when no
+// OpenMP runtime is loaded or it defines no places (no binding asked for).
 std::vector<int> openmp_place_cpus();
 
 // Sets the calling thread's CPU mask to openmp_place_cpus(); false (nothing

@@ -16,22 +16,12 @@
 #include <vector>
 
 #include "common/openmp_places.h"
+#include "threads/cpu_preference.h"  // calling_thread_cpus
 #include "openhtp/fastrpc_ext.h"
 #include "remote.h"
 #include "test_skel_methods.h"
 
 namespace {
-
-std::vector<int> thread_mask() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
 
 // "0-1,4" -> {0, 1, 4}
 std::vector<int> parse_cpu_list(const std::string& list) {
@@ -69,7 +59,7 @@ TEST(DspPlacement, TheClientsOpenMpBindingStaysInTheClient) {
   ASSERT_FALSE(places.empty()) << "OMP_PROC_BIND=true makes places of the test's CPUs";
   std::vector<int> first(static_cast<size_t>(omp_get_place_num_procs(0)));
   omp_get_place_proc_ids(0, first.data());
-  const std::vector<int> bound = thread_mask();
+  const std::vector<int> bound = openhtp::threads::calling_thread_cpus();
   ASSERT_EQ(bound, first) << "libgomp bound this thread to its first place as it loaded";
 
   remote_handle64 h = 0;
@@ -83,7 +73,7 @@ TEST(DspPlacement, TheClientsOpenMpBindingStaysInTheClient) {
     EXPECT_NE(v.rfind("OMP_PLACES=", 0), 0u) << v;
     EXPECT_NE(v.rfind("GOMP_CPU_AFFINITY=", 0), 0u) << v;
   }
-  EXPECT_EQ(thread_mask(), bound) << "the client's thread keeps its own binding";
+  EXPECT_EQ(openhtp::threads::calling_thread_cpus(), bound) << "the client's thread keeps its own binding";
   EXPECT_EQ(remote_handle64_close(h), 0);
 }
 

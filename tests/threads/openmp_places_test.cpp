@@ -2,6 +2,7 @@
 // OMP_PROC_BIND=true (OPENHTP_EXPECT_PLACES 1; CTest sets the variable, since
 // libgomp reads it before main) and in one without (0).
 #include "common/openmp_places.h"
+#include "threads/cpu_preference.h"  // calling_thread_cpus
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -13,17 +14,6 @@
 namespace openhtp {
 namespace {
 
-std::vector<int> mask() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return cpus;
-  for (int c = 0; c < CPU_SETSIZE; ++c) {
-    if (CPU_ISSET(c, &set)) cpus.push_back(c);
-  }
-  return cpus;
-}
-
 #if OPENHTP_EXPECT_PLACES
 
 TEST(OpenMpPlaces, BindingNarrowsTheFirstThreadAndWideningUndoesIt) {
@@ -32,15 +22,15 @@ TEST(OpenMpPlaces, BindingNarrowsTheFirstThreadAndWideningUndoesIt) {
   // libgomp bound this (the initial) thread to the first place as it loaded.
   std::vector<int> first(static_cast<size_t>(omp_get_place_num_procs(0)));
   omp_get_place_proc_ids(0, first.data());
-  EXPECT_EQ(mask(), first);
+  EXPECT_EQ(threads::calling_thread_cpus(), first);
   ASSERT_TRUE(widen_to_openmp_places());
-  EXPECT_EQ(mask(), places);
+  EXPECT_EQ(threads::calling_thread_cpus(), places);
   // What a re-executed program inherits: a child forked now starts with it.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   const pid_t child = fork();
   if (child == 0) {
-    const std::vector<int> m = mask();
+    const std::vector<int> m = threads::calling_thread_cpus();
     const int n = static_cast<int>(m.size());
     (void)!write(fds[1], &n, sizeof n);
     _exit(0);
@@ -55,10 +45,10 @@ TEST(OpenMpPlaces, BindingNarrowsTheFirstThreadAndWideningUndoesIt) {
 #else
 
 TEST(OpenMpPlaces, NoPlacesNoChange) {
-  const std::vector<int> before = mask();
+  const std::vector<int> before = threads::calling_thread_cpus();
   EXPECT_TRUE(openmp_place_cpus().empty());
   EXPECT_FALSE(widen_to_openmp_places());
-  EXPECT_EQ(mask(), before);
+  EXPECT_EQ(threads::calling_thread_cpus(), before);
 }
 
 #endif

@@ -15,6 +15,7 @@
 #include "QnnInterface.h"
 #include "System/QnnSystemContext.h"
 #include "tiny_model_spec.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 
@@ -73,18 +74,9 @@ std::vector<float> cpu_fc_relu(const std::vector<float>& x, float scale) {
 // Relu is exercised) and partly positive.
 std::vector<float> test_input() { return {1.0f, -0.5f, 2.0f, 0.25f, -1.5f, 3.0f, 0.75f, -2.0f}; }
 
-class Generator : public ::testing::Test {
+class Generator : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("openhtp_generator_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  Generator() : ScratchDirTest("openhtp_generator") {}
 
   static std::string backend_arg() { return std::string(" --backend ") + quote(OPENHTP_BACKEND); }
 
@@ -157,7 +149,6 @@ class Generator : public ::testing::Test {
     for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-4f) << "output " << i;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(Generator, CpuReferenceExercisesRelu) {

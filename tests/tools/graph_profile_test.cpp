@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "binary/context_codec.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using namespace openhtp;
@@ -42,18 +43,9 @@ std::string slurp(const fs::path& p) {
   return s.str();
 }
 
-class GraphProfile : public ::testing::Test {
+class GraphProfile : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("openhtp_graph_profile_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
+  GraphProfile() : ScratchDirTest("openhtp_graph_profile") {}
 
   // add = a + b; out = Relu(add). NUM_HVX_THREADS stored as `threads`.
   fs::path write_binary(uint32_t threads = 0) {
@@ -91,7 +83,6 @@ class GraphProfile : public ::testing::Test {
     return r;
   }
 
-  fs::path dir_;
 };
 
 std::vector<std::string> lines_of(const std::string& s) {

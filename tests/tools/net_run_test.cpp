@@ -24,6 +24,7 @@
 #include "common/profile_log.h"
 #include "qnn_test_util.h"
 #include "tiny_model_spec.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using namespace qnntest;
@@ -217,18 +218,9 @@ std::vector<float> ramp(uint32_t n, float scale, float shift) {
   return v;
 }
 
-class NetRun : public ::testing::Test {
+class NetRun : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("openhtp_net_run_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    if (!HasFailure()) fs::remove_all(dir_, ec);
-  }
+  NetRun() : ScratchDirTest("openhtp_net_run", /*keep_after_failure=*/true) {}
 
   RunResult net_run(const std::string& args) {
     RunResult r;
@@ -275,7 +267,6 @@ class NetRun : public ::testing::Test {
     return fs::path(OPENHTP_DEMOCNN_DIR) / name;
   }
 
-  fs::path dir_;
 };
 
 // The error line: exactly one, naming the cause.

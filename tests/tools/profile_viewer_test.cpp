@@ -25,6 +25,7 @@
 #include "QnnInterface.h"
 #include "QnnOpDef.h"
 #include "common/profile_log.h"
+#include "scratch_dir.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -279,19 +280,9 @@ bool within(const json& inner, const json& outer) {
   return a >= b && a + inner["dur"].get<uint64_t>() <= b + outer["dur"].get<uint64_t>();
 }
 
-class ProfileViewer : public ::testing::Test {
+class ProfileViewer : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("openhtp_pview_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  fs::path dir_;
+  ProfileViewer() : ScratchDirTest("openhtp_pview") {}
 };
 
 TEST_F(ProfileViewer, LogHoldsExactlyWhatTheApiGave) {
