@@ -20,6 +20,7 @@
 
 #include "binary/context_codec.h"
 #include "scratch_dir.h"
+#include "tool_run.h"
 
 namespace fs = std::filesystem;
 using namespace openhtp;
@@ -27,21 +28,6 @@ using namespace openhtp;
 namespace {
 
 constexpr uint32_t kRows = 256, kCols = 1024;  // 256K floats
-
-struct RunResult {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 class GraphProfile : public ScratchDirTest {
  protected:
@@ -71,18 +57,7 @@ class GraphProfile : public ScratchDirTest {
     return p;
   }
 
-  RunResult run(const std::string& args) {
-    RunResult r;
-    const fs::path out = dir_ / "stdout", err = dir_ / "stderr";
-    const std::string cmd = quote(OPENHTP_GRAPH_PROFILE) + " " + args + " > " + quote(out.string()) + " 2> " +
-                            quote(err.string());
-    const int st = std::system(cmd.c_str());
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
+  RunResult run(const std::string& args) { return run_tool(OPENHTP_GRAPH_PROFILE, args, dir_); }
 };
 
 std::vector<std::string> lines_of(const std::string& s) {
@@ -195,7 +170,8 @@ TEST_F(GraphProfile, ThreadsDefaultToTheBinarysOwn) {
 }
 
 TEST_F(GraphProfile, ReferenceKernelsWhenAsked) {
-  const RunResult r = run("--binary " + quote(write_binary().string()) + " --threads 1 --iterations 2 --kernels reference");
+  const RunResult r =
+      run("--binary " + quote(write_binary().string()) + " --threads 1 --iterations 2 --kernels reference");
   ASSERT_EQ(r.status, 0) << r.out << r.err;
   const auto rows = rows_of(lines_of(r.out), 0);
   ASSERT_FALSE(rows.empty()) << r.out;

@@ -25,26 +25,12 @@
 #include "qnn_test_util.h"
 #include "tiny_model_spec.h"
 #include "scratch_dir.h"
+#include "tool_run.h"
 
 namespace fs = std::filesystem;
 using namespace qnntest;
 
 namespace {
-
-struct RunResult {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 std::vector<uint8_t> read_bytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -222,17 +208,7 @@ class NetRun : public ScratchDirTest {
  protected:
   NetRun() : ScratchDirTest("openhtp_net_run", /*keep_after_failure=*/true) {}
 
-  RunResult net_run(const std::string& args) {
-    RunResult r;
-    const fs::path out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = "cd " + quote(dir_.string()) + " && " + quote(OPENHTP_NET_RUN) + " " + args + " >" +
-                            quote(out.string()) + " 2>" + quote(err.string());
-    const int st = std::system(cmd.c_str());
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    r.out = read_text(out);
-    r.err = read_text(err);
-    return r;
-  }
+  RunResult net_run(const std::string& args) { return run_tool(OPENHTP_NET_RUN, args, dir_); }
 
   static std::string backend() { return std::string("--backend ") + quote(OPENHTP_BACKEND); }
 

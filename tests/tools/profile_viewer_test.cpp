@@ -26,6 +26,7 @@
 #include "QnnOpDef.h"
 #include "common/profile_log.h"
 #include "scratch_dir.h"
+#include "tool_run.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -34,34 +35,6 @@ namespace {
 
 constexpr const char* kGraph = "profiled_relu2";
 constexpr int kExecutes = 3;
-
-struct RunResult {
-  int status = -1;
-  std::string out;  // stdout
-  std::string err;  // stderr
-};
-
-std::string quote(const std::string& s) { return "'" + s + "'"; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-RunResult run_viewer(const std::string& args, const fs::path& dir) {
-  RunResult r;
-  const fs::path err = dir / "stderr.txt";
-  const std::string cmd = quote(OPENHTP_PROFILE_VIEWER) + " " + args + " 2>" + quote(err.string());
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.err = slurp(err);
-  return r;
-}
 
 const QNN_INTERFACE_VER_TYPE& api() {
   static const QNN_INTERFACE_VER_TYPE* table = [] {
@@ -288,7 +261,7 @@ class ProfileViewer : public ScratchDirTest {
 TEST_F(ProfileViewer, LogHoldsExactlyWhatTheApiGave) {
   const fs::path path = dir_ / openhtp::tools::kProfileLogFileName;
   const std::vector<json> from_api = make_real_log(path);
-  const json log = json::parse(slurp(path));
+  const json log = json::parse(read_text(path));
   EXPECT_EQ(log["format"], "openhtp-profile");
   EXPECT_EQ(log["version"], 1);
   EXPECT_EQ(log["run"]["backend"], "libQnnHtp.so");
@@ -325,12 +298,13 @@ TEST_F(ProfileViewer, LogHoldsExactlyWhatTheApiGave) {
 TEST_F(ProfileViewer, SummaryAndCsvMatchTheLog) {
   const fs::path path = dir_ / "qnn-profiling-data_0.log";
   make_real_log(path);
-  const json log = json::parse(slurp(path));
+  const json log = json::parse(read_text(path));
   const std::vector<Agg> want = aggregate_log(log);
   ASSERT_FALSE(want.empty());
 
   const fs::path csv = dir_ / "summary.csv";
-  const RunResult r = run_viewer("--input_log " + quote(path.string()) + " --output " + quote(csv.string()), dir_);
+  const RunResult r = run_tool(OPENHTP_PROFILE_VIEWER,
+                               "--input_log " + quote(path.string()) + " --output " + quote(csv.string()), dir_);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   EXPECT_NE(r.out.find("Init Stats:"), std::string::npos) << r.out;
@@ -360,7 +334,7 @@ TEST_F(ProfileViewer, SummaryAndCsvMatchTheLog) {
   EXPECT_NE(r.out.find("    " + fin.event + ": " + std::to_string(fin.total) + " us\n"), std::string::npos) << r.out;
 
   // The CSV: a header, then exactly the recomputed rows in order.
-  std::istringstream lines(slurp(csv));
+  std::istringstream lines(read_text(csv));
   std::string line;
   ASSERT_TRUE(std::getline(lines, line));
   EXPECT_EQ(line, "phase,event,type,unit,count,average,min,max,total");
@@ -386,14 +360,14 @@ TEST_F(ProfileViewer, SummaryAndCsvMatchTheLog) {
 TEST_F(ProfileViewer, ChromeTraceOfARealRun) {
   const fs::path path = dir_ / "qnn-profiling-data_0.log";
   make_real_log(path);
-  const json log = json::parse(slurp(path));
+  const json log = json::parse(read_text(path));
   const fs::path out = dir_ / "trace.json";
-  const RunResult r = run_viewer("--input_log " + quote(path.string()) +
+  const RunResult r = run_tool(OPENHTP_PROFILE_VIEWER, "--input_log " + quote(path.string()) +
                                      " --reader /opt/qnn/lib/libQnnChrometraceProfilingReader.so --output " +
                                      quote(out.string()),
                                  dir_);
   ASSERT_EQ(r.status, 0) << r.err;
-  const json trace = json::parse(slurp(out));
+  const json trace = json::parse(read_text(out));
   expect_valid_trace(trace);
   auto tracks = slices_by_tid(trace);
   for (int k = 0; k < kExecutes; ++k) {
@@ -460,11 +434,12 @@ TEST_F(ProfileViewer, TraceHasOneSlicePerNodePerExecuteNestedInIt) {
   std::ofstream(path) << handmade_log().dump();
   const fs::path out = dir_ / "trace.json";
   const fs::path csv = dir_ / "rows.csv";
-  const RunResult r = run_viewer("--input_log " + quote(path.string()) + " --trace " + quote(out.string()) +
-                                     " --output " + quote(csv.string()),
-                                 dir_);
+  const RunResult r = run_tool(
+      OPENHTP_PROFILE_VIEWER,
+      "--input_log " + quote(path.string()) + " --trace " + quote(out.string()) + " --output " + quote(csv.string()),
+      dir_);
   ASSERT_EQ(r.status, 0) << r.err;
-  const json trace = json::parse(slurp(out));
+  const json trace = json::parse(read_text(out));
   expect_valid_trace(trace);
   auto tracks = slices_by_tid(trace);
   for (int k = 0; k < 2; ++k) {
@@ -509,7 +484,7 @@ TEST_F(ProfileViewer, TraceHasOneSlicePerNodePerExecuteNestedInIt) {
     EXPECT_EQ(exec["args"]["Num times yield occurred (count)"], 1);
   }
   // Per-node rows, the comma quoted.
-  const std::string rows = slurp(csv);
+  const std::string rows = read_text(csv);
   EXPECT_NE(rows.find("execute,\"graph execute: g / conv, 1\",404,us,2,100.50,100,101,201\n"), std::string::npos)
       << rows;
   EXPECT_NE(r.out.find("graph execute: g / pool: 31 us (min 30, max 32)"), std::string::npos) << r.out;
@@ -535,9 +510,10 @@ TEST_F(ProfileViewer, NodeThreadTimesGetTrackOfTheirOwn) {
   const fs::path path = dir_ / "threads.log";
   std::ofstream(path) << log.dump();
   const fs::path out = dir_ / "trace.json";
-  const RunResult r = run_viewer("--input_log " + quote(path.string()) + " --trace " + quote(out.string()), dir_);
+  const RunResult r =
+      run_tool(OPENHTP_PROFILE_VIEWER, "--input_log " + quote(path.string()) + " --trace " + quote(out.string()), dir_);
   ASSERT_EQ(r.status, 0) << r.err;
-  const json trace = json::parse(slurp(out));
+  const json trace = json::parse(read_text(out));
   expect_valid_trace(trace);
   auto tracks = slices_by_tid(trace);
   const uint64_t t0 = 2 + (uint64_t{1} << 20), t1 = 2 + (uint64_t{2} << 20);
@@ -570,7 +546,7 @@ TEST_F(ProfileViewer, Refusals) {
   const fs::path good = dir_ / "good.log";
   std::ofstream(good) << handmade_log().dump();
   auto expect_refused = [&](const std::string& args, const std::string& cause) {
-    const RunResult r = run_viewer(args, dir_);
+    const RunResult r = run_tool(OPENHTP_PROFILE_VIEWER, args, dir_);
     EXPECT_EQ(r.status, 1) << args;
     const std::string first = r.err.substr(0, r.err.find('\n'));
     EXPECT_EQ(r.err, first + "\n") << "one line, nothing else";
@@ -581,7 +557,8 @@ TEST_F(ProfileViewer, Refusals) {
   const std::string in = " --input_log " + quote(good.string());
   expect_refused(in + " --bogus 1", "unknown option '--bogus'");
   expect_refused("--output x.csv", "missing required option --input_log");
-  expect_refused(in + " --reader libQnnHtpProfilingReader.so --output x", "--reader 'libQnnHtpProfilingReader.so' is not supported");
+  expect_refused(in + " --reader libQnnHtpProfilingReader.so --output x",
+                 "--reader 'libQnnHtpProfilingReader.so' is not supported");
   expect_refused(in + " --reader libQnnChrometraceProfilingReader.so", "needs --output");
   expect_refused(in + " --reader libQnnChrometraceProfilingReader.so --output a --trace b", "--trace 'b'");
   expect_refused(" --input_log " + quote((dir_ / "absent.log").string()), "absent.log: cannot open for reading");
@@ -604,10 +581,11 @@ TEST_F(ProfileViewer, Refusals) {
   other["phases"][1]["events"][0]["sub_events"][2]["value"] = "twenty";
   const fs::path bad = dir_ / "bad.log";
   std::ofstream(bad) << other.dump();
-  expect_refused(" --input_log " + quote(bad.string()), "phases[1].events[0].sub_events[2].value: not a non-negative integer");
+  expect_refused(" --input_log " + quote(bad.string()),
+                 "phases[1].events[0].sub_events[2].value: not a non-negative integer");
 
   // And --help names every option.
-  const RunResult h = run_viewer("--help", dir_);
+  const RunResult h = run_tool(OPENHTP_PROFILE_VIEWER, "--help", dir_);
   EXPECT_EQ(h.status, 0);
   for (const char* o : {"--input_log", "--output", "--reader", "--trace", "--version"}) {
     EXPECT_NE(h.out.find(o), std::string::npos) << o;
@@ -636,9 +614,10 @@ TEST_F(ProfileViewer, CopySlicesSitBeforeAndAfterTheAccelerator) {
   const fs::path path = dir_ / "copies.log";
   std::ofstream(path) << log.dump();
   const fs::path out = dir_ / "trace.json";
-  const RunResult r = run_viewer("--input_log " + quote(path.string()) + " --trace " + quote(out.string()), dir_);
+  const RunResult r =
+      run_tool(OPENHTP_PROFILE_VIEWER, "--input_log " + quote(path.string()) + " --trace " + quote(out.string()), dir_);
   ASSERT_EQ(r.status, 0) << r.err;
-  const json trace = json::parse(slurp(out));
+  const json trace = json::parse(read_text(out));
   expect_valid_trace(trace);
   std::map<std::string, json> by_name;
   for (const auto& [tid, track] : slices_by_tid(trace)) {

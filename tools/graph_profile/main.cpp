@@ -167,7 +167,8 @@ int main(int argc, char** argv) {
     if (opt == "--binary") path = value;
     // As many as a signed loop counter holds; the threads within the
     // runtime's own limit (graph config NUM_HVX_THREADS).
-    if (opt == "--iterations") ok = tools::parse_count(opt, value, 1, std::numeric_limits<int>::max(), &iterations, &error);
+    if (opt == "--iterations")
+      ok = tools::parse_count(opt, value, 1, std::numeric_limits<int>::max(), &iterations, &error);
     if (opt == "--threads") ok = tools::parse_count(opt, value, 1, htp::kDevice.max_hvx_threads, &threads, &error);
     if (opt == "--kernels") kernel_selection = value;
     if (!ok) {

@@ -242,7 +242,8 @@ int main(int argc, char** argv) {
     bool ok = true;
     uint64_t n = 0;
     if (opt == "--seconds") ok = openhtp::tools::parse_positive(opt, value, "seconds", &seconds, &error);
-    if (opt == "--threads" && (ok = openhtp::tools::parse_count(opt, value, 1, 256, &n, &error))) threads = static_cast<int>(n);
+    if (opt == "--threads" && (ok = openhtp::tools::parse_count(opt, value, 1, 256, &n, &error)))
+      threads = static_cast<int>(n);
     // 0: no restarts.
     if (opt == "--crash-every-ms" && (ok = openhtp::tools::parse_count(opt, value, 0, 3'600'000, &n, &error))) {
       crash_every_ms = static_cast<long>(n);
