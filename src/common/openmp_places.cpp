@@ -40,8 +40,9 @@ std::vector<int> openmp_place_cpus() {
   return cpus;
 }
 
-bool widen_to_openmp_places() {
-  const std::vector<int> cpus = openmp_place_cpus();
+bool widen_to_openmp_places() { return set_calling_thread_cpus(openmp_place_cpus()); }
+
+bool set_calling_thread_cpus(const std::vector<int>& cpus) {
   if (cpus.empty()) return false;
   cpu_set_t set;
   CPU_ZERO(&set);

@@ -27,8 +27,11 @@ namespace openhtp {
 // OpenMP runtime is loaded or it defines no places (no binding asked for).
 std::vector<int> openmp_place_cpus();
 
-// Sets the calling thread's CPU mask to openmp_place_cpus(); false (nothing
-// changed) when there are none or the kernel refuses.
+// Sets the calling thread's CPU mask to `cpus` (allocates nothing); false
+// (nothing changed) when it is empty or the kernel refuses.
+bool set_calling_thread_cpus(const std::vector<int>& cpus);
+
+// set_calling_thread_cpus(openmp_place_cpus()).
 bool widen_to_openmp_places();
 
 }  // namespace openhtp

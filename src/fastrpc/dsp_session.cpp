@@ -250,6 +250,23 @@ bool DspSession::alive() {
 }
 
 int DspSession::start() {
+  const std::string exe = dsp_executable_path();
+  // The emulated DSP places its own threads, as the device does: the
+  // client's OpenMP binding (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY) is
+  // not passed on, and the DSP process starts with every CPU of the client's
+  // OpenMP places, not the one CPU libgomp bound this thread to
+  // (common/openmp_places.h). All of it is made first: what can throw
+  // (bad_alloc) comes before anything that would need undoing.
+  std::vector<char*> env;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string_view v = *e;
+    if (!v.starts_with("OMP_PROC_BIND=") && !v.starts_with("OMP_PLACES=") && !v.starts_with("GOMP_CPU_AFFINITY=")) {
+      env.push_back(*e);
+    }
+  }
+  env.push_back(nullptr);
+  const std::vector<int> places = openmp_place_cpus();
+  std::string fd_arg = std::to_string(ipc::kDspControlFd);
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) return AEE_EFAILED;
   control_sock_ = sv[0];
@@ -259,28 +276,14 @@ int DspSession::start() {
   close(sv[1]);
   if (child_end < 0) return AEE_EFAILED;
 
-  const std::string exe = dsp_executable_path();
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, child_end, ipc::kDspControlFd);
   posix_spawn_file_actions_addclosefrom_np(&fa, ipc::kDspControlFd + 1);
-  std::string fd_arg = std::to_string(ipc::kDspControlFd);
   char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("--control-fd"), fd_arg.data(), nullptr};
-  // The emulated DSP places its own threads, as the device does: the
-  // client's OpenMP binding (OMP_PROC_BIND, OMP_PLACES, GOMP_CPU_AFFINITY) is
-  // not passed on, and the DSP process starts with every CPU of the client's
-  // OpenMP places, not the one CPU libgomp bound this thread to
-  // (common/openmp_places.h).
-  std::vector<char*> env;
-  for (char** e = environ; *e != nullptr; ++e) {
-    const std::string_view v = *e;
-    if (!v.starts_with("OMP_PROC_BIND=") && !v.starts_with("OMP_PLACES=") && !v.starts_with("GOMP_CPU_AFFINITY=")) {
-      env.push_back(*e);
-    }
-  }
-  env.push_back(nullptr);
   cpu_set_t saved;
-  const bool widened = sched_getaffinity(0, sizeof saved, &saved) == 0 && widen_to_openmp_places();
+  const bool widened =
+      !places.empty() && sched_getaffinity(0, sizeof saved, &saved) == 0 && set_calling_thread_cpus(places);
   int rc = posix_spawn(&pid_, exe.c_str(), &fa, nullptr, argv, env.data());
   if (widened) sched_setaffinity(0, sizeof saved, &saved);
   posix_spawn_file_actions_destroy(&fa);
