@@ -12,7 +12,7 @@
 //     1.0;
 //   - the DSP process, started by libcdsprpc from the client's thread, ran
 //     with all its threads on one CPU: MobileNetV2 fp32 at two threads
-//     through qnn-net-run 1.7x slower (docs/performance.md, "Session 29").
+//     through qnn-net-run 1.6-1.9x slower (docs/performance.md, "Session 29").
 //
 // The OpenMP runtime is looked up among the loaded libraries, not linked:
 // libcdsprpc does not load it, and when nothing in the process has, nothing
