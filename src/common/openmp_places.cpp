@@ -1,7 +1,8 @@
 #include "common/openmp_places.h"
 
+#include "common/cpu_mask.h"
+
 #include <dlfcn.h>
-#include <sched.h>
 
 #include <algorithm>
 
@@ -41,15 +42,5 @@ std::vector<int> openmp_place_cpus() {
 }
 
 bool widen_to_openmp_places() { return set_calling_thread_cpus(openmp_place_cpus()); }
-
-bool set_calling_thread_cpus(const std::vector<int>& cpus) {
-  if (cpus.empty()) return false;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int c : cpus) {
-    if (c >= 0 && c < CPU_SETSIZE) CPU_SET(c, &set);
-  }
-  return sched_setaffinity(0, sizeof set, &set) == 0;
-}
 
 }  // namespace openhtp

@@ -27,11 +27,7 @@ namespace openhtp {
 // OpenMP runtime is loaded or it defines no places (no binding asked for).
 std::vector<int> openmp_place_cpus();
 
-// Sets the calling thread's CPU mask to `cpus` (allocates nothing); false
-// (nothing changed) when it is empty or the kernel refuses.
-bool set_calling_thread_cpus(const std::vector<int>& cpus);
-
-// set_calling_thread_cpus(openmp_place_cpus()).
+// set_calling_thread_cpus(openmp_place_cpus()) (common/cpu_mask.h).
 bool widen_to_openmp_places();
 
 }  // namespace openhtp

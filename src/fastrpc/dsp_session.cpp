@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/library_location.h"
+#include "common/cpu_mask.h"
 #include "common/log.h"
 #include "common/openmp_places.h"
 #include "fastrpc/buffer_registry.h"

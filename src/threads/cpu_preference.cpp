@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "common/cpu_mask.h"
 #include "common/env_switch.h"
 #include "common/interval_clock.h"
 #include "common/log.h"
@@ -22,22 +23,6 @@ uint64_t now_ns() { return interval_ns(interval_ticks()); }
 bool cpu_preference_enabled() {
   static const bool on = env_switch_on("OPENHTP_CPU_PREFERENCE");
   return on;
-}
-
-void calling_thread_cpus(std::vector<int>* cpus, size_t limit) {
-  const int end = static_cast<int>(std::min<size_t>(limit, CPU_SETSIZE));
-  cpus->clear();
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
-  for (int c = 0; c < end; ++c) {
-    if (CPU_ISSET(c, &set)) cpus->push_back(c);
-  }
-}
-
-std::vector<int> calling_thread_cpus() {
-  std::vector<int> cpus;
-  calling_thread_cpus(&cpus, CPU_SETSIZE);
-  return cpus;
 }
 
 CpuPreference::CpuPreference(CpuPreferenceTuning tuning, int cpus) : t_(tuning) {

@@ -121,11 +121,6 @@ class CpuPreference {
 // was, so it is not pinned there. False (nothing changed) when `cpu` is not
 // in the mask or the kernel refuses.
 bool move_calling_thread_to(int cpu);
-// The CPUs the calling thread may run on.
-std::vector<int> calling_thread_cpus();
-// The same into *cpus, CPUs below `limit` only; no allocation when its
-// capacity is at least `limit`.
-void calling_thread_cpus(std::vector<int>* cpus, size_t limit);
 // OPENHTP_CPU_PREFERENCE, read once.
 bool cpu_preference_enabled();
 

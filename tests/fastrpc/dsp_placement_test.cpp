@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "common/openmp_places.h"
-#include "threads/cpu_preference.h"  // calling_thread_cpus
+#include "common/cpu_mask.h"
 #include "openhtp/fastrpc_ext.h"
 #include "remote.h"
 #include "test_skel_methods.h"
@@ -59,7 +59,7 @@ TEST(DspPlacement, TheClientsOpenMpBindingStaysInTheClient) {
   ASSERT_FALSE(places.empty()) << "OMP_PROC_BIND=true makes places of the test's CPUs";
   std::vector<int> first(static_cast<size_t>(omp_get_place_num_procs(0)));
   omp_get_place_proc_ids(0, first.data());
-  const std::vector<int> bound = openhtp::threads::calling_thread_cpus();
+  const std::vector<int> bound = openhtp::calling_thread_cpus();
   ASSERT_EQ(bound, first) << "libgomp bound this thread to its first place as it loaded";
 
   remote_handle64 h = 0;
@@ -73,7 +73,7 @@ TEST(DspPlacement, TheClientsOpenMpBindingStaysInTheClient) {
     EXPECT_NE(v.rfind("OMP_PLACES=", 0), 0u) << v;
     EXPECT_NE(v.rfind("GOMP_CPU_AFFINITY=", 0), 0u) << v;
   }
-  EXPECT_EQ(openhtp::threads::calling_thread_cpus(), bound) << "the client's thread keeps its own binding";
+  EXPECT_EQ(openhtp::calling_thread_cpus(), bound) << "the client's thread keeps its own binding";
   EXPECT_EQ(remote_handle64_close(h), 0);
 }
 

@@ -10,6 +10,8 @@
 
 #include "threads/cpu_preference.h"
 
+#include "common/cpu_mask.h"
+
 namespace {
 thread_local bool g_counting = false;
 thread_local int g_allocations = 0;

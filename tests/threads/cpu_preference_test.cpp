@@ -2,6 +2,8 @@
 // once), and the move itself on this machine's CPUs.
 #include "threads/cpu_preference.h"
 
+#include "common/cpu_mask.h"
+
 #include <gtest/gtest.h>
 #include <sched.h>
 

@@ -2,7 +2,7 @@
 // OMP_PROC_BIND=true (OPENHTP_EXPECT_PLACES 1; CTest sets the variable, since
 // libgomp reads it before main) and in one without (0).
 #include "common/openmp_places.h"
-#include "threads/cpu_preference.h"  // calling_thread_cpus
+#include "common/cpu_mask.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -22,15 +22,15 @@ TEST(OpenMpPlaces, BindingNarrowsTheFirstThreadAndWideningUndoesIt) {
   // libgomp bound this (the initial) thread to the first place as it loaded.
   std::vector<int> first(static_cast<size_t>(omp_get_place_num_procs(0)));
   omp_get_place_proc_ids(0, first.data());
-  EXPECT_EQ(threads::calling_thread_cpus(), first);
+  EXPECT_EQ(calling_thread_cpus(), first);
   ASSERT_TRUE(widen_to_openmp_places());
-  EXPECT_EQ(threads::calling_thread_cpus(), places);
+  EXPECT_EQ(calling_thread_cpus(), places);
   // What a re-executed program inherits: a child forked now starts with it.
   int fds[2];
   ASSERT_EQ(pipe(fds), 0);
   const pid_t child = fork();
   if (child == 0) {
-    const std::vector<int> m = threads::calling_thread_cpus();
+    const std::vector<int> m = calling_thread_cpus();
     const int n = static_cast<int>(m.size());
     (void)!write(fds[1], &n, sizeof n);
     _exit(0);
@@ -45,10 +45,10 @@ TEST(OpenMpPlaces, BindingNarrowsTheFirstThreadAndWideningUndoesIt) {
 #else
 
 TEST(OpenMpPlaces, NoPlacesNoChange) {
-  const std::vector<int> before = threads::calling_thread_cpus();
+  const std::vector<int> before = calling_thread_cpus();
   EXPECT_TRUE(openmp_place_cpus().empty());
   EXPECT_FALSE(widen_to_openmp_places());
-  EXPECT_EQ(threads::calling_thread_cpus(), before);
+  EXPECT_EQ(calling_thread_cpus(), before);
 }
 
 #endif
