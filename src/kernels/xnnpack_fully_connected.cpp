@@ -12,6 +12,7 @@
 
 #include "kernels/quant_params.h"
 #include "kernels/xnnpack_convolution.h"
+#include "kernels/xnnpack_one_input_kernel.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
 
@@ -20,37 +21,24 @@ namespace {
 
 namespace dtype = ops::dtype;
 
-class FcKernel final : public ops::OpKernel {
+class FcKernel final : public OneInputKernel {
  public:
-  // `x_planned`: the input's TensorDesc::planned (xnnpack_runtime.h).
-  FcKernel(Operator op, bool is_float, size_t batch, size_t in_bytes, pthreadpool_t pool, bool x_planned)
-      : op_(std::move(op)), float_(is_float), batch_(batch), in_bytes_(in_bytes), pool_(pool) {
-    input_.prepare(x_planned, in_bytes);
-    workspace_ = ops::Workspace(input_.workspace_bytes());
-  }
-  size_t workspace_bytes() const override { return workspace_.bytes(); }
-  void set_workspace(void* memory) override { workspace_.bind(memory); }
-  size_t read_slack_bytes() const override { return kReadSlack; }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    const void* x = input_.readable(in[0], workspace_.data());
-    // FC setup only records pointers (no indirection buffer): cheap per run.
-    if (float_) {
-      xnn_setup_fully_connected_nc_f32(op_.get(), batch_, static_cast<const float*>(x), static_cast<float*>(out[0]),
-                                       pool_);
-    } else {
-      xnn_setup_fully_connected_nc_qu8(op_.get(), batch_, static_cast<const uint8_t*>(x),
-                                       static_cast<uint8_t*>(out[0]), pool_);
-    }
-    xnn_run_operator(op_.get(), pool_);
-  }
+  FcKernel(Operator op, bool is_float, size_t batch, size_t in_bytes, pthreadpool_t pool)
+      : OneInputKernel(std::move(op), in_bytes, pool), float_(is_float), batch_(batch) {}
 
  private:
-  Operator op_;
+  // Only records the pointers (no indirection buffer): cheap per run.
+  xnn_status setup(const void* x, void* y) override {
+    if (float_) {
+      return xnn_setup_fully_connected_nc_f32(op_.get(), batch_, static_cast<const float*>(x), static_cast<float*>(y),
+                                              pool_);
+    }
+    return xnn_setup_fully_connected_nc_qu8(op_.get(), batch_, static_cast<const uint8_t*>(x),
+                                            static_cast<uint8_t*>(y), pool_);
+  }
+
   bool float_;
-  size_t batch_, in_bytes_;
-  pthreadpool_t pool_;
-  ReadableInput input_;
-  ops::Workspace workspace_;
+  size_t batch_;
 };
 
 struct FcShape {
@@ -84,8 +72,10 @@ bool prepare_qu8(const ops::NodeDesc& node, const FcShape& s, std::unique_ptr<op
                                         &op) != xnn_status_success) {
     return false;
   }
-  *kernel = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n,
-                                       pool_for(node, uint64_t{s.batch} * s.n * s.m), node.inputs[0].planned);
+  auto k = std::make_unique<FcKernel>(Operator(op), false, s.batch, size_t{s.batch} * s.n,
+                                      pool_for(node, uint64_t{s.batch} * s.n * s.m));
+  if (!k->setup_once(node.inputs[0].planned)) return false;
+  *kernel = std::move(k);
   return true;
 }
 
@@ -135,8 +125,10 @@ bool prepare_fully_connected_f32(const ops::NodeDesc& node, std::unique_ptr<ops:
                                         -INFINITY, INFINITY, kRunFlags, &op) != xnn_status_success) {
     return false;
   }
-  *kernel = std::make_unique<FcKernel>(Operator(op), true, s.batch, size_t{s.batch} * s.n * sizeof(float),
-                                       pool_for(node, uint64_t{s.batch} * s.n * s.m), node.inputs[0].planned);
+  auto k = std::make_unique<FcKernel>(Operator(op), true, s.batch, size_t{s.batch} * s.n * sizeof(float),
+                                      pool_for(node, uint64_t{s.batch} * s.n * s.m));
+  if (!k->setup_once(node.inputs[0].planned)) return false;
+  *kernel = std::move(k);
   return true;
 }
 

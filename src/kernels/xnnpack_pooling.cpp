@@ -13,6 +13,7 @@
 
 #include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
+#include "kernels/xnnpack_one_input_kernel.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
 #include "ops/parsed_params.h"
@@ -25,27 +26,14 @@ using ops::PoolGeometry;
 
 enum class Kind { kMaxF32, kMaxU8, kAvgF32, kAvgQu8, kGlobalF32, kGlobalQu8 };
 
-class PoolKernel final : public ops::OpKernel {
+class PoolKernel final : public OneInputKernel {
  public:
   PoolKernel(Operator op, Kind kind, const PoolGeometry& g, size_t in_bytes, pthreadpool_t pool)
-      : op_(std::move(op)), kind_(kind), g_(g), in_bytes_(in_bytes), pool_(pool) {}
-  // First setup sizes the indirection buffers (see xnnpack_convolution.cpp);
-  // the input decides whether a copy may be needed (xnnpack_runtime.h).
-  bool setup_once(const ops::TensorDesc& x) {
-    input_.prepare(x.planned, in_bytes_);
-    workspace_ = ops::Workspace(input_.workspace_bytes());
-    return setup(setup_placeholder(), const_cast<void*>(setup_placeholder())) == xnn_status_success;
-  }
-  size_t workspace_bytes() const override { return workspace_.bytes(); }
-  void set_workspace(void* memory) override { workspace_.bind(memory); }
-  size_t read_slack_bytes() const override { return kReadSlack; }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    setup(input_.readable(in[0], workspace_.data()), out[0]);
-    xnn_run_operator(op_.get(), pool_);
-  }
+      : OneInputKernel(std::move(op), in_bytes, pool), kind_(kind), g_(g) {}
 
  private:
-  xnn_status setup(const void* x, void* y) {
+  // The first setup sizes the indirection buffers (see xnnpack_convolution.cpp).
+  xnn_status setup(const void* x, void* y) override {
     const auto* xf = static_cast<const float*>(x);
     const auto* xu = static_cast<const uint8_t*>(x);
     auto* yf = static_cast<float*>(y);
@@ -62,13 +50,8 @@ class PoolKernel final : public ops::OpKernel {
     return xnn_status_invalid_parameter;
   }
 
-  Operator op_;
   Kind kind_;
   PoolGeometry g_;
-  size_t in_bytes_;
-  pthreadpool_t pool_;
-  ReadableInput input_;
-  ops::Workspace workspace_;
 };
 
 // Pooling reads each input element about once and does next to no
@@ -85,7 +68,7 @@ bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDes
   const uint64_t elems = uint64_t{g.N} * g.axes[1].in * g.axes[2].in * g.C;
   pthreadpool_t pool = elems >= kShareMinElems ? pool_of(node) : nullptr;
   auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, elems * elem_bytes, pool);
-  if (!k->setup_once(node.inputs[0])) return false;
+  if (!k->setup_once(node.inputs[0].planned)) return false;
   *kernel = std::move(k);
   return true;
 }

@@ -5,6 +5,7 @@
 // transformer are the case: 2 x 0.55 ms of a 2-layer encoder's 8 ms ran on
 // the reference. Other axes and beta != 1 are declined (the reference runs).
 #include "kernels/parallel_tiles.h"
+#include "kernels/xnnpack_one_input_kernel.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
 
@@ -13,34 +14,17 @@ namespace {
 
 namespace dtype = ops::dtype;
 
-class SoftmaxKernel final : public ops::OpKernel {
+class SoftmaxKernel final : public OneInputKernel {
  public:
   SoftmaxKernel(Operator op, size_t rows, size_t in_bytes, pthreadpool_t pool)
-      : op_(std::move(op)), rows_(rows), in_bytes_(in_bytes), pool_(pool) {}
-  // The input decides whether a copy may be needed (xnnpack_runtime.h).
-  bool setup_once(const ops::TensorDesc& x) {
-    input_.prepare(x.planned, in_bytes_);
-    workspace_ = ops::Workspace(input_.workspace_bytes());
-    return setup(setup_placeholder(), const_cast<void*>(setup_placeholder())) == xnn_status_success;
-  }
-  size_t workspace_bytes() const override { return workspace_.bytes(); }
-  void set_workspace(void* memory) override { workspace_.bind(memory); }
-  size_t read_slack_bytes() const override { return kReadSlack; }
-  void run(std::span<const void* const> in, std::span<void* const> out) override {
-    setup(input_.readable(in[0], workspace_.data()), out[0]);
-    xnn_run_operator(op_.get(), pool_);
-  }
+      : OneInputKernel(std::move(op), in_bytes, pool), rows_(rows) {}
 
  private:
-  xnn_status setup(const void* x, void* y) {
+  xnn_status setup(const void* x, void* y) override {
     return xnn_setup_softmax_nc_f32(op_.get(), rows_, static_cast<const float*>(x), static_cast<float*>(y), pool_);
   }
 
-  Operator op_;
-  size_t rows_, in_bytes_;
-  pthreadpool_t pool_;
-  ReadableInput input_;
-  ops::Workspace workspace_;
+  size_t rows_;
 };
 
 }  // namespace
@@ -71,7 +55,7 @@ bool prepare_softmax_f32(const ops::NodeDesc& node, std::unique_ptr<ops::OpKerne
   // (docs/performance.md, session 14).
   pthreadpool_t pool = elems >= kShareMinElems ? pool_of(node) : nullptr;
   auto k = std::make_unique<SoftmaxKernel>(Operator(op), elems / channels, elems * sizeof(float), pool);
-  if (!k->setup_once(x)) return false;
+  if (!k->setup_once(x.planned)) return false;
   *kernel = std::move(k);
   return true;
 }
