@@ -4,14 +4,10 @@
 #include <cmath>
 
 #include "ops/op_defs.h"
-#include "ops/param_reader.h"
-#include "ops/shape.h"
-#include "ops/validate.h"
+#include "ops/reference/softmax_params.h"
 
 namespace openhtp::ops::detail {
 namespace {
-
-constexpr size_t kMaxRank = 5;  // HTP: rank <= 5
 
 class SoftmaxKernel final : public OpKernel {
  public:
@@ -57,28 +53,9 @@ class SoftmaxKernel final : public OpKernel {
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 1, 1, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {""};
-  if (Status s = check_all_f32(node, kRoles, 1); !s.ok()) return s;
-  ParamReader params(node);
-  if (Status s = params.check_names({"axis", "beta"}); !s.ok()) return s;
-  const TensorDesc& x = node.inputs[0];
-  if (Status s = check_rank(node, x, in_label(0, ""), 1, kMaxRank, StatusCode::kUnsupported); !s.ok())
-    return s;
-  const uint32_t rank = static_cast<uint32_t>(x.dims.size());
-  uint32_t axis = 0;
-  if (Status s = params.u32_scalar("axis", rank - 1, &axis); !s.ok()) return s;
-  if (axis >= rank) {
-    return invalid(node, "parameter 'axis' is ", axis, ", expected < rank ", rank);
-  }
-  float beta = 1.0f;
-  if (Status s = params.f32_scalar("beta", 1.0f, &beta); !s.ok()) return s;
-  if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
-
-  if (kernel) {
-    *kernel = std::make_unique<SoftmaxKernel>(product(x.dims, 0, axis), x.dims[axis],
-                                              product(x.dims, axis + 1, rank), beta);
-  }
+  SoftmaxShape shape;
+  if (Status s = read_softmax_node(node, /*axis_defaults_to_last=*/true, &shape); !s.ok()) return s;
+  if (kernel) *kernel = std::make_unique<SoftmaxKernel>(shape.outer, shape.len, shape.inner, shape.beta);
   return Status::Ok();
 }
 
