@@ -4,24 +4,12 @@
 #include <cmath>
 #include <cstdio>
 
+#include "conv_cases.h"
 #include "kernel_check.h"
 #include "kernels/onednn_paths.h"
 
 namespace kernelstest {
 namespace {
-
-struct ConvShape {
-  uint32_t N, H, W, Cin, KH, KW, Cout, group, sh, sw, dh, dw, pt, pb, pl, pr, Ho, Wo;
-  bool depthwise, bias;
-  size_t K() const { return size_t{KH} * KW * (Cin / group) + (bias ? 1 : 0); }
-  std::string str() const {
-    return (depthwise ? "dw " : "conv ") + std::to_string(N) + "x" + std::to_string(H) + "x" + std::to_string(W) +
-           "x" + std::to_string(Cin) + " k" + std::to_string(KH) + "x" + std::to_string(KW) + " Cout " +
-           std::to_string(Cout) + " g" + std::to_string(group) + " s" + std::to_string(sh) + std::to_string(sw) +
-           " d" + std::to_string(dh) + std::to_string(dw) + " p" + std::to_string(pt) + std::to_string(pb) +
-           std::to_string(pl) + std::to_string(pr) + (bias ? " bias" : "");
-  }
-};
 
 ConvShape random_shape(std::mt19937& rng, bool depthwise) {
   ConvShape s{};
@@ -31,43 +19,12 @@ ConvShape random_shape(std::mt19937& rng, bool depthwise) {
   s.group = depthwise ? rand_int(rng, 1, 8) : rand_int(rng, 1, 3);
   s.Cin = s.group * cin_g;
   s.Cout = s.group * rand_int(rng, 1, depthwise ? 3 : 6);
-  s.KH = rand_int(rng, 1, 3);
-  s.KW = rand_int(rng, 1, 3);
-  s.sh = rand_int(rng, 1, 2);
-  s.sw = rand_int(rng, 1, 2);
-  s.dh = rand_int(rng, 1, 2);
-  s.dw = rand_int(rng, 1, 2);
-  s.pt = rand_int(rng, 0, 2);
-  s.pb = rand_int(rng, 0, 2);
-  s.pl = rand_int(rng, 0, 2);
-  s.pr = rand_int(rng, 0, 2);
-  const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
-  s.H = rand_int(rng, std::max<int>(1, int(eh) - int(s.pt + s.pb)), 11);
-  s.W = rand_int(rng, std::max<int>(1, int(ew) - int(s.pl + s.pr)), 11);
-  s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
-  s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
-  s.bias = rand_int(rng, 0, 3) != 0;
+  random_window(rng, &s);
   return s;
 }
 
 Case make_case(const ConvShape& s, TensorDesc x, TensorDesc w, TensorDesc b, TensorDesc y) {
-  Case c;
-  c.node.type = s.depthwise ? "DepthWiseConv2d" : "Conv2d";
-  c.node.name = s.str();
-  x.dims = {s.N, s.H, s.W, s.Cin};
-  w.dims = {s.KH, s.KW, s.Cin / s.group, s.Cout};
-  b.dims = {s.Cout};
-  y.dims = {s.N, s.Ho, s.Wo, s.Cout};
-  c.node.inputs = {x, w};
-  if (s.bias) c.node.inputs.push_back(b);
-  c.node.outputs = {y};
-  c.node.params = {u32_tensor_param("stride", {2}, {s.sh, s.sw}),
-                   u32_tensor_param("pad_amount", {2, 2}, {s.pt, s.pb, s.pl, s.pr}),
-                   u32_tensor_param("dilation", {2}, {s.dh, s.dw})};
-  if (!s.depthwise) c.node.params.push_back(u32_param("group", s.group));
-  c.is_static = {false, true, true};
-  c.is_static.resize(c.node.inputs.size());
-  return c;
+  return make_conv_case(s, std::move(x), std::move(w), std::move(b), std::move(y), GroupOfOne::kStated);
 }
 
 std::vector<float> abs_of(const std::vector<float>& v) {

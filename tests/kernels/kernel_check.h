@@ -235,37 +235,6 @@ inline Bytes run_case(const Node& n, const std::vector<Bytes>& data, bool fast, 
   return run_fast(c, fast_path(n.type, library), env.env());
 }
 
-// Makes *s (any of the tests' convolution shapes) a 1x1 convolution with a
-// stride — 2-3 down, 1-3 across, unpadded, one group — of at least 6 output
-// rows (two a thread on three threads): ResNet's downsampling shortcut,
-// which runs in slabs of rows (onednn_slabs.h). Ho and Wo are the caller's.
-template <typename Shape>
-void make_strided_pointwise(std::mt19937& rng, Shape* s) {
-  s->group = 1;
-  s->KH = s->KW = 1;
-  s->sh = rand_int(rng, 2, 3);
-  s->sw = rand_int(rng, 1, 3);
-  s->pt = s->pb = s->pl = s->pr = 0;
-  s->H = rand_int(rng, int(5 * s->sh + 1), 30);
-  s->W = rand_int(rng, 1, 12);
-}
-
-// Makes *s an image stem: one group, 1-4 input channels, a 1-7 tall window
-// with the shape's stride, dilation and padding, tall enough for at least 6
-// output rows (two a thread on three threads): ResNet's 7x7/2 and MobileNet's
-// 3x3/2 first layers, which run in slabs of rows (onednn_slabs.h). Ho and Wo
-// are the caller's.
-template <typename Shape>
-void make_stem(std::mt19937& rng, Shape* s) {
-  s->group = 1;
-  s->Cin = rand_int(rng, 1, 4);
-  s->KH = rand_int(rng, 1, 7);
-  s->KW = rand_int(rng, 1, 7);
-  const uint32_t eh = (s->KH - 1) * s->dh + 1, ew = (s->KW - 1) * s->dw + 1;
-  s->H = rand_int(rng, int(eh + 5 * s->sh), 40);
-  s->W = rand_int(rng, std::max<int>(1, int(ew) - int(s->pl + s->pr)), 16);
-}
-
 // Dims of rank 1..max_rank, rows of 2..300 elements (the normalized axis
 // last); case 0 is the transformer encoder's [1, 128, 256], which several
 // pool tasks split.

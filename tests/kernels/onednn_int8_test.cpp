@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "conv_cases.h"
 #include "kernel_check.h"
 #include "kernels/onednn_paths.h"
 #include "kernels/onednn_runtime.h"
@@ -45,19 +46,6 @@ void expect_declines_hand_case();
     }                                        \
   } while (0)
 
-struct ConvShape {
-  uint32_t N, H, W, Cin, KH, KW, Cout, group, sh, sw, dh, dw, pt, pb, pl, pr, Ho, Wo;
-  bool depthwise, bias;
-  size_t taps() const { return size_t{KH} * KW * (Cin / group); }
-  std::string str() const {
-    return (depthwise ? "dw " : "conv ") + std::to_string(N) + "x" + std::to_string(H) + "x" + std::to_string(W) +
-           "x" + std::to_string(Cin) + " k" + std::to_string(KH) + "x" + std::to_string(KW) + " Cout " +
-           std::to_string(Cout) + " g" + std::to_string(group) + " s" + std::to_string(sh) + std::to_string(sw) +
-           " d" + std::to_string(dh) + std::to_string(dw) + " p" + std::to_string(pt) + std::to_string(pb) +
-           std::to_string(pl) + std::to_string(pr) + (bias ? " bias" : "");
-  }
-};
-
 // Like conv_test.cpp's shapes, with wider channel counts so that the
 // vectorized kernels' channel blocks and their tails are both exercised.
 ConvShape random_shape(std::mt19937& rng, bool depthwise) {
@@ -68,43 +56,12 @@ ConvShape random_shape(std::mt19937& rng, bool depthwise) {
   s.group = depthwise ? rand_int(rng, 1, 40) : (rand_int(rng, 0, 3) == 0 ? rand_int(rng, 2, 3) : 1);
   s.Cin = s.group * cin_g;
   s.Cout = s.group * (depthwise ? 1 : rand_int(rng, 1, 40));
-  s.KH = rand_int(rng, 1, 3);
-  s.KW = rand_int(rng, 1, 3);
-  s.sh = rand_int(rng, 1, 2);
-  s.sw = rand_int(rng, 1, 2);
-  s.dh = rand_int(rng, 1, 2);
-  s.dw = rand_int(rng, 1, 2);
-  s.pt = rand_int(rng, 0, 2);
-  s.pb = rand_int(rng, 0, 2);
-  s.pl = rand_int(rng, 0, 2);
-  s.pr = rand_int(rng, 0, 2);
-  const uint32_t eh = (s.KH - 1) * s.dh + 1, ew = (s.KW - 1) * s.dw + 1;
-  s.H = rand_int(rng, std::max<int>(1, int(eh) - int(s.pt + s.pb)), 11);
-  s.W = rand_int(rng, std::max<int>(1, int(ew) - int(s.pl + s.pr)), 11);
-  s.Ho = (s.pt + s.H + s.pb - eh) / s.sh + 1;
-  s.Wo = (s.pl + s.W + s.pr - ew) / s.sw + 1;
-  s.bias = rand_int(rng, 0, 3) != 0;
+  random_window(rng, &s);
   return s;
 }
 
 Case make_case(const ConvShape& s, TensorDesc x, TensorDesc w, TensorDesc b, TensorDesc y) {
-  Case c;
-  c.node.type = s.depthwise ? "DepthWiseConv2d" : "Conv2d";
-  c.node.name = s.str();
-  x.dims = {s.N, s.H, s.W, s.Cin};
-  w.dims = {s.KH, s.KW, s.Cin / s.group, s.Cout};
-  b.dims = {s.Cout};
-  y.dims = {s.N, s.Ho, s.Wo, s.Cout};
-  c.node.inputs = {x, w};
-  if (s.bias) c.node.inputs.push_back(b);
-  c.node.outputs = {y};
-  c.node.params = {u32_tensor_param("stride", {2}, {s.sh, s.sw}),
-                   u32_tensor_param("pad_amount", {2, 2}, {s.pt, s.pb, s.pl, s.pr}),
-                   u32_tensor_param("dilation", {2}, {s.dh, s.dw})};
-  if (!s.depthwise && s.group != 1) c.node.params.push_back(u32_param("group", s.group));
-  c.is_static = {false, true, true};
-  c.is_static.resize(c.node.inputs.size());
-  return c;
+  return make_conv_case(s, std::move(x), std::move(w), std::move(b), std::move(y), GroupOfOne::kLeftOut);
 }
 
 int32_t pick_s8_zero_point(std::mt19937& rng) {
