@@ -19,39 +19,6 @@ enum Op : uint32_t {
   MAXIMUM, MINIMUM, MOD, MULTIPLY, NOT_EQUAL, OR, POWER, SQUARED_DIFFERENCE, SUBTRACT, XOR,
 };
 
-template <typename T>
-std::vector<uint8_t> bytes(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-// Prepares `n` (must succeed), runs it once on raw buffers, returns out[0]'s
-// bytes. For BOOL_8 outputs and quantized / half tensors, which Node::run
-// (float in, float out) cannot express.
-std::vector<uint8_t> run_raw(const Node& n, const std::vector<std::vector<uint8_t>>& ins) {
-  std::unique_ptr<OpKernel> kernel;
-  const Status s = n.prepare(&kernel);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok() || !kernel) return {};
-  std::vector<const void*> in_ptrs;
-  for (const auto& v : ins) in_ptrs.push_back(v.data());
-  std::vector<uint8_t> out(n.outputs[0].num_bytes(), 0xAA);
-  std::vector<void*> out_ptrs{out.data()};
-  kernel->run(in_ptrs, out_ptrs);
-  return out;
-}
-
-TensorDesc ufixed8(std::vector<uint32_t> dims, float scale, int32_t offset) {
-  TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
-  t.quant.present = true;
-  t.quant.scale = scale;
-  t.quant.offset = offset;
-  return t;
-}
-
-TensorDesc bool8(std::vector<uint32_t> dims) { return typed(dtype::kBool8, std::move(dims)); }
-
 Node binary(uint32_t op, TensorDesc a, TensorDesc b, TensorDesc y) {
   return Node{"ElementWiseBinary", "bin", {std::move(a), std::move(b)}, {std::move(y)}, {u32_param("operation", op)}};
 }
@@ -198,7 +165,7 @@ TEST(ElementWiseDivide, Float16) {
   // 0.5 = 0x3800, 1.5 = 0x3E00, -0.5 = 0xB800.  {1, 3, -1} / 2 = {0.5, 1.5, -0.5}
   Node n{"ElementWiseDivide", "hdiv", {typed(dtype::kFloat16, {3}), typed(dtype::kFloat16, {1})},
          {typed(dtype::kFloat16, {3})}, {}};
-  const auto y = run_raw(n, {bytes<uint16_t>({0x3C00, 0x4200, 0xBC00}), bytes<uint16_t>({0x4000})});
+  const auto y = run_raw(n, {bytes_of<uint16_t>({0x3C00, 0x4200, 0xBC00}), bytes_of<uint16_t>({0x4000})});
   EXPECT_EQ(as<uint16_t>(y), (std::vector<uint16_t>{0x3800, 0x3E00, 0xB800}));
 }
 
@@ -259,7 +226,7 @@ TEST(ElementWiseBinary, FloorDivAndModFollowNumpy) {
 
 TEST(ElementWiseBinary, ComparisonsOutputBool8WithBroadcast) {
   // a [2,3] = {1,2,3, 4,5,6} against b [2,1] = {2, 5}: row 0 compares with 2, row 1 with 5.
-  const auto a = bytes<float>({1, 2, 3, 4, 5, 6}), b = bytes<float>({2, 5});
+  const auto a = bytes_of<float>({1, 2, 3, 4, 5, 6}), b = bytes_of<float>({2, 5});
   struct Case {
     uint32_t op;
     std::vector<uint8_t> want;
@@ -287,7 +254,7 @@ TEST(ElementWiseBinary, LogicalOnBool8AndFloat) {
     EXPECT_EQ(run_raw(n, {{0, 0, 1, 1}, {0, 1, 0, 1}}), c.want) << "bool operation " << c.op;
     // Float inputs: any non-zero value is true (-0.5 and 2 true, 0 false).
     Node f = binary(c.op, f32({4}), f32({4}), bool8({4}));
-    EXPECT_EQ(run_raw(f, {bytes<float>({0, 0, -0.5f, 2}), bytes<float>({0, 3, 0, 1})}), c.want)
+    EXPECT_EQ(run_raw(f, {bytes_of<float>({0, 0, -0.5f, 2}), bytes_of<float>({0, 3, 0, 1})}), c.want)
         << "float operation " << c.op;
   }
   // Broadcast a bool scalar-like [1] over [3].
@@ -372,7 +339,7 @@ TEST(ElementWiseBinary, QuantizedArithmetic) {
 TEST(ElementWiseBinary, Float16ModAndFmod) {
   // half: 3 = 0x4200, -3 = 0xC200, 2 = 0x4000, 1 = 0x3C00, -1 = 0xBC00.
   // MOD(3, 2) = 1, MOD(-3, 2) = 1; FMOD(3, 2) = 1, FMOD(-3, 2) = -1.
-  const auto a = bytes<uint16_t>({0x4200, 0xC200}), b = bytes<uint16_t>({0x4000});
+  const auto a = bytes_of<uint16_t>({0x4200, 0xC200}), b = bytes_of<uint16_t>({0x4000});
   const TensorDesc h2 = typed(dtype::kFloat16, {2}), h1 = typed(dtype::kFloat16, {1});
   EXPECT_EQ(as<uint16_t>(run_raw(binary(MOD, h2, h1, h2), {a, b})), (std::vector<uint16_t>{0x3C00, 0x3C00}));
   EXPECT_EQ(as<uint16_t>(run_raw(binary(FMOD, h2, h1, h2), {a, b})), (std::vector<uint16_t>{0x3C00, 0xBC00}));
@@ -433,7 +400,7 @@ TEST(Prelu, QuantizedUfixed8) {
 TEST(Prelu, Float16) {
   // half: -4 = 0xC400, 1 = 0x3C00; alpha 0.5 = 0x3800; y = {-2 = 0xC000, 1 = 0x3C00}
   Node n{"Prelu", "hp", {typed(dtype::kFloat16, {2}), typed(dtype::kFloat16, {1})}, {typed(dtype::kFloat16, {2})}, {}};
-  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes<uint16_t>({0xC400, 0x3C00}), bytes<uint16_t>({0x3800})})),
+  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes_of<uint16_t>({0xC400, 0x3C00}), bytes_of<uint16_t>({0x3800})})),
             (std::vector<uint16_t>{0xC000, 0x3C00}));
 }
 

@@ -18,28 +18,6 @@ enum Op : uint32_t {
   MAXIMUM, MINIMUM, MOD, MULTIPLY, NOT_EQUAL, OR, POWER, SQUARED_DIFFERENCE, SUBTRACT, XOR,
 };
 
-template <typename T>
-std::vector<uint8_t> bytes(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-// Prepares `n` (must succeed), runs it once on raw buffers, returns out[0]'s
-// bytes.
-std::vector<uint8_t> run_raw(const Node& n, const std::vector<std::vector<uint8_t>>& ins) {
-  std::unique_ptr<OpKernel> kernel;
-  const Status s = n.prepare(&kernel);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok() || !kernel) return {};
-  std::vector<const void*> in_ptrs;
-  for (const auto& v : ins) in_ptrs.push_back(v.data());
-  std::vector<uint8_t> out(n.outputs[0].num_bytes(), 0xAA);
-  std::vector<void*> out_ptrs{out.data()};
-  kernel->run(in_ptrs, out_ptrs);
-  return out;
-}
-
 // The QNN data type code of T.
 template <typename T>
 constexpr uint32_t code_of() {
@@ -57,7 +35,7 @@ std::vector<T> run2(std::string type, std::vector<Param> params, const std::vect
   const uint32_t n = static_cast<uint32_t>(a.size());
   const uint32_t dt = code_of<T>();
   Node node{std::move(type), "n", {typed(dt, {n}), typed(dt, {n})}, {typed(dt, {n})}, std::move(params)};
-  return as<T>(run_raw(node, {bytes(a), bytes(b)}));
+  return as<T>(run_raw(node, {bytes_of(a), bytes_of(b)}));
 }
 
 // ElementWiseBinary `op` on T in and T out.
@@ -72,7 +50,7 @@ std::vector<uint8_t> predicate(uint32_t op, const std::vector<T>& a, const std::
   const uint32_t n = static_cast<uint32_t>(a.size());
   Node node{"ElementWiseBinary", "n", {typed(code_of<T>(), {n}), typed(code_of<T>(), {n})},
             {typed(dtype::kBool8, {n})}, {u32_param("operation", op)}};
-  return run_raw(node, {bytes(a), bytes(b)});
+  return run_raw(node, {bytes_of(a), bytes_of(b)});
 }
 
 using I8 = std::vector<int8_t>;
@@ -100,7 +78,7 @@ TEST(IntegerElementWise, AddBroadcasts) {
   // Row 1: 1 + 1 = 2; 2 + 7 = 9; 3 + INT32_MIN = -2147483645.
   Node n{"ElementWiseAdd", "add", {typed(dtype::kInt32, {2, 3}), typed(dtype::kInt32, {3})},
          {typed(dtype::kInt32, {2, 3})}, {}};
-  const I32 got = as<int32_t>(run_raw(n, {bytes(I32{kI32Max, -5, 0, 1, 2, 3}), bytes(I32{1, 7, kI32Min})}));
+  const I32 got = as<int32_t>(run_raw(n, {bytes_of(I32{kI32Max, -5, 0, 1, 2, 3}), bytes_of(I32{1, 7, kI32Min})}));
   EXPECT_EQ(got, (I32{kI32Min, 2, kI32Min, 2, 9, -2147483645}));
 }
 
@@ -285,7 +263,7 @@ TEST(IntegerElementWiseRules, ShapeRulesApplyToIntegers) {
 
 TEST(IntegerRelu, ClampsNegativesToZero) {
   Node n{"Relu", "r", {typed(dtype::kInt8, {5})}, {typed(dtype::kInt8, {5})}, {}};
-  EXPECT_EQ(as<int8_t>(run_raw(n, {bytes(I8{-128, -1, 0, 1, 127})})), (I8{0, 0, 0, 1, 127}));
+  EXPECT_EQ(as<int8_t>(run_raw(n, {bytes_of(I8{-128, -1, 0, 1, 127})})), (I8{0, 0, 0, 1, 127}));
   n.inputs[0] = typed(dtype::kUint8, {5});
   n.outputs[0] = typed(dtype::kUint8, {5});
   EXPECT_EQ(run_raw(n, {U8{0, 200, 255, 1, 128}}), (U8{0, 200, 255, 1, 128}));  // unsigned: unchanged
@@ -300,20 +278,20 @@ Node relu_min_max(uint32_t dt, uint32_t n, float lo, float hi) {
 
 TEST(IntegerReluMinMax, ClampsToTheBounds) {
   const Node n = relu_min_max(dtype::kInt32, 7, -2.0f, 3.0f);
-  EXPECT_EQ(as<int32_t>(run_raw(n, {bytes(I32{kI32Min, -3, -2, 0, 3, 4, kI32Max})})), (I32{-2, -2, -2, 0, 3, 3, 3}));
+  EXPECT_EQ(as<int32_t>(run_raw(n, {bytes_of(I32{kI32Min, -3, -2, 0, 3, 4, kI32Max})})), (I32{-2, -2, -2, 0, 3, 3, 3}));
   // The importer's "no bound" (+-FLT_MAX) becomes the type's own limits.
   const float big = std::numeric_limits<float>::max();
   EXPECT_EQ(run_raw(relu_min_max(dtype::kUint8, 3, -big, big), {U8{0, 255, 17}}), (U8{0, 255, 17}));
   // A bound outside the type's range: min -5 on uint8 is no bound at all.
   EXPECT_EQ(run_raw(relu_min_max(dtype::kUint8, 3, -5.0f, 100.0f), {U8{0, 200, 50}}), (U8{0, 100, 50}));
   // 16777217 is kept exactly (a float clamp would return 16777216).
-  EXPECT_EQ(as<int32_t>(run_raw(relu_min_max(dtype::kInt32, 1, -big, big), {bytes(I32{16777217})})), (I32{16777217}));
+  EXPECT_EQ(as<int32_t>(run_raw(relu_min_max(dtype::kInt32, 1, -big, big), {bytes_of(I32{16777217})})), (I32{16777217}));
 }
 
 TEST(IntegerReluMinMax, FractionalBoundsRoundInward) {
   // The integers in [0.5, 2.5] are 1 and 2.
   const Node n = relu_min_max(dtype::kInt16, 5, 0.5f, 2.5f);
-  EXPECT_EQ(as<int16_t>(run_raw(n, {bytes(I16{-1, 0, 1, 2, 3})})), (I16{1, 1, 1, 2, 2}));
+  EXPECT_EQ(as<int16_t>(run_raw(n, {bytes_of(I16{-1, 0, 1, 2, 3})})), (I16{1, 1, 1, 2, 2}));
   // No integer lies in [1.2, 1.8].
   EXPECT_STATUS(relu_min_max(dtype::kInt32, 2, 1.2f, 1.8f).prepare(), StatusCode::kUnsupported,
                 "no INT_32 value lies in [min_value, max_value]");
@@ -348,7 +326,7 @@ TEST(IntegerPoolMax2d, PaddingNeverWins) {
   //   (2,0) {-8} = -8      (2,1) {-8,-128} = -8      (2,2) {-128} = -128
   // A zero padding value would win everywhere.
   const Node n = pool(dtype::kInt8, {1, 2, 2, 1}, {1, 3, 3, 1}, {2, 2}, {1, 1, 1, 1});
-  EXPECT_EQ(as<int8_t>(run_raw(n, {bytes(I8{-5, -3, -8, -128})})), (I8{-5, -3, -3, -5, -3, -3, -8, -8, -128}));
+  EXPECT_EQ(as<int8_t>(run_raw(n, {bytes_of(I8{-5, -3, -8, -128})})), (I8{-5, -3, -3, -5, -3, -3, -8, -8, -128}));
 }
 
 TEST(IntegerPoolMax2d, Uint8PerChannel) {
@@ -364,7 +342,7 @@ TEST(IntegerPoolMax2d, Uint8PerChannel) {
 TEST(IntegerPoolMax2d, Int32IsExact) {
   // 16777217 and 16777216 are the same float; the max is the first.
   const Node n = pool(dtype::kInt32, {1, 1, 2, 1}, {1, 1, 1, 1}, {1, 2}, {0, 0, 0, 0});
-  EXPECT_EQ(as<int32_t>(run_raw(n, {bytes(I32{16777216, 16777217})})), (I32{16777217}));
+  EXPECT_EQ(as<int32_t>(run_raw(n, {bytes_of(I32{16777216, 16777217})})), (I32{16777217}));
 }
 
 TEST(IntegerPoolMax2d, TypeRules) {

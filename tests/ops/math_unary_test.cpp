@@ -21,38 +21,6 @@ enum NeuronOp : uint32_t {
   ELU = 0, GELU, HARD_SIGMOID, HARD_SWISH, RELU, RELU_MIN_MAX, SIGMOID, SOFTPLUS, TANH,
 };
 
-template <typename T>
-std::vector<uint8_t> bytes(const std::vector<T>& v) {
-  std::vector<uint8_t> b(v.size() * sizeof(T));
-  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-
-// Prepares `n` (must succeed), runs it once on raw buffers, returns out[0]'s
-// bytes: for BOOL_8, quantized and half tensors.
-std::vector<uint8_t> run_raw(const Node& n, const std::vector<std::vector<uint8_t>>& ins) {
-  std::unique_ptr<OpKernel> kernel;
-  const Status s = n.prepare(&kernel);
-  EXPECT_TRUE(s.ok()) << s.message;
-  if (!s.ok() || !kernel) return {};
-  std::vector<const void*> in_ptrs;
-  for (const auto& v : ins) in_ptrs.push_back(v.data());
-  std::vector<uint8_t> out(n.outputs[0].num_bytes(), 0xAA);
-  std::vector<void*> out_ptrs{out.data()};
-  kernel->run(in_ptrs, out_ptrs);
-  return out;
-}
-
-TensorDesc ufixed8(std::vector<uint32_t> dims, float scale, int32_t offset) {
-  TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
-  t.quant.present = true;
-  t.quant.scale = scale;
-  t.quant.offset = offset;
-  return t;
-}
-
-TensorDesc bool8(std::vector<uint32_t> dims) { return typed(dtype::kBool8, std::move(dims)); }
-
 Node unary(uint32_t op, TensorDesc x, TensorDesc y) {
   return Node{"ElementWiseUnary", "un", {std::move(x)}, {std::move(y)}, {u32_param("operation", op)}};
 }
@@ -167,7 +135,7 @@ TEST(ElementWiseUnary, QuantizedUfixed8) {
 TEST(ElementWiseUnary, Float16) {
   // SQRT: 4 = 0x4400 -> 2 = 0x4000; 0.25 = 0x3400 -> 0.5 = 0x3800.
   Node n = unary(SQRT, typed(dtype::kFloat16, {2}), typed(dtype::kFloat16, {2}));
-  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes<uint16_t>({0x4400, 0x3400})})), (std::vector<uint16_t>{0x4000, 0x3800}));
+  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes_of<uint16_t>({0x4400, 0x3400})})), (std::vector<uint16_t>{0x4000, 0x3800}));
 }
 
 // --- ElementWiseNeuron ---
@@ -373,7 +341,7 @@ TEST(HardSwish, Float16) {
   // exponent -1 + 15 = 14 -> 0x3800 | 0x155 = 0x3955; -1/3 = 1.3333 * 2^-2 -> 0x3400 | 0x155
   // with the sign bit = 0xB555; 3 -> 0x4200.
   Node n{"HardSwish", "hh", {typed(dtype::kFloat16, {3})}, {typed(dtype::kFloat16, {3})}, {}};
-  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes<uint16_t>({0x3C00, 0xBC00, 0x4200})})),
+  EXPECT_EQ(as<uint16_t>(run_raw(n, {bytes_of<uint16_t>({0x3C00, 0xBC00, 0x4200})})),
             (std::vector<uint16_t>{0x3955, 0xB555, 0x4200}));
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <string>
@@ -140,6 +141,25 @@ inline std::vector<std::vector<uint8_t>> run_raw_outputs(const Node& n,
   k->run(in_ptrs, out_ptrs);
   return outs;
 }
+
+// out[0]'s bytes from run_raw_outputs, the inputs given by value (a braced
+// list of byte vectors).
+inline std::vector<uint8_t> run_raw(const Node& n, std::initializer_list<std::vector<uint8_t>> ins) {
+  std::vector<const std::vector<uint8_t>*> ptrs;
+  for (const auto& v : ins) ptrs.push_back(&v);
+  return run_raw_outputs(n, ptrs)[0];
+}
+
+// A UFIXED_POINT_8 tensor of one scale and offset (QNN's offset: -zero point).
+inline TensorDesc ufixed8(std::vector<uint32_t> dims, float scale, int32_t offset) {
+  TensorDesc t = typed(dtype::kUfixed8, std::move(dims));
+  t.quant.present = true;
+  t.quant.scale = scale;
+  t.quant.offset = offset;
+  return t;
+}
+
+inline TensorDesc bool8(std::vector<uint32_t> dims) { return typed(dtype::kBool8, std::move(dims)); }
 
 inline std::vector<float> random_floats(std::mt19937& rng, size_t n, float lo = -1.0f, float hi = 1.0f) {
   std::uniform_real_distribution<float> dist(lo, hi);
