@@ -16,25 +16,13 @@ namespace {
 
 using namespace openhtp::onnx_import;
 using onnx_test::ModelBuilder;
+using onnx_test::as_f32;
+using onnx_test::f32_bytes;
+using onnx_test::i32_bytes;
 using onnx_test::run_model;
 
 constexpr int32_t kF32 = 1, kI64 = 7, kBool = 9;
 
-std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-std::vector<uint8_t> i32_bytes(const std::vector<int32_t>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
-std::vector<float> as_f32(const std::vector<uint8_t>& b) {
-  std::vector<float> v(b.size() / 4);
-  std::memcpy(v.data(), b.data(), b.size());
-  return v;
-}
 
 void graph_attr(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
   auto* a = n.add_attribute();

@@ -1,12 +1,32 @@
 // Small ONNX ModelProtos built in C++ for the importer tests.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include <onnx/onnx_pb.h>
 
 namespace onnx_test {
+
+// Tensors as bytes: initializers' raw data, and what run_model
+// (import_and_run.h) takes and gives.
+inline std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(float));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+inline std::vector<uint8_t> i32_bytes(const std::vector<int32_t>& v) {
+  std::vector<uint8_t> b(v.size() * sizeof(int32_t));
+  if (!b.empty()) std::memcpy(b.data(), v.data(), b.size());
+  return b;
+}
+inline std::vector<float> as_f32(const std::vector<uint8_t>& b) {
+  std::vector<float> v(b.size() / sizeof(float));
+  if (!v.empty()) std::memcpy(v.data(), b.data(), v.size() * sizeof(float));
+  return v;
+}
 
 class ModelBuilder {
  public:

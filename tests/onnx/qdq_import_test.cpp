@@ -22,15 +22,11 @@
 namespace {
 
 using namespace openhtp::onnx_import;
+using onnx_test::f32_bytes;
 using onnx_test::ModelBuilder;
 
 constexpr int32_t kU8 = 2, kI8 = 3;
 
-std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // ONNX QuantizeLinear then DequantizeLinear (uint8): round half to even.
 double fake_quant(double x, double s, int zp) {

@@ -20,6 +20,7 @@
 namespace {
 
 using namespace openhtp::onnx_import;
+using onnx_test::f32_bytes;
 using onnx_test::ModelBuilder;
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
@@ -212,11 +213,6 @@ TEST(OnnxQuantQuality, InfiniteConstantGetsAFiniteSaturatingEncoding) {
   EXPECT_TRUE(std::isfinite(asymmetric_encoding(-kInf, 1.0f, 8).scale));
 }
 
-std::vector<uint8_t> f32_bytes(const std::vector<float>& v) {
-  std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
-  return b;
-}
 
 // Imports `proto` quantized with `calibration` (float inputs), runs it on
 // `x` (quantized here with the graph input's encoding); returns the
