@@ -14,6 +14,7 @@
 #include "openhtp/fastrpc_ext.h"
 #include "openhtp/qnn_ext.h"
 #include "qnn_test_util.h"
+#include "spill_graph.h"
 #include "remote.h"
 #include "rpcmem.h"
 
@@ -21,43 +22,8 @@ using namespace qnntest;
 
 namespace {
 
-constexpr uint32_t kN = 4096;  // 16 KiB per tensor
-
-class ExternalBuffers : public QnnFixture {
+class ExternalBuffers : public SpillGraphFixture {
  protected:
-  // x -> Add(x, w) -> a -> Relu -> b -> Add(a, b) -> out, w STATIC, VTCM
-  // budget of one tensor (b spills). Returns the context binary.
-  std::vector<uint8_t> make_binary() {
-    HtpGraphConfig vtcm(QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES);
-    vtcm.htp.vtcmSizeInBytes = kN * 4;
-    Qnn_GraphHandle_t g = nullptr;
-    EXPECT_EQ(api().graphCreate(context_, "g", vtcm.list(), &g), QNN_SUCCESS);
-    dims_ = {1, kN};
-    x_ = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims_);
-    weights_.assign(kN, 0.0f);
-    for (uint32_t i = 0; i < kN; ++i) weights_[i] = 0.001f * static_cast<float>(i % 100);
-    Qnn_Tensor_t w = make_tensor("w", QNN_TENSOR_TYPE_STATIC, dims_);
-    w.v1.clientBuf = {weights_.data(), kN * 4};
-    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_NATIVE, dims_);
-    Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_NATIVE, dims_);
-    out_ = make_tensor("out", QNN_TENSOR_TYPE_APP_READ, dims_);
-    for (Qnn_Tensor_t* t : {&x_, &w, &a, &b, &out_}) EXPECT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
-    auto node = [&](const char* name, const char* type, Qnn_Tensor_t* ins, uint32_t n, Qnn_Tensor_t* o) {
-      EXPECT_EQ(add_node(g, name, type, ins, n, o), QNN_SUCCESS);
-    };
-    Qnn_Tensor_t xw[] = {x_, w};
-    node("add_w", QNN_OP_ELEMENT_WISE_ADD, xw, 2, &a);
-    node("relu", QNN_OP_RELU, &a, 1, &b);
-    Qnn_Tensor_t ab[] = {a, b};
-    node("add", QNN_OP_ELEMENT_WISE_ADD, ab, 2, &out_);
-    EXPECT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
-    Qnn_ContextBinarySize_t size = 0;
-    EXPECT_EQ(api().contextGetBinarySize(context_, &size), QNN_SUCCESS);
-    std::vector<uint8_t> bin(size);
-    EXPECT_EQ(api().contextGetBinary(context_, bin.data(), size, &size), QNN_SUCCESS);
-    return bin;
-  }
-
   Qnn_ContextHandle_t load_deferred(const std::vector<uint8_t>& bin, const QnnContext_Config_t* extra = nullptr) {
     defer_cfg_ = QNN_CONTEXT_CONFIG_INIT;
     defer_cfg_.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
@@ -109,17 +75,6 @@ class ExternalBuffers : public QnnFixture {
     return out;
   }
 
-  static std::vector<float> reference(const std::vector<float>& x, const std::vector<float>& w) {
-    std::vector<float> r(kN);
-    for (uint32_t i = 0; i < kN; ++i) {
-      const float a = x[i] + w[i];
-      r[i] = a + std::max(a, 0.0f);
-    }
-    return r;
-  }
-
-  std::vector<float> weights_;
-  Qnn_Tensor_t x_;
   QnnContext_Config_t defer_cfg_;
   const QnnContext_Config_t* cfgs_[3];
 };
