@@ -5,6 +5,7 @@
 //
 // with Cg = Cout/group, Cin_g = Cin/group; taps that fall in the padding read 0.
 #include "ops/op_defs.h"
+#include "ops/reference/conv2d_prepare.h"
 #include "ops/parsed_params.h"
 #include "ops/shape.h"
 #include "ops/validate.h"
@@ -65,22 +66,7 @@ class Conv2dKernel final : public OpKernel {
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 2, 3, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {"input", "filter", "bias"};
-  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
-  // Parameters, ranks, channels, bias and output dims: conv_geometry.cpp,
-  // read once by prepare_node.
-  ConvGeometry local;
-  const ConvGeometry* g = nullptr;
-  if (Status s = geometry_of<ConvGeometry, read_conv2d_geometry>(node, &local, &g); !s.ok()) return s;
-
-  if (kernel) {
-    std::vector<TapRange> rows(g->Ho), cols(g->Wo);
-    for (uint64_t o = 0; o < g->Ho; ++o) rows[o] = valid_taps(o, g->sh, g->pt, g->dh, g->KH, g->H);
-    for (uint64_t o = 0; o < g->Wo; ++o) cols[o] = valid_taps(o, g->sw, g->pl, g->dw, g->KW, g->W);
-    *kernel = with_epilogue(node, std::make_unique<Conv2dKernel>(*g, std::move(rows), std::move(cols)));
-  }
-  return Status::Ok();
+  return prepare_windowed_conv<Conv2dKernel, read_conv2d_geometry>(node, kernel);
 }
 
 }  // namespace

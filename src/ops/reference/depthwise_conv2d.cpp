@@ -7,6 +7,7 @@
 //
 // taps in the padding read 0. Output size as Conv2d.
 #include "ops/op_defs.h"
+#include "ops/reference/conv2d_prepare.h"
 #include "ops/parsed_params.h"
 #include "ops/shape.h"
 #include "ops/validate.h"
@@ -57,22 +58,7 @@ class DepthWiseConv2dKernel final : public OpKernel {
 };
 
 Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
-  if (Status s = check_io_count(node, 2, 3, 1); !s.ok()) return s;
-  static constexpr std::string_view kRoles[] = {"input", "filter", "bias"};
-  if (Status s = check_all_f32(node, kRoles, 2); !s.ok()) return s;
-  // Parameters, ranks, channels, bias and output dims: conv_geometry.cpp,
-  // read once by prepare_node.
-  ConvGeometry local;
-  const ConvGeometry* g = nullptr;
-  if (Status s = geometry_of<ConvGeometry, read_depthwise_conv2d_geometry>(node, &local, &g); !s.ok()) return s;
-
-  if (kernel) {
-    std::vector<TapRange> rows(g->Ho), cols(g->Wo);
-    for (uint64_t o = 0; o < g->Ho; ++o) rows[o] = valid_taps(o, g->sh, g->pt, g->dh, g->KH, g->H);
-    for (uint64_t o = 0; o < g->Wo; ++o) cols[o] = valid_taps(o, g->sw, g->pl, g->dw, g->KW, g->W);
-    *kernel = with_epilogue(node, std::make_unique<DepthWiseConv2dKernel>(*g, std::move(rows), std::move(cols)));
-  }
-  return Status::Ok();
+  return prepare_windowed_conv<DepthWiseConv2dKernel, read_depthwise_conv2d_geometry>(node, kernel);
 }
 
 }  // namespace
