@@ -99,4 +99,17 @@ Status check_output_dims(const NodeDesc& node, size_t index, std::span<const uin
   return Status::Ok();
 }
 
+Status check_per_channel_inputs(const NodeDesc& node, std::span<const std::string_view> in_roles) {
+  const uint32_t channel_dim[1] = {node.inputs[0].dims.back()};
+  for (size_t i = 1; i <= 2; ++i) {
+    if (!has_input(node, i)) continue;
+    const TensorDesc& t = node.inputs[i];
+    if (t.dims.size() != 1 || t.dims[0] != channel_dim[0]) {
+      return invalid(node, in_label(i, in_roles[i]), " dims are ", dims_str(t.dims), ", expected ",
+                     dims_str(channel_dim), " (one per channel, the last dim of in[0])");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace openhtp::ops::detail

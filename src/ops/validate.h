@@ -66,6 +66,11 @@ Status check_rank(const NodeDesc& node, const TensorDesc& t, const std::string& 
 // out[index] must have exactly `expected` dims.
 Status check_output_dims(const NodeDesc& node, size_t index, std::span<const uint32_t> expected);
 
+// Inputs 1 and 2 where present (a normalization's scale and offset, named by
+// in_roles[1] and [2]): each one value per channel, [C] with C the last dim
+// of in[0].
+Status check_per_channel_inputs(const NodeDesc& node, std::span<const std::string_view> in_roles);
+
 // INT_8/16/32 or UINT_8/16/32: the integer types the element-wise, Relu,
 // ReluMinMax and PoolMax2d kernels compute natively (reference/elementwise.cpp).
 bool is_plain_integer(uint32_t dt);

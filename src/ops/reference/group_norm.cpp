@@ -87,15 +87,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
     return invalid(node, "parameter 'group' is ", group, ", expected >= 1 and dividing the channel count ",
                    channels);
   }
-  const uint32_t channel_dim[1] = {channels};
-  for (size_t i = 1; i <= 2; ++i) {
-    if (!has_input(node, i)) continue;
-    const TensorDesc& t = node.inputs[i];
-    if (t.dims.size() != 1 || t.dims[0] != channels) {
-      return invalid(node, in_label(i, kRoles[i]), " dims are ", dims_str(t.dims), ", expected ",
-                     dims_str(channel_dim), " (one per channel, the last dim of in[0])");
-    }
-  }
+  if (Status s = check_per_channel_inputs(node, kRoles); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
 
   if (kernel) {

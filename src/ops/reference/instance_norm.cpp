@@ -116,15 +116,7 @@ Status prepare(const NodeDesc& node, std::unique_ptr<OpKernel>* kernel) {
                    ", expected 0 (ACROSS_SPATIAL), 1 (ACROSS_CHANNEL) or 2 (ACROSS_ALL)");
   }
   const uint32_t rank = static_cast<uint32_t>(x.dims.size());
-  const uint32_t channel_dim[1] = {x.dims.back()};
-  for (size_t i = 1; i <= 2; ++i) {
-    if (!has_input(node, i)) continue;
-    const TensorDesc& t = node.inputs[i];
-    if (t.dims.size() != 1 || t.dims[0] != channel_dim[0]) {
-      return invalid(node, in_label(i, kRoles[i]), " dims are ", dims_str(t.dims), ", expected ",
-                     dims_str(channel_dim), " (one per channel, the last dim of in[0])");
-    }
-  }
+  if (Status s = check_per_channel_inputs(node, kRoles); !s.ok()) return s;
   if (Status s = check_output_dims(node, 0, x.dims); !s.ok()) return s;
 
   if (kernel) {
