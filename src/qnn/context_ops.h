@@ -15,6 +15,13 @@ void release_context_contents(Context& ctx);
 // Logs and returns the QnnTensor error on a broken rule. Does not assign an id.
 Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::TensorSpec* spec);
 
+// Whether `ctx` takes an external buffer (weights, spill-fill or VTCM
+// backup, either domain) now: created from a binary with DEFER_GRAPH_INIT,
+// not finalized yet, and with no setting that rules such buffers out.
+// QNN_MEM_ERROR_NOT_SUPPORTED and one log line naming memRegister's
+// descriptor `i` (of type `what`) when not. Caller holds ctx.mu.
+Qnn_ErrorHandle_t check_takes_external_buffer(const Context& ctx, int i, const char* what);
+
 }  // namespace openhtp::qnn
 
 namespace openhtp::qnn {

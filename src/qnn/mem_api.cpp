@@ -15,6 +15,7 @@
 #include "htp/device_spec.h"
 #include "ipc/shareable_fd.h"
 #include "qnn/cdsprpc_link.h"
+#include "qnn/context_ops.h"
 #include "qnn/api_guard.h"
 #include "qnn/logger.h"
 #include "openhtp/fastrpc_ext.h"
@@ -22,6 +23,21 @@
 #include "qnn/objects.h"
 
 using namespace openhtp::qnn;
+
+Qnn_ErrorHandle_t openhtp::qnn::check_takes_external_buffer(const Context& ctx, int i, const char* what) {
+  if (!ctx.from_binary || !ctx.deferred || !ctx.pending) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
+                  "DEFER_GRAPH_INIT, before contextFinalize",
+                  i, what);
+    return QNN_MEM_ERROR_NOT_SUPPORTED;
+  }
+  if (!ctx.external_buffers_blocked_by.empty()) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: %s cannot be combined with %s", i, what,
+                  ctx.external_buffers_blocked_by.c_str());
+    return QNN_MEM_ERROR_NOT_SUPPORTED;
+  }
+  return QNN_SUCCESS;
+}
 
 namespace {
 
@@ -125,17 +141,7 @@ Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, 
   uint64_t required = 0;
   {
     std::lock_guard lock(ctx.mu);
-    if (!ctx.from_binary || !ctx.deferred || !ctx.pending) {
-      QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
-                    "DEFER_GRAPH_INIT, before contextFinalize",
-                    i, what);
-      return QNN_MEM_ERROR_NOT_SUPPORTED;
-    }
-    if (!ctx.external_buffers_blocked_by.empty()) {
-      QNN_LOG_ERROR("memRegister: descriptor %d: %s cannot be combined with %s", i, what,
-                    ctx.external_buffers_blocked_by.c_str());
-      return QNN_MEM_ERROR_NOT_SUPPORTED;
-    }
+    if (Qnn_ErrorHandle_t e = check_takes_external_buffer(ctx, i, what); e != QNN_SUCCESS) return e;
     if (weights && ctx.has_weights_buffer) {
       QNN_LOG_ERROR("memRegister: descriptor %d: the context already has a QNN_HTP_MEM_WEIGHTS_BUFFER (one per context)",
                     i);

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "qnn/context_ops.h"
 #include "qnn/domain.h"
 #include "qnn/logger.h"
 
@@ -148,17 +149,7 @@ Qnn_ErrorHandle_t check_qurt_descriptor(const QnnMemHtp_Descriptor_t& h, uint64_
   } else {
     // An external buffer of a deferred context, as in the FastRPC domain.
     std::lock_guard lock(ctx.mu);
-    if (!ctx.from_binary || !ctx.deferred || !ctx.pending) {
-      QNN_LOG_ERROR("memRegister: descriptor %d: %s is only accepted on a context created from a binary with "
-                    "DEFER_GRAPH_INIT, before contextFinalize",
-                    i, what);
-      return QNN_MEM_ERROR_NOT_SUPPORTED;
-    }
-    if (!ctx.external_buffers_blocked_by.empty()) {
-      QNN_LOG_ERROR("memRegister: descriptor %d: %s cannot be combined with %s", i, what,
-                    ctx.external_buffers_blocked_by.c_str());
-      return QNN_MEM_ERROR_NOT_SUPPORTED;
-    }
+    if (Qnn_ErrorHandle_t e = check_takes_external_buffer(ctx, i, what); e != QNN_SUCCESS) return e;
     const bool spill = p->use == FdUse::kSpillFill;
     if (spill ? ctx.has_qurt_spill_fill : ctx.has_vtcm_backup) {
       QNN_LOG_ERROR("memRegister: descriptor %d: the context already has a %s (one per context)", i, what);
