@@ -28,18 +28,16 @@ class StaticBytes {
   StaticBytes(std::vector<uint8_t> bytes) : StaticBytes(adopt(std::move(bytes))) {}  // NOLINT: no copy made
 
   // A private copy of `bytes`.
+  // (Copied straight into the shared vector: a temporary vector moved in
+  // made GCC 12 warn -Wfree-nonheap-object on the inlined moved-from one.)
   static StaticBytes copy_of(std::span<const uint8_t> bytes) {
-    return adopt(std::vector<uint8_t>(bytes.begin(), bytes.end()));
+    if (bytes.empty()) return StaticBytes();
+    return owning(std::make_shared<const std::vector<uint8_t>>(bytes.begin(), bytes.end()));
   }
   // Takes `bytes` over without copying them.
   static StaticBytes adopt(std::vector<uint8_t> bytes) {
     if (bytes.empty()) return StaticBytes();
-    auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
-    StaticBytes s;
-    s.data_ = owned->data();
-    s.size_ = owned->size();
-    s.keep_alive_ = std::move(owned);
-    return s;
+    return owning(std::make_shared<const std::vector<uint8_t>>(std::move(bytes)));
   }
   // `bytes` in memory that stays valid while `keep_alive` lives (a mapping).
   static StaticBytes view(std::shared_ptr<const void> keep_alive, std::span<const uint8_t> bytes) {
@@ -68,6 +66,14 @@ class StaticBytes {
   }
 
  private:
+  static StaticBytes owning(std::shared_ptr<const std::vector<uint8_t>> owned) {
+    StaticBytes s;
+    s.data_ = owned->data();
+    s.size_ = owned->size();
+    s.keep_alive_ = std::move(owned);
+    return s;
+  }
+
   const uint8_t* data_ = nullptr;
   size_t size_ = 0;
   std::shared_ptr<const void> keep_alive_;
