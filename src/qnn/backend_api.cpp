@@ -15,6 +15,7 @@
 #include "qnn/api_guard.h"
 #include "qnn/domain.h"
 #include "htp/device_spec.h"
+#include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/op_config.h"
@@ -62,9 +63,53 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_getBuildId(const char** id) try {
   return api_exception("backendGetBuildId");
 }
 
+namespace {
+
+// Every backend config entry's own rule, as backendCreate and backendSetConfig
+// take them: a known option, a platform string that is a string of at most
+// the 1024 characters QnnBackend.h allows, a custom config that points
+// somewhere, an error-reporting level QNN defines.
+Qnn_ErrorHandle_t check_backend_configs(const char* api, const QnnBackend_Config_t* const* config) {
+  constexpr size_t kMaxPlatformOption = 1024;
+  for (const QnnBackend_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
+    switch ((*c)->option) {
+      case QNN_BACKEND_CONFIG_OPTION_PLATFORM:
+        if ((*c)->platformOption == nullptr) {
+          QNN_LOG_ERROR("%s: PLATFORM config's string is NULL", api);
+          return QNN_BACKEND_ERROR_INVALID_CONFIG;
+        }
+        if (strnlen((*c)->platformOption, kMaxPlatformOption + 1) > kMaxPlatformOption) {
+          QNN_LOG_ERROR("%s: PLATFORM config's string is longer than %zu characters", api, kMaxPlatformOption);
+          return QNN_BACKEND_ERROR_INVALID_CONFIG;
+        }
+        break;
+      case QNN_BACKEND_CONFIG_OPTION_CUSTOM:
+        if ((*c)->customConfig == nullptr) {
+          QNN_LOG_ERROR("%s: CUSTOM config points to NULL", api);
+          return QNN_BACKEND_ERROR_INVALID_CONFIG;
+        }
+        break;
+      case QNN_BACKEND_CONFIG_OPTION_ERROR_REPORTING:
+        if ((*c)->errorConfig.reportingLevel != QNN_ERROR_REPORTING_LEVEL_BRIEF &&
+            (*c)->errorConfig.reportingLevel != QNN_ERROR_REPORTING_LEVEL_DETAILED) {
+          QNN_LOG_ERROR("%s: ERROR_REPORTING level %d is not BRIEF (0) or DETAILED (1)", api,
+                        static_cast<int>((*c)->errorConfig.reportingLevel));
+          return QNN_BACKEND_ERROR_INVALID_CONFIG;
+        }
+        break;
+      default:
+        QNN_LOG_ERROR("%s: config option %d is unknown", api, static_cast<int>((*c)->option));
+        return QNN_BACKEND_ERROR_INVALID_CONFIG;
+    }
+  }
+  return QNN_SUCCESS;
+}
+
+}  // namespace
+
 QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBackend_Config_t** config,
                                             Qnn_BackendHandle_t* backend) try {
-  if (backend == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  if (backend == nullptr) return null_argument("backendCreate", "backend", QNN_BACKEND_ERROR_INVALID_ARGUMENT);
   if (logger != nullptr && !log_handle_valid(logger)) {
     QNN_LOG_ERROR("backendCreate: log handle %p is not a live QnnLog handle", logger);
     return QNN_BACKEND_ERROR_INVALID_HANDLE;
@@ -73,13 +118,9 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBac
   // else the OPENHTP_BACKEND_EXTENSIONS environment variable.
   std::string extensions_path;
   if (const char* env = getenv("OPENHTP_BACKEND_EXTENSIONS"); env != nullptr) extensions_path = env;
+  if (Qnn_ErrorHandle_t e = check_backend_configs("backendCreate", config); e != QNN_SUCCESS) return e;
   for (const QnnBackend_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
-    if ((*c)->option != QNN_BACKEND_CONFIG_OPTION_PLATFORM && (*c)->option != QNN_BACKEND_CONFIG_OPTION_CUSTOM &&
-        (*c)->option != QNN_BACKEND_CONFIG_OPTION_ERROR_REPORTING) {
-      QNN_LOG_ERROR("backendCreate: config option %d is unknown", static_cast<int>((*c)->option));
-      return QNN_BACKEND_ERROR_INVALID_CONFIG;
-    }
-    if ((*c)->option == QNN_BACKEND_CONFIG_OPTION_PLATFORM && (*c)->platformOption != nullptr) {
+    if ((*c)->option == QNN_BACKEND_CONFIG_OPTION_PLATFORM) {
       const std::string opt = (*c)->platformOption;
       const std::string key = "backend_extensions=";
       if (opt.compare(0, key.size(), key) == 0) extensions_path = opt.substr(key.size());
@@ -115,9 +156,10 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_create(Qnn_LogHandle_t logger, const QnnBac
 }
 
 QNN_API Qnn_ErrorHandle_t QnnBackend_setConfig(Qnn_BackendHandle_t backend, const QnnBackend_Config_t** config) try {
-  (void)config;
-  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
-  return QNN_SUCCESS;
+  if (!live_handle("backendSetConfig", ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  // Checked as at create; a valid one changes nothing (the extension file
+  // is read once, at create, and error reporting is always detailed).
+  return check_backend_configs("backendSetConfig", config);
 } catch (...) {
   return api_exception("backendSetConfig");
 }
@@ -134,8 +176,13 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_free(Qnn_BackendHandle_t backend) try {
 
 QNN_API Qnn_ErrorHandle_t QnnBackend_getSupportedOperations(Qnn_BackendHandle_t backend, uint32_t* numOperations,
                                                             const QnnBackend_OperationName_t** operations) try {
-  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
-  if (numOperations == nullptr || operations == nullptr) return QNN_BACKEND_ERROR_INVALID_ARGUMENT;
+  if (!live_handle("backendGetSupportedOperations", ObjectKind::kBackend, backend)) {
+    return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  }
+  if (numOperations == nullptr || operations == nullptr) {
+    return null_argument("backendGetSupportedOperations", numOperations == nullptr ? "numOperations" : "operations",
+                         QNN_BACKEND_ERROR_INVALID_ARGUMENT);
+  }
   // Built once from the kernel registry, so the list cannot drift from what
   // graphAddNode accepts. Strings point into the registry's static names.
   static const std::vector<std::string>* names = [] {
@@ -156,7 +203,7 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_getSupportedOperations(Qnn_BackendHandle_t 
 }
 
 QNN_API Qnn_ErrorHandle_t QnnBackend_validateOpConfig(Qnn_BackendHandle_t backend, Qnn_OpConfig_t opConfig) try {
-  if (!find_object<Backend>(ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
+  if (!live_handle("backendValidateOpConfig", ObjectKind::kBackend, backend)) return QNN_BACKEND_ERROR_INVALID_HANDLE;
   std::string why;
   if (!check_op_identity(opConfig, &why)) {
     QNN_LOG_ERROR("validateOpConfig: %s", why.c_str());
@@ -247,7 +294,7 @@ QnnDevice_PlatformInfo_t g_platform = [] {
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_getPlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t** platformInfo) try {
   (void)logger;
-  if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  if (platformInfo == nullptr) return null_argument("deviceGetPlatformInfo", "platformInfo", QNN_DEVICE_ERROR_INVALID_ARGUMENT);
   *platformInfo = &g_platform;
   return QNN_SUCCESS;
 } catch (...) {
@@ -256,14 +303,16 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_getPlatformInfo(Qnn_LogHandle_t logger, cons
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_freePlatformInfo(Qnn_LogHandle_t logger, const QnnDevice_PlatformInfo_t* platformInfo) try {
   (void)logger;
-  return platformInfo == &g_platform ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  if (platformInfo == &g_platform) return QNN_SUCCESS;
+  QNN_LOG_ERROR("deviceFreePlatformInfo: %p is not the platform info deviceGetPlatformInfo gave", platformInfo);
+  return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
 } catch (...) {
   return api_exception("deviceFreePlatformInfo");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const QnnDevice_PlatformInfo_t** platformInfo) try {
-  if (!find_object<Device>(ObjectKind::kDevice, device)) return QNN_DEVICE_ERROR_INVALID_HANDLE;
-  if (platformInfo == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  if (!live_handle("deviceGetInfo", ObjectKind::kDevice, device)) return QNN_DEVICE_ERROR_INVALID_HANDLE;
+  if (platformInfo == nullptr) return null_argument("deviceGetInfo", "platformInfo", QNN_DEVICE_ERROR_INVALID_ARGUMENT);
   *platformInfo = &g_platform;
   return QNN_SUCCESS;
 } catch (...) {
@@ -273,7 +322,7 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_getInfo(Qnn_DeviceHandle_t device, const Qnn
 QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevice_Config_t** config,
                                            Qnn_DeviceHandle_t* device) try {
   (void)logger;
-  if (device == nullptr) return QNN_DEVICE_ERROR_INVALID_ARGUMENT;
+  if (device == nullptr) return null_argument("deviceCreate", "device", QNN_DEVICE_ERROR_INVALID_ARGUMENT);
   auto d = std::make_shared<Device>();
   // SOC/ARCH configs describe a real chip (the emulator has one shape); the
   // secure-PD switch is recorded because it rules out external buffers.
@@ -292,13 +341,15 @@ QNN_API Qnn_ErrorHandle_t QnnDevice_create(Qnn_LogHandle_t logger, const QnnDevi
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_setConfig(Qnn_DeviceHandle_t device, const QnnDevice_Config_t** config) try {
   (void)config;
-  return find_object<Device>(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+  return live_handle("deviceSetConfig", ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
 } catch (...) {
   return api_exception("deviceSetConfig");
 }
 
 QNN_API Qnn_ErrorHandle_t QnnDevice_free(Qnn_DeviceHandle_t device) try {
-  return ObjectTable::instance().remove(ObjectKind::kDevice, device) ? QNN_SUCCESS : QNN_DEVICE_ERROR_INVALID_HANDLE;
+  if (ObjectTable::instance().remove(ObjectKind::kDevice, device)) return QNN_SUCCESS;
+  report_dead_handle("deviceFree", ObjectKind::kDevice, device);
+  return QNN_DEVICE_ERROR_INVALID_HANDLE;
 } catch (...) {
   return api_exception("deviceFree");
 }

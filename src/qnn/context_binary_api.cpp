@@ -23,6 +23,7 @@
 #include "htp/device_spec.h"
 #include "qnn/api_guard.h"
 #include "common/client_memory.h"
+#include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/signal.h"
@@ -284,10 +285,10 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
   std::shared_ptr<Device> dev;
-  if (device != nullptr && !(dev = find_object<Device>(ObjectKind::kDevice, device))) {
+  if (device != nullptr && !(dev = live_object<Device>("contextCreateFromBinary", ObjectKind::kDevice, device))) {
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
-  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (context == nullptr) return null_argument("contextCreateFromBinary", "context", QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
   ContextSettings settings;
   if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kBinary, &settings); e != QNN_SUCCESS) {
     return e;
@@ -378,9 +379,11 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, Qnn_ContextBinarySize_t* binaryBufferSize) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  auto ctx = live_object<Context>("contextGetBinarySize", ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
-  if (binaryBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (binaryBufferSize == nullptr) {
+    return null_argument("contextGetBinarySize", "binaryBufferSize", QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
+  }
   if (ctx->from_binary) {
     QNN_LOG_ERROR("contextGetBinarySize: context %p was itself created from a binary; keep that binary instead",
                   context);
@@ -398,9 +401,12 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getBinarySize(Qnn_ContextHandle_t context, 
 QNN_API Qnn_ErrorHandle_t QnnContext_getBinary(Qnn_ContextHandle_t context, void* binaryBuffer,
                                                Qnn_ContextBinarySize_t binaryBufferSize,
                                                Qnn_ContextBinarySize_t* writtenBufferSize) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  auto ctx = live_object<Context>("contextGetBinary", ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
-  if (binaryBuffer == nullptr || writtenBufferSize == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (binaryBuffer == nullptr || writtenBufferSize == nullptr) {
+    return null_argument("contextGetBinary", binaryBuffer == nullptr ? "binaryBuffer" : "writtenBufferSize",
+                         QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
+  }
   if (ctx->from_binary) {
     QNN_LOG_ERROR("contextGetBinary: context %p was itself created from a binary; keep that binary instead", context);
     return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
@@ -426,7 +432,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_validateBinary(Qnn_BackendHandle_t backend,
                                                     Qnn_ContextBinarySize_t binaryBufferSize) try {
   (void)device;
   (void)config;
-  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (!live_handle("contextValidateBinary", ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   binary::ContextImage image;
   return decode_or_log("contextValidateBinary", binaryBuffer, binaryBufferSize, &image);
 } catch (...) {
@@ -452,7 +458,9 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryListAsync(Qnn_BackendHandle
   // its notify function: every graph (GRAPH_INIT), then the context.
   (void)listConfig;
   (void)signal;
-  if (!ObjectTable::instance().find(ObjectKind::kBackend, backend)) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (!live_handle("contextCreateFromBinaryListAsync", ObjectKind::kBackend, backend)) {
+    return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  }
   if (contextParams == nullptr || contextParams[0] == nullptr) {
     QNN_LOG_ERROR("contextCreateFromBinaryListAsync: needs a NULL-terminated list of at least one QnnContext_Params_t");
     return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
@@ -515,7 +523,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_createFromBinaryWithSignal(Qnn_BackendHandl
 
 QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_ProfileHandle_t profile) try {
   (void)profile;
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  auto ctx = live_object<Context>("contextFinalize", ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   {
     std::lock_guard lock(ctx->mu);
@@ -532,9 +540,9 @@ QNN_API Qnn_ErrorHandle_t QnnContext_finalize(Qnn_ContextHandle_t context, Qnn_P
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHandle, QnnContext_Property_t** properties) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
+  auto ctx = live_object<Context>("contextGetProperty", ObjectKind::kContext, contextHandle);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
-  if (properties == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (properties == nullptr) return null_argument("contextGetProperty", "properties", QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
   // Sizes come from the binary (deferred) or from the prepared graphs.
   uint64_t weights = 0, spill_fill = 0, vtcm = 0;
   {
@@ -581,8 +589,12 @@ QNN_API Qnn_ErrorHandle_t QnnContext_getProperty(Qnn_ContextHandle_t contextHand
 
 extern "C" QNN_API Qnn_ErrorHandle_t OpenHtp_getRuntimeProvidedBuffers(Qnn_ContextHandle_t context, uint64_t* weightsBytes,
                                                                      uint64_t* spillFillBytes) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
-  if (!ctx || weightsBytes == nullptr || spillFillBytes == nullptr) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  auto ctx = live_object<Context>("OpenHtp_getRuntimeProvidedBuffers", ObjectKind::kContext, context);
+  if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
+  if (weightsBytes == nullptr || spillFillBytes == nullptr) {
+    return null_argument("OpenHtp_getRuntimeProvidedBuffers", weightsBytes == nullptr ? "weightsBytes" : "spillFillBytes",
+                         QNN_CONTEXT_ERROR_INVALID_HANDLE);
+  }
   std::lock_guard lock(ctx->mu);
   *weightsBytes = ctx->runtime_weights_bytes;
   *spillFillBytes = ctx->runtime_spill_fill_bytes;

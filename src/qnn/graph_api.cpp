@@ -2,6 +2,7 @@
 // tensors and nodes (validating each against the op definitions), ship it to
 // the HTP runtime at finalize, and execute.
 #include <chrono>
+#include <cmath>
 #include <cstring>
 
 #include "HTP/QnnHtpGraph.h"
@@ -12,6 +13,7 @@
 #include "qnn/context_ops.h"
 #include "qnn/execute_memo.h"
 #include "qnn/api_guard.h"
+#include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/signal.h"
@@ -26,7 +28,7 @@ using namespace openhtp::qnn;
 namespace openhtp::qnn {
 
 Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::TensorSpec* spec) {
-  if (tensor == nullptr) return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  if (tensor == nullptr) return null_argument("create tensor", "tensor", QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM);
   TensorView v(tensor);
   if (!v.version_known()) {
     QNN_LOG_ERROR("create tensor: tensor struct version %u is unknown (1 or 2)", static_cast<unsigned>(tensor->version));
@@ -45,13 +47,38 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
     case QNN_TENSOR_TYPE_STATIC:
     case QNN_TENSOR_TYPE_NULL:
       break;
-    default:
-      QNN_LOG_ERROR("create tensor %s: tensor type %d is not supported", nm.c_str(), static_cast<int>(v.type()));
+    case QNN_TENSOR_TYPE_UPDATEABLE_STATIC:
+    case QNN_TENSOR_TYPE_UPDATEABLE_NATIVE:
+    case QNN_TENSOR_TYPE_UPDATEABLE_APP_WRITE:
+    case QNN_TENSOR_TYPE_UPDATEABLE_APP_READ:
+    case QNN_TENSOR_TYPE_UPDATEABLE_APP_READWRITE:
+    case QNN_TENSOR_TYPE_OPTIONAL_APP_WRITE:
+    case QNN_TENSOR_TYPE_OPTIONAL_APP_READ:
+    case QNN_TENSOR_TYPE_OPTIONAL_APP_READWRITE:
+      // QNN's, not this backend's: UNSUPPORTED, where a value QNN never
+      // defined is INVALID (below), as the dataFormat rule does.
+      QNN_LOG_ERROR("create tensor %s: tensor type %d is not supported (APP_WRITE, APP_READ, APP_READWRITE, NATIVE, "
+                    "STATIC and NULL are)",
+                    nm.c_str(), static_cast<int>(v.type()));
       return QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+    default:
+      QNN_LOG_ERROR("create tensor %s: tensor type %d is not a QNN tensor type", nm.c_str(), static_cast<int>(v.type()));
+      return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
+  }
+  switch (v.mem_type()) {
+    case QNN_TENSORMEMTYPE_RAW:
+    case QNN_TENSORMEMTYPE_MEMHANDLE:
+    case QNN_TENSORMEMTYPE_RETRIEVE_RAW:
+    case QNN_TENSORMEMTYPE_UNDEFINED:  // QNN_TENSOR_INIT's: the memory is named at execute
+      break;
+    default:
+      QNN_LOG_ERROR("create tensor %s: memType %d is not a QNN tensor memory type", nm.c_str(),
+                    static_cast<int>(v.mem_type()));
+      return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   }
   if (v.type() != QNN_TENSOR_TYPE_NULL && v.num_bytes() == 0) {
-    QNN_LOG_ERROR("create tensor %s: data type 0x%04x with rank %u has no valid size (unknown type or a zero dimension)",
-                  nm.c_str(), static_cast<unsigned>(v.data_type()), v.rank());
+    QNN_LOG_ERROR("create tensor %s: data type 0x%04x with dims %s has no valid size (%s)", nm.c_str(),
+                  static_cast<unsigned>(v.data_type()), v.dims_text().c_str(), v.size_problem());
     return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   }
   {
@@ -68,8 +95,7 @@ Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::Tenso
     std::string why;
     if (!convert_quant(v.quant(), dims, &spec->quant, &why)) {
       QNN_LOG_ERROR("create tensor %s: %s", nm.c_str(), why.c_str());
-      return encoding_is_known(v.quant()) ? QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM
-                                          : QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM;
+      return quant_refusal(v.quant());
     }
   }
   spec->name = v.name();
@@ -150,6 +176,15 @@ std::shared_ptr<Graph> graph_of(Qnn_GraphHandle_t h) { return find_object<Graph>
 Qnn_ErrorHandle_t bind_tensors(const Graph& g, const Context& ctx, ExecuteMemo& memo, const Qnn_Tensor_t* inputs,
                                uint32_t num_inputs, const Qnn_Tensor_t* outputs, uint32_t num_outputs,
                                uint64_t* memhandle_bytes_out) {
+  // The counts first: a count the arrays do not hold would read past the
+  // client's array (and size the bindings by it) before any tensor's own
+  // rule could be checked.
+  if (num_inputs != g.inputs.size() || num_outputs != g.outputs.size()) {
+    const bool in = num_inputs != g.inputs.size();
+    QNN_LOG_ERROR("graphExecute '%s': graph has %zu %s, execute passed %u", g.spec.name.c_str(),
+                  in ? g.inputs.size() : g.outputs.size(), in ? "inputs" : "outputs", in ? num_inputs : num_outputs);
+    return QNN_GRAPH_ERROR_INVALID_TENSOR;
+  }
   auto& in_binds = memo.inputs;
   auto& out_binds = memo.outputs;
   uint64_t memhandle_bytes = 0;
@@ -273,6 +308,98 @@ struct GraphSettings {
   uint32_t priority = htp::kInheritPriority;  // PRIORITY; inherit: the context's
 };
 
+// One HTP graph custom config's own rule, for the options that have no
+// effect here as much as for those that do: a client whose value a device
+// would refuse (an unknown option, a NaN, more cores than the chip has) hears
+// so here rather than on the phone. VTCM above the device's is not refused
+// — the plan takes min(request, device), as a graph compiled for a larger
+// chip runs — but said once, since the graph gets less than it asked for.
+Qnn_ErrorHandle_t check_htp_graph_config(const QnnHtpGraph_CustomConfig_t& htp) {
+  const htp::DeviceSpec& dev = htp::kDevice;
+  switch (htp.option) {
+    case QNN_HTP_GRAPH_CONFIG_OPTION_OPTIMIZATION: {
+      const auto type = htp.optimizationOption.type;
+      if (type < QNN_HTP_GRAPH_OPTIMIZATION_TYPE_SCHEDULE_THRESHOLD ||
+          type > QNN_HTP_GRAPH_OPTIMIZATION_TYPE_ENABLE_CACHED_WEIGHTS) {
+        QNN_LOG_ERROR("graph config OPTIMIZATION has type %d, expected 1 to %d", static_cast<int>(type),
+                      static_cast<int>(QNN_HTP_GRAPH_OPTIMIZATION_TYPE_ENABLE_CACHED_WEIGHTS));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      if (!std::isfinite(htp.optimizationOption.floatValue)) {
+        QNN_LOG_ERROR("graph config OPTIMIZATION type %d has value %g, expected a finite number", static_cast<int>(type),
+                      static_cast<double>(htp.optimizationOption.floatValue));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    }
+    case QNN_HTP_GRAPH_CONFIG_OPTION_PRECISION:
+      if (htp.precision != QNN_PRECISION_FLOAT32 && htp.precision != QNN_PRECISION_FLOAT16) {
+        QNN_LOG_ERROR("graph config PRECISION is %d, expected FLOAT32 (0) or FLOAT16 (1)", static_cast<int>(htp.precision));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    case QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_MB:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES: {
+      const bool mb = htp.option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_MB;
+      const uint64_t bytes = mb ? uint64_t{htp.vtcmSizeInMB} << 20 : uint64_t{htp.vtcmSizeInBytes};
+      if (bytes > dev.vtcm_bytes) {
+        QNN_LOG_WARN("graph config VTCM_SIZE_IN_%s asks for %llu bytes; this device has %llu, which the graph gets",
+                     mb ? "MB" : "BYTES", static_cast<unsigned long long>(bytes),
+                     static_cast<unsigned long long>(dev.vtcm_bytes));
+      }
+      return QNN_SUCCESS;
+    }
+    case QNN_HTP_GRAPH_CONFIG_OPTION_NUM_CORES:
+      if (htp.numCores == 0 || htp.numCores > dev.num_cores) {
+        QNN_LOG_ERROR("graph config NUM_CORES is %u, this device has %u HTP core(s)", htp.numCores,
+                      static_cast<unsigned>(dev.num_cores));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    case QNN_HTP_GRAPH_CONFIG_OPTION_FINALIZE_CONFIG:
+      if (htp.finalizeConfig.key == nullptr) {
+        QNN_LOG_ERROR("graph config FINALIZE_CONFIG has a NULL key");
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    case QNN_HTP_GRAPH_CONFIG_OPTION_PARALLEL_GRAPH_EXECUTION_CONFIG: {
+      const auto concurrency = htp.parallelGraphExecutionConfig.concurrency;
+      if (concurrency != QNN_HTP_GRAPH_CONCURRENCY_OPTION_NONE &&
+          concurrency != QNN_HTP_GRAPH_CONCURRENCY_OPTION_ALL_SHARED) {
+        QNN_LOG_ERROR("graph config PARALLEL_GRAPH_EXECUTION has concurrency %d, expected NONE (0) or ALL_SHARED (1)",
+                      static_cast<int>(concurrency));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    }
+    case QNN_HTP_GRAPH_CONFIG_OPTION_HMX_BOUNDING:
+      if (!std::isfinite(htp.hmxBoundingInfo.targetHmxFreqHz) || !std::isfinite(htp.hmxBoundingInfo.targetDspCoreFreq)) {
+        QNN_LOG_ERROR("graph config HMX_BOUNDING has a target that is not a finite number (%g Hz HMX, %g DSP core)",
+                      static_cast<double>(htp.hmxBoundingInfo.targetHmxFreqHz),
+                      static_cast<double>(htp.hmxBoundingInfo.targetDspCoreFreq));
+        return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+      }
+      return QNN_SUCCESS;
+    case QNN_HTP_GRAPH_CONFIG_OPTION_NUM_HVX_THREADS:  // ranged by apply_graph_configs
+    case QNN_HTP_GRAPH_CONFIG_OPTION_FOLD_RELU_ACTIVATION_INTO_CONV_OFF:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_SHORT_DEPTH_CONV_ON_HMX_OFF:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_WEIGHTS_PACKING:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_ASSUME_SAME_QUANT:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_SHARE_IO_BUFFER:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_ADVANCED_ACTIVATION_FUSION:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_HIGH_PRECISION_SIGMOID:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_MONOLITHIC_LSTM:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_PRECISION_COMPENSATION:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_ENABLE_PREDICATION:
+    case QNN_HTP_GRAPH_CONFIG_OPTION_FP16_CLAMP_OVERFLOW:
+      return QNN_SUCCESS;  // a flag: any value is one
+    default:
+      QNN_LOG_ERROR("graph config CUSTOM has HTP option %d, which QnnHtpGraph.h does not define",
+                    static_cast<int>(htp.option));
+      return QNN_GRAPH_ERROR_UNSUPPORTED_FEATURE;
+  }
+}
+
 // Reads the graph configs this backend understands into *settings.
 Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSettings* settings) {
   uint64_t* vtcm_budget_bytes = &settings->vtcm_budget_bytes;
@@ -284,6 +411,7 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
           QNN_LOG_ERROR("graph config CUSTOM needs customConfig -> QnnHtpGraph_CustomConfig_t");
           return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
         }
+        if (Qnn_ErrorHandle_t e = check_htp_graph_config(*htp); e != QNN_SUCCESS) return e;
         if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_MB) {
           *vtcm_budget_bytes = static_cast<uint64_t>(htp->vtcmSizeInMB) << 20;
         } else if (htp->option == QNN_HTP_GRAPH_CONFIG_OPTION_VTCM_SIZE_IN_BYTES) {
@@ -300,7 +428,7 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
           }
           settings->num_hvx_threads = static_cast<uint32_t>(htp->numHvxThreads);
         }
-        break;  // other HTP options (precision, optimization level, ...) are accepted and have no effect here
+        break;  // the other HTP options, once valid, have no effect here (docs/user-guide.md)
       }
       case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
         if (static_cast<uint32_t>((*c)->priority) > QNN_PRIORITY_HIGHEST) {
@@ -310,8 +438,22 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
         }
         settings->priority = static_cast<uint32_t>((*c)->priority);
         break;
+      // Profiling is per execute here (graphExecute's profile handle); these
+      // are checked and have no further effect.
       case QNN_GRAPH_CONFIG_OPTION_PROFILE_HANDLE:
+        if ((*c)->profileHandle != nullptr && !live_handle("graph config PROFILE_HANDLE", ObjectKind::kProfile,
+                                                           (*c)->profileHandle)) {
+          return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+        }
+        break;
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_STATE:
+        if ((*c)->profilingState != QNN_GRAPH_PROFILING_STATE_ENABLED &&
+            (*c)->profilingState != QNN_GRAPH_PROFILING_STATE_DISABLED) {
+          QNN_LOG_ERROR("graph config SET_PROFILING_STATE is %d, expected ENABLED (1) or DISABLED (2)",
+                        static_cast<int>((*c)->profilingState));
+          return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+        }
+        break;
       case QNN_GRAPH_CONFIG_OPTION_SET_PROFILING_NUM_EXECUTIONS:
         break;
       default:
@@ -465,7 +607,7 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
 }
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_setConfig(Qnn_GraphHandle_t graphHandle, const QnnGraph_Config_t** config) try {
-  auto g = graph_of(graphHandle);
+  auto g = live_object<Graph>("graphSetConfig", ObjectKind::kGraph, graphHandle);
   if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
   std::lock_guard lock(g->mu);
   GraphSettings settings{g->spec.vtcm_budget_bytes, g->spec.num_hvx_threads, g->priority};
@@ -635,6 +777,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
     QNN_LOG_ERROR("graphFinalize: %p is not a live graph handle", graphHandle);
     return QNN_GRAPH_ERROR_INVALID_HANDLE;
   }
+  if (profileHandle != nullptr && !live_handle("graphFinalize", ObjectKind::kProfile, profileHandle)) {
+    return QNN_GRAPH_ERROR_SET_PROFILE;
+  }
   Context* const ctx = g->context.get();
   std::lock_guard lock(g->mu);
   if (g->finalized) {
@@ -674,9 +819,12 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_finalize(Qnn_GraphHandle_t graphHandle, Qnn_P
 
 QNN_API Qnn_ErrorHandle_t QnnGraph_retrieve(Qnn_ContextHandle_t contextHandle, const char* graphName,
                                             Qnn_GraphHandle_t* graphHandle) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, contextHandle);
+  auto ctx = live_object<Context>("graphRetrieve", ObjectKind::kContext, contextHandle);
   if (!ctx) return QNN_GRAPH_ERROR_INVALID_CONTEXT;
-  if (graphName == nullptr || graphHandle == nullptr) return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
+  if (graphName == nullptr || graphHandle == nullptr) {
+    return null_argument("graphRetrieve", graphName == nullptr ? "graphName" : "graphHandle",
+                         QNN_GRAPH_ERROR_INVALID_ARGUMENT);
+  }
   // A context created with DEFER_GRAPH_INIT is deserialized at the first
   // retrieval if the client did not call contextFinalize.
   if (Qnn_ErrorHandle_t e = finalize_deferred_context(ctx); e != QNN_SUCCESS) return e;
@@ -713,6 +861,11 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_execute(Qnn_GraphHandle_t graphHandle, const 
   if (!g->finalized) {
     QNN_LOG_ERROR("graphExecute: graph '%s' is not finalized", g->spec.name.c_str());
     return QNN_GRAPH_ERROR_GRAPH_NOT_FINALIZED;
+  }
+  // A profile handle that names nothing is the client's mistake, not an
+  // event to drop quietly after the work is done.
+  if (profileHandle != nullptr && !live_handle("graphExecute", ObjectKind::kProfile, profileHandle)) {
+    return QNN_GRAPH_ERROR_SET_PROFILE;
   }
   SpillFillClaim spill_fill_claim;
   if (!spill_fill_claim.claim(*ctx, g->spec.name)) return QNN_COMMON_ERROR_RESOURCE_UNAVAILABLE;
@@ -777,8 +930,9 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_executeAsync(Qnn_GraphHandle_t graphHandle, c
 }
 
 QNN_API Qnn_ErrorHandle_t OpenHtp_getLastExecuteStats(Qnn_GraphHandle_t graph, OpenHtp_ExecuteStats_t* stats) try {
-  auto g = graph_of(graph);
-  if (!g || stats == nullptr) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  auto g = live_object<Graph>("OpenHtp_getLastExecuteStats", ObjectKind::kGraph, graph);
+  if (!g) return QNN_GRAPH_ERROR_INVALID_HANDLE;
+  if (stats == nullptr) return null_argument("OpenHtp_getLastExecuteStats", "stats", QNN_GRAPH_ERROR_INVALID_HANDLE);
   *stats = OpenHtp_ExecuteStats_t{g->last_bytes_copied_in.load(), g->last_bytes_copied_out.load(),
                                   g->last_bytes_by_reference.load(), g->last_exec_ns.load()};
   return QNN_SUCCESS;

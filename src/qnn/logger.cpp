@@ -25,15 +25,29 @@ Qnn_ErrorHandle_t to_qnn(LogSinks::Result r) {
 
 }  // namespace
 
+// A refused log call is reported like any other refusal (to the log
+// handles that remain, else stderr), naming the call and the value.
+static Qnn_ErrorHandle_t reported(const char* api, LogSinks::Result r, Qnn_LogHandle_t handle, QnnLog_Level_t level) {
+  if (r == LogSinks::Result::kInvalidHandle) {
+    log_message(QNN_LOG_LEVEL_ERROR, "%s: %p is not a live log handle", api, static_cast<const void*>(handle));
+  } else if (r == LogSinks::Result::kInvalidArgument) {
+    log_message(QNN_LOG_LEVEL_ERROR, "%s: level %d is not ERROR (1) to DEBUG (5), or the handle pointer is NULL", api,
+                static_cast<int>(level));
+  }
+  return to_qnn(r);
+}
+
 Qnn_ErrorHandle_t log_create(QnnLog_Callback_t callback, QnnLog_Level_t max_level, Qnn_LogHandle_t* handle) {
-  return to_qnn(sinks().create(callback, max_level, handle));
+  return reported("logCreate", sinks().create(callback, max_level, handle), nullptr, max_level);
 }
 
 Qnn_ErrorHandle_t log_set_level(Qnn_LogHandle_t handle, QnnLog_Level_t max_level) {
-  return to_qnn(sinks().set_level(handle, max_level));
+  return reported("logSetLogLevel", sinks().set_level(handle, max_level), handle, max_level);
 }
 
-Qnn_ErrorHandle_t log_free(Qnn_LogHandle_t handle) { return to_qnn(sinks().free(handle)); }
+Qnn_ErrorHandle_t log_free(Qnn_LogHandle_t handle) {
+  return reported("logFree", sinks().free(handle), handle, QNN_LOG_LEVEL_ERROR);
+}
 
 bool log_handle_valid(Qnn_LogHandle_t handle) { return sinks().contains(handle); }
 

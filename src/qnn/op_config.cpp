@@ -33,7 +33,14 @@ bool check_op_identity(const Qnn_OpConfig_t& op, std::string* why) {
 bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims, ops::Quant* out,
                    std::string* why) {
   *out = ops::Quant{};
-  if (q.encodingDefinition != QNN_DEFINITION_DEFINED) return true;
+  if (q.encodingDefinition != QNN_DEFINITION_DEFINED) {
+    if (q.encodingDefinition == QNN_DEFINITION_IMPL_GENERATED || q.encodingDefinition == QNN_DEFINITION_UNDEFINED) {
+      return true;  // no encoding given
+    }
+    *why = "quantizeParams.encodingDefinition " + std::to_string(static_cast<int>(q.encodingDefinition)) +
+           " is not IMPL_GENERATED (0), DEFINED (1) or UNDEFINED";
+    return false;
+  }
   auto per_axis = [&](int32_t axis, uint32_t count) {
     if (axis < 0 || static_cast<size_t>(axis) >= dims.size()) {
       *why = "per-channel quantization axis " + std::to_string(axis) + " is outside rank " + std::to_string(dims.size());
@@ -90,15 +97,17 @@ bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims
   }
 }
 
-bool encoding_is_known(const Qnn_QuantizeParams_t& q) {
+Qnn_ErrorHandle_t quant_refusal(const Qnn_QuantizeParams_t& q) {
+  if (q.encodingDefinition != QNN_DEFINITION_DEFINED) return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   switch (q.quantizationEncoding) {
     case QNN_QUANTIZATION_ENCODING_SCALE_OFFSET:
     case QNN_QUANTIZATION_ENCODING_BW_SCALE_OFFSET:
     case QNN_QUANTIZATION_ENCODING_AXIS_SCALE_OFFSET:
     case QNN_QUANTIZATION_ENCODING_BW_AXIS_SCALE_OFFSET:
-      return true;
+      return QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;  // taken here: a value of it was wrong
     default:
-      return false;
+      return q.quantizationEncoding <= QNN_QUANTIZATION_ENCODING_ARRAY_OF ? QNN_TENSOR_ERROR_UNSUPPORTED_TENSOR_PARAM
+                                                                          : QNN_TENSOR_ERROR_INVALID_TENSOR_PARAM;
   }
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "QnnOpDef.h"
+#include "QnnTensor.h"
 #include "QnnTypes.h"
 #include "ops/op.h"
 
@@ -24,9 +25,10 @@ bool convert_params(const Qnn_OpConfigV1_t& op, std::vector<ops::Param>* params,
 bool convert_quant(const Qnn_QuantizeParams_t& q, std::span<const uint32_t> dims, ops::Quant* out,
                    std::string* why);
 
-// True for the encodings convert_quant understands (so a failure is a
-// malformed encoding, not an unsupported one).
-bool encoding_is_known(const Qnn_QuantizeParams_t& q);
+// The code for a quantizeParams convert_quant refused: INVALID_TENSOR_PARAM
+// for an encoding it takes whose values were wrong and for values QNN does
+// not define; UNSUPPORTED_TENSOR_PARAM for QNN encodings it does not take.
+Qnn_ErrorHandle_t quant_refusal(const Qnn_QuantizeParams_t& q);
 
 // Describes a client tensor for the kernels (static data pointer included).
 // False + *why when the tensor struct itself is unusable.

@@ -4,6 +4,7 @@
 #include "htp/call_control.h"
 #include "qnn/cdsprpc_link.h"
 #include "qnn/api_guard.h"
+#include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
 #include "qnn/signal.h"
@@ -71,7 +72,7 @@ QNN_API Qnn_ErrorHandle_t QnnSignal_create(Qnn_BackendHandle_t backend, const Qn
     QNN_LOG_ERROR("signalCreate: %p is not a live backend handle", backend);
     return QNN_SIGNAL_ERROR_INVALID_HANDLE;
   }
-  if (signal == nullptr) return QNN_SIGNAL_ERROR_INVALID_ARGUMENT;
+  if (signal == nullptr) return null_argument("signalCreate", "signal", QNN_SIGNAL_ERROR_INVALID_ARGUMENT);
   auto s = std::make_shared<Signal>();
   s->backend_handle = reinterpret_cast<uintptr_t>(backend);
   if (Qnn_ErrorHandle_t e = apply_signal_configs(config, s.get()); e != QNN_SUCCESS) return e;
@@ -88,7 +89,7 @@ QNN_API Qnn_ErrorHandle_t QnnSignal_create(Qnn_BackendHandle_t backend, const Qn
 }
 
 QNN_API Qnn_ErrorHandle_t QnnSignal_setConfig(Qnn_SignalHandle_t signal, const QnnSignal_Config_t** config) try {
-  auto s = find_object<Signal>(ObjectKind::kSignal, signal);
+  auto s = live_object<Signal>("signalSetConfig", ObjectKind::kSignal, signal);
   if (!s) return QNN_SIGNAL_ERROR_INVALID_HANDLE;
   if (s->in_use.load()) {
     QNN_LOG_ERROR("signalSetConfig: signal %p is in use by a call", signal);
@@ -100,7 +101,7 @@ QNN_API Qnn_ErrorHandle_t QnnSignal_setConfig(Qnn_SignalHandle_t signal, const Q
 }
 
 QNN_API Qnn_ErrorHandle_t QnnSignal_trigger(Qnn_SignalHandle_t signal) try {
-  auto s = find_object<Signal>(ObjectKind::kSignal, signal);
+  auto s = live_object<Signal>("signalTrigger", ObjectKind::kSignal, signal);
   if (!s) return QNN_SIGNAL_ERROR_INVALID_HANDLE;
   if (!s->in_use.load()) {
     QNN_LOG_ERROR("signalTrigger: signal %p is not in use by any call", signal);
@@ -113,7 +114,7 @@ QNN_API Qnn_ErrorHandle_t QnnSignal_trigger(Qnn_SignalHandle_t signal) try {
 }
 
 QNN_API Qnn_ErrorHandle_t QnnSignal_free(Qnn_SignalHandle_t signal) try {
-  auto s = find_object<Signal>(ObjectKind::kSignal, signal);
+  auto s = live_object<Signal>("signalFree", ObjectKind::kSignal, signal);
   if (!s) return QNN_SIGNAL_ERROR_INVALID_HANDLE;
   if (s->in_use.load()) {
     QNN_LOG_ERROR("signalFree: signal %p is in use by a call", signal);

@@ -14,15 +14,49 @@ std::string TensorView::display_name() const {
   return n != nullptr ? "'" + read_client_string(n) + "'" : "id " + std::to_string(id());
 }
 
-size_t TensorView::num_bytes() const {
+size_t TensorView::sized(const char** problem) const {
+  *problem = "";
   size_t bytes = ops::dtype::element_size(static_cast<uint32_t>(data_type()));
-  if (bytes == 0) return 0;
-  if (rank() > 0 && dims() == nullptr) return 0;
+  if (bytes == 0) {
+    *problem = "unknown data type";
+    return 0;
+  }
+  if (rank() > 0 && dims() == nullptr) {
+    *problem = "dimensions is NULL";
+    return 0;
+  }
   for (uint32_t i = 0; i < rank(); ++i) {
-    if (dims()[i] == 0 || bytes > SIZE_MAX / dims()[i]) return 0;
+    if (dims()[i] == 0) {
+      *problem = "a zero dimension";
+      return 0;
+    }
+    if (bytes > SIZE_MAX / dims()[i]) {
+      *problem = "the byte count overflows";
+      return 0;
+    }
     bytes *= dims()[i];
   }
   return bytes;
+}
+
+size_t TensorView::num_bytes() const {
+  const char* problem;
+  return sized(&problem);
+}
+
+const char* TensorView::size_problem() const {
+  const char* problem;
+  sized(&problem);
+  return problem;
+}
+
+std::string TensorView::dims_text() const {
+  if (rank() > 0 && dims() == nullptr) return "NULL";
+  constexpr uint32_t kShown = 8;
+  std::string s = "[";
+  for (uint32_t i = 0; i < rank() && i < kShown; ++i) s += (i > 0 ? ", " : "") + std::to_string(dims()[i]);
+  if (rank() > kShown) s += ", ...";
+  return s + "]";
 }
 
 Qnn_ErrorHandle_t read_sparsity(const TensorView& v, ops::Sparsity* out, std::string* why) {

@@ -37,8 +37,15 @@ class TensorView {
   std::string display_name() const;
   // Bytes of dense data, or 0 if the type or a dimension is invalid.
   size_t num_bytes() const;
+  // Why num_bytes() is 0: "unknown data type", "dimensions is NULL", "a zero
+  // dimension" or "the byte count overflows"; "" when it is not.
+  const char* size_problem() const;
+  // The dims as "[2, 3, 4]" (the first 8, then "..."), or "NULL".
+  std::string dims_text() const;
 
  private:
+  // num_bytes(), and in *problem size_problem()'s answer.
+  size_t sized(const char** problem) const;
   // Qnn_TensorV2_t begins with exactly Qnn_TensorV1_t's fields.
   const Qnn_TensorV1_t& v1() const { return t_->v1; }
   const Qnn_Tensor_t* t_;

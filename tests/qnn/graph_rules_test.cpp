@@ -183,6 +183,17 @@ TEST_F(GraphRules, ExecuteBindingRules) {
   o.v1.clientBuf = {out.data(), n * 4};
   // Too few inputs.
   EXPECT_EQ(api().graphExecute(graph_, in, 1, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+  // Counts the arrays do not hold are refused before any tensor is read:
+  // the two-element array is not read past (ASan would see it), and no
+  // binding is sized by the count (4294967295 was a bad_alloc, error 1002).
+  for (uint32_t count : {3u, 100000u, 0xFFFFFFFFu}) {
+    LogCapture::instance().clear();
+    EXPECT_EQ(api().graphExecute(graph_, in, count, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+    EXPECT_TRUE(LogCapture::instance().has_line_with({"graph has 2 inputs, execute passed " + std::to_string(count)}));
+    LogCapture::instance().clear();
+    EXPECT_EQ(api().graphExecute(graph_, in, 2, &o, count, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
+    EXPECT_TRUE(LogCapture::instance().has_line_with({"graph has 1 outputs, execute passed " + std::to_string(count)}));
+  }
   // The output passed as an input.
   Qnn_Tensor_t wrong[] = {in[0], o};
   EXPECT_EQ(api().graphExecute(graph_, wrong, 2, &o, 1, nullptr, nullptr), QNN_GRAPH_ERROR_INVALID_TENSOR);
