@@ -2,9 +2,17 @@
 // error messages, op support and validation, profiling.
 #include <dlfcn.h>
 
+#include <atomic>
+#include <cctype>
+#include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <map>
+#include <regex>
 #include <set>
+#include <sstream>
+#include <thread>
 
 #include "HTP/QnnHtpCommon.h"
 #include "HTP/QnnHtpDevice.h"
@@ -310,4 +318,299 @@ TEST_F(Ops, ProfileReportsExecuteAndCopyAccounting) {
   EXPECT_EQ(bytes["bytes by reference"], inproc ? 3u * n * 4 : 0u);
   EXPECT_EQ(api().profileFree(prof), QNN_SUCCESS);
   EXPECT_EQ(api().profileGetEvents(prof, &events, &num), QNN_PROFILE_ERROR_INVALID_HANDLE);
+}
+
+// ---- Error messages: one for every code the shipped headers define, and a
+// free that takes only what errorGetVerboseMessage handed out. ----
+
+namespace {
+
+// Every value an enumerator of a *_Error_t enum in include/QNN (System, HTP
+// and Saver included) takes, with the names it goes by. Read from the headers
+// clients compile against, so a code added there is a code this test asks
+// errorGetMessage about; nothing here is listed by hand.
+struct HeaderCodes {
+  std::map<uint64_t, std::set<std::string>> names_by_value;
+  std::set<std::string> files;  // headers that contributed a code
+  std::vector<std::string> problems;
+};
+
+std::string strip_comments(const std::string& s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s.compare(i, 2, "/*") == 0) {
+      const size_t end = s.find("*/", i + 2);
+      i = end == std::string::npos ? s.size() : end + 2;
+      out += ' ';
+    } else if (s.compare(i, 2, "//") == 0) {
+      i = s.find('\n', i);
+      if (i == std::string::npos) i = s.size();
+    } else {
+      out += s[i++];
+    }
+  }
+  return out;
+}
+
+// The headers write error values as sums of identifiers and integer
+// literals, maybe parenthesized ("QNN_MIN_ERROR_SYSTEM + 1000",
+// "QNN_MIN_ERROR_GRAPH + 40", "0x7FFFFFFF"); that is all this evaluates.
+// Anything else lands in `problems`, so the parser cannot quietly skip a code.
+class ExprEval {
+ public:
+  std::map<std::string, std::string> exprs;  // #define bodies and enumerator initializers
+
+  bool eval(const std::string& name, int64_t* out, std::string* why, int depth = 0) {
+    if (auto it = done_.find(name); it != done_.end()) return *out = it->second, true;
+    auto it = exprs.find(name);
+    if (it == exprs.end()) return *why = "unknown identifier " + name, false;
+    if (depth > 32) return *why = "recursion through " + name, false;
+    pos_stack_.push_back({it->second, 0});
+    const bool ok = sum(out, why, depth) && at_end(why);
+    pos_stack_.pop_back();
+    if (ok) done_[name] = *out;
+    return ok;
+  }
+
+ private:
+  struct Cursor {
+    std::string s;
+    size_t i;
+  };
+  std::map<std::string, int64_t> done_;
+  std::vector<Cursor> pos_stack_;
+
+  Cursor& c() { return pos_stack_.back(); }
+  void skip_ws() {
+    while (c().i < c().s.size() && std::isspace(static_cast<unsigned char>(c().s[c().i]))) ++c().i;
+  }
+  bool at_end(std::string* why) {
+    skip_ws();
+    if (c().i == c().s.size()) return true;
+    return *why = "cannot read '" + c().s + "'", false;
+  }
+  bool sum(int64_t* out, std::string* why, int depth) {
+    if (!term(out, why, depth)) return false;
+    for (;;) {
+      skip_ws();
+      if (c().i >= c().s.size() || (c().s[c().i] != '+' && c().s[c().i] != '-')) return true;
+      const char op = c().s[c().i++];
+      int64_t rhs = 0;
+      if (!term(&rhs, why, depth)) return false;
+      *out = op == '+' ? *out + rhs : *out - rhs;
+    }
+  }
+  bool term(int64_t* out, std::string* why, int depth) {
+    skip_ws();
+    Cursor& k = c();
+    if (k.i >= k.s.size()) return *why = "expression ends early: '" + k.s + "'", false;
+    if (k.s[k.i] == '(') {
+      ++k.i;
+      if (!sum(out, why, depth)) return false;
+      skip_ws();
+      if (c().i >= c().s.size() || c().s[c().i] != ')') return *why = "unbalanced '" + c().s + "'", false;
+      ++c().i;
+      return true;
+    }
+    if (std::isdigit(static_cast<unsigned char>(k.s[k.i]))) {
+      size_t used = 0;
+      *out = static_cast<int64_t>(std::stoull(k.s.substr(k.i), &used, 0));
+      k.i += used;
+      while (k.i < k.s.size() && (k.s[k.i] == 'u' || k.s[k.i] == 'U' || k.s[k.i] == 'l' || k.s[k.i] == 'L')) ++k.i;
+      return true;
+    }
+    const size_t start = k.i;
+    while (k.i < k.s.size() && (std::isalnum(static_cast<unsigned char>(k.s[k.i])) || k.s[k.i] == '_')) ++k.i;
+    if (k.i == start) return *why = "cannot read '" + k.s + "'", false;
+    const std::string id = k.s.substr(start, k.i - start);
+    return eval(id, out, why, depth + 1);
+  }
+};
+
+HeaderCodes read_header_error_codes() {
+  namespace fs = std::filesystem;
+  HeaderCodes r;
+  const fs::path root = fs::path(OPENHTP_QNN_OPDEF_HEADER).parent_path();  // include/QNN
+  ExprEval ev;
+  struct Enumerator {
+    std::string name, file;
+  };
+  std::vector<Enumerator> wanted;
+  const std::regex define_re(R"(^[ \t]*#[ \t]*define[ \t]+(\w+)[ \t]+([^\n]+))", std::regex::multiline);
+  const std::regex enum_re(R"(typedef\s+enum\s*\w*\s*\{([^}]*)\}\s*(\w+)\s*;)");
+  const std::regex enumerator_re(R"(^\s*(\w+)\s*(?:=\s*([\s\S]+?))?\s*$)");
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".h") continue;
+    std::ifstream f(entry.path());
+    const std::string text = strip_comments(std::string(std::istreambuf_iterator<char>(f), {}));
+    const std::string file = fs::relative(entry.path(), root).string();
+    for (std::sregex_iterator m(text.begin(), text.end(), define_re), e; m != e; ++m) ev.exprs[(*m)[1]] = (*m)[2];
+    for (std::sregex_iterator m(text.begin(), text.end(), enum_re), e; m != e; ++m) {
+      const std::string type = (*m)[2];
+      const bool is_error_enum = type.size() > 8 && type.compare(type.size() - 8, 8, "_Error_t") == 0;
+      std::string prev;  // an enumerator without '=' is the one before plus 1
+      std::stringstream body((*m)[1].str());
+      for (std::string item; std::getline(body, item, ',');) {
+        std::smatch em;
+        if (item.find_first_not_of(" \t\r\n") == std::string::npos) continue;
+        if (!std::regex_match(item, em, enumerator_re)) {
+          r.problems.push_back(file + ": cannot read enumerator '" + item + "'");
+          continue;
+        }
+        const std::string name = em[1];
+        ev.exprs[name] = em[2].matched ? em[2].str() : (prev.empty() ? std::string("0") : "(" + prev + ") + 1");
+        prev = name;
+        if (is_error_enum) wanted.push_back({name, file});
+      }
+    }
+  }
+  // Range markers (*_MIN_ERROR, *_MAXERROR, ...) and the 32-bit sentinel
+  // are not codes a call returns.
+  const std::regex marker_re(R"(.*(MIN|MAX)_?ERROR)");
+  for (const auto& w : wanted) {
+    if (std::regex_match(w.name, marker_re)) continue;
+    int64_t v = 0;
+    std::string why;
+    if (!ev.eval(w.name, &v, &why)) {
+      r.problems.push_back(w.file + ": " + w.name + ": " + why);
+      continue;
+    }
+    if (v == 0x7FFFFFFF) continue;
+    r.names_by_value[static_cast<uint64_t>(v)].insert(w.name);
+    r.files.insert(w.file);
+  }
+  return r;
+}
+
+class ErrorMessages : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LogCapture::instance().clear();
+    ASSERT_EQ(api().logCreate(LogCapture::callback, QNN_LOG_LEVEL_ERROR, &log_), QNN_SUCCESS);
+  }
+  void TearDown() override {
+    if (log_ != nullptr) api().logFree(log_);
+  }
+  static size_t lines_with(const std::string& a, const std::string& b) {
+    size_t n = 0;
+    for (const auto& l : LogCapture::instance().lines()) n += l.find(a) != std::string::npos && l.find(b) != std::string::npos;
+    return n;
+  }
+  static std::string pointer_text(const void* p) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%p", p);
+    return buf;
+  }
+  Qnn_LogHandle_t log_ = nullptr;
+};
+
+}  // namespace
+
+TEST(ErrorMessagesHeaders, TheParserFindsTheCodesOfEveryHeaderFamily) {
+  // Guards the test below: a parser that found nothing would pass it.
+  const HeaderCodes h = read_header_error_codes();
+  for (const auto& p : h.problems) ADD_FAILURE() << p;
+  for (const char* file : {"QnnCommon.h", "QnnGraph.h", "QnnContext.h", "QnnError.h", "System/QnnSystemContext.h",
+                           "System/QnnSystemProfile.h", "HTP/QnnHtpPerfInfrastructure.h", "Saver/QnnSaver.h"})
+    EXPECT_EQ(h.files.count(file), 1u) << file << " contributed no error code";
+  // Spot values computed through a chain of #defines and enumerators.
+  EXPECT_EQ(h.names_by_value.count(QNN_GRAPH_ERROR_CYCLE_DETECTED), 1u);
+  ASSERT_EQ(h.names_by_value.count(30010), 1u);
+  EXPECT_EQ(h.names_by_value.at(30010).count("QNN_SYSTEM_CONTEXT_ERROR_MALFORMED_BINARY"), 1u);
+  ASSERT_EQ(h.names_by_value.count(1000), 1u);
+  EXPECT_EQ(h.names_by_value.at(1000).count("QNN_TENSOR_ERROR_UNSUPPORTED_FEATURE"), 1u);
+  EXPECT_EQ(h.names_by_value.count(QNN_MIN_ERROR_INTERFACE), 0u) << "a range marker was taken for a code";
+  EXPECT_EQ(h.names_by_value.count(0x7FFFFFFF), 0u) << "the enum-width sentinel was taken for a code";
+  EXPECT_GE(h.names_by_value.size(), 110u);  // 119 distinct values when written
+}
+
+TEST_F(ErrorMessages, EveryCodeTheHeadersDefineHasAMessageThatNamesIt) {
+  const HeaderCodes h = read_header_error_codes();
+  ASSERT_TRUE(h.problems.empty()) << h.problems.front();
+  ASSERT_FALSE(h.names_by_value.empty());
+  for (const auto& [value, names] : h.names_by_value) {
+    const char* msg = nullptr;
+    ASSERT_EQ(api().errorGetMessage(value, &msg), QNN_SUCCESS) << "no message for " << value << " (" << *names.begin() << ")";
+    ASSERT_NE(msg, nullptr);
+    // The text starts with one of the header's names for that value, so a
+    // line filed under the wrong value shows here too.
+    const std::string text = msg;
+    const std::string lead = text.substr(0, text.find(':'));
+    EXPECT_TRUE(names.count(lead) == 1 || (value == QNN_SUCCESS && lead == "QNN_SUCCESS"))
+        << value << ": '" << text << "' names none of " << testing::PrintToString(names);
+    EXPECT_GT(text.size(), lead.size() + 2) << value << " has a name and no description";
+    // The verbose text starts with the plain one; it must come back and be
+    // freed for every code too.
+    const char* verbose = nullptr;
+    ASSERT_EQ(api().errorGetVerboseMessage(value, &verbose), QNN_SUCCESS) << value;
+    EXPECT_EQ(std::string(verbose).rfind(text, 0), 0u) << verbose;
+    EXPECT_EQ(api().errorFreeVerboseMessage(verbose), QNN_SUCCESS) << value;
+  }
+  // A value between codes is still refused, with a line naming it.
+  ASSERT_EQ(h.names_by_value.count(QNN_MIN_ERROR_COMMON + 1), 0u);
+  const char* msg = nullptr;
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().errorGetMessage(QNN_MIN_ERROR_COMMON + 1, &msg), QNN_ERROR_INVALID_ERROR_HANDLE);
+  EXPECT_EQ(lines_with("errorGetMessage", "1001"), 1u);
+  EXPECT_EQ(api().errorGetMessage(QNN_SUCCESS, nullptr), QNN_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_F(ErrorMessages, FreeTakesOnlyAnOutstandingVerboseMessage) {
+  const char* verbose = nullptr;
+  ASSERT_EQ(api().errorGetVerboseMessage(QNN_GRAPH_ERROR_INVALID_HANDLE, &verbose), QNN_SUCCESS);
+  // Not the start of a message: refused, and the message stays valid.
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().errorFreeVerboseMessage(verbose + 1), QNN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lines_with("errorFreeVerboseMessage", pointer_text(verbose + 1)), 1u);
+  EXPECT_EQ(std::string(verbose).rfind("QNN_GRAPH_ERROR_INVALID_HANDLE", 0), 0u);
+  EXPECT_EQ(api().errorFreeVerboseMessage(verbose), QNN_SUCCESS);
+  // Freed twice: the second is refused, not handed to free().
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().errorFreeVerboseMessage(verbose), QNN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lines_with("errorFreeVerboseMessage", pointer_text(verbose)), 1u);
+  EXPECT_EQ(LogCapture::instance().lines().size(), 1u);
+  // errorGetMessage's static text and a literal are not the caller's to free.
+  const char* plain = nullptr;
+  ASSERT_EQ(api().errorGetMessage(QNN_GRAPH_ERROR_INVALID_HANDLE, &plain), QNN_SUCCESS);
+  EXPECT_EQ(api().errorFreeVerboseMessage(plain), QNN_ERROR_INVALID_ARGUMENT);
+  static const char kLiteral[] = "not from the backend";
+  EXPECT_EQ(api().errorFreeVerboseMessage(kLiteral), QNN_ERROR_INVALID_ARGUMENT);
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().errorFreeVerboseMessage(nullptr), QNN_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lines_with("errorFreeVerboseMessage", "NULL"), 1u);
+  // Still usable afterwards.
+  ASSERT_EQ(api().errorGetVerboseMessage(QNN_GRAPH_ERROR_INVALID_HANDLE, &verbose), QNN_SUCCESS);
+  EXPECT_EQ(api().errorFreeVerboseMessage(verbose), QNN_SUCCESS);
+}
+
+TEST_F(ErrorMessages, ThreadsGetAndFreeTheirOwnVerboseMessages) {
+  // Each thread frees exactly what it got, once; the record of outstanding
+  // messages is shared, so this is where a missing lock shows (as lost or
+  // doubled entries, a crash, or under TSan the race itself). Threads start
+  // together and hold up to 64 messages so the record grows and rehashes
+  // while the others use it.
+  constexpr int kThreads = 8, kRounds = 40000, kBatch = 64;
+  std::atomic<int> wrong{0}, ready{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      ++ready;
+      while (ready.load() < kThreads) std::this_thread::yield();
+      std::vector<const char*> held;
+      for (int i = 0; i < kRounds; ++i) {
+        const char* v = nullptr;
+        if (api().errorGetVerboseMessage(QNN_MEM_ERROR_INVALID_HANDLE, &v) != QNN_SUCCESS) ++wrong;
+        held.push_back(v);
+        if (held.size() == kBatch) {  // freed newest first: not the order they came in
+          for (auto it = held.rbegin(); it != held.rend(); ++it)
+            if (api().errorFreeVerboseMessage(*it) != QNN_SUCCESS) ++wrong;
+          held.clear();
+        }
+      }
+      for (const char* v : held)
+        if (api().errorFreeVerboseMessage(v) != QNN_SUCCESS) ++wrong;
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
