@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 #include "HTP/QnnHtpMem.h"
@@ -55,6 +58,18 @@ struct FdInfo {
   uint64_t dev = 0, ino = 0, size = 0;
 };
 
+// What a descriptor that is not memory is, for the log line: the client
+// passed the wrong fd, and "not shareable" alone does not say which one.
+const char* file_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a pipe or FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISREG(mode)) return "a regular file";
+  return "not a file of memory";
+}
+
 // The fd must name shareable memory the DSP process can map: a memfd (or
 // other tmpfs/shm file) or a DMA-BUF. A regular file or socket is refused.
 Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
@@ -64,9 +79,13 @@ Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
   const openhtp::ipc::FdMemory kind = openhtp::ipc::shareable_memory_of(fd);
-  if (kind == openhtp::ipc::FdMemory::kNotShareable) {
-    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is not shareable memory (needs rpcmem, memfd or DMA-BUF)", index,
-                  fd);
+  // /dev is a tmpfs too (devtmpfs has tmpfs's magic), so a tmpfs fd must
+  // also be a regular file: /dev/zero or a tty there is a device, not memory.
+  const bool device_on_tmpfs = kind == openhtp::ipc::FdMemory::kTmpfs && !S_ISREG(st.st_mode);
+  if (kind == openhtp::ipc::FdMemory::kNotShareable || device_on_tmpfs) {
+    QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is %s%s, not shareable memory (needs rpcmem, memfd or DMA-BUF)",
+                  index, fd, file_kind(st.st_mode),
+                  S_ISREG(st.st_mode) ? " outside tmpfs (memfd, /dev/shm) and not a DMA-BUF" : "");
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
   if (!openhtp::ipc::seal_against_shrinking(fd, kind)) {
@@ -81,15 +100,39 @@ Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
   return QNN_SUCCESS;
 }
 
-// Bytes the descriptor's shape and type describe; 0 when they describe none.
-uint64_t described_bytes(const Qnn_MemDescriptor_t& d) {
+// Bytes the descriptor's shape and type describe; 0 when they describe none,
+// or when the product does not fit 64 bits (then *overflows is set).
+uint64_t described_bytes(const Qnn_MemDescriptor_t& d, bool* overflows = nullptr) {
+  if (overflows != nullptr) *overflows = false;
   uint64_t bytes = openhtp::ops::dtype::element_size(static_cast<uint32_t>(d.dataType));
   if (bytes == 0 || d.memShape.numDim == 0 || d.memShape.dimSize == nullptr) return 0;
+  // A zero dim anywhere makes it no bytes, not an overflow of the dims before it.
   for (uint32_t i = 0; i < d.memShape.numDim; ++i) {
-    if (d.memShape.dimSize[i] == 0 || bytes > UINT64_MAX / d.memShape.dimSize[i]) return 0;
+    if (d.memShape.dimSize[i] == 0) return 0;
+  }
+  for (uint32_t i = 0; i < d.memShape.numDim; ++i) {
+    if (bytes > UINT64_MAX / d.memShape.dimSize[i]) {
+      if (overflows != nullptr) *overflows = true;
+      return 0;
+    }
     bytes *= d.memShape.dimSize[i];
   }
   return bytes;
+}
+
+// The line for a shape whose byte count does not fit 64 bits: the dims are
+// the value at fault (the first 8 of them; a longer shape ends in "...").
+Qnn_ErrorHandle_t shape_overflows(const Qnn_MemDescriptor_t& d, int i, const char* type_name) {
+  std::string dims;
+  for (uint32_t k = 0; k < d.memShape.numDim && k < 8; ++k) {
+    dims += (k == 0 ? "" : ", ") + std::to_string(d.memShape.dimSize[k]);
+  }
+  if (d.memShape.numDim > 8) dims += ", ...";
+  QNN_LOG_ERROR("memRegister: descriptor %d (%s): memShape {%s} of %zu-byte elements (dataType 0x%04x) overflows "
+                "64 bits of bytes",
+                i, type_name, dims.c_str(), openhtp::ops::dtype::element_size(static_cast<uint32_t>(d.dataType)),
+                static_cast<unsigned>(d.dataType));
+  return QNN_MEM_ERROR_INVALID_SHAPE;
 }
 
 struct Pending {
@@ -227,7 +270,11 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
   if (domain == Domain::kNonRpc) {  // every type the Non-RPC domain takes names a QURT address
     p->qurt = true;
     p->htp_type = static_cast<uint32_t>(custom->type);
-    return check_qurt_descriptor(*custom, described_bytes(d), i, ctx, &p->q);
+    bool overflows = false;
+    const uint64_t bytes = described_bytes(d, &overflows);
+    // Only a QURT tensor buffer is sized by its shape (external buffers pass {0}).
+    if (overflows && custom->type == QNN_HTP_MEM_QURT) return shape_overflows(d, i, htp_mem_type_name(p->htp_type));
+    return check_qurt_descriptor(*custom, bytes, i, ctx, &p->q);
   }
   uint64_t limit = 0;  // bytes usable from the start of the fd
   switch (d.memType) {
@@ -262,7 +309,9 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
     default:  // support_in_domain refused every other type
       return QNN_MEM_ERROR_UNSUPPORTED_MEMTYPE;
   }
-  p->bytes = described_bytes(d);
+  bool overflows = false;
+  p->bytes = described_bytes(d, &overflows);
+  if (overflows) return shape_overflows(d, i, mem_type_name(d.memType));
   if (p->bytes == 0) {
     QNN_LOG_ERROR("memRegister: descriptor %d (%s): memShape/dataType describe no bytes (numDim %u, dataType 0x%04x)",
                   i, mem_type_name(d.memType), d.memShape.numDim, static_cast<unsigned>(d.dataType));
@@ -282,7 +331,29 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
   return QNN_SUCCESS;
 }
 
-void deregister_one(MemHandle& m) {
+// ctx.regions maps a region to its handle, or to kReserved while a
+// memRegister call that claimed it is between its check and its commit (the
+// remote registration runs then, without ctx.mu). Handles are never 0: the
+// object table puts the kind in their top byte.
+constexpr uint64_t kReserved = 0;
+
+// Whether `ctx` is still in the object table. Asked under ctx.mu: contextFree
+// takes the context out of the table before release_context_contents takes
+// ctx.mu, so a handle committed while this is true is one contextFree's
+// release still sees, and none is committed after it.
+bool context_live(const Context& ctx) {
+  return ObjectTable::instance().find(ObjectKind::kContext, as_handle(ctx.handle)) != nullptr;
+}
+
+// Drops a reservation that never became a handle. Caller holds ctx.mu.
+void release_reservation(Context& ctx, const std::tuple<uint64_t, uint64_t, uint64_t>& key) {
+  auto it = ctx.regions.find(key);
+  if (it != ctx.regions.end() && it->second == kReserved) ctx.regions.erase(it);
+}
+
+// `remote`: also release it in the DSP process; false when the context is
+// being freed there, which releases all of the context's registrations.
+void deregister_one(MemHandle& m, bool remote = true) {
   auto ctx = m.context.lock();
   if (!ctx) return;
   {
@@ -292,9 +363,12 @@ void deregister_one(MemHandle& m) {
     if (m.use == FdUse::kSpillFill && m.qurt) ctx->has_qurt_spill_fill = false;
     if (m.use == FdUse::kVtcmBackup) ctx->has_vtcm_backup = false;
     ctx->mem_handles.erase(m.handle);
-    ctx->regions.erase({m.dev, m.ino, m.offset});
+    // Only this handle's entry: after contextFree cleared the map, the key
+    // may be another call's reservation.
+    auto it = ctx->regions.find({m.dev, m.ino, m.offset});
+    if (it != ctx->regions.end() && it->second == m.handle) ctx->regions.erase(it);
   }
-  if (!ctx->stub->lost()) ctx->stub->mem_deregister(m.remote_id);  // a dead DSP process holds nothing
+  if (remote && !ctx->stub->lost()) ctx->stub->mem_deregister(m.remote_id);  // a dead DSP process holds nothing
 }
 
 }  // namespace
@@ -324,11 +398,24 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
     if (pending[i].qurt) continue;
     if (Qnn_ErrorHandle_t e = check_fd_use(pending[i], static_cast<int>(i)); e != QNN_SUCCESS) return e;
   }
+  using Key = std::tuple<uint64_t, uint64_t, uint64_t>;
   std::vector<std::shared_ptr<MemHandle>> done;
-  auto undo = [&] {
+  // The current descriptor's reservation and its remote registration, until
+  // it is committed as a handle (then `done` owns both).
+  std::optional<Key> reserved;
+  std::shared_ptr<MemHandle> uncommitted;
+  // `context_freed`: a racing contextFree took the context; its remote
+  // contextFree releases every registration of the context in the DSP
+  // process, so none is released here (that would only fail there).
+  auto undo = [&](bool context_freed = false) {
+    if (reserved) {
+      std::lock_guard lock(ctx->mu);
+      release_reservation(*ctx, *reserved);
+    }
+    if (uncommitted && !context_freed && !ctx->stub->lost()) ctx->stub->mem_deregister(uncommitted->remote_id);
     for (auto& m : done) {
       ObjectTable::instance().remove(ObjectKind::kMem, as_handle(m->handle));
-      deregister_one(*m);
+      deregister_one(*m, !context_freed);
     }
     for (uint32_t i = 0; i < numDescriptors; ++i) memHandles[i] = nullptr;
   };
@@ -337,14 +424,18 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
   try {
     for (uint32_t i = 0; i < numDescriptors; ++i) {
       const Pending& p = pending[i];
-      const auto key = p.qurt ? std::make_tuple(kQurtDev, uint64_t{0}, p.q.address)
-                              : std::make_tuple(p.info.dev, p.info.ino, p.offset);
+      const Key key = p.qurt ? std::make_tuple(kQurtDev, uint64_t{0}, p.q.address)
+                             : std::make_tuple(p.info.dev, p.info.ino, p.offset);
+      // Check and claim the region in one step, so that of two calls racing
+      // for it exactly one goes on (the other gets 8002, as when they come one
+      // after the other). The remote registration below runs without ctx.mu:
+      // registrations of other regions on the context are not held up by it.
       bool duplicate;
       uint64_t existing = 0;
       {
         std::lock_guard lock(ctx->mu);
-        auto it = ctx->regions.find(key);
-        duplicate = it != ctx->regions.end();
+        auto [it, claimed] = ctx->regions.try_emplace(key, kReserved);
+        duplicate = !claimed;
         if (duplicate) existing = it->second;
       }
       if (duplicate) {
@@ -362,6 +453,7 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
         undo();
         return QNN_MEM_ERROR_ALREADY_REGISTERED;
       }
+      reserved = key;
       auto m = std::make_shared<MemHandle>();
       m->context = ctx;
       m->context_handle = ctx->handle;
@@ -371,50 +463,57 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
           undo();
           return e;
         }
-        memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
-        {
-          std::lock_guard lock(ctx->mu);
-          if (m->use == FdUse::kSpillFill) ctx->has_qurt_spill_fill = true;
+      } else {
+        m->htp_type = p.htp_type;
+        m->dev = p.info.dev;
+        m->ino = p.info.ino;
+        m->offset = p.offset;
+        m->bytes = p.bytes;
+        m->fd = p.fd;
+        m->use = p.use;
+        using openhtp::htp::MemoryKind;
+        const MemoryKind kind = p.use == FdUse::kWeights     ? MemoryKind::kWeights
+                                : p.use == FdUse::kSpillFill ? MemoryKind::kSpillFill
+                                                             : MemoryKind::kTensor;
+        if (Qnn_ErrorHandle_t e = ctx->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
+            e != QNN_SUCCESS) {
+          undo();
+          return e;
+        }
+        fd_usage_add(m->dev, m->ino, m->use);
+        m->counted = true;
+      }
+      uncommitted = m;
+      // Commit: the handle becomes visible and joins the context in one step
+      // under ctx.mu, and only while the context is live, so that a racing
+      // contextFree either releases it or makes this call fail.
+      bool freed;
+      {
+        std::lock_guard lock(ctx->mu);
+        freed = !context_live(*ctx);
+        if (!freed) {
+          memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
+          if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
+          if (m->use == FdUse::kSpillFill && !m->qurt) {
+            ctx->has_external_spill_fill = true;
+            ctx->spill_fill_dev = m->dev;
+            ctx->spill_fill_ino = m->ino;
+            ctx->spill_fill_fd = m->fd;
+          }
+          if (m->use == FdUse::kSpillFill && m->qurt) ctx->has_qurt_spill_fill = true;
           if (m->use == FdUse::kVtcmBackup) ctx->has_vtcm_backup = true;
           ctx->regions[key] = m->handle;
           ctx->mem_handles.insert(m->handle);
         }
-        done.push_back(m);
-        continue;
       }
-      m->htp_type = p.htp_type;
-      m->dev = p.info.dev;
-      m->ino = p.info.ino;
-      m->offset = p.offset;
-      m->bytes = p.bytes;
-      m->fd = p.fd;
-      m->use = p.use;
-      using openhtp::htp::MemoryKind;
-      const MemoryKind kind = p.use == FdUse::kWeights     ? MemoryKind::kWeights
-                              : p.use == FdUse::kSpillFill ? MemoryKind::kSpillFill
-                                                           : MemoryKind::kTensor;
-      Qnn_ErrorHandle_t e =
-          ctx->stub->mem_register(ctx->remote_id, p.fd, p.offset, p.bytes, kind, &m->remote_id);
-      if (e != QNN_SUCCESS) {
-        undo();
-        return e;
+      if (freed) {
+        QNN_LOG_ERROR("memRegister: context %p was freed while descriptor %u was being registered", context, i);
+        undo(/*context_freed=*/true);
+        return QNN_MEM_ERROR_INVALID_HANDLE;
       }
-      fd_usage_add(m->dev, m->ino, m->use);
-      m->counted = true;
-      memHandles[i] = ObjectTable::instance().add(ObjectKind::kMem, m);
-      {
-        std::lock_guard lock(ctx->mu);
-        if (m->use == FdUse::kWeights) ctx->has_weights_buffer = true;
-        if (m->use == FdUse::kSpillFill) {
-          ctx->has_external_spill_fill = true;
-          ctx->spill_fill_dev = m->dev;
-          ctx->spill_fill_ino = m->ino;
-          ctx->spill_fill_fd = m->fd;
-        }
-        ctx->regions[key] = m->handle;
-        ctx->mem_handles.insert(m->handle);
-      }
-      done.push_back(m);
+      reserved.reset();
+      uncommitted.reset();
+      done.push_back(std::move(m));
     }
   } catch (...) {
     undo();
@@ -425,46 +524,67 @@ QNN_API Qnn_ErrorHandle_t QnnMem_register(Qnn_ContextHandle_t context, const Qnn
   return openhtp::qnn::api_exception("memRegister");
 }
 
+// Every valid handle is released even when another in the array is not
+// (include/QNN/QnnMem.h): a client cleaning up after a partial failure must
+// not leak the good ones because one was bad. Each handle is taken out of
+// the object table before it is released, and only the caller whose removal
+// succeeds releases it: of two calls racing for one handle, one gets 8001.
 QNN_API Qnn_ErrorHandle_t QnnMem_deRegister(const Qnn_MemHandle_t* memHandles, uint32_t numHandles) try {
   if (memHandles == nullptr || numHandles == 0) {
     QNN_LOG_ERROR("memDeRegister: needs handles and a count > 0 (count %u)", numHandles);
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }
-  // Check them all first: a failed call changes nothing.
+  bool invalid = false, in_use = false;
+  std::unordered_map<const void*, uint32_t> seen;  // handle -> its first index in this call
+  seen.reserve(numHandles);
+  auto not_registered = [&](uint32_t i) {
+    QNN_LOG_ERROR("memDeRegister: handle %u (%p) is not registered (never registered, already deregistered, or its "
+                  "context was freed)",
+                  i, memHandles[i]);
+    invalid = true;
+  };
   for (uint32_t i = 0; i < numHandles; ++i) {
-    if (!ObjectTable::instance().find(ObjectKind::kMem, memHandles[i])) {
-      QNN_LOG_ERROR("memDeRegister: handle %u (%p) is not registered (never registered, already deregistered, or its "
-                    "context was freed)",
-                    i, memHandles[i]);
-      return QNN_MEM_ERROR_INVALID_HANDLE;
+    if (auto [it, first] = seen.try_emplace(memHandles[i], i); !first) {
+      QNN_LOG_ERROR("memDeRegister: handle %u (%p) is handle %u again: one call releases a handle once", i,
+                    memHandles[i], it->second);
+      invalid = true;
+      continue;
     }
     auto m = find_object<MemHandle>(ObjectKind::kMem, memHandles[i]);
-    if (m->use != FdUse::kTensor) {
+    if (!m) {
+      not_registered(i);
+      continue;
+    }
+    std::shared_ptr<Object> removed;
+    if (m->use == FdUse::kTensor) {
+      removed = ObjectTable::instance().remove(ObjectKind::kMem, memHandles[i]);
+    } else {
+      // An external buffer is the context's until contextFinalize; the check
+      // and the removal under ctx.mu, so that a finalize cannot come between.
       auto ctx = m->context.lock();
       bool finalized = true;
-      if (ctx) {
-        std::lock_guard lock(ctx->mu);
-        finalized = !ctx->deferred;
+      {
+        std::unique_lock<std::mutex> lock;
+        if (ctx) lock = std::unique_lock(ctx->mu);
+        finalized = !ctx || !ctx->deferred;
+        if (!finalized) removed = ObjectTable::instance().remove(ObjectKind::kMem, memHandles[i]);
       }
       if (finalized) {
-        QNN_LOG_ERROR("memDeRegister: handle %p is the context's %s, in use since contextFinalize; contextFree "
+        QNN_LOG_ERROR("memDeRegister: handle %u (%p) is the context's %s, in use since contextFinalize; contextFree "
                       "releases it",
-                      memHandles[i], fd_use_name(m->use));
-        return QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED;
+                      i, memHandles[i], fd_use_name(m->use));
+        in_use = true;
+        continue;
       }
     }
-    for (uint32_t j = 0; j < i; ++j) {
-      if (memHandles[j] == memHandles[i]) {
-        QNN_LOG_ERROR("memDeRegister: handle %p appears twice in one call", memHandles[i]);
-        return QNN_MEM_ERROR_INVALID_HANDLE;
-      }
+    if (!removed) {  // another call (or contextFree) released it since the lookup
+      not_registered(i);
+      continue;
     }
+    deregister_one(static_cast<MemHandle&>(*removed));
   }
-  for (uint32_t i = 0; i < numHandles; ++i) {
-    auto obj = ObjectTable::instance().remove(ObjectKind::kMem, memHandles[i]);
-    if (obj) deregister_one(static_cast<MemHandle&>(*obj));
-  }
-  return QNN_SUCCESS;
+  if (invalid) return QNN_MEM_ERROR_INVALID_HANDLE;
+  return in_use ? QNN_COMMON_ERROR_OPERATION_NOT_PERMITTED : QNN_SUCCESS;
 } catch (...) {
   return openhtp::qnn::api_exception("memDeRegister");
 }

@@ -6,8 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "openhtp/qnn_ext.h"
 #include "qnn_test_util.h"
@@ -438,4 +443,226 @@ TEST_F(MemRules, RpcmemFreeBeforeDeregisterIsSafe) {
   EXPECT_EQ(api().memDeRegister(h, 3), QNN_SUCCESS);
   rpcmem_free(p[0]);
   rpcmem_free(p[2]);
+}
+
+namespace {
+
+// Runs `first` and `second` on two threads at once, `rounds` times: `setup`
+// runs alone before each round and `check` alone after it. The threads live
+// for all rounds and meet at a barrier, then spin until both are past it:
+// a barrier alone wakes them tens of microseconds apart, longer than the
+// windows these races have, and a fresh pair of threads per round is worse.
+// Every value the threads share is written and read on opposite sides of a
+// barrier: no data race in the test itself.
+void race(int rounds, const std::function<void(int)>& setup, const std::function<void(int)>& first,
+          const std::function<void(int)>& second, const std::function<void(int)>& check) {
+  std::barrier start(3), end(3);
+  std::atomic<int> awake{0};
+  auto worker = [&](const std::function<void(int)>& op) {
+    for (int r = 0; r < rounds; ++r) {
+      start.arrive_and_wait();
+      awake.fetch_add(1, std::memory_order_acq_rel);
+      while (awake.load(std::memory_order_acquire) < 2 * (r + 1)) {
+      }
+      op(r);
+      end.arrive_and_wait();
+    }
+  };
+  std::thread a(worker, std::cref(first)), b(worker, std::cref(second));
+  for (int r = 0; r < rounds; ++r) {
+    setup(r);
+    start.arrive_and_wait();
+    end.arrive_and_wait();
+    check(r);
+  }
+  a.join();
+  b.join();
+}
+
+}  // namespace
+
+// Two calls registering the same (context, fd, offset) at once: exactly one
+// gets the handle and the other 8002, as when they come one after the other.
+// The duplicate check and the claim of the region are one step; a remote
+// call sits between check and insert otherwise, and both calls got a handle
+// (adversarial probe p15: 298 of 300 rounds).
+TEST_F(MemRules, RacingRegistrationsOfOneRegionGiveOneHandle) {
+  void* p = rpcmem_alloc(25, 1, 8192);
+  ASSERT_NE(p, nullptr);
+  const int fd = rpcmem_to_fd(p);
+  std::vector<uint32_t> dims{256};
+  Qnn_MemHandle_t h[2];
+  Qnn_ErrorHandle_t e[2];
+  int both = 0, neither = 0, other_codes = 0;
+  auto reg = [&](int k) {
+    QnnMemHtp_Descriptor_t htp;
+    auto d = shared(&htp, fd, 8192, 64, dims);
+    e[k] = api().memRegister(context_, &d, 1, &h[k]);
+  };
+  race(
+      200, [&](int) { h[0] = h[1] = nullptr; }, [&](int) { reg(0); }, [&](int) { reg(1); },
+      [&](int) {
+        const int ok = (e[0] == QNN_SUCCESS) + (e[1] == QNN_SUCCESS);
+        both += ok == 2;
+        neither += ok == 0;
+        for (int k = 0; k < 2; ++k) {
+          if (e[k] != QNN_SUCCESS && e[k] != QNN_MEM_ERROR_ALREADY_REGISTERED) ++other_codes;
+          if (e[k] == QNN_SUCCESS) {
+            EXPECT_EQ(api().memDeRegister(&h[k], 1), QNN_SUCCESS);
+          }
+        }
+      });
+  EXPECT_EQ(both, 0) << "rounds in which both calls got a handle for one region";
+  EXPECT_EQ(neither, 0) << "rounds in which neither call registered it";
+  EXPECT_EQ(other_codes, 0);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"fd " + std::to_string(fd), "offset 64", "already registered"}));
+  // Nothing is left claimed: the region registers again.
+  QnnMemHtp_Descriptor_t htp;
+  auto d = shared(&htp, fd, 8192, 64, dims);
+  Qnn_MemHandle_t again = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &again), QNN_SUCCESS);
+  EXPECT_EQ(api().memDeRegister(&again, 1), QNN_SUCCESS);
+  rpcmem_free(p);
+}
+
+// memRegister racing contextFree on the same context: no handle outlives its
+// context. Either the register fails with 8001 (the context is not live) or
+// it succeeded first and contextFree released the handle. Before the fix a
+// handle committed after contextFree's release stayed registered (probe p18:
+// about 1 round in 25).
+TEST_F(MemRules, RegisterRacingContextFreeLeavesNoHandleBehind) {
+  std::vector<void*> bufs;
+  for (int i = 0; i < 4; ++i) bufs.push_back(rpcmem_alloc(25, 1, 4096));
+  std::vector<uint32_t> dims{16};
+  Qnn_ContextHandle_t ctx = nullptr;
+  Qnn_MemHandle_t h = nullptr;
+  Qnn_ErrorHandle_t er = QNN_SUCCESS, ef = QNN_SUCCESS;
+  int survivors = 0, bad_codes = 0, registered_first = 0;
+  race(
+      300,
+      [&](int) {
+        h = nullptr;
+        ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &ctx), QNN_SUCCESS);
+      },
+      [&](int r) {
+        auto d = ion(rpcmem_to_fd(bufs[r % bufs.size()]), dims);
+        er = api().memRegister(ctx, &d, 1, &h);
+      },
+      [&](int r) {
+        // A varying head start for the register, so that contextFree lands
+        // at every point of it across the rounds.
+        std::this_thread::sleep_for(std::chrono::microseconds(r % 60));
+        ef = api().contextFree(ctx, nullptr);
+      },
+      [&](int) {
+        EXPECT_EQ(ef, QNN_SUCCESS);
+        if (er == QNN_SUCCESS) {
+          ++registered_first;
+          if (api().memDeRegister(&h, 1) != QNN_MEM_ERROR_INVALID_HANDLE) ++survivors;
+        } else if (er != QNN_MEM_ERROR_INVALID_HANDLE) {
+          ++bad_codes;
+        }
+      });
+  EXPECT_EQ(survivors, 0) << "handles still registered after contextFree returned";
+  EXPECT_EQ(bad_codes, 0) << "a register losing to contextFree answers 8001, as for any freed context";
+  EXPECT_GT(registered_first, 0) << "the race never let the register win: it tests nothing";
+  for (void* b : bufs) rpcmem_free(b);
+}
+
+// Two calls deregistering the same handles at once: each handle is released
+// once, so the two calls cannot both succeed (before the fix each checked
+// every handle, then removed them, and both answered QNN_SUCCESS). An array
+// of handles widens the window between check and removal that the old code
+// had, so that the race is hit in most runs rather than 1 round in 60; with
+// one handle, one call gets QNN_SUCCESS and the other 8001.
+TEST_F(MemRules, RacingDeregistrationsReleaseEachHandleOnce) {
+  constexpr uint32_t kHandles = 16;
+  void* p = rpcmem_alloc(25, 1, kHandles * 64);
+  const int fd = rpcmem_to_fd(p);
+  std::vector<uint32_t> dims{16};
+  QnnMemHtp_Descriptor_t htp[kHandles];
+  Qnn_MemDescriptor_t d[kHandles];
+  for (uint32_t i = 0; i < kHandles; ++i) d[i] = shared(&htp[i], fd, kHandles * 64, i * 64, dims);
+  Qnn_MemHandle_t h[kHandles];
+  Qnn_ErrorHandle_t e[2];
+  int both = 0, neither_alone = 0, survivors = 0;
+  race(
+      400,
+      [&](int r) { ASSERT_EQ(api().memRegister(context_, d, r % 2 ? kHandles : 1, h), QNN_SUCCESS); },
+      [&](int r) { e[0] = api().memDeRegister(h, r % 2 ? kHandles : 1); },
+      [&](int r) { e[1] = api().memDeRegister(h, r % 2 ? kHandles : 1); },
+      [&](int r) {
+        const uint32_t n = r % 2 ? kHandles : 1;
+        const int ok = (e[0] == QNN_SUCCESS) + (e[1] == QNN_SUCCESS);
+        both += ok == 2;
+        if (n == 1) neither_alone += ok == 0;  // interleaved arrays may each lose some handles: both 8001
+        for (auto code : e) EXPECT_TRUE(code == QNN_SUCCESS || code == QNN_MEM_ERROR_INVALID_HANDLE) << code;
+        for (uint32_t i = 0; i < n; ++i) survivors += api().memDeRegister(&h[i], 1) != QNN_MEM_ERROR_INVALID_HANDLE;
+      });
+  EXPECT_EQ(both, 0) << "rounds in which both calls released the same handles";
+  EXPECT_EQ(neither_alone, 0) << "rounds in which neither call released the one handle";
+  EXPECT_EQ(survivors, 0) << "handles left registered";
+  rpcmem_free(p);
+}
+
+// deRegister releases every valid handle of the array even when others are
+// not (include/QNN/QnnMem.h), and answers 8001 with one line per invalid one;
+// a handle twice in one array is invalid the second time.
+TEST_F(MemRules, DeregisterReleasesEveryValidHandleAndNamesTheInvalidOnes) {
+  void* p = rpcmem_alloc(25, 1, 8192);
+  const int fd = rpcmem_to_fd(p);
+  std::vector<uint32_t> dims{256};
+  QnnMemHtp_Descriptor_t htp[2];
+  Qnn_MemDescriptor_t d[2] = {shared(&htp[0], fd, 8192, 0, dims), shared(&htp[1], fd, 8192, 1024, dims)};
+  Qnn_MemHandle_t h[2];
+  ASSERT_EQ(api().memRegister(context_, d, 2, h), QNN_SUCCESS);
+  Qnn_MemHandle_t bogus = reinterpret_cast<Qnn_MemHandle_t>(0x1234);
+  Qnn_MemHandle_t mixed[] = {h[0], bogus, h[1]};
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().memDeRegister(mixed, 3), QNN_MEM_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"memDeRegister", "handle 1 (0x1234)", "not registered"}));
+  EXPECT_EQ(LogCapture::instance().lines().size(), 1u) << "one line, for the one invalid handle";
+  // h[0] and h[1] were released: they are gone, and their regions free.
+  EXPECT_EQ(api().memDeRegister(&h[0], 1), QNN_MEM_ERROR_INVALID_HANDLE);
+  EXPECT_EQ(api().memDeRegister(&h[1], 1), QNN_MEM_ERROR_INVALID_HANDLE);
+  ASSERT_EQ(api().memRegister(context_, d, 2, h), QNN_SUCCESS);
+
+  // [h, h]: released by the first, the second is invalid.
+  Qnn_MemHandle_t twice[] = {h[0], h[0]};
+  LogCapture::instance().clear();
+  EXPECT_EQ(api().memDeRegister(twice, 2), QNN_MEM_ERROR_INVALID_HANDLE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"memDeRegister", "handle 1", "is handle 0 again"}));
+  EXPECT_EQ(api().memDeRegister(&h[0], 1), QNN_MEM_ERROR_INVALID_HANDLE) << "the first of the pair was released";
+  EXPECT_EQ(api().memDeRegister(&h[1], 1), QNN_SUCCESS);
+  rpcmem_free(p);
+}
+
+// A shape whose byte count does not fit 64 bits is 8004 with a line saying
+// so and naming the dims (it said "describe no bytes", which is not what is
+// wrong).
+TEST_F(MemRules, ShapeWhoseBytesOverflowSaysSo) {
+  void* p = rpcmem_alloc(25, 1, 4096);
+  std::vector<uint32_t> dims{2147483648u, 2147483648u};  // 2^62 floats: 2^64 bytes
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_SHAPE);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"descriptor 0", "{2147483648, 2147483648}", "overflows"}));
+  EXPECT_FALSE(LogCapture::instance().has_line_with({"describe no bytes"}));
+  rpcmem_free(p);
+}
+
+// A device node is not memory: /dev/zero lives on devtmpfs, which has
+// tmpfs's magic, and was reported as an unsealable memfd. The line says
+// what the fd is.
+TEST_F(MemRules, DeviceFdIsNamedAsADevice) {
+  const int zero = open("/dev/zero", O_RDWR | O_CLOEXEC);
+  ASSERT_GE(zero, 0);
+  std::vector<uint32_t> dims{16};
+  auto d = ion(zero, dims);
+  Qnn_MemHandle_t h = nullptr;
+  EXPECT_EQ(api().memRegister(context_, &d, 1, &h), QNN_MEM_ERROR_INVALID_ARGUMENT);
+  EXPECT_TRUE(LogCapture::instance().has_line_with(
+      {"descriptor 0", "fd " + std::to_string(zero), "a character device", "not shareable memory"}));
+  EXPECT_FALSE(LogCapture::instance().has_line_with({"could shrink"}));
+  close(zero);
 }
