@@ -19,6 +19,10 @@ enum class BufferOrigin { kRpcmem, kFastrpcMmap };
 struct ClientBuffer {
   uint8_t* base = nullptr;   // client address of byte 0 of the region
   size_t size = 0;
+  // rpcmem: the bytes the client asked for; `size` is the whole (page-rounded)
+  // mapping, which calls may pass by reference, but rpcmem_to_fd answers only
+  // for the allocation itself. 0: the same as `size`.
+  size_t requested = 0;
   int fd = -1;               // rpcmem: owned; fastrpc_mmap: the caller's
   uint64_t fd_offset = 0;    // offset of `base` within the fd
   ipc::BufferKey key;

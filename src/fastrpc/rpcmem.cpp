@@ -31,6 +31,7 @@ void* allocate(int heapid, uint32_t flags, size_t size) {
   ClientBuffer buf;
   buf.base = mem.base;
   buf.size = mem.size;  // the whole mapping: its tail is as usable as the rest
+  buf.requested = size;
   buf.fd = mem.fd;
   buf.origin = BufferOrigin::kRpcmem;
   // The registry's insert may throw (bad_alloc); the pages must not outlive a
@@ -102,6 +103,11 @@ RPCMEM_API int rpcmem_to_fd(void* po) try {
   if (po == nullptr) return -1;
   auto buf = BufferRegistry::instance().find_containing(po, 0);
   if (!buf) return -1;
+  // A pointer past what was asked for is outside the allocation, even where
+  // the page-rounded mapping still covers it (as the Linux FastRPC library
+  // answers: it keeps the requested size).
+  const size_t limit = buf->requested != 0 ? buf->requested : buf->size;
+  if (static_cast<const uint8_t*>(po) - buf->base >= static_cast<ptrdiff_t>(limit)) return -1;
   return buf->fd;
 } catch (...) {
   api_exception("rpcmem_to_fd");

@@ -129,3 +129,17 @@ TEST(Rpcmem, BufferCannotBeShrunkUnderItsMappings) {
   static_cast<volatile char*>(p)[64 * 1024 - 1] = 1;  // still all there
   rpcmem_free(p);
 }
+
+// rpcmem_to_fd answers for [base, base + requested size) only: the mapping's
+// page-rounded tail is not part of the allocation (it answered there, as
+// for base + size itself). Interior pointers still resolve.
+TEST(Rpcmem, PointerPastTheRequestedSizeHasNoFd) {
+  auto* p = static_cast<uint8_t*>(rpcmem_alloc(RPCMEM_HEAP_ID_SYSTEM, RPCMEM_DEFAULT_FLAGS, 10000));
+  ASSERT_NE(p, nullptr);
+  const int fd = rpcmem_to_fd(p);
+  ASSERT_GE(fd, 0);
+  EXPECT_EQ(rpcmem_to_fd(p + 9999), fd);
+  EXPECT_EQ(rpcmem_to_fd(p + 10000), -1);
+  EXPECT_EQ(rpcmem_to_fd(p + 12287), -1);  // last byte of the third page, still mapped
+  rpcmem_free(p);
+}
