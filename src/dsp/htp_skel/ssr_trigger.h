@@ -4,7 +4,9 @@
 //   OPENHTP_SSR_AT=<point>:<n>    point: execute | prepare | register
 //
 // makes the DSP process die (SIGKILL on itself, as a crashed cDSP would) when
-// the n-th call of that kind (1-based) arrives, before it runs. Read once by
+// the n-th call of that kind (1-based) arrives, before it runs. The DSP
+// counts its own calls: one register per buffer (each descriptor of a
+// QnnMem_register), one prepare per graph (docs/user-guide.md says so). Read once by
 // the DSP process, which inherits the client's environment; the in-process
 // door never consults it. docs/user-guide.md ("Recovering from a DSP crash").
 #pragma once
