@@ -148,6 +148,48 @@ std::vector<uint8_t> wrap_context_payload(const std::vector<uint8_t>& payload_by
   return std::vector<uint8_t>(eb.GetBufferPointer(), eb.GetBufferPointer() + eb.GetSize());
 }
 
+namespace {
+template <typename T>
+T read_le(const uint8_t* p) {  // FlatBuffers are little-endian; `p` may be unaligned
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+}  // namespace
+
+// A finished FlatBuffer has no length of its own: its extent is where its
+// parts end. The envelope is built payload first, so the payload vector
+// lies at the buffer's end, behind the root table and its vtable, and
+// Finish() pads the whole to the builder's largest alignment (8: the
+// payload's, encode_context). Every offset is checked against `size` before
+// it is followed; decode_context still verifies the binary as a whole.
+size_t context_binary_extent(const uint8_t* data, size_t size) {
+  constexpr size_t kFinishAlignment = 8;
+  if (data == nullptr || size < 8 || !fb::ContextEnvelopeBufferHasIdentifier(data)) return 0;
+  const uint64_t table = read_le<uint32_t>(data);
+  if (table + 4 > size) return 0;
+  const int64_t vtable = static_cast<int64_t>(table) - read_le<int32_t>(data + table);
+  if (vtable < 0 || static_cast<uint64_t>(vtable) + 4 > size) return 0;
+  const uint16_t vtable_bytes = read_le<uint16_t>(data + vtable), table_bytes = read_le<uint16_t>(data + vtable + 2);
+  if (static_cast<uint64_t>(vtable) + vtable_bytes > size || table + table_bytes > size) return 0;
+  uint64_t end = std::max<uint64_t>(static_cast<uint64_t>(vtable) + vtable_bytes, table + table_bytes);
+  const size_t payload_slot = fb::ContextEnvelope::VT_PAYLOAD;  // byte offset of `payload` in the vtable
+  if (payload_slot + 2 <= vtable_bytes) {
+    const uint16_t field = read_le<uint16_t>(data + vtable + payload_slot);
+    if (field != 0) {
+      const uint64_t at = table + field;
+      if (at + 4 > size) return 0;
+      const uint64_t vec = at + read_le<uint32_t>(data + at);
+      if (vec + 4 > size) return 0;
+      const uint64_t vec_end = vec + 4 + read_le<uint32_t>(data + vec);
+      if (vec_end > size) return 0;
+      end = std::max(end, vec_end);
+    }
+  }
+  const uint64_t padded = (end + kFinishAlignment - 1) / kFinishAlignment * kFinishAlignment;
+  return static_cast<size_t>(std::min<uint64_t>(padded, size));
+}
+
 bool context_payload(const uint8_t* data, size_t size, std::vector<uint8_t>* payload) {
   if (data == nullptr || size < 8 || !fb::ContextEnvelopeBufferHasIdentifier(data)) return false;
   flatbuffers::Verifier ev(data, size);

@@ -73,6 +73,15 @@ std::vector<uint8_t> encode_context_as(const ContextImage& image, ApiVersion for
 BinaryError decode_context(const uint8_t* data, size_t size, ContextImage* image, std::string* error,
                            std::shared_ptr<const void> in_place = nullptr);
 
+// The bytes the context binary at `data` spans by its own offsets (at most
+// `size`), or 0 when `size` bytes hold no envelope. A client may hand over
+// a buffer larger than the binary in it — or a size that is simply wrong —
+// and everything after decode (the upload to the DSP, the CRC of a deferred
+// load) must read the binary's bytes, not `size`: a size past the client's
+// memory would otherwise be read (or, as an upload, refused) on one
+// transport and ignored on the other.
+size_t context_binary_extent(const uint8_t* data, size_t size);
+
 // The envelope on its own: the payload of a binary whose envelope verifies
 // (false otherwise; its CRC is not checked), and a binary made of any payload
 // with the CRC computed for it. What a structure-aware fuzzer needs to reach

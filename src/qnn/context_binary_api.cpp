@@ -109,7 +109,11 @@ Qnn_ErrorHandle_t decode_or_log(const char* fn, const void* buffer, uint64_t siz
     return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
   }
   std::string why;
-  switch (binary::decode_context(static_cast<const uint8_t*>(buffer), size, image, &why)) {
+  // Only the binary's own bytes are read, whatever size the client gave
+  // (binary::context_binary_extent).
+  const auto* bytes = static_cast<const uint8_t*>(buffer);
+  if (const size_t own = binary::context_binary_extent(bytes, size); own != 0) size = own;
+  switch (binary::decode_context(bytes, size, image, &why)) {
     case binary::BinaryError::kNone: return QNN_SUCCESS;
     case binary::BinaryError::kVersion:
       QNN_LOG_ERROR("%s: %s", fn, why.c_str());
@@ -354,12 +358,14 @@ Qnn_ErrorHandle_t create_from_binary(Qnn_BackendHandle_t backend, Qnn_DeviceHand
   ctx->deferred = true;
   ctx->pending = std::move(image);
   ctx->binary_ptr = binaryBuffer;
-  ctx->binary_size = binaryBufferSize;
+  // The binary's own bytes (decode_or_log read no more): what a deferred
+  // load checks and what the upload to the DSP copies.
+  ctx->binary_size = binary::context_binary_extent(static_cast<const uint8_t*>(binaryBuffer), binaryBufferSize);
   if (settings.defer_graph_init) {
     // A handle only: buffers are registered before contextFinalize, which
     // checks that what was lent here is still as it was.
     ctx->client_deferred = true;
-    ctx->binary_crc = crc_of(binaryBuffer, binaryBufferSize);
+    ctx->binary_crc = crc_of(binaryBuffer, ctx->binary_size);
     ctx->config_ptr = config;
     ctx->config_digest = settings.digest();
     snapshot_context_configs(config, &ctx->config_snapshot);

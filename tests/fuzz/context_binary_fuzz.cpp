@@ -12,6 +12,8 @@
 #include "fuzz_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  // The extent follows the envelope's offsets before anything verifies them.
+  if (openhtp::binary::context_binary_extent(data, size) > size) __builtin_trap();
   openhtp::binary::ContextImage image;
   std::string error;
   if (openhtp::binary::decode_context(data, size, &image, &error) == openhtp::binary::BinaryError::kNone) {

@@ -103,6 +103,32 @@ TEST(ContextCodec, RoundTripsAndTellsVersionFromCorruption) {
   EXPECT_EQ(binary::decode_context(bad.data(), bad.size(), &back, &err), binary::BinaryError::kMalformed);
 }
 
+// A binary's extent is its own size, found from its offsets alone: for
+// binaries of many sizes (the payload grows with the graph count, so the
+// padding before Finish's alignment varies), with trailing bytes after it,
+// and never past what was given.
+TEST(ContextCodec, ExtentIsTheBinarysOwnSizeWhateverTheBufferHolds) {
+  binary::ContextImage image;
+  for (int graphs = 1; graphs <= 12; ++graphs) {
+    image.build_id.push_back('x');  // moves the payload's length by one byte each round
+    image.graphs.push_back({sample(), 4096, 4096, 0, {}});
+    for (const binary::ApiVersion format : {binary::kContextFormatUnshared, binary::kContextFormat}) {
+      std::vector<uint8_t> bytes = binary::encode_context_as(image, format);
+      SCOPED_TRACE(std::to_string(graphs) + " graphs, " + std::to_string(bytes.size()) + " bytes");
+      EXPECT_EQ(binary::context_binary_extent(bytes.data(), bytes.size()), bytes.size());
+      const size_t own = bytes.size();
+      bytes.resize(own + 4099, 0xA5);  // a larger buffer: the binary, then other bytes
+      EXPECT_EQ(binary::context_binary_extent(bytes.data(), bytes.size()), own);
+      for (size_t cut : {own - 1, own / 2, size_t{9}}) {
+        EXPECT_LE(binary::context_binary_extent(bytes.data(), cut), cut);  // truncated: never past the buffer
+      }
+    }
+  }
+  const std::vector<uint8_t> garbage(64, 0xFF);
+  EXPECT_EQ(binary::context_binary_extent(garbage.data(), garbage.size()), 0u);
+  EXPECT_EQ(binary::context_binary_extent(nullptr, 100), 0u);
+}
+
 // Format 1.1 stores each graph's plan; a placement naming a tensor the graph
 // does not have, or a region that does not exist, is corruption.
 TEST(ContextCodec, StoredPlansRoundTripAndForeignPlacementsAreRefused) {

@@ -313,6 +313,46 @@ TEST_F(ContextBinary, TruncatedCorruptedAndForeignBinariesAreRefused) {
             QNN_CONTEXT_ERROR_CREATE_FROM_BINARY);
 }
 
+// A size larger than the binary (a buffer with more in it, or a size that
+// is simply wrong) loads the binary alone, the same through either door:
+// nothing past the binary's own bytes is read — here they end at a guard
+// page, so a read past them (the upload to the DSP, a deferred load's
+// check) would be a SIGSEGV — and the context computes as the original.
+TEST_F(ContextBinary, ASizeLargerThanTheBinaryReadsOnlyTheBinary) {
+  const uint32_t n = 64;
+  auto bin = binary_of_add_relu(n);
+  auto a = random_vec(n, 3), b = random_vec(n, 4);
+  const auto online = run(context_, a, b);
+  const long page = sysconf(_SC_PAGESIZE);
+  const size_t pages = (bin.size() + page - 1) / page + 1;
+  auto* region = static_cast<uint8_t*>(
+      mmap(nullptr, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  ASSERT_NE(region, MAP_FAILED);
+  uint8_t* guard = region + (pages - 1) * page;
+  ASSERT_EQ(mprotect(guard, page, PROT_NONE), 0);
+  uint8_t* at = guard - bin.size();  // the binary's last byte is the guard page's neighbour
+  std::memcpy(at, bin.data(), bin.size());
+  for (const uint64_t declared : {uint64_t{bin.size()} + (1u << 20), ~uint64_t{0}}) {
+    for (bool defer : {false, true}) {
+      SCOPED_TRACE("declared " + std::to_string(declared) + (defer ? ", deferred" : ""));
+      QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+      cfg.option = QNN_CONTEXT_CONFIG_OPTION_DEFER_GRAPH_INIT;
+      cfg.isGraphInitDeferred = 1;
+      const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+      Qnn_ContextHandle_t loaded = nullptr;
+      ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, defer ? cfgs : nullptr, at, declared, &loaded, nullptr),
+                QNN_SUCCESS);
+      if (defer) {
+        ASSERT_EQ(api().contextFinalize(loaded, nullptr), QNN_SUCCESS);
+      }
+      EXPECT_EQ(run(loaded, a, b), online);
+      EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
+    }
+    EXPECT_EQ(api().contextValidateBinary(backend_, nullptr, nullptr, at, declared), QNN_SUCCESS);
+  }
+  munmap(region, pages * page);
+}
+
 TEST_F(ContextBinary, UnfinalizedGraphsCannotBeSerialized) {
   Qnn_GraphHandle_t g = nullptr;
   ASSERT_EQ(api().graphCreate(context_, "open", nullptr, &g), QNN_SUCCESS);
