@@ -7,6 +7,7 @@
 #include "HTP/QnnHtpCommon.h"
 #include "HTP/QnnHtpDevice.h"
 #include "QnnBackend.h"
+#include "QnnContext.h"
 #include "QnnDevice.h"
 #include "QnnError.h"
 #include "QnnLog.h"
@@ -164,11 +165,25 @@ QNN_API Qnn_ErrorHandle_t QnnBackend_setConfig(Qnn_BackendHandle_t backend, cons
   return api_exception("backendSetConfig");
 }
 
+// Freeing a backend frees what was made from it: a context the client did
+// not free first (a shutdown path that frees only the backend) would
+// otherwise keep its graphs, registrations and DSP-side state for the life
+// of the process, reachable through handles nobody can use meaningfully.
+// Each goes as contextFree would take it (an execute in flight finishes;
+// later calls on its handles get INVALID_HANDLE), and the count is said.
 QNN_API Qnn_ErrorHandle_t QnnBackend_free(Qnn_BackendHandle_t backend) try {
-  if (!ObjectTable::instance().remove(ObjectKind::kBackend, backend)) {
-    QNN_LOG_ERROR("backendFree: %p is not a live backend handle", backend);
+  auto obj = ObjectTable::instance().remove(ObjectKind::kBackend, backend);
+  if (!obj) {
+    report_dead_handle("backendFree", ObjectKind::kBackend, backend);
     return QNN_BACKEND_ERROR_INVALID_HANDLE;
   }
+  const auto* b = static_cast<const Backend*>(obj.get());
+  size_t freed = 0;
+  for (void* h : ObjectTable::instance().handles(ObjectKind::kContext)) {
+    auto ctx = find_object<Context>(ObjectKind::kContext, h);
+    if (ctx && ctx->backend.get() == b && QnnContext_free(h, nullptr) == QNN_SUCCESS) ++freed;
+  }
+  if (freed > 0) QNN_LOG_WARN("backendFree: freed %zu context(s) made from it that were still live", freed);
   return QNN_SUCCESS;
 } catch (...) {
   return api_exception("backendFree");

@@ -48,4 +48,13 @@ size_t ObjectTable::count(ObjectKind kind) const {
   return n;
 }
 
+std::vector<void*> ObjectTable::handles(ObjectKind kind) const {
+  std::lock_guard lock(mu_);
+  std::vector<void*> out;
+  for (const auto& [h, o] : objects_) {
+    if ((h >> 56) == static_cast<uint64_t>(kind)) out.push_back(reinterpret_cast<void*>(static_cast<uintptr_t>(h)));
+  }
+  return out;
+}
+
 }  // namespace openhtp::qnn

@@ -31,6 +31,9 @@ class ObjectTable {
   std::shared_ptr<Object> find(ObjectKind kind, const void* handle, uint64_t* removals) const;
   std::shared_ptr<Object> remove(ObjectKind kind, const void* handle);
   size_t count(ObjectKind kind) const;
+  // The handles of every live object of `kind` (a snapshot: any may be
+  // removed by the time the caller uses it).
+  std::vector<void*> handles(ObjectKind kind) const;
 
   // How many objects have been removed so far. Handles are never reused, so
   // while this is unchanged every handle found earlier is still live: callers

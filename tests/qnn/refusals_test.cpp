@@ -360,3 +360,44 @@ TEST_F(Refusals, TensorFieldsHoldQnnValues) {
   // QNN_TENSOR_INIT's UNDEFINED memType is a QNN value: taken.
   EXPECT_EQ(create([](auto& t) { t.v1.memType = QNN_TENSORMEMTYPE_UNDEFINED; }), QNN_SUCCESS);
 }
+
+// Freeing a backend frees the contexts made from it that the client left
+// live (their graphs and registrations with them), so a shutdown path that
+// frees only the backend leaks nothing; their handles are then refused like
+// any freed handle. Contexts of another backend are untouched.
+TEST_F(Refusals, FreeingABackendFreesItsLiveContexts) {
+  Qnn_BackendHandle_t other = nullptr;
+  ASSERT_EQ(api().backendCreate(log_, nullptr, &other), QNN_SUCCESS);
+  Qnn_ContextHandle_t orphan = nullptr;
+  ASSERT_EQ(api().contextCreate(other, nullptr, nullptr, &orphan), QNN_SUCCESS);
+  Qnn_GraphHandle_t g = nullptr;
+  ASSERT_EQ(api().graphCreate(orphan, "g", nullptr, &g), QNN_SUCCESS);
+  std::vector<uint32_t> dims{1, 4};
+  Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
+  ASSERT_EQ(api().tensorCreateGraphTensor(g, &a), QNN_SUCCESS);
+  ASSERT_EQ(api().tensorCreateGraphTensor(g, &y), QNN_SUCCESS);
+  ASSERT_EQ(add_node(g, "relu", QNN_OP_RELU, &a, 1, &y), QNN_SUCCESS);
+  ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+  build_add_relu(4);  // a graph of the fixture's backend, which must keep working
+
+  ASSERT_EQ(api().backendFree(other), QNN_SUCCESS);
+  std::vector<float> x(4, -1.0f), out(4, 5.0f);
+  a.v1.clientBuf = {x.data(), 16};
+  y.v1.clientBuf = {out.data(), 16};
+  expect_refused("execute on the freed backend's graph",
+                 [&] { return api().graphExecute(g, &a, 1, &y, 1, nullptr, nullptr); }, QNN_GRAPH_ERROR_INVALID_HANDLE,
+                 {"is not a live graph handle"});
+  expect_refused("contextFree after backendFree", [&] { return api().contextFree(orphan, nullptr); },
+                 QNN_CONTEXT_ERROR_INVALID_HANDLE, {"contextFree:", "is not a live context handle"});
+  EXPECT_EQ(out[0], 5.0f);
+
+  std::vector<float> p(4, 1.0f), q(4, 2.0f), r(4, 0.0f);
+  Qnn_Tensor_t in[] = {a_, b_};
+  in[0].v1.clientBuf = {p.data(), 16};
+  in[1].v1.clientBuf = {q.data(), 16};
+  Qnn_Tensor_t o = out_;
+  o.v1.clientBuf = {r.data(), 16};
+  ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
+  EXPECT_EQ(r[3], 3.0f);
+}
