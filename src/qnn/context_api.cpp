@@ -54,6 +54,10 @@ void release_context_contents(Context& ctx) {
   ctx.regions.clear();
 }
 
+bool context_live(const Context& ctx) {
+  return ObjectTable::instance().find(ObjectKind::kContext, as_handle(ctx.handle)) != nullptr;
+}
+
 }  // namespace openhtp::qnn
 
 extern "C" {

@@ -11,6 +11,13 @@ namespace openhtp::qnn {
 // Drops the graphs and memory handles of a context being freed.
 void release_context_contents(Context& ctx);
 
+// Whether `ctx` is still in the object table. Asked under ctx.mu by every
+// call that adds a handle to a context (a graph, a memory registration):
+// contextFree takes the context out of the table before
+// release_context_contents takes ctx.mu, so a handle added while this is
+// true is one the release still sees, and none is added after it.
+bool context_live(const Context& ctx);
+
 // Validates a client tensor for creation (graph or context) and converts it.
 // Logs and returns the QnnTensor error on a broken rule. Does not assign an id.
 Qnn_ErrorHandle_t tensor_spec_from_client(const Qnn_Tensor_t* tensor, htp::TensorSpec* spec);

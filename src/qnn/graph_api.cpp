@@ -156,8 +156,9 @@ void add_prepared_graph(const std::shared_ptr<Context>& ctx, htp::GraphSpec spec
   index_graph_io(*g);
   record_plan(*g, info);
   g->finalized = true;
-  ObjectTable::instance().add(ObjectKind::kGraph, g);
   std::lock_guard lock(ctx->mu);
+  if (!context_live(*ctx)) return;  // freed meanwhile: the graph dies with it, never seen
+  ObjectTable::instance().add(ObjectKind::kGraph, g);
   ctx->graphs.push_back(g->handle);
 }
 
@@ -581,6 +582,10 @@ QNN_API Qnn_ErrorHandle_t QnnGraph_create(Qnn_ContextHandle_t contextHandle, con
   if (Qnn_ErrorHandle_t e = apply_graph_configs(config, &settings); e != QNN_SUCCESS) return e;
   uint64_t vtcm_budget = settings.vtcm_budget_bytes;
   std::lock_guard lock(ctx->mu);
+  if (!context_live(*ctx)) {  // freed since the lookup: its release would not see this graph
+    QNN_LOG_ERROR("graphCreate: context %p was freed during the call", contextHandle);
+    return QNN_GRAPH_ERROR_INVALID_CONTEXT;
+  }
   for (uint64_t gh : ctx->graphs) {
     auto other = graph_of(as_handle(gh));
     if (other && other->spec.name == graphName) {

@@ -337,14 +337,6 @@ Qnn_ErrorHandle_t check_descriptor(const Qnn_MemDescriptor_t& d, int i, Context&
 // object table puts the kind in their top byte.
 constexpr uint64_t kReserved = 0;
 
-// Whether `ctx` is still in the object table. Asked under ctx.mu: contextFree
-// takes the context out of the table before release_context_contents takes
-// ctx.mu, so a handle committed while this is true is one contextFree's
-// release still sees, and none is committed after it.
-bool context_live(const Context& ctx) {
-  return ObjectTable::instance().find(ObjectKind::kContext, as_handle(ctx.handle)) != nullptr;
-}
-
 // Drops a reservation that never became a handle. Caller holds ctx.mu.
 void release_reservation(Context& ctx, const std::tuple<uint64_t, uint64_t, uint64_t>& key) {
   auto it = ctx.regions.find(key);

@@ -21,6 +21,7 @@
 #include "openhtp/fastrpc_ext.h"
 #include "rpcmem.h"
 #include "qnn_test_util.h"
+#include "race.h"
 
 using namespace qnntest;
 
@@ -209,6 +210,56 @@ TEST_F(GraphRules, ExecuteBindingRules) {
   // Nothing was harmed: a correct execute still works.
   ASSERT_EQ(api().graphExecute(graph_, in, 2, &o, 1, nullptr, nullptr), QNN_SUCCESS);
   EXPECT_FLOAT_EQ(out[0], 2.0f);
+}
+
+// graphCreate racing contextFree on the same context: no graph outlives its
+// context. Either the create fails (INVALID_CONTEXT, as for any freed
+// context) or it came first and contextFree took the graph with it. Before,
+// a graph added after contextFree's release stayed live, its handle
+// usable on a context the DSP had already dropped.
+TEST_F(GraphRules, GraphCreateRacingContextFreeLeavesNoGraphBehind) {
+  Qnn_ContextHandle_t ctx = nullptr;
+  Qnn_GraphHandle_t g = nullptr;
+  Qnn_ErrorHandle_t ec = QNN_SUCCESS, ef = QNN_SUCCESS;
+  int survivors = 0, bad_codes = 0, created_first = 0;
+  // Configs the create reads between its lookup of the context and its lock
+  // on it: they widen that window to tens of microseconds (with 256 the
+  // race was caught in 2 runs of 5 without the check; with these, every run).
+  QnnHtpGraph_CustomConfig_t precision{};
+  precision.option = QNN_HTP_GRAPH_CONFIG_OPTION_PRECISION;
+  precision.precision = QNN_PRECISION_FLOAT16;
+  QnnGraph_Config_t one = QNN_GRAPH_CONFIG_INIT;
+  one.option = QNN_GRAPH_CONFIG_OPTION_CUSTOM;
+  one.customConfig = &precision;
+  std::vector<const QnnGraph_Config_t*> configs(4096, &one);
+  configs.push_back(nullptr);
+  race(
+      1000,
+      [&](int) {
+        g = nullptr;
+        ASSERT_EQ(api().contextCreate(backend_, nullptr, nullptr, &ctx), QNN_SUCCESS);
+      },
+      [&](int) { ec = api().graphCreate(ctx, "g", configs.data(), &g); },
+      [&](int r) {
+        // A head start for the create of 0 to 20 us, spun (a sleep this short
+        // oversleeps), so that contextFree lands at every point of it.
+        const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(500 * (r % 41));
+        while (std::chrono::steady_clock::now() < until) {
+        }
+        ef = api().contextFree(ctx, nullptr);
+      },
+      [&](int) {
+        EXPECT_EQ(ef, QNN_SUCCESS);
+        if (ec == QNN_SUCCESS) {
+          ++created_first;
+          if (api().graphSetConfig(g, nullptr) != QNN_GRAPH_ERROR_INVALID_HANDLE) ++survivors;
+        } else if (ec != QNN_GRAPH_ERROR_INVALID_CONTEXT) {
+          ++bad_codes;
+        }
+      });
+  EXPECT_EQ(survivors, 0) << "graphs still live after contextFree returned";
+  EXPECT_EQ(bad_codes, 0);
+  EXPECT_GT(created_first, 0) << "the race never let the create win: it tests nothing";
 }
 
 TEST(ClientLifetime, KilledMidExecuteLeavesNoDspProcess) {
