@@ -10,6 +10,7 @@
 #include "qnn/context_ops.h"
 #include "qnn/context_settings.h"
 #include "qnn/api_guard.h"
+#include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/mem_qurt.h"
 #include "qnn/objects.h"
@@ -73,14 +74,9 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
     QNN_LOG_ERROR("contextCreate: %p is not a live device handle", device);
     return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   }
-  if (context == nullptr) return QNN_CONTEXT_ERROR_INVALID_ARGUMENT;
+  if (context == nullptr) return null_argument("contextCreate", "context", QNN_CONTEXT_ERROR_INVALID_ARGUMENT);
   ContextSettings settings;
   if (Qnn_ErrorHandle_t e = read_context_configs(config, ContextOrigin::kOnline, &settings); e != QNN_SUCCESS) return e;
-  if (settings.priority > QNN_PRIORITY_HIGHEST) {
-    QNN_LOG_ERROR("contextCreate: PRIORITY %u is not a QNN priority level (0 to %u)", settings.priority,
-                  static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
-    return QNN_CONTEXT_ERROR_INVALID_CONFIG;
-  }
   auto ctx = std::make_shared<Context>();
   ctx->backend = b;
   ctx->priority = settings.priority;
@@ -98,18 +94,14 @@ QNN_API Qnn_ErrorHandle_t QnnContext_create(Qnn_BackendHandle_t backend, Qnn_Dev
 }
 
 QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, const QnnContext_Config_t** config) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  auto ctx = live_object<Context>("contextSetConfig", ObjectKind::kContext, context);
   if (!ctx) return QNN_CONTEXT_ERROR_INVALID_HANDLE;
   // PRIORITY is what may change after creation; other options are accepted
   // and keep their creation-time values.
   for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     if ((*c)->option != QNN_CONTEXT_CONFIG_OPTION_PRIORITY) continue;
     const uint32_t priority = (*c)->priority;
-    if (priority > QNN_PRIORITY_HIGHEST) {
-      QNN_LOG_ERROR("contextSetConfig: PRIORITY %u is not a QNN priority level (0 to %u)", priority,
-                    static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
-      return QNN_CONTEXT_ERROR_INVALID_CONFIG;
-    }
+    if (!context_priority_valid("contextSetConfig", priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
     if (!qurt_priority_change_allowed(*ctx, priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
     if (Qnn_ErrorHandle_t e = ctx->stub->context_set_priority(ctx->remote_id, priority); e != QNN_SUCCESS) return e;
     std::lock_guard lock(ctx->mu);
@@ -142,7 +134,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_free(Qnn_ContextHandle_t context, Qnn_Profi
 }
 
 QNN_API Qnn_ErrorHandle_t QnnTensor_createContextTensor(Qnn_ContextHandle_t context, Qnn_Tensor_t* tensor) try {
-  auto ctx = find_object<Context>(ObjectKind::kContext, context);
+  auto ctx = live_object<Context>("tensorCreateContextTensor", ObjectKind::kContext, context);
   if (!ctx) return QNN_TENSOR_ERROR_INVALID_HANDLE;
   openhtp::htp::TensorSpec spec;
   Qnn_ErrorHandle_t e = tensor_spec_from_client(tensor, &spec);

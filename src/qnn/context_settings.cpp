@@ -7,12 +7,25 @@
 
 namespace openhtp::qnn {
 
+bool context_priority_valid(const char* api, uint32_t priority) {
+  if (priority <= QNN_PRIORITY_HIGHEST) return true;
+  QNN_LOG_ERROR("%s: PRIORITY %u is not a QNN priority level (0 to %u)", api, priority,
+                static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+  return false;
+}
+
 Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, ContextOrigin origin,
                                        ContextSettings* s) {
   *s = ContextSettings{};
   for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     switch ((*c)->option) {
-      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY: s->priority = (*c)->priority; continue;
+      case QNN_CONTEXT_CONFIG_OPTION_PRIORITY:
+        // Checked here, for every way a context is made: an unchecked value
+        // outranked CRITICAL_PLUS in the scheduler (0xFFFFFFFF is its
+        // "inherit" sentinel besides).
+        if (!context_priority_valid("context config", (*c)->priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+        s->priority = (*c)->priority;
+        continue;
       case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
         const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);
         if (htp == nullptr) continue;

@@ -53,9 +53,14 @@ void snapshot_context_configs(const QnnContext_Config_t** config, ClientSnapshot
 // `secure_pd`: the device was created with SECUREPD.
 Qnn_ErrorHandle_t check_concurrent_sharing(const ContextSettings& s, bool non_rpc, bool list_async, bool secure_pd);
 
+// Whether `priority` is a QNN priority level (0 to QNN_PRIORITY_HIGHEST);
+// one line naming `api` when not.
+bool context_priority_valid(const char* api, uint32_t priority);
+
 // Reads `config` (NULL-terminated, may be NULL). Online contexts accept only
 // the options that make sense without a binary; an option they cannot take
-// is refused with QNN_CONTEXT_ERROR_INVALID_CONFIG and one log line.
+// (or a PRIORITY that is not a QNN level) is refused with
+// QNN_CONTEXT_ERROR_INVALID_CONFIG and one log line.
 Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, ContextOrigin origin,
                                        ContextSettings* settings);
 

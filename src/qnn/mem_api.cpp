@@ -185,9 +185,10 @@ Qnn_ErrorHandle_t check_external_buffer(const QnnMemHtp_Descriptor_t& h, int i, 
   {
     std::lock_guard lock(ctx.mu);
     if (Qnn_ErrorHandle_t e = check_takes_external_buffer(ctx, i, what); e != QNN_SUCCESS) return e;
-    if (weights && ctx.has_weights_buffer) {
-      QNN_LOG_ERROR("memRegister: descriptor %d: the context already has a QNN_HTP_MEM_WEIGHTS_BUFFER (one per context)",
-                    i);
+    if (weights ? ctx.has_weights_buffer : ctx.has_external_spill_fill.load()) {
+      // One of each per context, as in the Non-RPC domain: a second
+      // spill-fill buffer was taken silently and only the last one used.
+      QNN_LOG_ERROR("memRegister: descriptor %d: the context already has a %s (one per context)", i, what);
       return QNN_MEM_ERROR_ALREADY_REGISTERED;
     }
     if (weights) {

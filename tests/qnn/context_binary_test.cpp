@@ -353,6 +353,29 @@ TEST_F(ContextBinary, ASizeLargerThanTheBinaryReadsOnlyTheBinary) {
   munmap(region, pages * page);
 }
 
+// A PRIORITY that is not a QNN level is refused however the context is made
+// (a binary's load took any value, and 0xFFFFFFFF outranked CRITICAL_PLUS).
+TEST_F(ContextBinary, LoadPriorityMustBeAQnnLevel) {
+  auto bin = binary_of_add_relu(8);
+  QnnContext_Config_t cfg = QNN_CONTEXT_CONFIG_INIT;
+  cfg.option = QNN_CONTEXT_CONFIG_OPTION_PRIORITY;
+  const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
+  for (uint32_t p : {501u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
+    cfg.priority = static_cast<Qnn_Priority_t>(p);
+    Qnn_ContextHandle_t loaded = nullptr;
+    LogCapture::instance().clear();
+    EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+              QNN_CONTEXT_ERROR_INVALID_CONFIG);
+    EXPECT_TRUE(LogCapture::instance().has_line_with({"PRIORITY " + std::to_string(p), "is not a QNN priority level"}));
+    EXPECT_EQ(loaded, nullptr);
+  }
+  cfg.priority = QNN_PRIORITY_HIGH;
+  Qnn_ContextHandle_t loaded = nullptr;
+  ASSERT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
+            QNN_SUCCESS);
+  EXPECT_EQ(api().contextFree(loaded, nullptr), QNN_SUCCESS);
+}
+
 TEST_F(ContextBinary, UnfinalizedGraphsCannotBeSerialized) {
   Qnn_GraphHandle_t g = nullptr;
   ASSERT_EQ(api().graphCreate(context_, "open", nullptr, &g), QNN_SUCCESS);

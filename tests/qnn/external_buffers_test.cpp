@@ -199,6 +199,31 @@ TEST_F(ExternalBuffers, EveryRequirementIsEnforced) {
   rpcmem_free(big);
 }
 
+// One spill-fill buffer per context, as one weights buffer: a second one was
+// taken silently and only the last used (the first still held its fd).
+TEST_F(ExternalBuffers, OneSpillFillBufferPerContext) {
+  auto bin = make_binary();
+  Qnn_ContextHandle_t ctx = load_deferred(bin);
+  const uint64_t spill = property(ctx, QNN_HTP_CONTEXT_GET_PROP_MAX_SPILLFILL_BUFFER_SIZE);
+  void* first = rpcmem_alloc(25, 1, static_cast<int>(spill));
+  void* second = rpcmem_alloc(25, 1, static_cast<int>(spill));
+  Qnn_MemHandle_t h1 = nullptr, h2 = nullptr;
+  ASSERT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(first), 0, spill, &h1),
+            QNN_SUCCESS);
+  LogCapture::instance().clear();
+  EXPECT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(second), 0, spill, &h2),
+            QNN_MEM_ERROR_ALREADY_REGISTERED);
+  EXPECT_TRUE(LogCapture::instance().has_line_with({"already has a", "SPILLFILL", "one per context"}));
+  // Deregistered before finalize, the first makes room for another.
+  ASSERT_EQ(api().memDeRegister(&h1, 1), QNN_SUCCESS);
+  ASSERT_EQ(register_external(ctx, QNN_HTP_MEM_SHARED_SPILLFILL_BUFFER, rpcmem_to_fd(second), 0, spill, &h2),
+            QNN_SUCCESS);
+  ASSERT_EQ(api().contextFinalize(ctx, nullptr), QNN_SUCCESS);
+  api().contextFree(ctx, nullptr);
+  rpcmem_free(first);
+  rpcmem_free(second);
+}
+
 TEST_F(ExternalBuffers, IncompatibleFeaturesAreRefused) {
   auto bin = make_binary();
   QnnHtpContext_CustomConfig_t group = QNN_HTP_CONTEXT_CUSTOM_CONFIG_INIT;
