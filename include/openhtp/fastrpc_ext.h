@@ -43,6 +43,13 @@ OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_copy_ns(uint64_t* copy_in_ns,
  * fastrpc_mmap, else 0. */
 OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd);
 
+/* libQnnHtp reports each QNN memory handle's start (delta 1) and end
+ * (delta -1) on the buffer whose identity is (dev, ino), the st_dev/st_ino
+ * of the fd it registered. rpcmem_free of an allocation a handle still names
+ * then logs a warning: the DSP keeps its mapping, so executes through the
+ * handle would write memory the program has freed. */
+OPENHTP_FASTRPC_API void openhtp_fastrpc_note_qnn_registration(uint64_t dev, uint64_t ino, int delta);
+
 /* Process id of this client's DSP process, or -1 when none is running. */
 OPENHTP_FASTRPC_API int openhtp_fastrpc_dsp_pid(void);
 

@@ -80,6 +80,19 @@ void BufferRegistry::mark_dsp_mapped(const ipc::BufferKey& key) {
   }
 }
 
+void BufferRegistry::note_qnn_registration(const ipc::BufferKey& key, int delta) {
+  std::unique_lock lock(mu_);
+  int& n = qnn_registrations_[key];
+  n += delta;
+  if (n <= 0) qnn_registrations_.erase(key);
+}
+
+int BufferRegistry::qnn_registrations(const ipc::BufferKey& key) const {
+  std::shared_lock lock(mu_);
+  auto it = qnn_registrations_.find(key);
+  return it == qnn_registrations_.end() ? 0 : it->second;
+}
+
 bool BufferRegistry::key_in_use(const ipc::BufferKey& key) const {
   std::shared_lock lock(mu_);
   for (const auto& [base, b] : by_base_) {

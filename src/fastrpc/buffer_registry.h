@@ -57,6 +57,12 @@ class BufferRegistry {
   // True while another live region still refers to `key` (so the DSP mapping
   // must stay).
   bool key_in_use(const ipc::BufferKey& key) const;
+  // QNN memory handles referring to buffer `key` (libQnnHtp reports each
+  // handle's start and end: openhtp_fastrpc_note_qnn_registration). Kept
+  // apart from the regions: a handle outlives neither, but may name a buffer
+  // that is not an rpcmem allocation at all (a memfd, a DMA-BUF).
+  void note_qnn_registration(const ipc::BufferKey& key, int delta);
+  int qnn_registrations(const ipc::BufferKey& key) const;
   // Forgets DSP mappings (after the DSP process went away).
   void clear_dsp_mapped();
 
@@ -65,6 +71,7 @@ class BufferRegistry {
 
   mutable std::shared_mutex mu_;
   std::map<uintptr_t, ClientBuffer> by_base_;
+  std::map<ipc::BufferKey, int> qnn_registrations_;
   // [span_lo_, span_hi_) covers every region (empty: lo >= hi). Most buffer
   // arguments (a stub's request and status blocks, plain client memory) lie
   // outside it and are answered without taking mu_. A region is added before

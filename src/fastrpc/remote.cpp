@@ -209,6 +209,12 @@ OPENHTP_FASTRPC_API void openhtp_fastrpc_last_call_copy_ns(uint64_t* copy_in_ns,
   api_exception("openhtp_fastrpc_last_call_copy_ns");
 }
 
+OPENHTP_FASTRPC_API void openhtp_fastrpc_note_qnn_registration(uint64_t dev, uint64_t ino, int delta) try {
+  BufferRegistry::instance().note_qnn_registration(openhtp::ipc::BufferKey{dev, ino}, delta);
+} catch (...) {
+  api_exception("openhtp_fastrpc_note_qnn_registration");
+}
+
 OPENHTP_FASTRPC_API int openhtp_fastrpc_fd_is_mapped(int fd) try {
   openhtp::ipc::BufferKey key;
   if (!key_of_fd(fd, &key, nullptr)) return 0;

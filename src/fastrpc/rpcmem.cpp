@@ -89,6 +89,16 @@ RPCMEM_API void rpcmem_free(void* po) try {
     log(LogLevel::kWarn, "rpcmem", "rpcmem_free: %p is not the start of an rpcmem allocation; ignored", po);
     return;
   }
+  // Freed while a QNN memory handle still names it: the DSP keeps its
+  // mapping (nothing faults), so executes through the handle go on writing
+  // memory the program has given up — data lost without a word, unless said
+  // here (the Non-RPC domain says the same of a free() of a registered block).
+  if (const int n = BufferRegistry::instance().qnn_registrations(buf->key); n > 0) {
+    log(LogLevel::kWarn, "rpcmem",
+        "rpcmem_free: %p (fd %d) is still registered with QNN (%d memory handle(s)); executes through them now write "
+        "memory this program has freed: memDeRegister before rpcmem_free",
+        po, buf->fd, n);
+  }
   if (auto s = DspSession::current()) s->note_freed(buf->key);
   if (buf->dsp_mapped && !BufferRegistry::instance().key_in_use(buf->key)) {
     if (auto s = DspSession::current()) s->release_mappings({&buf->key, 1});

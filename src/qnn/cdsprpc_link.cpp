@@ -29,12 +29,15 @@ void no_copy_ns(uint64_t* in, uint64_t* out) {
   if (out != nullptr) *out = 0;
 }
 int no_fd_is_mapped(int) { return 0; }
+void no_note_registration(uint64_t, uint64_t, int) {}
 int no_handle_lost(remote_handle64) { return 1; }
 int no_set_spin(uint32_t) { return AEE_ENOSUCH; }
 int64_t no_spin_ns() { return 0; }
 
-constexpr CdsprpcApi kMissing{no_open,    no_invoke,       no_close,       no_alloc,    no_free,   no_to_fd,
-                              no_stats,   no_copy_ns,      no_fd_is_mapped, no_handle_lost, no_set_spin, no_spin_ns};
+constexpr CdsprpcApi kMissing{no_open,         no_invoke,           no_close,       no_alloc,
+                              no_free,         no_to_fd,            no_stats,       no_copy_ns,
+                              no_fd_is_mapped, no_note_registration, no_handle_lost, no_set_spin,
+                              no_spin_ns};
 
 struct Link {
   CdsprpcApi api = kMissing;
@@ -63,6 +66,7 @@ bool bind(void* lib, const std::string& where, CdsprpcApi* api, std::string* why
   sym(got.last_call_stats, "openhtp_fastrpc_last_call_stats");
   sym(got.last_call_copy_ns, "openhtp_fastrpc_last_call_copy_ns");
   sym(got.fd_is_mapped, "openhtp_fastrpc_fd_is_mapped");
+  sym(got.note_qnn_registration, "openhtp_fastrpc_note_qnn_registration");
   sym(got.handle_lost, "openhtp_fastrpc_handle_lost");
   sym(got.set_call_spin_us, "openhtp_fastrpc_set_call_spin_us");
   sym(got.call_spin_ns, "openhtp_fastrpc_call_spin_ns");

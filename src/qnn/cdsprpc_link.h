@@ -33,6 +33,7 @@ struct CdsprpcApi {
   decltype(&::openhtp_fastrpc_last_call_stats) last_call_stats;
   decltype(&::openhtp_fastrpc_last_call_copy_ns) last_call_copy_ns;
   decltype(&::openhtp_fastrpc_fd_is_mapped) fd_is_mapped;
+  decltype(&::openhtp_fastrpc_note_qnn_registration) note_qnn_registration;
   decltype(&::openhtp_fastrpc_handle_lost) handle_lost;
   decltype(&::openhtp_fastrpc_set_call_spin_us) set_call_spin_us;
   decltype(&::openhtp_fastrpc_call_spin_ns) call_spin_ns;

@@ -3,6 +3,8 @@
 #include <map>
 #include <mutex>
 
+#include "qnn/cdsprpc_link.h"
+
 namespace openhtp::qnn {
 namespace {
 
@@ -26,18 +28,27 @@ FdUsage fd_usage(uint64_t dev, uint64_t ino) {
   return it == table().end() ? FdUsage{} : it->second;
 }
 
+// Each count also goes to libcdsprpc, whose rpcmem_free then warns when a
+// handle still names the allocation it frees (openhtp/fastrpc_ext.h).
 void fd_usage_add(uint64_t dev, uint64_t ino, FdUse use) {
-  std::lock_guard lock(mu());
-  ++slot(table()[{dev, ino}], use);
+  {
+    std::lock_guard lock(mu());
+    ++slot(table()[{dev, ino}], use);
+  }
+  cdsprpc().note_qnn_registration(dev, ino, 1);
 }
 
 void fd_usage_remove(uint64_t dev, uint64_t ino, FdUse use) {
-  std::lock_guard lock(mu());
-  auto it = table().find({dev, ino});
-  if (it == table().end()) return;
-  uint32_t& n = slot(it->second, use);
-  if (n > 0) --n;
-  if (it->second.tensor == 0 && it->second.weights == 0 && it->second.spill_fill == 0) table().erase(it);
+  {
+    std::lock_guard lock(mu());
+    auto it = table().find({dev, ino});
+    if (it == table().end()) return;
+    uint32_t& n = slot(it->second, use);
+    if (n == 0) return;
+    --n;
+    if (it->second.tensor == 0 && it->second.weights == 0 && it->second.spill_fill == 0) table().erase(it);
+  }
+  cdsprpc().note_qnn_registration(dev, ino, -1);
 }
 
 const char* fd_use_name(FdUse use) {

@@ -631,3 +631,32 @@ TEST_F(MemRules, DeviceFdIsNamedAsADevice) {
   EXPECT_FALSE(LogCapture::instance().has_line_with({"could shrink"}));
   close(zero);
 }
+
+// rpcmem_free of an allocation a memory handle still names is said, by
+// libcdsprpc, once: the DSP keeps its mapping, so executes through the
+// handle would write memory the program has freed (the Non-RPC domain says
+// the same of a free() of a registered block). Freed after its handle is
+// deregistered — or after contextFree, which releases it — it says nothing.
+TEST_F(MemRules, FreeingRpcmemAHandleStillNamesIsSaid) {
+  std::vector<uint32_t> dims{16};
+  void* p = rpcmem_alloc(25, 1, 4096);
+  ASSERT_NE(p, nullptr);
+  auto d = ion(rpcmem_to_fd(p), dims);
+  Qnn_MemHandle_t h = nullptr;
+  ASSERT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  testing::internal::CaptureStderr();
+  rpcmem_free(p);
+  std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_NE(said.find("is still registered with QNN (1 memory handle(s))"), std::string::npos) << said;
+  EXPECT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+
+  void* q = rpcmem_alloc(25, 1, 4096);
+  ASSERT_NE(q, nullptr);
+  d = ion(rpcmem_to_fd(q), dims);
+  ASSERT_EQ(api().memRegister(context_, &d, 1, &h), QNN_SUCCESS);
+  ASSERT_EQ(api().memDeRegister(&h, 1), QNN_SUCCESS);
+  testing::internal::CaptureStderr();
+  rpcmem_free(q);
+  said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said.find("still registered"), std::string::npos) << said;
+}
