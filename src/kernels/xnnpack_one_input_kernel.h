@@ -6,10 +6,19 @@
 // the input read in place or through its copy when XNNPACK's over-read could
 // fault (ReadableInput, xnnpack_runtime.h), and the node's workspace that
 // holds the copy. A subclass says only how its operator is set up.
+//
+// A float operator whose answer differs from the reference's only where a
+// NaN or an infinity is involved (XNNPACK's clamp turns NaN into -inf, its
+// max drops a NaN: nonfinite_scan.h) keeps the node's reference kernel and
+// says, by a scan after each run, when that happened; the reference then
+// recomputes the node. Such inputs are rare, so the scan is the whole cost.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <span>
+#include <vector>
 
 #include "kernels/xnnpack_runtime.h"
 #include "ops/op.h"
@@ -25,6 +34,15 @@ class OneInputKernel : public ops::OpKernel {
   void run(std::span<const void* const> in, std::span<void* const> out) override {
     setup(input_.readable(in[0], workspace_.data()), out[0]);
     xnn_run_operator(op_.get(), pool_);
+    if (reference_ && reference_needed(in[0], out[0])) reference_->run(in, out);
+  }
+
+  // Keeps the node's reference kernel for the runs reference_needed()
+  // points out (its scratch, if any, its own: it runs rarely).
+  void keep_reference(std::unique_ptr<ops::OpKernel> reference) {
+    reference_ = std::move(reference);
+    reference_scratch_.resize(reference_->workspace_bytes());
+    if (!reference_scratch_.empty()) reference_->set_workspace(reference_scratch_.data());
   }
 
   // At prepare, from the input's TensorDesc::planned: sizes the copy (none
@@ -42,6 +60,9 @@ class OneInputKernel : public ops::OpKernel {
       : op_(std::move(op)), pool_(pool), in_bytes_(in_bytes) {}
   // Points the operator at x and y (run() then runs it).
   virtual xnn_status setup(const void* x, void* y) = 0;
+  // After a run, with a kept reference: whether x or y shows a non-finite
+  // value the operator answers differently from the reference.
+  virtual bool reference_needed(const void* /*x*/, const void* /*y*/) const { return false; }
 
   Operator op_;
   pthreadpool_t pool_;
@@ -50,6 +71,8 @@ class OneInputKernel : public ops::OpKernel {
   size_t in_bytes_;
   ReadableInput input_;
   ops::Workspace workspace_;
+  std::unique_ptr<ops::OpKernel> reference_;
+  std::vector<uint8_t> reference_scratch_;
 };
 
 }  // namespace openhtp::kernels::xnn

@@ -1,7 +1,8 @@
 // PoolMax2d and PoolAvg2d through XNNPACK, FLOAT_32 and UFIXED_POINT_8:
 //   max, f32: any padding / CEIL rounding (the windows CEIL adds are more
-//        bottom/right padding, which max pooling never reads). NaN inputs may
-//        not propagate as the reference's do (XNNPACK uses max instructions);
+//        bottom/right padding, which max pooling never reads). XNNPACK's max
+//        instructions drop or mangle a NaN (a window {NaN, 1, 2, 3} gave
+//        +inf), so an input holding a NaN is pooled by the reference;
 //   max, u8:  the same, when input and output share one encoding (then max
 //        commutes with dequantization, so the result is exact);
 //   avg, f32: padding only with count_pad_for_edges = 0 (XNNPACK divides by
@@ -9,8 +10,13 @@
 //   avg, qu8: no padding at all;
 //   global average (window = whole input, no padding): XNNPACK's global
 //        average pooling, f32 and qu8.
+// f32 averages: a NaN sum comes out of XNNPACK's clamp as -inf, so an
+// output of -inf (which a finite window never gives) is recomputed by the
+// reference, which keeps NaN and a true -inf alike
+// (xnnpack_one_input_kernel.h).
 #include <cmath>
 
+#include "kernels/nonfinite_scan.h"
 #include "kernels/parallel_tiles.h"
 #include "kernels/quant_params.h"
 #include "kernels/xnnpack_one_input_kernel.h"
@@ -32,6 +38,17 @@ class PoolKernel final : public OneInputKernel {
       : OneInputKernel(std::move(op), in_bytes, pool), kind_(kind), g_(g) {}
 
  private:
+  bool reference_needed(const void* x, const void* y) const override {
+    const uint64_t in = uint64_t{g_.N} * g_.axes[1].in * g_.axes[2].in * g_.C;
+    const uint64_t out = uint64_t{g_.N} * g_.axes[1].out * g_.axes[2].out * g_.C;
+    switch (kind_) {
+      case Kind::kMaxF32: return any_nan(static_cast<const float*>(x), in);
+      case Kind::kAvgF32:
+      case Kind::kGlobalF32: return any_equal(static_cast<const float*>(y), out, -INFINITY);
+      default: return false;
+    }
+  }
+
   // The first setup sizes the indirection buffers (see xnnpack_convolution.cpp).
   xnn_status setup(const void* x, void* y) override {
     const auto* xf = static_cast<const float*>(x);
@@ -69,6 +86,11 @@ bool finish(xnn_status created, xnn_operator_t op, Kind kind, const ops::NodeDes
   pthreadpool_t pool = elems >= kShareMinElems ? pool_of(node) : nullptr;
   auto k = std::make_unique<PoolKernel>(Operator(op), kind, g, elems * elem_bytes, pool);
   if (!k->setup_once(node.inputs[0].planned)) return false;
+  if (kind == Kind::kMaxF32 || kind == Kind::kAvgF32 || kind == Kind::kGlobalF32) {
+    std::unique_ptr<ops::OpKernel> reference;
+    if (!ops::prepare_reference(node, &reference).ok() || !reference) return false;
+    k->keep_reference(std::move(reference));
+  }
   *kernel = std::move(k);
   return true;
 }

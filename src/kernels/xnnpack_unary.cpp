@@ -28,6 +28,7 @@
 #include <type_traits>
 
 #include "kernels/float_transcendental.h"
+#include "kernels/nonfinite_scan.h"
 #include "kernels/xnnpack_elementwise.h"
 #include "kernels/xnnpack_paths.h"
 #include "kernels/xnnpack_runtime.h"
@@ -151,14 +152,6 @@ float sigmoid_exact(float x, float) { return static_cast<float>(1.0 / (1.0 + std
 float elu_exact(float x, float alpha) { return x > 0.0f ? x : static_cast<float>(alpha * std::expm1(double{x})); }
 float hardswish_exact(float x, float) { return x * clamp(x + 3.0f, 0.0f, 6.0f) / 6.0f; }
 using ExactFn = float (*)(float, float);
-
-// Whether y[0..n) holds a NaN: an OR-reduction with no early exit, which
-// GCC vectorizes; cloned for AVX2 (the build's baseline is SSE2).
-__attribute__((target_clones("avx2", "default"))) bool any_nan(const float* y, size_t n) {
-  int acc = 0;
-  for (size_t i = 0; i < n; ++i) acc |= y[i] != y[i];
-  return acc != 0;
-}
 
 class XnnUnaryKernel final : public ops::OpKernel {
  public:

@@ -1,5 +1,6 @@
 // PoolMax2d, PoolAvg2d and ElementWiseAdd fast paths against the reference.
 #include <cmath>
+#include <limits>
 
 #include "kernel_check.h"
 #include "kernels/xnnpack_runtime.h"
@@ -142,6 +143,37 @@ TEST(PoolAvg2d, F32XnnpackMatchesReference) {
       for (size_t i = 0; i < ref.size(); ++i) ASSERT_NEAR(fast[i], ref[i], tol) << s.str() << " at " << i;
     }
   }
+}
+
+// NaN and the infinities through the f32 pools give the reference's answer
+// exactly (XNNPACK's max dropped or mangled a NaN, its clamp turned a NaN
+// average into -inf: xnnpack_pooling.cpp), at one and two threads, while
+// finite inputs of the same node still take the fast path's own answer.
+TEST(Pool2d, F32NanAndInfinitiesGiveTheReferencesAnswer) {
+  std::mt19937 rng(64);
+  ThreadEnv one(1), two(2);
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+  int nan_outputs = 0;
+  for (int iter = 0; iter < 36; ++iter) {
+    const bool max = iter % 2 == 0;
+    const int mode = (iter / 2) % 3;  // 0 unpadded, 1 padded, 2 global
+    const PoolShape s = random_pool(rng, mode == 1, mode == 2);
+    Case c = pool_case(max ? "PoolMax2d" : "PoolAvg2d", s, f32({}), f32({}), false);
+    std::vector<float> x = random_floats(rng, c.node.inputs[0].num_elements());
+    const size_t hits = 1 + rng() % 4;
+    for (size_t k = 0; k < hits; ++k) x[rng() % x.size()] = specials[(iter / 6 + k) % 3];
+    c.data = {to_bytes(x)};
+    const Bytes ref = run_reference(c);
+    for (float v : from_bytes<float>(ref)) nan_outputs += std::isnan(v);
+    const FastPath& fp = fast_path(c.node.type, "xnnpack");
+    for (const ThreadEnv* env : {&one, &two}) {
+      bool accepted = false;
+      EXPECT_EQ(run_fast(c, fp, env->env(), &accepted), ref) << c.node.type << " " << s.str();
+      EXPECT_TRUE(accepted) << "the fast path declined " << s.str();
+    }
+  }
+  EXPECT_GT(nan_outputs, 20) << "the cases put a NaN in too few windows to test anything";
 }
 
 TEST(PoolAvg2d, Qu8XnnpackWithin1Lsb) {

@@ -50,6 +50,33 @@ TEST(Float32Softmax, WithinAFewUlpsOfTheReference) {
   }
 }
 
+// Rows holding NaN or +inf, or all -inf, give the reference's NaN row (they
+// came out of XNNPACK as -inf, never a probability); the other rows of the
+// same input keep their values.
+TEST(Float32Softmax, NonFiniteRowsGiveTheReferencesAnswer) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (uint32_t width : {4u, 37u, 4000u}) {
+    const std::vector<uint32_t> dims = {4, width};
+    std::vector<float> x(count(dims));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) * 0.25f;
+    for (uint32_t j = 0; j < width; ++j) x[2 * width + j] = -inf;  // row 2: all -inf
+    x[0] = nan;                                                    // row 0: a NaN
+    x[width + width / 2] = inf;                                    // row 1: +inf
+    Case c{softmax_node(dims), {to_bytes(x)}, {false}};
+    c.bind_static();
+    const Bytes ref = run_reference(c);
+    const std::vector<float> want = from_bytes<float>(ref);
+    ASSERT_TRUE(std::isnan(want[0]) && std::isnan(want[width]) && std::isnan(want[2 * width]))
+        << "the reference's own answer changed";
+    for (size_t threads : {1, 2}) {
+      ThreadEnv env(threads);
+      bool accepted = false;
+      EXPECT_EQ(run_fast(c, fast_path("Softmax", "xnnpack"), env.env(), &accepted), ref) << "width " << width;
+      EXPECT_TRUE(accepted);
+    }
+  }
+}
+
 TEST(Float32Softmax, DeclinesOtherAxesAndBeta) {
   ThreadEnv env(1);
   for (auto params : {std::vector<Param>{u32_param("axis", 1)}, std::vector<Param>{f32_param("beta", 0.5f)}}) {
