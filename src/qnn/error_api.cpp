@@ -227,21 +227,29 @@ VerboseMessages& verbose_messages() {
   return *v;
 }
 
+// What both getters check first: somewhere to put the text, and a code some
+// QNN header defines (*text, its message). One line naming `api` otherwise.
+Qnn_ErrorHandle_t look_up(const char* api, Qnn_ErrorHandle_t code, const char** out, const char** text) {
+  if (out == nullptr) {
+    QNN_LOG_ERROR("%s: errorMessage (where to put the text) is NULL", api);
+    return QNN_ERROR_INVALID_ARGUMENT;
+  }
+  *text = find_message(code);
+  if (*text == nullptr) {
+    QNN_LOG_ERROR("%s: 0x%" PRIx64 " (code %" PRIu64 ") is not an error code any QNN header defines", api,
+                  static_cast<uint64_t>(code), static_cast<uint64_t>(QNN_GET_ERROR_CODE(code)));
+    return QNN_ERROR_INVALID_ERROR_HANDLE;
+  }
+  return QNN_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
 
 QNN_API Qnn_ErrorHandle_t QnnError_getMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) try {
-  if (errorMessage == nullptr) {
-    QNN_LOG_ERROR("errorGetMessage: errorMessage (where to put the text) is NULL");
-    return QNN_ERROR_INVALID_ARGUMENT;
-  }
-  const char* text = find_message(errorHandle);
-  if (text == nullptr) {
-    QNN_LOG_ERROR("errorGetMessage: 0x%" PRIx64 " (code %" PRIu64 ") is not an error code any QNN header defines",
-                  static_cast<uint64_t>(errorHandle), static_cast<uint64_t>(QNN_GET_ERROR_CODE(errorHandle)));
-    return QNN_ERROR_INVALID_ERROR_HANDLE;
-  }
+  const char* text = nullptr;
+  if (Qnn_ErrorHandle_t e = look_up("errorGetMessage", errorHandle, errorMessage, &text); e != QNN_SUCCESS) return e;
   *errorMessage = text;
   return QNN_SUCCESS;
 } catch (...) {
@@ -249,15 +257,9 @@ QNN_API Qnn_ErrorHandle_t QnnError_getMessage(Qnn_ErrorHandle_t errorHandle, con
 }
 
 QNN_API Qnn_ErrorHandle_t QnnError_getVerboseMessage(Qnn_ErrorHandle_t errorHandle, const char** errorMessage) try {
-  if (errorMessage == nullptr) {
-    QNN_LOG_ERROR("errorGetVerboseMessage: errorMessage (where to put the text) is NULL");
-    return QNN_ERROR_INVALID_ARGUMENT;
-  }
-  const char* base = find_message(errorHandle);
-  if (base == nullptr) {
-    QNN_LOG_ERROR("errorGetVerboseMessage: 0x%" PRIx64 " (code %" PRIu64 ") is not an error code any QNN header defines",
-                  static_cast<uint64_t>(errorHandle), static_cast<uint64_t>(QNN_GET_ERROR_CODE(errorHandle)));
-    return QNN_ERROR_INVALID_ERROR_HANDLE;
+  const char* base = nullptr;
+  if (Qnn_ErrorHandle_t e = look_up("errorGetVerboseMessage", errorHandle, errorMessage, &base); e != QNN_SUCCESS) {
+    return e;
   }
   // The verbose text is the name plus the calling thread's last error line,
   // which names the rule and the value. Owned by the caller until

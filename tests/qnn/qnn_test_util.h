@@ -128,6 +128,19 @@ inline Qnn_ErrorHandle_t add_node(Qnn_GraphHandle_t graph, const char* name, con
   return api().graphAddNode(graph, op);
 }
 
+// Builds and finalizes y = relu(x) on `graph` (FLOAT_32, `dims`); the
+// tensors are left in *x / *y with their ids. Returns the first failing code.
+inline Qnn_ErrorHandle_t build_relu(Qnn_GraphHandle_t graph, std::vector<uint32_t>& dims, Qnn_Tensor_t* x,
+                                    Qnn_Tensor_t* y) {
+  *x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+  *y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
+  for (Qnn_Tensor_t* t : {x, y}) {
+    if (Qnn_ErrorHandle_t e = api().tensorCreateGraphTensor(graph, t); e != QNN_SUCCESS) return e;
+  }
+  if (Qnn_ErrorHandle_t e = add_node(graph, "relu", QNN_OP_RELU, x, 1, y); e != QNN_SUCCESS) return e;
+  return api().graphFinalize(graph, nullptr, nullptr);
+}
+
 // Backend + context with a log capture, torn down in reverse.
 // A graph config list holding one HTP custom config (NUM_HVX_THREADS, VTCM
 // size, ...): set `htp`'s fields, pass list() to graphCreate/graphSetConfig.

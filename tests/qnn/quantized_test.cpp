@@ -104,12 +104,8 @@ TEST_F(Quantized, NumHvxThreadsConfig) {
   htp.numHvxThreads = 2;
   ASSERT_EQ(api().graphCreate(context_, "two", list, &graph_), QNN_SUCCESS);
   std::vector<uint32_t> d{1, 8};
-  Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, d);
-  Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, d);
-  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &x), QNN_SUCCESS);
-  ASSERT_EQ(api().tensorCreateGraphTensor(graph_, &y), QNN_SUCCESS);
-  ASSERT_EQ(add_node(graph_, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
-  ASSERT_EQ(api().graphFinalize(graph_, nullptr, nullptr), QNN_SUCCESS);
+  Qnn_Tensor_t x, y;
+  ASSERT_EQ(build_relu(graph_, d, &x, &y), QNN_SUCCESS);
   EXPECT_EQ(api().graphSetConfig(graph_, list), QNN_SUCCESS) << "same value after finalize is fine";
   // Until the first execute the thread count may still change: the DSP
   // prepares the kernels again on a pool of the new size.

@@ -373,12 +373,8 @@ TEST_F(Refusals, FreeingABackendFreesItsLiveContexts) {
   Qnn_GraphHandle_t g = nullptr;
   ASSERT_EQ(api().graphCreate(orphan, "g", nullptr, &g), QNN_SUCCESS);
   std::vector<uint32_t> dims{1, 4};
-  Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
-  Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
-  ASSERT_EQ(api().tensorCreateGraphTensor(g, &a), QNN_SUCCESS);
-  ASSERT_EQ(api().tensorCreateGraphTensor(g, &y), QNN_SUCCESS);
-  ASSERT_EQ(add_node(g, "relu", QNN_OP_RELU, &a, 1, &y), QNN_SUCCESS);
-  ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+  Qnn_Tensor_t a, y;
+  ASSERT_EQ(build_relu(g, dims, &a, &y), QNN_SUCCESS);
   build_add_relu(4);  // a graph of the fixture's backend, which must keep working
 
   ASSERT_EQ(api().backendFree(other), QNN_SUCCESS);
