@@ -472,7 +472,15 @@ bool fold_constants(Model* model, std::string* error, size_t* folded, bool keep_
     std::vector<onnx::NodeProto> kept;
     size_t now = 0;
     for (const auto& n : model->nodes) {
-      if (folder.try_fold(n, error)) {
+      bool did = false;
+      try {
+        did = folder.try_fold(n, error);
+      } catch (const TensorTooLarge& e) {
+        // A result over the limits is refused, not allocated (model.h).
+        *error = describe_node(n) + ": its constant result cannot be computed: " + e.what();
+        return false;
+      }
+      if (did) {
         ++now;
         continue;
       }

@@ -92,6 +92,12 @@ bool prepare_model(const onnx::ModelProto& proto, const ImportOptions& options, 
     if (p.folded_batchnorms != 0 && !infer_shapes(&p.model, error)) return false;
   }
   set_aside_empty_values(&p.model);
+  // The passes above can give values new shapes; none may pass what a QNN
+  // tensor holds (the lowering would wrap its dims to 32 bits).
+  if (std::string why = oversized_value(p.model); !why.empty()) {
+    *error = why;
+    return false;
+  }
   *out = std::move(p);
   return true;
 }

@@ -201,6 +201,94 @@ std::string check_no_extra_outputs(const onnx::NodeProto& node, int allowed) {
   return "";
 }
 
+namespace {
+
+// Axes, shapes and indices ONNX bounds, checked as the model gives them: a
+// negative axis out of range must be named as written (-7), not as the
+// wrapped unsigned the backend would see (4294967289), and a wrong value
+// must not be normalised into a different wrong one (index -100 on an axis
+// of 4 is not -96).
+std::string axis_problem(const onnx::NodeProto& node, const Model& model) {
+  const std::string& t = node.op_type();
+  auto rank_of = [&](const std::string& name) -> int64_t {
+    const ValueInfo* v = model.info(name);
+    return v != nullptr && v->has_shape ? static_cast<int64_t>(v->dims.size()) : -1;
+  };
+  auto in_range = [](const std::string& what, int64_t a, int64_t lo, int64_t hi) -> std::string {
+    if (a >= lo && a <= hi) return "";
+    return what + " is " + std::to_string(a) + ", outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+  };
+  // A constant input (opset 13's axes) or the attribute of that name.
+  auto ints_of = [&](int input, const std::string& attr, std::vector<int64_t>* out) {
+    const std::string in = input < 0 ? std::string() : input_name(node, input);
+    if (!in.empty()) {
+      const Tensor* c = model.constant(in);
+      if (c == nullptr) return false;
+      *out = c->to_ints();
+      return true;
+    }
+    if (!has_attr(node, attr)) return false;
+    *out = attr_ints(node, attr);
+    return true;
+  };
+  if (node.input_size() == 0) return "";
+  const int64_t r = rank_of(node.input(0));
+  if (r < 0) return "";
+  static const std::set<std::string> kOneAxis = {"Concat", "Softmax", "LogSoftmax", "Hardmax", "Gather",
+                                                 "GatherElements", "ScatterElements", "Split", "ArgMax", "ArgMin",
+                                                 "LpNormalization", "CumSum", "Compress"};
+  if (kOneAxis.count(t) != 0 && has_attr(node, "axis")) {
+    const int64_t axis = attr_int(node, "axis", 0);
+    if (std::string why = in_range("attribute 'axis'", axis, -std::max<int64_t>(r, 1), std::max<int64_t>(r, 1) - 1);
+        !why.empty()) {
+      return why + " for rank " + std::to_string(r);
+    }
+    if (t == "Gather" && node.input_size() > 1) {
+      const ValueInfo* x = model.info(node.input(0));
+      const Tensor* idx = model.constant(node.input(1));
+      if (idx != nullptr && x->is_static() && r > 0) {
+        const int64_t n = x->dims[static_cast<size_t>(axis < 0 ? axis + r : axis)];
+        for (int64_t i : idx->to_ints()) {
+          if (std::string why = in_range("index", i, -n, n - 1); !why.empty()) {
+            return why + " for axis " + std::to_string(axis) + " of size " + std::to_string(n);
+          }
+        }
+      }
+    }
+  }
+  if (t == "Flatten" && has_attr(node, "axis")) {
+    if (std::string why = in_range("attribute 'axis'", attr_int(node, "axis", 1), -r, r); !why.empty()) {
+      return why + " for rank " + std::to_string(r);
+    }
+  }
+  std::vector<int64_t> axes;
+  const bool reduce = t.rfind("Reduce", 0) == 0;
+  const bool axes_input = (t == "ReduceSum" && model.opset >= 13) || ((t == "Squeeze" || t == "Unsqueeze") && model.opset >= 13);
+  if ((reduce || t == "Squeeze" || t == "Unsqueeze") && ints_of(axes_input ? 1 : -1, "axes", &axes)) {
+    // Unsqueeze's axes index the output, of rank r + their count.
+    const int64_t out_rank = t == "Unsqueeze" ? r + static_cast<int64_t>(axes.size()) : r;
+    std::set<int64_t> seen;
+    for (int64_t a : axes) {
+      if (std::string why = in_range("axis", a, -out_rank, out_rank - 1); !why.empty()) {
+        return why + " for " + (t == "Unsqueeze" ? "output " : "") + "rank " + std::to_string(out_rank);
+      }
+      if (!seen.insert(a < 0 ? a + out_rank : a).second) return "axis " + std::to_string(a) + " is listed twice";
+    }
+  }
+  if (t == "Reshape" && node.input_size() > 1) {
+    if (const Tensor* shape = model.constant(node.input(1)); shape != nullptr) {
+      int inferred = 0;
+      for (int64_t d : shape->to_ints()) {
+        if (d < -1) return "shape value " + std::to_string(d) + " is negative (only -1, once, is allowed)";
+        if (d == -1 && ++inferred > 1) return "shape " + dims_to_string(shape->to_ints()) + " has more than one -1";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string check_node(const onnx::NodeProto& node, const Model& model) {
   if (auto it = model.rewrite_refusals.find(node_base(node)); it != model.rewrite_refusals.end()) return it->second;
   if (!node.domain().empty() && node.domain() != "ai.onnx") return "domain '" + node.domain() + "' is not supported";
@@ -233,6 +321,7 @@ std::string check_node(const onnx::NodeProto& node, const Model& model) {
   for (const auto& o : node.output()) {
     if (std::string why = check_value(o); !why.empty()) return why;
   }
+  if (std::string why = axis_problem(node, model); !why.empty()) return why;
   return l->check != nullptr ? l->check(node, model) : "";
 }
 
@@ -268,6 +357,9 @@ bool lower_model(const Model& model, const LoweringOptions& options, QnnGraphDes
       find_lowering(n.op_type())->lower(n, ctx);
     } catch (const LoweringError& e) {
       *error = describe_node(n) + ": " + e.what();
+      return false;
+    } catch (const TensorTooLarge& e) {
+      *error = describe_node(n) + ": a constant it needs cannot be made: " + e.what();
       return false;
     }
     report_progress(progress, "lowering", ++done, nodes.size());

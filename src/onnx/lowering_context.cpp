@@ -231,6 +231,13 @@ std::string LoweringContext::native(const std::string& hint, Qnn_DataType_t dt, 
 
 std::string LoweringContext::static_tensor(const std::string& hint, Qnn_DataType_t dt, std::vector<uint32_t> dims,
                                            std::vector<uint8_t> data) {
+  // A static tensor the lowering makes up is held to the same byte limit as
+  // a folded constant (model.h); the model's own constants were read from
+  // bytes it holds.
+  if (!model_.is_constant(hint) && data.size() > kMaxComputedConstantBytes) {
+    fail("the static tensor '" + hint + "' it needs takes " + std::to_string(data.size()) + " bytes, more than the " +
+         std::to_string(kMaxComputedConstantBytes) + " (1 GiB) the converter makes for one constant");
+  }
   QTensor t;
   // A constant keeps its ONNX name unless it is a graph output: the output
   // (a copy, finish_outputs) takes that name, as every graph output does.

@@ -11,6 +11,7 @@
 #include "onnx/attributes.h"
 #include "onnx/einsum_equation.h"
 #include "onnx/external_data.h"
+#include "onnx/model_checks.h"
 #include "ops/quant.h"
 
 namespace openhtp::onnx_import {
@@ -123,7 +124,40 @@ std::vector<float> Tensor::to_floats() const {
   return v;
 }
 
+uint64_t checked_element_count(const std::vector<int64_t>& dims) {
+  uint64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) return UINT64_MAX;
+    if (d == 0) return 0;
+  }
+  for (int64_t d : dims) {
+    if (n > (uint64_t{1} << 63) / static_cast<uint64_t>(d)) return UINT64_MAX;
+    n *= static_cast<uint64_t>(d);
+  }
+  return n;
+}
+
+std::string tensor_size_problem(const std::vector<int64_t>& dims, size_t element_size, uint64_t max_bytes) {
+  const uint64_t n = checked_element_count(dims);
+  std::string shape;
+  for (size_t i = 0; i < dims.size(); ++i) shape += (i ? "x" : "") + std::to_string(dims[i]);
+  if (dims.empty()) shape = "scalar";
+  if (n > kMaxTensorElements) {
+    return "shape " + shape + " has " + (n == UINT64_MAX ? std::string("more than 2^63") : std::to_string(n)) +
+           " elements, more than the 2^31 a QNN tensor holds";
+  }
+  if (max_bytes != 0 && n * element_size > max_bytes) {
+    return "shape " + shape + " takes " + std::to_string(n * element_size) + " bytes, more than the " +
+           std::to_string(max_bytes) + " (1 GiB) the converter computes for one constant";
+  }
+  return "";
+}
+
 Tensor Tensor::zeros(int32_t elem_type, std::vector<int64_t> dims) {
+  if (std::string why = tensor_size_problem(dims, onnx_type::element_size(elem_type), kMaxComputedConstantBytes);
+      !why.empty()) {
+    throw TensorTooLarge(why);
+  }
   Tensor t;
   t.elem_type = elem_type;
   t.dims = std::move(dims);
@@ -170,14 +204,21 @@ bool tensor_from_proto(const onnx::TensorProto& proto, Tensor* out, std::string*
       return false;
     }
   }
+  // The declared shape is checked against the limit and against the data
+  // actually present before anything is allocated: dims [4, 10^12] with 48
+  // bytes of data must be refused, not allocated.
+  if (std::string why = tensor_size_problem(t.dims, esize, 0); !why.empty()) {
+    *error = what + ": " + why;
+    return false;
+  }
   const size_t n = t.count();
-  t.data.assign(n * esize, 0);
   if (proto.has_raw_data()) {
-    if (proto.raw_data().size() != t.data.size()) {
+    if (proto.raw_data().size() != n * esize) {
       *error = what + ": raw_data has " + std::to_string(proto.raw_data().size()) + " bytes, expected " +
-               std::to_string(t.data.size());
+               std::to_string(n * esize) + " (shape " + dims_to_string(t.dims) + " of " + onnx_type::name(type) + ")";
       return false;
     }
+    t.data.assign(n * esize, 0);
     std::memcpy(t.data.data(), proto.raw_data().data(), t.data.size());
     *out = std::move(t);
     return true;
@@ -188,9 +229,11 @@ bool tensor_from_proto(const onnx::TensorProto& proto, Tensor* out, std::string*
   auto check = [&](size_t got) {
     have = got;
     if (got != n) {
-      *error = what + ": has " + std::to_string(got) + " values for " + std::to_string(n) + " elements";
+      *error = what + ": has " + std::to_string(got) + " values for " + std::to_string(n) + " elements (shape " +
+               dims_to_string(t.dims) + ")";
       return false;
     }
+    t.data.assign(n * esize, 0);  // only now that the values are there
     return true;
   };
   switch (type) {
@@ -269,6 +312,16 @@ const ValueInfo* Model::info(const std::string& name) const {
   return it == values.end() ? nullptr : &it->second;
 }
 
+std::string oversized_value(const Model& model) {
+  for (const auto& [name, v] : model.values) {
+    if (!v.has_shape) continue;
+    std::vector<int64_t> known;
+    for (int64_t d : v.dims) known.push_back(d < 0 ? 1 : d);  // unknown dims do not hide the known ones
+    if (std::string why = tensor_size_problem(known, 1, 0); !why.empty()) return "tensor '" + name + "': " + why;
+  }
+  return "";
+}
+
 std::string dims_to_string(const std::vector<int64_t>& dims) {
   if (dims.empty()) return "scalar";
   std::string s;
@@ -324,6 +377,12 @@ void set_value_info(const std::string& name, const ValueInfo& v, onnx::ValueInfo
 
 bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* error,
                       const std::map<std::string, std::vector<int64_t>>& input_dims) {
+  // What ONNX forbids is refused before shape inference, which divides by
+  // strides and trusts single assignment (model_checks.h).
+  if (std::string why = check_model_structure(proto); !why.empty()) {
+    *error = why;
+    return false;
+  }
   Model m;
   const onnx::GraphProto& g = proto.graph();
   m.graph_name = g.name().empty() ? "onnx_graph" : g.name();
@@ -375,6 +434,10 @@ bool model_from_proto(const onnx::ModelProto& proto, Model* out, std::string* er
   m.nodes.assign(g.node().begin(), g.node().end());
   for (const auto& [name, t] : m.constants) m.values[name] = ValueInfo{t.elem_type, t.dims, true};
   if (!infer_shapes(&m, error)) return false;
+  if (std::string why = oversized_value(m); !why.empty()) {
+    *error = why;
+    return false;
+  }
   *out = std::move(m);
   return true;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,31 @@ size_t element_size(int32_t elem_type);
 const char* name(int32_t elem_type);
 }  // namespace onnx_type
 
+// QNN tensors count elements in 32 bits, and openhtp's backend refuses a
+// tensor of more than 2^31: every graph value and initializer is held to it
+// at import, before anything is allocated for it.
+inline constexpr uint64_t kMaxTensorElements = uint64_t{1} << 31;
+// Bytes of one constant the importer computes itself (a folded value, a
+// static tensor the lowering makes up). Its data ends up in the context
+// binary and in the HTP's 32-bit address space; a few hundred bytes of
+// model (Expand or ConstantOfShape to a huge shape) must not grow into
+// gigabytes of memory and weights.
+inline constexpr uint64_t kMaxComputedConstantBytes = uint64_t{1} << 30;
+
+// Elements of `dims`, or UINT64_MAX when the product passes 2^63 (dims of
+// 2^62 must not wrap to a small count) or a dimension is negative.
+uint64_t checked_element_count(const std::vector<int64_t>& dims);
+// "" when dims fit kMaxTensorElements and (max_bytes != 0) their bytes of
+// `element_size` fit max_bytes; else why not ("shape 1000000x1000000 has
+// 1000000000000 elements, more than 2^31 ...").
+std::string tensor_size_problem(const std::vector<int64_t>& dims, size_t element_size, uint64_t max_bytes);
+
+// Thrown by Tensor::zeros for a value over the limits above, before
+// allocating: the passes that compute constants catch it and refuse the node.
+struct TensorTooLarge : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A dense tensor value; `data` holds the elements little-endian and packed.
 struct Tensor {
   int32_t elem_type = 0;
@@ -39,6 +65,7 @@ struct Tensor {
   std::vector<int64_t> to_ints() const;
   std::vector<float> to_floats() const;
 
+  // Throws TensorTooLarge past kMaxTensorElements / kMaxComputedConstantBytes.
   static Tensor zeros(int32_t elem_type, std::vector<int64_t> dims);
   static Tensor from_floats(std::vector<int64_t> dims, const std::vector<float>& values);
   static Tensor from_ints(int32_t elem_type, std::vector<int64_t> dims, const std::vector<int64_t>& values);
@@ -103,6 +130,11 @@ std::string unset_input_shape(const onnx::ModelProto& proto, const Model& model)
 // Runs ONNX shape inference (with data propagation) over the model as it is
 // now and refreshes `values`. Constants keep the shape of their data.
 bool infer_shapes(Model* model, std::string* error);
+
+// The first value whose static shape passes kMaxTensorElements (checked
+// without overflow: dims of 2^62 are not a small count), as the refusal
+// line; "" when none does. Shapes that large would wrap when given to QNN.
+std::string oversized_value(const Model& model);
 
 // "1x3x224x224" for messages.
 std::string dims_to_string(const std::vector<int64_t>& dims);
