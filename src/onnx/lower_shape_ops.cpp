@@ -238,12 +238,43 @@ void lower_pad(const onnx::NodeProto& node, LoweringContext& ctx) {
                 param_u32_tensor(QNN_OP_PAD_PARAM_PAD_AMOUNT, {static_cast<uint32_t>(r), 2}, amounts), pv});
 }
 
-// Expand(x, shape) = x + zeros(output shape): broadcasting does the copy.
+// Expand(x, shape) = Tile(x at the output's rank, output / x per axis): each
+// axis of x is either the output's or 1, so the multiples are whole. (It was
+// x + a STATIC zeros tensor of the output's shape: a [1,1] expanded to
+// [20000,20000] became a 1.6 GB constant in the context binary.) Tile moves
+// data of any type, where Add needed one it can add.
 void lower_expand(const onnx::NodeProto& node, LoweringContext& ctx) {
-  const std::string x = ctx.as_is(node.input(0));
-  const ValueInfo& out = ctx.info(node.output(0));
-  const std::string zeros = ctx.static_from(node.output(0) + "_zeros", Tensor::zeros(out.elem_type, out.dims));
-  ctx.add_node(QNN_OP_ELEMENT_WISE_ADD, {x, zeros}, {ctx.output(node.output(0))});
+  std::string x = ctx.as_is(node.input(0));
+  const std::vector<uint32_t> od = ctx.dims_u32(node.output(0));
+  std::vector<uint32_t> xd = ctx.qtensor(x).dims;
+  if (xd.size() > od.size()) {
+    // Only a scalar's QNN [1] can be longer than the output (also a scalar).
+    for (uint32_t d : xd) {
+      if (d != 1) ctx.fail("input dims longer than the output's");
+    }
+    xd.assign(od.size(), 1);
+    x = ctx.reshape(x, xd);
+  } else if (xd.size() < od.size()) {
+    xd.insert(xd.begin(), od.size() - xd.size(), 1);
+    x = ctx.reshape(x, xd);
+  }
+  std::vector<uint32_t> multiples(od.size(), 1);
+  bool any = false;
+  for (size_t i = 0; i < od.size(); ++i) {
+    if (xd[i] == od[i]) continue;
+    if (xd[i] != 1) {
+      ctx.fail("input axis " + std::to_string(i) + " has size " + std::to_string(xd[i]) + ", output " +
+               std::to_string(od[i]) + ": Expand broadcasts only axes of size 1");
+    }
+    multiples[i] = od[i];
+    any = true;
+  }
+  if (!any) {
+    ctx.add_node(QNN_OP_RESHAPE, {x}, {ctx.output(node.output(0))});
+    return;
+  }
+  ctx.add_node(QNN_OP_TILE, {x}, {ctx.output(node.output(0))},
+               {param_u32_tensor(QNN_OP_TILE_PARAM_MULTIPLES, {static_cast<uint32_t>(multiples.size())}, multiples)});
 }
 
 }  // namespace

@@ -782,3 +782,29 @@ TEST(OnnxMatMulBias, FloatLinearIsOneMatMulWithBias) {
     }
   }
 }
+
+// Expand is a Tile of the input at the output's rank: no STATIC tensor of the
+// output's size (it used to add a zeros constant of that shape, which made a
+// [1,1] -> [20000,20000] Expand a 1.6 GB context binary), and the values are
+// ONNX's broadcast: a rank-2 [3,1] expanded to [2,3,4].
+TEST(OnnxNewOps, ExpandTilesWithoutAnOutputSizedConstant) {
+  ModelBuilder b;
+  b.input("x", {3, 1}).output("y", {2, 3, 4});
+  b.int64_initializer("shape", {3}, {2, 1, 4});
+  b.node("Expand", "e", {"x", "shape"}, {"y"});
+  const std::vector<float> x = {1.5f, -2.0f, 7.0f};
+  QnnGraphDesc desc;
+  const auto out = run_model(b.model(), {f32_bytes(x)}, &desc);
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) want.push_back(x[i]);
+  expect_close(as_f32(out[0]), want, 0.0);
+  for (const auto& t : desc.tensors) {
+    EXPECT_FALSE(t.type == QNN_TENSOR_TYPE_STATIC && t.data.size() >= 24 * 4) << "static tensor " << t.name;
+  }
+  bool tile = false;
+  for (const auto& n : desc.nodes) tile = tile || n.type == QNN_OP_TILE;
+  EXPECT_TRUE(tile);
+}
