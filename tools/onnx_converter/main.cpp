@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <exception>
 #include <fstream>
+#include <new>
 
 #include "QnnInterface.h"
 #include "onnx/backend_session.h"
@@ -90,9 +92,7 @@ bool read_calibration(const ModelJob& job, ImportOptions* io, std::string* error
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   openhtp::onnx_converter::Options opt;
   std::string error;
   if (!openhtp::onnx_converter::parse_options(argc, argv, &opt, &error)) {
@@ -218,4 +218,22 @@ int main(int argc, char** argv) {
                               : "",
               s);
   return 0;
+}
+
+}  // namespace
+
+// The importer refuses what it cannot take with an error line; this is the
+// backstop for anything it missed (a std::logic_error from the graph
+// builder, bad_alloc): one line and exit status 1, never terminate/abort.
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::bad_alloc&) {
+    return fail("out of memory (std::bad_alloc) while converting; this is a converter bug: the model should have "
+                "been refused with a reason");
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return fail("internal error: unknown exception");
+  }
 }
