@@ -7,6 +7,7 @@
 // progress and the refusals. Paths of the tool, backend, converter, demo
 // model and model library come from CMake.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +164,42 @@ std::vector<uint8_t> two_graph_binary() {
     for (Qnn_Tensor_t* t : {&x, &y}) ASSERT_EQ(api().tensorCreateGraphTensor(r, t), QNN_SUCCESS);
     ASSERT_EQ(add_node(r, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
     ASSERT_EQ(api().graphFinalize(r, nullptr, nullptr), QNN_SUCCESS);
+  });
+}
+
+// Graphs named by `names` (untrusted names, as a binary may carry), each
+// "x" [1,16] -> relu -> "y".
+std::vector<uint8_t> relu_graphs_binary(const std::vector<std::string>& names) {
+  return make_binary([&](Qnn_ContextHandle_t ctx) {
+    for (const std::string& name : names) {
+      std::vector<uint32_t> dims = {1, kSmall};
+      Qnn_GraphHandle_t g = nullptr;
+      ASSERT_EQ(api().graphCreate(ctx, name.c_str(), nullptr, &g), QNN_SUCCESS);
+      Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
+      Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
+      for (Qnn_Tensor_t* t : {&x, &y}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+      ASSERT_EQ(add_node(g, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
+      ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+    }
+  });
+}
+
+// "collide": inputs a, b [1,16] -> "out/a" = a - b, "out_a" = a * b: both
+// names sanitize to out_a.
+std::vector<uint8_t> colliding_outputs_binary() {
+  return make_binary([](Qnn_ContextHandle_t ctx) {
+    std::vector<uint32_t> dims = {1, kSmall};
+    Qnn_GraphHandle_t g = nullptr;
+    ASSERT_EQ(api().graphCreate(ctx, "collide", nullptr, &g), QNN_SUCCESS);
+    Qnn_Tensor_t a = make_tensor("a", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t b = make_tensor("b", QNN_TENSOR_TYPE_APP_WRITE, dims);
+    Qnn_Tensor_t diff = make_tensor("out/a", QNN_TENSOR_TYPE_APP_READ, dims);
+    Qnn_Tensor_t prod = make_tensor("out_a", QNN_TENSOR_TYPE_APP_READ, dims);
+    for (Qnn_Tensor_t* t : {&a, &b, &diff, &prod}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
+    Qnn_Tensor_t ab[] = {a, b};
+    ASSERT_EQ(add_node(g, "sub", QNN_OP_ELEMENT_WISE_SUBTRACT, ab, 2, &diff), QNN_SUCCESS);
+    ASSERT_EQ(add_node(g, "mul", QNN_OP_ELEMENT_WISE_MULTIPLY, ab, 2, &prod), QNN_SUCCESS);
+    ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
   });
 }
 
@@ -558,21 +595,21 @@ TEST_F(NetRun, Refusals) {
   const std::string ctx = backend() + " --retrieve_context two.bin";
   expect_error(net_run(ctx + " --input_list __,relu.txt --frobnicate 3"), "unknown option '--frobnicate'");
   expect_error(net_run(ctx + " --input_list __,relu.txt --synchronous=1"), "'--synchronous' takes no value");
-  expect_error(net_run(ctx + " --input_list __,missing.txt"), "cannot open input file nowhere.raw");
-  expect_error(net_run(ctx + " --input_list __,nolist.txt"), "cannot open input list nolist.txt");
+  expect_error(net_run(ctx + " --input_list __,missing.txt"), "input file nowhere.raw: cannot open for reading");
+  expect_error(net_run(ctx + " --input_list __,nolist.txt"), "input list nolist.txt: cannot open for reading");
   expect_error(net_run(ctx + " --input_list __,short.txt"),
                "input file short.raw has 10 bytes; input 'x' (FLOAT_32 [1,16]) needs 64");
   expect_error(net_run(ctx + " --input_list __,two_files.txt"), "2 file(s) for the 1 input(s) of graph 'relu_g'");
   expect_error(net_run(ctx + " --input_list __,bad_name.txt"), "graph 'relu_g' has no input named 'q'");
   expect_error(net_run(ctx + " --input_list relu.txt"), "--input_list names 1 list(s) but the context has 2 graph(s)");
   expect_error(net_run(backend() + " --retrieve_context nothing.bin --input_list relu.txt"),
-               "cannot open context binary nothing.bin");
+               "context binary nothing.bin: cannot open for reading");
   expect_error(net_run(ctx + " --input_list __,relu.txt --system_library /nonexistent/libQnnSystem.so"),
                "two.bin: cannot load the system library (/nonexistent/libQnnSystem.so");
   expect_error(net_run(backend() + " --input_list relu.txt"), "Neither --model nor --retrieve_context is specified");
   expect_error(net_run(ctx + " --input_list __,relu.txt --profiling_level everything"),
                "invalid --profiling_level 'everything'");
-  expect_error(net_run(ctx + " --input_list __,relu.txt --config_file none.json"), "cannot open config file none.json");
+  expect_error(net_run(ctx + " --input_list __,relu.txt --config_file none.json"), "config file none.json: cannot open for reading");
   // Counts and durations (tools/common/command_line.h): the whole value, in range.
   expect_error(net_run(ctx + " --input_list __,relu.txt --num_inferences 0"),
                "invalid --num_inferences '0' (expected an integer >= 1)");
@@ -582,8 +619,136 @@ TEST_F(NetRun, Refusals) {
   expect_error(net_run(ctx + " --input_list __,relu.txt --duration 0"),
                "invalid --duration '0' (expected a positive number of seconds)");
   expect_error(net_run(ctx + " --input_list __,relu.txt --duration inf"), "invalid --duration 'inf'");
-  // Nothing was written by any refused run.
-  EXPECT_FALSE(fs::exists(dir_ / "output/relu_g"));
+  // Nothing was written by any refused run: not even the output folder,
+  // since the lists and files are checked before it is made.
+  EXPECT_FALSE(fs::exists(dir_ / "output"));
+}
+
+// A directory, a character device or a FIFO where a file is expected: one
+// error line naming the path and what it is, exit 1, no hang, no growth,
+// no output folder. (A directory used to abort with an uncaught
+// std::ios_base::failure; /dev/zero was read forever; a FIFO waited.)
+TEST_F(NetRun, NonRegularFilesAreRefused) {
+  const std::vector<uint8_t> bin = two_graph_binary();
+  write_bytes(dir_ / "two.bin", bin.data(), bin.size());
+  write_floats(dir_ / "x.raw", ramp(kSmall, 1.0f, 0.0f));
+  write_text(dir_ / "relu.txt", "x.raw\n");
+  fs::create_directories(dir_ / "adir");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  write_text(dir_ / "l_dir.txt", "adir\n");
+  write_text(dir_ / "l_zero.txt", "/dev/zero\n");
+  write_text(dir_ / "l_fifo.txt", "fifo\n");
+  const std::string ctx = backend() + " --retrieve_context two.bin";
+  // `timeout`: a tool that waits on the FIFO or reads /dev/zero forever fails
+  // the test instead of hanging it.
+  auto run = [&](const std::string& args) { return run_tool("timeout", "20 " + quote(OPENHTP_NET_RUN) + " " + args, dir_); };
+  expect_error(run(backend() + " --retrieve_context adir --input_list __,relu.txt"),
+               "context binary adir: is a directory, not a regular file");
+  expect_error(run(backend() + " --retrieve_context /dev/zero --input_list __,relu.txt"),
+               "context binary /dev/zero: is a character device, not a regular file");
+  expect_error(run(backend() + " --retrieve_context fifo --input_list __,relu.txt"),
+               "context binary fifo: is a FIFO (named pipe), not a regular file");
+  expect_error(run(ctx + " --input_list __,l_dir.txt"), "input file adir: is a directory, not a regular file");
+  expect_error(run(ctx + " --input_list __,l_zero.txt"),
+               "input file /dev/zero: is a character device, not a regular file");
+  expect_error(run(ctx + " --input_list __,l_fifo.txt"), "input file fifo: is a FIFO (named pipe), not a regular file");
+  expect_error(run(ctx + " --input_list __,adir"), "input list adir: is a directory, not a regular file");
+  expect_error(run(ctx + " --input_list __,/dev/zero"), "input list /dev/zero: is a character device");
+  expect_error(run(ctx + " --input_list __,fifo"), "input list fifo: is a FIFO (named pipe)");
+  expect_error(run(ctx + " --input_list __,relu.txt --config_file /dev/zero"),
+               "config file /dev/zero: is a character device, not a regular file");
+  expect_error(run(ctx + " --input_list __,relu.txt --config_file adir"),
+               "config file adir: is a directory, not a regular file");
+  EXPECT_FALSE(fs::exists(dir_ / "output"));
+}
+
+// A graph's folder is named after the graph, and the name comes from the
+// binary: "../../escaped" or ".." must still land inside --output_dir.
+TEST_F(NetRun, GraphNamesCannotLeaveTheOutputDir) {
+  const std::vector<uint8_t> bin = relu_graphs_binary({"../../escaped", "..", "plain"});
+  const fs::path work = dir_ / "a" / "b";
+  fs::create_directories(work);
+  write_bytes(work / "g.bin", bin.data(), bin.size());
+  write_floats(work / "x.raw", ramp(kSmall, 1.0f, -3.0f));
+  write_text(work / "l.txt", "x.raw\n");
+  const RunResult r = run_tool(OPENHTP_NET_RUN,
+                               backend() + " --retrieve_context g.bin --input_list l.txt,l.txt,l.txt --output_dir out",
+                               work);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "escaped"));
+  EXPECT_FALSE(fs::exists(work / "Result_0"));
+  EXPECT_FALSE(fs::exists(dir_ / "a" / "Result_0"));
+  EXPECT_TRUE(fs::exists(work / "out/.._.._escaped/Result_0/y.raw"));
+  EXPECT_TRUE(fs::exists(work / "out/_../Result_0/y.raw"));
+  EXPECT_TRUE(fs::exists(work / "out/plain/Result_0/y.raw"));  // an ordinary name is kept as it is
+  EXPECT_EQ(count_lines_with(r.err, "qnn-net-run: warning: graph '../../escaped' writes its outputs to folder "
+                                    "'.._.._escaped'"),
+            1)
+      << r.err;
+  // Everything the run wrote is under a/b/out/ (the rest is the test's).
+  for (const auto& e : fs::recursive_directory_iterator(dir_)) {
+    const std::string rel = fs::relative(e.path(), dir_).string();
+    const bool ours = rel == "a" || rel == "a/b" || rel == "a/b/g.bin" || rel == "a/b/x.raw" || rel == "a/b/l.txt" ||
+                      rel == "a/b/stdout.txt" || rel == "a/b/stderr.txt";
+    EXPECT_TRUE(ours || rel.rfind("a/b/out", 0) == 0) << rel;
+  }
+}
+
+// "out/a" and "out_a" both sanitize to out_a.raw: both are kept (the later
+// as out_a-1.raw) and a warning says so, instead of one overwriting the other.
+TEST_F(NetRun, CollidingOutputNamesAreBothKept) {
+  const std::vector<uint8_t> bin = colliding_outputs_binary();
+  write_bytes(dir_ / "c.bin", bin.data(), bin.size());
+  const std::vector<float> a = ramp(kSmall, 0.5f, 0.25f), b = ramp(kSmall, -0.75f, 1.0f);
+  write_floats(dir_ / "a.raw", a);
+  write_floats(dir_ / "b.raw", b);
+  write_text(dir_ / "l.txt", "a.raw b.raw\n");
+  const RunResult r = net_run(backend() + " --retrieve_context c.bin --input_list l.txt --output_dir out");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(count_lines_with(r.err, "output 'out_a' would be written to out_a.raw like an earlier output; it goes to "
+                                    "out_a-1.raw instead"),
+            1)
+      << r.err;
+  const std::vector<float> diff = read_floats(dir_ / "out/Result_0/out_a.raw");
+  const std::vector<float> prod = read_floats(dir_ / "out/Result_0/out_a-1.raw");
+  ASSERT_EQ(diff.size(), kSmall);
+  ASSERT_EQ(prod.size(), kSmall);
+  for (uint32_t i = 0; i < kSmall; ++i) {
+    EXPECT_FLOAT_EQ(diff[i], a[i] - b[i]);
+    EXPECT_FLOAT_EQ(prod[i], a[i] * b[i]);
+  }
+}
+
+// Each execute's profile goes to the log as it is made, so a longer
+// --duration run grows the log, not the process: the peak RSS of a 3 s run
+// is within a few MB of a 0.5 s run's (keeping every execute's profile cost
+// ~16 KB each, hundreds of MB here). The log still holds every execute.
+TEST_F(NetRun, ProfilingMemoryStaysFlatOverALongRun) {
+  const std::vector<uint8_t> bin = two_graph_binary();
+  write_bytes(dir_ / "two.bin", bin.data(), bin.size());
+  write_floats(dir_ / "x.raw", ramp(kSmall, 1.0f, 0.0f));
+  write_text(dir_ / "relu.txt", "x.raw\n");
+  auto peak_kb = [&](const std::string& seconds, const std::string& out) {
+    const std::string args = backend() + " --retrieve_context two.bin --input_list __,relu.txt --duration " +
+                             seconds + " --keep_num_outputs 1 --profiling_level basic --output_dir " + out;
+    const RunResult r = run_tool("/usr/bin/time", "-f %M -o " + quote(out + ".rss") + " " + quote(OPENHTP_NET_RUN) +
+                                                      " " + args, dir_);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::smatch m;
+    EXPECT_TRUE(std::regex_search(r.out, m, std::regex("(\\d+) execute\\(s\\)"))) << r.out;
+    openhtp::tools::ProfileLog log;
+    std::string error;
+    EXPECT_TRUE(openhtp::tools::ProfileLog::read((dir_ / out / "qnn-profiling-data_0.log").string(), &log, &error))
+        << error;
+    size_t executes = 0;
+    for (const auto& p : log.phases()) executes += p.phase == "execute";
+    EXPECT_EQ(std::to_string(executes), m[1].str());
+    return std::stol(read_text(dir_ / (out + ".rss")));
+  };
+  if (!fs::exists("/usr/bin/time")) GTEST_SKIP() << "/usr/bin/time is needed to read the tool's peak RSS";
+  const long short_kb = peak_kb("0.5", "short");
+  const long long_kb = peak_kb("3", "long");
+  EXPECT_LT(long_kb, short_kb + 24 * 1024) << "0.5 s: " << short_kb << " KB, 3 s: " << long_kb << " KB";
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "common/profile_log.h"
 
-#include <fstream>
-#include <iterator>
+#include "common/file_bytes.h"
+
 
 #include <nlohmann/json.hpp>
 
@@ -182,43 +182,68 @@ bool ProfileLog::add_phase(const std::string& phase, uint64_t index, const QNN_I
   return true;
 }
 
+void ProfileLog::forget_handle(Qnn_ProfileHandle_t profile) {
+  taken_.erase(taken_.lower_bound({profile, 0}), taken_.upper_bound({profile, ~QnnProfile_EventId_t{0}}));
+}
+
 bool ProfileLog::write(const std::string& path, std::string* error) const {
-  ordered phases = ordered::array();
+  ProfileLogWriter w;
+  if (!w.open(path, meta_, error)) return false;
   for (const auto& p : phases_) {
-    ordered events = ordered::array();
-    for (const auto& e : p.events) events.push_back(event_to_json(e));
-    phases.push_back(ordered{{"phase", p.phase}, {"index", p.index}, {"end_us", p.end_us}, {"events", std::move(events)}});
+    if (!w.add(p, error)) return false;
   }
+  return w.finish(error);
+}
+
+// The document is nlohmann's dump(1) of {format, version, run, phases}; the
+// writer produces it in pieces: the header is the dump with an empty phases
+// array, cut before the "[]"; each phase is its own dump(1) indented by the
+// two spaces of an element of "phases" (JSON strings never hold a raw
+// newline, so indenting line by line is exact).
+bool ProfileLogWriter::open(const std::string& path, const ProfileRunMeta& meta, std::string* error) {
   const ordered doc = {{"format", kProfileLogFormat},
-                    {"version", kProfileLogVersion},
-                    {"run",
-                     {{"tool", meta_.tool},
-                      {"backend", meta_.backend},
-                      {"graphs", meta_.graphs},
-                      {"profiling_level", meta_.profiling_level},
-                      {"start_unix_us", meta_.start_unix_us}}},
-                    {"phases", std::move(phases)}};
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    *error = path + ": cannot open for writing";
-    return false;
+                       {"version", kProfileLogVersion},
+                       {"run",
+                        {{"tool", meta.tool},
+                         {"backend", meta.backend},
+                         {"graphs", meta.graphs},
+                         {"profiling_level", meta.profiling_level},
+                         {"start_unix_us", meta.start_unix_us}}},
+                       {"phases", ordered::array()}};
+  std::string head = doc.dump(1);
+  const std::string tail = "[]\n}";
+  head.resize(head.size() - tail.size());  // ends in "\"phases\": "
+  first_ = true;
+  open_ = file_.open(path, error) && file_.write(head + "[", error);
+  return open_;
+}
+
+bool ProfileLogWriter::add(const ProfilePhase& p, std::string* error) {
+  ordered events = ordered::array();
+  for (const auto& e : p.events) events.push_back(event_to_json(e));
+  const std::string body =
+      ordered{{"phase", p.phase}, {"index", p.index}, {"end_us", p.end_us}, {"events", std::move(events)}}.dump(1);
+  std::string text = first_ ? "\n  " : ",\n  ";
+  text.reserve(body.size() * 2);
+  for (char c : body) {
+    text += c;
+    if (c == '\n') text += "  ";
   }
-  out << doc.dump(1) << "\n";
-  out.close();
-  if (!out) {
-    *error = path + ": write error";
-    return false;
-  }
-  return true;
+  first_ = false;
+  return file_.write(text, error);
+}
+
+bool ProfileLogWriter::finish(std::string* error) {
+  open_ = false;
+  return file_.write(first_ ? "]\n}\n" : "\n ]\n}\n", error) && file_.commit(error);
 }
 
 bool ProfileLog::read(const std::string& path, ProfileLog* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open for reading";
+  std::string text;
+  if (!read_file_text(path, &text, error)) {
+    *error = path + ": " + *error;
     return false;
   }
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     *error = path + ": not JSON (an openhtp profiling log is JSON; QNN's binary logs are not readable)";

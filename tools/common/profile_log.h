@@ -36,10 +36,12 @@
 #include <chrono>
 #include <cstdint>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "QnnInterface.h"
+#include "common/output_file.h"
 
 namespace openhtp::tools {
 
@@ -85,7 +87,8 @@ class ProfileLog {
   bool add_phase(const std::string& phase, uint64_t index, const QNN_INTERFACE_VER_TYPE& qnn,
                  Qnn_ProfileHandle_t profile, std::string* error);
 
-  // Writes the log as JSON. False + *error on an unwritable path.
+  // Writes the log as JSON (through ProfileLogWriter). False + *error on an
+  // unwritable path; the file is then left as it was.
   bool write(const std::string& path, std::string* error) const;
 
   // Reads and checks a log (format, version, every field's type).
@@ -96,6 +99,12 @@ class ProfileLog {
   const std::vector<ProfilePhase>& phases() const { return phases_; }
   // For tests and tools that build a log without a backend.
   void add_phase(ProfilePhase phase) { phases_.push_back(std::move(phase)); }
+  // Hands over the phases collected so far (a streaming writer takes each
+  // as it ends, so that a long run's memory stays flat).
+  std::vector<ProfilePhase> take_phases() { return std::exchange(phases_, {}); }
+  // Forgets which events of `profile` were taken, once the handle is freed
+  // (a later handle may reuse its address; a long run keeps no history).
+  void forget_handle(Qnn_ProfileHandle_t profile);
 
  private:
   ProfileRunMeta meta_;
@@ -104,6 +113,25 @@ class ProfileLog {
   // (profile handle, event id) pairs already in a phase. Ids are unique per
   // backend, the handle is kept in case a backend numbers per handle.
   std::set<std::pair<Qnn_ProfileHandle_t, QnnProfile_EventId_t>> taken_;
+};
+
+// Writes a log phase by phase, as a run makes them: the header (format,
+// version, run) at open, each phase as it is added, the closing brackets at
+// finish. The bytes are the same as ProfileLog::write's (it uses this
+// class), so readers see one format. The file is an OutputFile: it appears
+// under its name only when finish() succeeds; a run that fails part-way
+// leaves no truncated log.
+class ProfileLogWriter {
+ public:
+  bool open(const std::string& path, const ProfileRunMeta& meta, std::string* error);
+  bool add(const ProfilePhase& phase, std::string* error);
+  bool finish(std::string* error);
+  bool is_open() const { return open_; }
+
+ private:
+  OutputFile file_;
+  bool open_ = false;
+  bool first_ = true;
 };
 
 }  // namespace openhtp::tools

@@ -2,21 +2,19 @@
 
 #include "common/context_configs_json.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "common/file_bytes.h"
 
 namespace openhtp::generator {
 
 bool read_config_file(const std::string& path, ConfigFile* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = "cannot open config file " + path;
+  std::string text;
+  if (!openhtp::tools::read_file_text(path, &text, error)) {
+    *error = "config file " + path + ": " + *error;
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  const nlohmann::json doc = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded()) {
     *error = "config file " + path + " is not valid JSON";
     return false;

@@ -17,10 +17,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "common/output_file.h"
 #include "common/qnn_library.h"
 #include "common/qnn_log_sink.h"
 #include "config_file.h"
@@ -94,15 +94,8 @@ bool write_file(const fs::path& path, const std::vector<uint8_t>& bytes, std::st
       return false;
     }
   }
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (out) out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (out) out.close();
-  if (!out) {
-    *error = "cannot write " + path.string() + ": " + std::strerror(errno);
-    fs::remove(path, ec);
-    return false;
-  }
-  return true;
+  // Whole or not at all: a full disk leaves no truncated binary.
+  return openhtp::tools::write_file_whole(path.string(), bytes.data(), bytes.size(), error);
 }
 
 int run(const Options& opt) {

@@ -6,14 +6,12 @@
 // output — is one line on stderr naming what failed and why, and exit status
 // 1. The binary is untrusted input; the library verifies it before reading.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/file_bytes.h"
+#include "common/output_file.h"
 #include "binary_info_json.h"
 #include "memory_plan.h"
 #include "memory_plan_json.h"
@@ -98,14 +96,10 @@ int main(int argc, char** argv) {
   }
   const std::string text = doc.dump(4) + "\n";
 
-  if (opt.json_file.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
-    return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
+  // Whole or not at all: a full disk leaves no truncated JSON, and a failed
+  // write to stdout (a closed pipe, /dev/full) is an error, not exit 0.
+  if (opt.json_file.empty() ? !write_stdout(text, &error) : !write_file_whole(opt.json_file, text, &error)) {
+    return fail(error);
   }
-  std::ofstream out(opt.json_file, std::ios::binary | std::ios::trunc);
-  if (!out) return fail(opt.json_file + ": cannot open for writing (does its directory exist?)");
-  out << text;
-  out.close();
-  if (!out) return fail(opt.json_file + ": write error");
   return 0;
 }

@@ -18,6 +18,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: openhtp-dsp-run [--heap-mb N] [--] program [args...]\n"
     "Runs program with its malloc/new served from the DSP heap, below 4 GiB.\n"
+    "  --version    print the version and exit\n"
     "  --heap-mb N  size of the heap's region in MiB (1..4080; default 2048,\n"
     "               or OPENHTP_DSP_HEAP_MB from the environment)\n";
 
@@ -61,6 +62,11 @@ int main(int argc, char** argv) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
+      return 0;
+    }
+    // Before the program: "openhtp-dsp-run prog --version" is prog's.
+    if (arg == "--version") {
+      std::printf("openhtp-dsp-run (openhtp %s)\n", OPENHTP_VERSION);
       return 0;
     }
     if (arg == "--") {

@@ -17,8 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -33,6 +31,7 @@
 #include "htp/prepared_graph.h"
 #include "kernels/fast_paths.h"
 #include "common/command_line.h"
+#include "common/file_bytes.h"
 
 namespace {
 
@@ -41,12 +40,11 @@ using namespace openhtp;
 constexpr const char* kUsage =
     "usage: openhtp-graph-profile --binary <context binary> [--iterations N] [--threads N] [--kernels fast|reference|-LIB,...]\n";
 
-bool read_file(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  out->assign(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
-  return true;
-}
+constexpr const char* kTool = "openhtp-graph-profile";
+
+// Every failure is one line "openhtp-graph-profile: error: <cause>", like
+// the other tools'.
+void error_line(const std::string& message) { std::fprintf(stderr, "%s: error: %s\n", kTool, message.c_str()); }
 
 int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::FastPath> fast_paths) {
   const std::string name = spec.name;
@@ -56,7 +54,7 @@ int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::Fast
   std::string message;
   auto g = htp::PreparedGraph::create(std::move(spec), plan, &err, &message);
   if (!g) {
-    std::fprintf(stderr, "graph '%s': %s\n", name.c_str(), message.c_str());
+    error_line("graph '" + name + "': " + message);
     return 1;
   }
   // Inputs: fixed pseudo-random bytes (a quantized graph reads them as
@@ -84,7 +82,7 @@ int profile_graph(htp::GraphSpec spec, int iterations, std::span<const ops::Fast
     outs.push_back({id, storage.back().data(), storage.back().size()});
   }
   if (g->execute(ins, outs, &message) != htp::GraphError::kNone) {  // warm-up, not profiled
-    std::fprintf(stderr, "graph '%s': %s\n", name.c_str(), message.c_str());
+    error_line("graph '" + name + "': " + message);
     return 1;
   }
   // The graph's time without the per-node clocks first (what a client sees),
@@ -151,11 +149,16 @@ int main(int argc, char** argv) {
   tools::CommandLine cl;
   std::string error;
   if (!tools::scan_command_line(argc, argv, {"--binary", "--iterations", "--threads", "--kernels"}, &cl, &error)) {
-    std::fprintf(stderr, "%s\n%s", error.c_str(), kUsage);
+    error_line(error);
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   if (cl.help) {
     std::printf("%s", kUsage);
+    return 0;
+  }
+  if (cl.version) {
+    std::printf("%s (openhtp %s)\n", kTool, OPENHTP_VERSION);
     return 0;
   }
   std::string path;
@@ -172,35 +175,38 @@ int main(int argc, char** argv) {
     if (opt == "--threads") ok = tools::parse_count(opt, value, 1, htp::kDevice.max_hvx_threads, &threads, &error);
     if (opt == "--kernels") kernel_selection = value;
     if (!ok) {
-      std::fprintf(stderr, "%s\n%s", error.c_str(), kUsage);
+      error_line(error);
+      std::fprintf(stderr, "%s", kUsage);
       return 2;
     }
   }
   if (path.empty()) {
-    std::fprintf(stderr, "--binary is required\n%s", kUsage);
+    error_line("--binary is required");
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   std::vector<ops::FastPath> fast_paths;
   if (!kernels::select_fast_paths(kernel_selection, &fast_paths, &error)) {
-    std::fprintf(stderr, "--kernels: %s\n%s", error.c_str(), kUsage);
+    error_line("--kernels: " + error);
+    std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
   std::vector<uint8_t> bytes;
-  if (!read_file(path, &bytes)) {
-    std::fprintf(stderr, "cannot read %s\n", path.c_str());
+  if (!tools::read_file_bytes(path, &bytes, &error)) {
+    error_line("cannot read " + path + ": " + error);
     return 1;
   }
   binary::ContextImage image;
   if (binary::decode_context(bytes.data(), bytes.size(), &image, &error) != binary::BinaryError::kNone) {
-    std::fprintf(stderr, "%s: %s\n", path.c_str(), error.c_str());
+    error_line(path + ": " + error);
     return 1;
   }
   int rc = 0;
   for (auto& gi : image.graphs) {
     if (threads > 0) gi.spec.num_hvx_threads = static_cast<uint32_t>(threads);
     if (gi.spec.num_hvx_threads > htp::kDevice.max_hvx_threads) {  // the runtime refuses it too
-      std::fprintf(stderr, "graph '%s': NUM_HVX_THREADS is %u, expected at most %u\n", gi.spec.name.c_str(),
-                   gi.spec.num_hvx_threads, htp::kDevice.max_hvx_threads);
+      error_line("graph '" + gi.spec.name + "': NUM_HVX_THREADS is " + std::to_string(gi.spec.num_hvx_threads) +
+                 ", expected at most " + std::to_string(htp::kDevice.max_hvx_threads));
       rc = 1;
       continue;
     }

@@ -7,13 +7,12 @@
 // "openhtp-memory-map: error: <cause>" and exit status 1.
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
-#include <set>
 #include <string>
 #include <vector>
 
 #include "common/file_bytes.h"
+#include "common/file_names.h"
+#include "common/output_file.h"
 #include "html_page.h"
 #include "memory_plan.h"
 #include "options.h"
@@ -27,19 +26,6 @@ int fail(const std::string& message) {
   return 1;
 }
 
-
-// A graph name as a file name: anything but [A-Za-z0-9._-] becomes '_' (a
-// graph name may hold '/' or spaces), and "." / ".." cannot escape the folder.
-std::string file_stem(const std::string& graph) {
-  std::string s;
-  for (char c : graph) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
-                    c == '_' || c == '-';
-    s += ok ? c : '_';
-  }
-  if (s.empty() || s == "." || s == "..") s = "_" + s;
-  return s;
-}
 
 }  // namespace
 
@@ -72,20 +58,15 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(opt.output_dir, ec);
   if (ec) return fail(opt.output_dir + ": cannot create the output directory: " + ec.message());
 
-  std::set<std::string> used;
+  // A graph name is untrusted: one safe file name each (tools/common/file_names.h),
+  // and two names that sanitize alike get a "-<k>" suffix.
+  tools::UniqueNames used;
   for (size_t i = 0; i < plans.size(); ++i) {
-    // Two graph names that sanitize alike get the graph's index appended.
-    std::string stem = file_stem(plans[i].graph_name);
-    if (!used.insert(stem).second) {
-      stem += "-" + std::to_string(i);
-      used.insert(stem);
+    const std::string name = used.take(tools::safe_file_name(plans[i].graph_name), ".html");
+    const std::string path = (std::filesystem::path(opt.output_dir) / name).string();
+    if (!tools::write_file_whole(path, memory_map::render_page(plans[i], opt.context_binary), &error)) {
+      return fail(error);
     }
-    const std::string path = (std::filesystem::path(opt.output_dir) / (stem + ".html")).string();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out) return fail(path + ": cannot open for writing");
-    out << memory_map::render_page(plans[i], opt.context_binary);
-    out.close();
-    if (!out) return fail(path + ": write error");
     std::printf("%s: graph '%s' (%zu ops, %zu tensors) -> %s\n", kTool, plans[i].graph_name.c_str(),
                 plans[i].ops.size(), plans[i].tensors.size(), path.c_str());
   }

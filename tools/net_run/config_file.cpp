@@ -2,9 +2,9 @@
 
 #include "common/context_configs_json.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
+
+#include "common/file_bytes.h"
 
 namespace openhtp::netrun {
 namespace {
@@ -12,14 +12,12 @@ namespace {
 using nlohmann::json;
 
 bool read_json(const std::string& path, const char* what, json* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = std::string("cannot open ") + what + " " + path;
+  std::string text;
+  if (!openhtp::tools::read_file_text(path, &text, error)) {
+    *error = std::string(what) + " " + path + ": " + *error;
     return false;
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  *out = json::parse(text.str(), nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
+  *out = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (out->is_discarded() || !out->is_object()) {
     *error = std::string(what) + " " + path + " is not a JSON object";
     return false;

@@ -1,7 +1,8 @@
 #include "input_list.h"
 
-#include <fstream>
 #include <sstream>
+
+#include "common/file_bytes.h"
 
 namespace openhtp::netrun {
 namespace {
@@ -27,11 +28,12 @@ bool read_input_list(const std::string& path, InputList* out, std::string* error
     out->skip = true;
     return true;
   }
-  std::ifstream in(path);
-  if (!in) {
-    *error = "cannot open input list " + path;
+  std::string whole;
+  if (!openhtp::tools::read_file_text(path, &whole, error)) {
+    *error = "input list " + path + ": " + *error;
     return false;
   }
+  std::istringstream in(whole);
   std::string text;
   int number = 0;
   while (std::getline(in, text)) {

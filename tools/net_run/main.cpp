@@ -89,14 +89,13 @@ int run(const Options& opt) {
   Session session;
   if (!session.open(opt, config, &profiler, &error)) return fail(error);
   print_external_buffers(session);
-  std::error_code ec;
-  std::filesystem::create_directories(opt.output_dir, ec);
-  if (ec) return fail("cannot create output directory " + opt.output_dir + ": " + ec.message());
   RunSummary summary;
+  // Creates --output_dir once the input lists are checked, and starts the
+  // profiling log there.
   if (!run_inferences(opt, config, &session, &profiler, &summary, &error)) return fail(error);
   if (!session.close(true, &error)) return fail(error);
   std::string log_path;
-  if (!profiler.write(opt.output_dir, &log_path, &error)) return fail(error);
+  if (!profiler.finish(&log_path, &error)) return fail(error);
   print_summary(opt, session, summary);
   if (profiler.enabled()) std::printf("%s: profiling log %s\n", kTool, log_path.c_str());
   return 0;

@@ -34,7 +34,7 @@ bool Profiler::start(const Options& opt, const QNN_INTERFACE_VER_TYPE& api, Qnn_
 bool Profiler::end_phase(const std::string& phase, uint64_t index, std::string* error) {
   if (!enabled_) return true;
   if (!scratch_.add_phase(phase, index, *api_, handle_, error)) return false;
-  openhtp::tools::ProfilePhase p = scratch_.phases().back();
+  openhtp::tools::ProfilePhase p = std::move(scratch_.take_phases().back());
   openhtp::tools::ProfileEventRecord netrun;
   netrun.identifier = "NetRun";
   netrun.type = phase == "execute" ? QNN_PROFILE_EVENTTYPE_EXECUTE
@@ -46,11 +46,16 @@ bool Profiler::end_phase(const std::string& phase, uint64_t index, std::string* 
                                            std::chrono::steady_clock::now() - phase_start_)
                                            .count());
   p.events.push_back(std::move(netrun));
-  log_.add_phase(std::move(p));
+  if (writer_.is_open()) {
+    if (!writer_.add(p, error)) return false;
+  } else {
+    log_.add_phase(std::move(p));
+  }
   // A fresh handle per phase keeps each collection proportional to its own
   // events, however long a --duration run is.
   if (handle_ != nullptr && phase == "execute") {
     api_->profileFree(handle_);
+    scratch_.forget_handle(handle_);
     handle_ = nullptr;
     if (const Qnn_ErrorHandle_t e = api_->profileCreate(backend_, level_, &handle_); e != QNN_SUCCESS) {
       handle_ = nullptr;
@@ -66,17 +71,26 @@ void Profiler::release() {
   handle_ = nullptr;
 }
 
-bool Profiler::write(const std::string& output_dir, std::string* path, std::string* error) {
+bool Profiler::open_log(const std::string& output_dir, std::string* error) {
   if (!enabled_) return true;
-  openhtp::tools::ProfileLog out = std::move(log_);
-  openhtp::tools::ProfileRunMeta meta = out.meta();
+  openhtp::tools::ProfileRunMeta meta = log_.meta();
   meta.graphs = graphs_;
-  // begin() resets phases, so rebuild with the final meta.
-  openhtp::tools::ProfileLog final_log;
-  final_log.begin(meta);
-  for (const auto& p : out.phases()) final_log.add_phase(p);
-  *path = (std::filesystem::path(output_dir) / openhtp::tools::kProfileLogFileName).string();
-  return final_log.write(*path, error);
+  log_path_ = (std::filesystem::path(output_dir) / openhtp::tools::kProfileLogFileName).string();
+  if (!writer_.open(log_path_, meta, error)) return false;
+  for (const auto& p : log_.take_phases()) {
+    if (!writer_.add(p, error)) return false;
+  }
+  return true;
+}
+
+bool Profiler::finish(std::string* path, std::string* error) {
+  if (!enabled_) return true;
+  if (!writer_.is_open()) {
+    *error = "the profiling log was never started";
+    return false;
+  }
+  *path = log_path_;
+  return writer_.finish(error);
 }
 
 }  // namespace openhtp::netrun

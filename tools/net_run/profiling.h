@@ -2,6 +2,9 @@
 // finalize, execute #k, deinit) plus qnn-net-run's own wall-clock time of the
 // phase (an event "NetRun", µs), written as <output_dir>/qnn-profiling-data_0.log
 // by tools/common/profile_log (the format qnn-profile-viewer reads).
+// Each phase goes to the log as it ends (once open_log has been called; the
+// few phases before that wait in memory), so a --duration run's memory stays
+// flat however many executes it makes; the log takes its name at finish().
 // "client" records only the NetRun events (no backend profile handle).
 #pragma once
 
@@ -40,8 +43,11 @@ class Profiler {
   // Releases the handle (before backendFree). Idempotent.
   void release();
 
-  // Writes the log into `output_dir`; the path in *path.
-  bool write(const std::string& output_dir, std::string* path, std::string* error);
+  // Starts the log in `output_dir` (which exists) with the phases so far.
+  bool open_log(const std::string& output_dir, std::string* error);
+
+  // Ends the log: the file appears under its name, its path in *path.
+  bool finish(std::string* path, std::string* error);
 
  private:
   bool enabled_ = false;
@@ -52,7 +58,9 @@ class Profiler {
   std::vector<std::string> graphs_;
   std::string backend_path_, level_name_;
   openhtp::tools::ProfileLog scratch_;  // takes events off the handle
-  openhtp::tools::ProfileLog log_;      // what is written
+  openhtp::tools::ProfileLog log_;      // phases before open_log
+  openhtp::tools::ProfileLogWriter writer_;
+  std::string log_path_;
   std::chrono::steady_clock::time_point phase_start_{};
 };
 

@@ -5,12 +5,13 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <mutex>
 
+#include "common/file_bytes.h"
+#include "common/file_names.h"
+#include "common/output_file.h"
 #include "input_list.h"
 #include "io_buffers.h"
 #include "openhtp/qnn_ext.h"
@@ -32,6 +33,7 @@ struct GraphPlan {
   std::vector<std::vector<const std::vector<uint8_t>*>> files;  // per line, per graph input
   GraphBuffers buffers;
   fs::path out_root;
+  std::vector<std::string> output_files;  // per graph output: its file name in Result_<k>
   uint64_t count = 0;  // inferences run
 };
 
@@ -45,12 +47,12 @@ class FileCache {
   const std::vector<uint8_t>* get(const std::string& path, std::string* error) {
     auto it = files_.find(path);
     if (it != files_.end()) return &it->second;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      *error = "cannot open input file " + path;
+    std::vector<uint8_t> bytes;
+    // An empty file is refused by the size check, which names the size wanted.
+    if (!openhtp::tools::read_file_bytes(path, &bytes, error, openhtp::tools::EmptyFile::kAllow)) {
+      *error = "input file " + path + ": " + *error;
       return nullptr;
     }
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     return &files_.emplace(path, std::move(bytes)).first->second;
   }
 
@@ -151,6 +153,7 @@ bool plan_graphs(const Options& opt, const ConfigFile& config, Session* session,
     }
   }
   (void)config;
+  openhtp::tools::UniqueNames graph_folders;
   for (size_t gi = 0; gi < graphs.size(); ++gi) {
     auto p = std::make_unique<GraphPlan>();
     p->graph = &graphs[gi];
@@ -174,9 +177,37 @@ bool plan_graphs(const Options& opt, const ConfigFile& config, Session* session,
     }
     if (!resolve_lines(opt, p.get(), cache, error)) return false;
     if (!p->buffers.allocate(session->api(), session->context(), io.inputs, io.outputs, rpcmem, error)) return false;
-    p->out_root = graphs.size() > 1 ? fs::path(opt.output_dir) / (io.name.empty() ? "Graph_" + std::to_string(gi)
-                                                                                    : io.name)
-                                    : fs::path(opt.output_dir);
+    // The graph's folder: its name made one safe path component (a binary's
+    // graph name "../../x" must stay inside --output_dir), unique among the
+    // graphs' folders.
+    if (graphs.size() > 1) {
+      const std::string folder =
+          graph_folders.take(io.name.empty() ? "Graph_" + std::to_string(gi) : openhtp::tools::safe_file_name(io.name));
+      if (folder != io.name && !io.name.empty()) {
+        std::fprintf(stderr, "qnn-net-run: warning: graph '%s' writes its outputs to folder '%s'\n",
+                     io.name.c_str(), folder.c_str());
+      }
+      p->out_root = fs::path(opt.output_dir) / folder;
+    } else {
+      p->out_root = fs::path(opt.output_dir);
+    }
+    // Output file names: two tensors whose names sanitize alike ("out/a",
+    // "out_a") must not overwrite each other: the later gets a suffix.
+    openhtp::tools::UniqueNames files;
+    for (size_t o = 0; o < io.outputs.size(); ++o) {
+      const TensorDesc& d = io.outputs[o];
+      const bool native = opt.use_native_output_files && d.data_type != QNN_DATATYPE_FLOAT_32;
+      const std::string want = output_file_name(d.name, o, native);
+      const std::string ext = native ? "_native.raw" : ".raw";
+      const std::string got = files.take(want.substr(0, want.size() - ext.size()), ext);
+      if (got != want && p->keep_output[o]) {
+        std::fprintf(stderr,
+                     "qnn-net-run: warning: graph '%s': output '%s' would be written to %s like an earlier output; "
+                     "it goes to %s instead\n",
+                     io.name.c_str(), d.name.c_str(), want.c_str(), got.c_str());
+      }
+      p->output_files.push_back(got);
+    }
     plans->push_back(std::move(p));
   }
   return true;
@@ -283,16 +314,8 @@ bool run_line(const Options& opt, Session* session, Profiler* profiler, GraphPla
   }
   for (size_t o = 0; o < io.outputs.size(); ++o) {
     if (!p->keep_output[o]) continue;
-    const TensorDesc& d = io.outputs[o];
-    const bool native = opt.use_native_output_files && d.data_type != QNN_DATATYPE_FLOAT_32;
-    const fs::path file = dir / output_file_name(d.name, o, native);
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (out) out.write(reinterpret_cast<const char*>(results[o].data()), static_cast<std::streamsize>(results[o].size()));
-    if (out) out.close();
-    if (!out) {
-      *error = "cannot write " + file.string() + ": " + std::strerror(errno);
-      return false;
-    }
+    const fs::path file = dir / p->output_files[o];
+    if (!openhtp::tools::write_file_whole(file.string(), results[o].data(), results[o].size(), error)) return false;
   }
   ++summary->results_written;
   return true;
@@ -321,6 +344,15 @@ bool run_inferences(const Options& opt, const ConfigFile& config, Session* sessi
     *error = "every graph is skipped ('__'): nothing to run";
     return false;
   }
+  // Only now, with every list and input file checked: a refused run leaves
+  // no output folder behind.
+  std::error_code ec;
+  fs::create_directories(opt.output_dir, ec);
+  if (ec) {
+    *error = "cannot create output directory " + opt.output_dir + ": " + ec.message();
+    return false;
+  }
+  if (!profiler->open_log(opt.output_dir, error)) return false;
   std::printf("Executing Graphs\n");
   std::fflush(stdout);
   const Clock::time_point start = Clock::now();

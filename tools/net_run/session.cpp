@@ -8,8 +8,6 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
 namespace openhtp::netrun {
 namespace {
@@ -19,9 +17,8 @@ using openhtp::tools::read_file_bytes;
 
 
 bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* error) {
-  std::string why;
-  if (read_file_bytes(path, out, &why)) return true;
-  *error = why == "file is empty" ? "context binary " + path + " is empty" : "cannot open context binary " + path;
+  if (read_file_bytes(path, out, error)) return true;
+  *error = "context binary " + path + ": " + *error;
   return false;
 }
 

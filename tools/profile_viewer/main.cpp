@@ -5,11 +5,11 @@
 // Every failure — bad options, unreadable or malformed log, unwritable
 // output — is one line `qnn-profile-viewer: error: <cause>` and exit status 1.
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "QnnInterface.h"
 #include "chrome_trace.h"
+#include "common/output_file.h"
 #include "common/profile_log.h"
 #include "options.h"
 #include "summary.h"
@@ -21,21 +21,6 @@ constexpr const char* kTool = "qnn-profile-viewer";
 int fail(const std::string& message) {
   std::fprintf(stderr, "%s: error: %s\n", kTool, message.c_str());
   return 1;
-}
-
-bool write_text(const std::string& path, const std::string& text, std::string* error) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    *error = path + ": cannot open for writing (does its directory exist?)";
-    return false;
-  }
-  out << text;
-  out.close();
-  if (!out) {
-    *error = path + ": write error";
-    return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -62,11 +47,10 @@ int main(int argc, char** argv) {
   const Summary summary = summarize(log);
 
   // Files first: a failed write must not follow a report that looked complete.
-  if (!opt.csv_file.empty() && !write_text(opt.csv_file, summary_csv(summary), &error)) return fail(error);
-  if (!opt.trace_file.empty() && !write_text(opt.trace_file, chrome_trace(log).dump(1) + "\n", &error)) {
+  if (!opt.csv_file.empty() && !write_file_whole(opt.csv_file, summary_csv(summary), &error)) return fail(error);
+  if (!opt.trace_file.empty() && !write_file_whole(opt.trace_file, chrome_trace(log).dump(1) + "\n", &error)) {
     return fail(error);
   }
   const std::string text = summary_text(log, summary, opt.input_log);
-  std::fwrite(text.data(), 1, text.size(), stdout);
-  return std::fflush(stdout) == 0 ? 0 : fail("cannot write to standard output");
+  return write_stdout(text, &error) ? 0 : fail(error);
 }
