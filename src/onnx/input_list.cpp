@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "common/file_bytes.h"
+
 namespace openhtp::onnx_import {
 
 bool parse_input_list(const std::string& text, const std::vector<std::string>& input_names,
@@ -64,14 +66,12 @@ bool parse_input_list(const std::string& text, const std::vector<std::string>& i
 
 bool read_input_list(const std::string& path, const std::vector<std::string>& input_names,
                      std::vector<InputListEntry>* out, std::string* error) {
-  std::ifstream f(path);
-  if (!f) {
-    *error = path + ": cannot open input list";
+  std::string text, why;
+  if (!read_file_text(path, &text, &why)) {  // a regular file only: never a device's endless bytes
+    *error = path + ": cannot read the input list: " + why;
     return false;
   }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  if (!parse_input_list(ss.str(), input_names, out, error)) {
+  if (!parse_input_list(text, input_names, out, error)) {
     *error = path + ": " + *error;
     return false;
   }

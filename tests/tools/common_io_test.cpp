@@ -23,6 +23,9 @@
 
 namespace fs = std::filesystem;
 using namespace openhtp::tools;
+using openhtp::EmptyFile;
+using openhtp::read_file_bytes;
+using openhtp::read_file_text;
 
 namespace {
 
@@ -215,6 +218,38 @@ TEST_F(ToolsRefuse, DirectoriesDevicesAndFifos) {
       EXPECT_NE(r.err.find(arg + ": " + kind + ", not a regular file"), std::string::npos) << r.err;
       EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
+  }
+}
+
+// The converter's own inputs besides the model: the calibration list, the
+// raw files it names, and the overrides file (their reader is the same one,
+// src/common/file_bytes.h).
+TEST_F(ToolsRefuse, ConverterInputsBesideTheModel) {
+  fs::create_directories(dir_ / "adir");
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  const std::string convert = "20 " + quote(OPENHTP_CONVERTER) + " -i " + quote(OPENHTP_DEMOCNN_ONNX) + " -o out.bin ";
+  for (const auto& [arg, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"adir", "is a directory"}, {"/dev/zero", "is a character device"}, {"fifo", "is a FIFO (named pipe)"}}) {
+    {
+      const RunResult r = run_tool("timeout", convert + "--input_list " + arg, dir_);
+      EXPECT_EQ(r.status, 1) << arg << ": " << r.err;
+      EXPECT_NE(r.err.find(arg + ": cannot read the input list: " + kind), std::string::npos) << r.err;
+    }
+    {
+      std::ofstream(dir_ / "list.txt") << arg << "\n";
+      const RunResult r = run_tool("timeout", convert + "--input_list list.txt", dir_);
+      EXPECT_EQ(r.status, 1) << arg << ": " << r.err;
+      EXPECT_NE(r.err.find(arg + ": " + kind), std::string::npos) << r.err;
+    }
+    {
+      const RunResult r = run_tool("timeout", convert + "--quantization_overrides " + arg + " --input_list " +
+                                                  quote((fs::path(OPENHTP_DEMOCNN_ONNX).parent_path() /
+                                                         "calibration_list.txt").string()),
+                                   dir_);
+      EXPECT_EQ(r.status, 1) << arg << ": " << r.err;
+      EXPECT_NE(r.err.find("--quantization_overrides " + arg + ": " + kind), std::string::npos) << r.err;
+    }
+    EXPECT_FALSE(fs::exists(dir_ / "out.bin"));
   }
 }
 

@@ -10,7 +10,7 @@ namespace openhtp::generator {
 
 bool read_config_file(const std::string& path, ConfigFile* out, std::string* error) {
   std::string text;
-  if (!openhtp::tools::read_file_text(path, &text, error)) {
+  if (!openhtp::read_file_text(path, &text, error)) {
     *error = "config file " + path + ": " + *error;
     return false;
   }

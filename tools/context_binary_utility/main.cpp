@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<uint8_t> bytes;
-  if (!openhtp::tools::read_file_bytes(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
+  if (!openhtp::read_file_bytes(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
 
   SystemLibrary lib;
   if (!lib.load(&error)) return fail(error);

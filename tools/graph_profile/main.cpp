@@ -192,7 +192,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<uint8_t> bytes;
-  if (!tools::read_file_bytes(path, &bytes, &error)) {
+  if (!openhtp::read_file_bytes(path, &bytes, &error)) {
     error_line("cannot read " + path + ": " + error);
     return 1;
   }

@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   }
 
   std::vector<uint8_t> bytes;
-  if (!openhtp::tools::read_file_bytes(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
+  if (!openhtp::read_file_bytes(opt.context_binary, &bytes, &error)) return fail(opt.context_binary + ": " + error);
   std::vector<tools::GraphMemoryPlan> plans;
   if (!tools::read_memory_plans(bytes.data(), bytes.size(), &plans, &error)) {
     return fail(opt.context_binary + ": " + error);

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 bool read_json(const std::string& path, const char* what, json* out, std::string* error) {
   std::string text;
-  if (!openhtp::tools::read_file_text(path, &text, error)) {
+  if (!openhtp::read_file_text(path, &text, error)) {
     *error = std::string(what) + " " + path + ": " + *error;
     return false;
   }

@@ -29,7 +29,7 @@ bool read_input_list(const std::string& path, InputList* out, std::string* error
     return true;
   }
   std::string whole;
-  if (!openhtp::tools::read_file_text(path, &whole, error)) {
+  if (!openhtp::read_file_text(path, &whole, error)) {
     *error = "input list " + path + ": " + *error;
     return false;
   }

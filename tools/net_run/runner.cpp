@@ -49,7 +49,7 @@ class FileCache {
     if (it != files_.end()) return &it->second;
     std::vector<uint8_t> bytes;
     // An empty file is refused by the size check, which names the size wanted.
-    if (!openhtp::tools::read_file_bytes(path, &bytes, error, openhtp::tools::EmptyFile::kAllow)) {
+    if (!openhtp::read_file_bytes(path, &bytes, error, openhtp::EmptyFile::kAllow)) {
       *error = "input file " + path + ": " + *error;
       return nullptr;
     }

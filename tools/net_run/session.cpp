@@ -13,7 +13,7 @@ namespace openhtp::netrun {
 namespace {
 
 using openhtp::tools::describe_qnn_error;
-using openhtp::tools::read_file_bytes;
+using openhtp::read_file_bytes;
 
 
 bool read_file(const std::string& path, std::vector<uint8_t>* out, std::string* error) {

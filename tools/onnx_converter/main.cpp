@@ -17,6 +17,7 @@
 #include <new>
 
 #include "QnnInterface.h"
+#include "common/file_bytes.h"
 #include "onnx/backend_session.h"
 #include "onnx/importer.h"
 #include "onnx/input_list.h"
@@ -47,12 +48,6 @@ ProgressFn progress_printer() {
   };
 }
 
-bool read_file(const std::string& path, std::vector<uint8_t>* out) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return false;
-  out->assign(std::istreambuf_iterator<char>(f), {});
-  return true;
-}
 
 // One model on its way to a graph of the context.
 struct ModelJob {
@@ -75,8 +70,9 @@ bool read_calibration(const ModelJob& job, ImportOptions* io, std::string* error
     for (size_t i = 0; i < entry.size(); ++i) {
       const QTensor* t = probe.find(probe.inputs[i]);
       std::vector<uint8_t> bytes;
-      if (!read_file(entry[i], &bytes)) {
-        *error = entry[i] + ": cannot read";
+      std::string why;
+      if (!openhtp::read_file_bytes(entry[i], &bytes, &why, openhtp::EmptyFile::kAllow)) {
+        *error = entry[i] + ": " + why;
         return false;
       }
       const size_t want = tensor_bytes(t->dtype, t->dims);

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/file_bytes.h"
+
 namespace openhtp::onnx_converter {
 namespace {
 
@@ -135,14 +137,12 @@ bool parse_quantization_overrides(const std::string& text, const std::string& so
 
 bool read_quantization_overrides(const std::string& path,
                                  std::map<std::string, onnx_import::ActivationOverride>* out, std::string* error) {
-  std::ifstream f(path);
-  if (!f) {
-    *error = "--quantization_overrides " + path + ": cannot read the file";
+  std::string text, why;
+  if (!openhtp::read_file_text(path, &text, &why)) {
+    *error = "--quantization_overrides " + path + ": " + why;
     return false;
   }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_quantization_overrides(ss.str(), path, out, error);
+  return parse_quantization_overrides(text, path, out, error);
 }
 
 }  // namespace openhtp::onnx_converter

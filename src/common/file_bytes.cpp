@@ -9,7 +9,7 @@
 #include <new>
 #include <stdexcept>
 
-namespace openhtp::tools {
+namespace openhtp {
 namespace {
 
 // What a non-regular file is, in the words of the error line.
@@ -111,4 +111,4 @@ bool read_file_text(const std::string& path, std::string* out, std::string* erro
   return read_regular(path, out, error);
 }
 
-}  // namespace openhtp::tools
+}  // namespace openhtp

@@ -1,5 +1,6 @@
-// Reading a whole input file, for every tool (context binaries, input lists,
-// raw input tensors, config files, profiling logs).
+// Reading a whole input file: every tool's (context binaries, input lists,
+// raw input tensors, config files, profiling logs) and the ONNX importer's
+// (input lists, calibration and overrides files, TensorProto files).
 //
 // Only regular files are read: a directory, a character device (/dev/zero),
 // a FIFO or a socket is refused by name before anything is read from it, so
@@ -13,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace openhtp::tools {
+namespace openhtp {
 
 enum class EmptyFile { kRefuse, kAllow };
 
@@ -30,4 +31,4 @@ bool read_file_bytes(const std::string& path, std::vector<uint8_t>* out, std::st
 // The same, as text (JSON, input lists); an empty file is allowed.
 bool read_file_text(const std::string& path, std::string* out, std::string* error);
 
-}  // namespace openhtp::tools
+}  // namespace openhtp
