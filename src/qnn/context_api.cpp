@@ -10,6 +10,7 @@
 #include "qnn/context_ops.h"
 #include "qnn/context_settings.h"
 #include "qnn/api_guard.h"
+#include "qnn/client_enum.h"
 #include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/mem_qurt.h"
@@ -100,7 +101,7 @@ QNN_API Qnn_ErrorHandle_t QnnContext_setConfig(Qnn_ContextHandle_t context, cons
   // and keep their creation-time values.
   for (const QnnContext_Config_t* const* c = config; c != nullptr && *c != nullptr; ++c) {
     if ((*c)->option != QNN_CONTEXT_CONFIG_OPTION_PRIORITY) continue;
-    const uint32_t priority = (*c)->priority;
+    const uint32_t priority = enum_bits((*c)->priority);
     if (!context_priority_valid("contextSetConfig", priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
     if (!qurt_priority_change_allowed(*ctx, priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
     if (Qnn_ErrorHandle_t e = ctx->stub->context_set_priority(ctx->remote_id, priority); e != QNN_SUCCESS) return e;

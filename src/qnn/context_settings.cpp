@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include "HTP/QnnHtpContext.h"
+#include "qnn/client_enum.h"
 #include "qnn/logger.h"
 
 namespace openhtp::qnn {
@@ -23,8 +24,10 @@ Qnn_ErrorHandle_t read_context_configs(const QnnContext_Config_t** config, Conte
         // Checked here, for every way a context is made: an unchecked value
         // outranked CRITICAL_PLUS in the scheduler (0xFFFFFFFF is its
         // "inherit" sentinel besides).
-        if (!context_priority_valid("context config", (*c)->priority)) return QNN_CONTEXT_ERROR_INVALID_CONFIG;
-        s->priority = (*c)->priority;
+        if (!context_priority_valid("context config", enum_bits((*c)->priority))) {
+          return QNN_CONTEXT_ERROR_INVALID_CONFIG;
+        }
+        s->priority = enum_bits((*c)->priority);
         continue;
       case QNN_CONTEXT_CONFIG_OPTION_CUSTOM: {
         const auto* htp = static_cast<const QnnHtpContext_CustomConfig_t*>((*c)->customConfig);

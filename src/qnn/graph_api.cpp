@@ -13,6 +13,7 @@
 #include "qnn/context_ops.h"
 #include "qnn/execute_memo.h"
 #include "qnn/api_guard.h"
+#include "qnn/client_enum.h"
 #include "qnn/live_handle.h"
 #include "qnn/logger.h"
 #include "qnn/objects.h"
@@ -432,12 +433,12 @@ Qnn_ErrorHandle_t apply_graph_configs(const QnnGraph_Config_t** config, GraphSet
         break;  // the other HTP options, once valid, have no effect here (docs/user-guide.md)
       }
       case QNN_GRAPH_CONFIG_OPTION_PRIORITY:
-        if (static_cast<uint32_t>((*c)->priority) > QNN_PRIORITY_HIGHEST) {
+        if (enum_bits((*c)->priority) > QNN_PRIORITY_HIGHEST) {
           QNN_LOG_ERROR("graph config PRIORITY is %u, expected a QNN priority level 0 to %u",
-                        static_cast<unsigned>((*c)->priority), static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
+                        static_cast<unsigned>(enum_bits((*c)->priority)), static_cast<unsigned>(QNN_PRIORITY_HIGHEST));
           return QNN_GRAPH_ERROR_INVALID_ARGUMENT;
         }
-        settings->priority = static_cast<uint32_t>((*c)->priority);
+        settings->priority = enum_bits((*c)->priority);
         break;
       // Profiling is per execute here (graphExecute's profile handle); these
       // are checked and have no further effect.

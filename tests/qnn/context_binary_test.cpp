@@ -361,7 +361,7 @@ TEST_F(ContextBinary, LoadPriorityMustBeAQnnLevel) {
   cfg.option = QNN_CONTEXT_CONFIG_OPTION_PRIORITY;
   const QnnContext_Config_t* cfgs[] = {&cfg, nullptr};
   for (uint32_t p : {501u, 0x7FFFFFFFu, 0xFFFFFFFFu}) {
-    cfg.priority = static_cast<Qnn_Priority_t>(p);
+    std::memcpy(&cfg.priority, &p, sizeof p);  // as a C client stores it: 0xFFFFFFFF is outside the C++ enum's range
     Qnn_ContextHandle_t loaded = nullptr;
     LogCapture::instance().clear();
     EXPECT_EQ(api().contextCreateFromBinary(backend_, nullptr, cfgs, bin.data(), bin.size(), &loaded, nullptr),
