@@ -6,18 +6,39 @@
 // answer at NaN and ±inf too, at the cost of one pass it can afford.
 //
 // Each is an OR-reduction with no early exit, which GCC vectorizes; cloned
-// for AVX2 (the build's baseline is SSE2) in nonfinite_scan.cpp.
+// for AVX2 (the build's baseline is SSE2). Internal linkage on purpose, one
+// copy per user: a target_clones function with external linkage is an IFUNC
+// symbol, which the dynamic linker resolved before the DSP library's own
+// relocations were done (the DSP process crashed at load in the TSan tree);
+// a local one is an IRELATIVE relocation, applied last.
 #pragma once
 
 #include <cstddef>
 
 namespace openhtp::kernels {
+namespace {  // NOLINT(google-build-namespaces): see above
 
 // Whether y[0..n) holds a NaN.
-bool any_nan(const float* y, size_t n);
-// Whether y[0..n) holds exactly `v` (-inf, say).
-bool any_equal(const float* y, size_t n, float v);
-// Whether y[0..n) holds a value that is not >= 0: a negative one or a NaN.
-bool any_not_nonnegative(const float* y, size_t n);
+[[maybe_unused]] __attribute__((target_clones("avx2", "default"))) bool any_nan(const float* y, size_t n) {
+  int acc = 0;
+  for (size_t i = 0; i < n; ++i) acc |= y[i] != y[i];
+  return acc != 0;
+}
 
+// Whether y[0..n) holds exactly `v` (-inf, say).
+[[maybe_unused]] __attribute__((target_clones("avx2", "default"))) bool any_equal(const float* y, size_t n, float v) {
+  int acc = 0;
+  for (size_t i = 0; i < n; ++i) acc |= y[i] == v;
+  return acc != 0;
+}
+
+// Whether y[0..n) holds a value that is not >= 0: a negative one or a NaN.
+[[maybe_unused]] __attribute__((target_clones("avx2", "default"))) bool any_not_nonnegative(const float* y,
+                                                                                             size_t n) {
+  int acc = 0;
+  for (size_t i = 0; i < n; ++i) acc |= !(y[i] >= 0.0f);
+  return acc != 0;
+}
+
+}  // namespace
 }  // namespace openhtp::kernels
