@@ -12,20 +12,9 @@
 namespace openhtp {
 namespace {
 
-// What a non-regular file is, in the words of the error line.
-const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 bool refuse_kind(mode_t mode, std::string* error) {
   if (S_ISREG(mode)) return false;
-  const std::string kind = file_kind(mode);
-  *error = kind == "not a regular file" ? kind : "is " + kind + ", not a regular file";
+  *error = std::string("is ") + file_kind_name(mode) + ", not a regular file";
   return true;
 }
 
@@ -97,6 +86,16 @@ bool read_regular(const std::string& path, Buffer* out, std::string* error) {
 }
 
 }  // namespace
+
+const char* file_kind_name(unsigned mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISREG(mode)) return "a regular file";
+  return "an unknown kind of file";
+}
 
 bool read_file_bytes(const std::string& path, std::vector<uint8_t>* out, std::string* error, EmptyFile empty) {
   if (!read_regular(path, out, error)) return false;

@@ -16,6 +16,12 @@
 
 namespace openhtp {
 
+// What a file of `mode` is, in the words of an error line: "a directory",
+// "a character device", "a block device", "a FIFO (named pipe)", "a socket",
+// "a regular file" (else "an unknown kind of file"). Also what memRegister
+// says of an fd that is not memory.
+const char* file_kind_name(unsigned mode);
+
 enum class EmptyFile { kRefuse, kAllow };
 
 // False + *error, one of:

@@ -15,6 +15,7 @@
 
 #include "HTP/QnnHtpMem.h"
 #include "QnnMem.h"
+#include "common/file_bytes.h"
 #include "htp/device_spec.h"
 #include "ipc/shareable_fd.h"
 #include "qnn/cdsprpc_link.h"
@@ -58,18 +59,6 @@ struct FdInfo {
   uint64_t dev = 0, ino = 0, size = 0;
 };
 
-// What a descriptor that is not memory is, for the log line: the client
-// passed the wrong fd, and "not shareable" alone does not say which one.
-const char* file_kind(mode_t mode) {
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a pipe or FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISREG(mode)) return "a regular file";
-  return "not a file of memory";
-}
-
 // The fd must name shareable memory the DSP process can map: a memfd (or
 // other tmpfs/shm file) or a DMA-BUF. A regular file or socket is refused.
 Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
@@ -84,7 +73,7 @@ Qnn_ErrorHandle_t inspect_fd(int fd, int index, FdInfo* info) {
   const bool device_on_tmpfs = kind == openhtp::ipc::FdMemory::kTmpfs && !S_ISREG(st.st_mode);
   if (kind == openhtp::ipc::FdMemory::kNotShareable || device_on_tmpfs) {
     QNN_LOG_ERROR("memRegister: descriptor %d: fd %d is %s%s, not shareable memory (needs rpcmem, memfd or DMA-BUF)",
-                  index, fd, file_kind(st.st_mode),
+                  index, fd, openhtp::file_kind_name(st.st_mode),  // the wrong fd, named for what it is
                   S_ISREG(st.st_mode) ? " outside tmpfs (memfd, /dev/shm) and not a DMA-BUF" : "");
     return QNN_MEM_ERROR_INVALID_ARGUMENT;
   }

@@ -159,11 +159,8 @@ std::vector<uint8_t> two_graph_binary() {
     ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
     Qnn_GraphHandle_t r = nullptr;
     ASSERT_EQ(api().graphCreate(ctx, "relu_g", nullptr, &r), QNN_SUCCESS);
-    Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
-    Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
-    for (Qnn_Tensor_t* t : {&x, &y}) ASSERT_EQ(api().tensorCreateGraphTensor(r, t), QNN_SUCCESS);
-    ASSERT_EQ(add_node(r, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
-    ASSERT_EQ(api().graphFinalize(r, nullptr, nullptr), QNN_SUCCESS);
+    Qnn_Tensor_t x, y;
+    ASSERT_EQ(build_relu(r, dims, &x, &y), QNN_SUCCESS);
   });
 }
 
@@ -175,11 +172,8 @@ std::vector<uint8_t> relu_graphs_binary(const std::vector<std::string>& names) {
       std::vector<uint32_t> dims = {1, kSmall};
       Qnn_GraphHandle_t g = nullptr;
       ASSERT_EQ(api().graphCreate(ctx, name.c_str(), nullptr, &g), QNN_SUCCESS);
-      Qnn_Tensor_t x = make_tensor("x", QNN_TENSOR_TYPE_APP_WRITE, dims);
-      Qnn_Tensor_t y = make_tensor("y", QNN_TENSOR_TYPE_APP_READ, dims);
-      for (Qnn_Tensor_t* t : {&x, &y}) ASSERT_EQ(api().tensorCreateGraphTensor(g, t), QNN_SUCCESS);
-      ASSERT_EQ(add_node(g, "relu", QNN_OP_RELU, &x, 1, &y), QNN_SUCCESS);
-      ASSERT_EQ(api().graphFinalize(g, nullptr, nullptr), QNN_SUCCESS);
+      Qnn_Tensor_t x, y;
+      ASSERT_EQ(build_relu(g, dims, &x, &y), QNN_SUCCESS);
     }
   });
 }
